@@ -1,0 +1,22 @@
+# The front page of `make run`: what is mounted where
+use v5.36;
+
+my $html = <<'HTML';
+<!doctype html>
+<html><head><meta charset="utf-8"><title>Perennial examples</title></head>
+<body>
+<h1>Perennial is running</h1>
+<p>The applications mounted by <code>examples/perennial.conf</code>:</p>
+<ul>
+<li><a href="/hello">/hello</a>: hello world, the benchmark's application</li>
+<li><a href="/env">/env</a>: the PSGI environment and the worker's pid</li>
+<li><a href="/stream">/stream</a>: a streamed (chunked) response</li>
+<li>/echo: answers a POST with its body (<code>curl --data hi http://127.0.0.1:8529/echo</code>)</li>
+</ul>
+<p>Scoreboard: <code>bin/perennial status -c examples/perennial.conf</code></p>
+</body></html>
+HTML
+sub ($env) {
+    return [404, ['Content-Type' => 'text/plain'], ["Not Found\n"]] if $env->{PATH_INFO} ne '/';
+    return [200, ['Content-Type' => 'text/html; charset=utf-8'], [$html]];
+};

@@ -1,0 +1,215 @@
+package Perennial::CLI;
+use v5.36;
+use Getopt::Long qw(GetOptionsFromArray);
+use Perennial;
+use Perennial::App;
+use Perennial::Config;
+use Perennial::Control;
+use Perennial::Listener;
+use Perennial::Log;
+use Perennial::Prefork;
+use Perennial::Scoreboard;
+use Perennial::Server;
+use Perennial::Status::Report qw(text);
+
+# argv -> Config, and the subcommands. The only place that reads @ARGV and %ENV.
+
+my @OPTIONS = qw(access-log=s app|a=s backlog=i config|c=s daemonize|D env|E=s error-log=s help|h
+    host|o=s I=s@ keepalive! disable-keepalive keepalive-timeout=s listen|l=s@ log-level=s M=s@
+    max-clients=i max-keepalive-requests=i max-requests=i max-requests-jitter=s max-spare-servers=i
+    min-spare-servers=i pid=s port|p=i scoreboard=s server-limit=i single-process|X socket|S=s@
+    start-servers=i timeout=s version|v wait=i workers=i);
+
+my %FLAG_KEY = ('access-log' => 'access_log', app => 'app', backlog => 'listen_backlog',
+    'error-log' => 'error_log', env => 'environment', keepalive => 'keep_alive',
+    'keepalive-timeout' => 'keep_alive_timeout', 'log-level' => 'log_level',
+    'max-clients' => 'max_clients', 'max-keepalive-requests' => 'max_keep_alive_requests',
+    'max-requests' => 'max_requests_per_child', 'max-requests-jitter' => 'max_requests_jitter',
+    'max-spare-servers' => 'max_spare_servers', 'min-spare-servers' => 'min_spare_servers',
+    pid => 'pid_file', scoreboard => 'scoreboard_file', 'server-limit' => 'server_limit',
+    'single-process' => 'single_process', 'start-servers' => 'start_servers', timeout => 'timeout',
+    daemonize => 'daemonize');
+
+my %COMMANDS = map { $_ => 1 } qw(serve configtest status stop graceful graceful-stop restart help version);
+
+sub run ($class, @argv) {
+    my $command = @argv && $COMMANDS{$argv[0]} ? shift @argv : 'serve';
+    my %opt;
+    Getopt::Long::Configure(qw(no_ignore_case bundling));
+    local $SIG{__WARN__} = sub ($msg) { print STDERR "perennial: $msg" };
+    GetOptionsFromArray(\@argv, \%opt, @OPTIONS) or return 2;
+    return _usage(0) if $opt{help} || $command eq 'help';
+    if ($opt{version} || $command eq 'version') { say "Perennial $Perennial::VERSION"; return 0 }
+    $opt{app} //= shift @argv if @argv;
+    if (@argv) { print STDERR "perennial: unexpected arguments: @argv\n"; return 2 }
+    my $ok = eval {
+        my $config = _config(\%opt);
+        my $run    = $class->can('_cmd_' . ($command =~ tr/-/_/r));
+        return $run ? $run->($config, \%opt) : _cmd_signal($command, $config, \%opt);
+    };
+    return $ok if defined $ok;
+    print STDERR $@ =~ s/^/perennial: /gmr;
+    return 1;
+}
+
+sub _cmd_configtest ($config, $opt) {
+    say "perennial: $_" for $config->warnings;
+    say 'Syntax OK';
+    return 0;
+}
+
+sub _cmd_serve ($config, $opt) {
+    my $log = Perennial::Log->new(config => $config);
+    $log->warn($_) for $config->warnings;
+    _preload($opt);
+    my $app       = Perennial::App->build($config);
+    my @listeners = map {
+        Perennial::Listener->new(spec => $_, backlog => $config->listen_backlog)->set_timeout($config->timeout)
+    } @{$config->listen};
+    if ($config->daemonize) {
+        die "--daemonize needs an error log: give --error-log FILE or ErrorLog\n" unless defined $config->error_log;
+        Perennial::Control->daemonize;
+    }
+    my $pid_file = $config->pid_file;
+    Perennial::Control->write_pid($pid_file) if defined $pid_file;
+    my $board_file = $config->scoreboard_file // (defined $pid_file ? "$pid_file.scoreboard" : undef);
+    my $board = Perennial::Scoreboard->create(slots => $config->server_limit, file => $board_file);
+    $log->info('listening on ' . join(', ', map { $_->name } @listeners) . " (Perennial $Perennial::VERSION)");
+    my $server = Perennial::Server->new(config => $config, log => $log, board => $board, app => $app,
+        listeners => \@listeners);
+    my $cleanup = sub {
+        $_->close for @listeners;
+        Perennial::Control->remove_pid($pid_file) if defined $pid_file;
+    };
+    my $code = eval {
+        return _single($server, $board) if $config->single_process;
+        my $reload = sub { _reload($config, $opt, $log, $board, \@listeners) };
+        Perennial::Prefork->new(config => $config, log => $log, board => $board,
+            worker => sub ($w) { $server->serve($w) }, reload => $reload, on_graceful_stop => $cleanup)->run;
+    };
+    my $err = $@;
+    $cleanup->();
+    unlink $board_file if defined $board_file;
+    die $err unless defined $code;
+    return $code;
+}
+
+sub _cmd_signal ($command, $config, $opt) {
+    my $pid_file = $config->pid_file // die "$command needs the pid file: give --pid FILE or -c CONFIG\n";
+    say Perennial::Control->send($command, $pid_file, $opt->{wait} // 30);
+    return 0;
+}
+
+sub _cmd_status ($config, $opt) {
+    my $file = $config->scoreboard_file
+        // (defined $config->pid_file ? $config->pid_file . '.scoreboard' : undef)
+        // die "status needs the scoreboard: give --pid FILE, --scoreboard FILE or -c CONFIG\n";
+    die "Can't read scoreboard \"$file\": $!\n" unless -r $file;
+    print text(Perennial::Scoreboard->attach($file));
+    return 0;
+}
+
+sub _config ($opt) {
+    my %over;
+    for my $flag (keys %FLAG_KEY) { $over{$FLAG_KEY{$flag}} = $opt->{$flag} if defined $opt->{$flag} }
+    $over{keep_alive} = 0 if $opt->{'disable-keepalive'};
+    my @listen = (@{$opt->{listen} // []}, @{$opt->{socket} // []});
+    push @listen, ($opt->{host} // '0.0.0.0') . ':' . ($opt->{port} // 5000) if defined $opt->{port} || defined $opt->{host};
+    $over{listen} = \@listen if @listen;
+    if (defined(my $n = $opt->{workers})) {
+        if ($n == 0) { $over{single_process} = 1 }
+        else {
+            $over{$_} = $n for qw(start_servers min_spare_servers max_spare_servers max_clients);
+            $over{server_limit} = $n if $n > 256;
+        }
+    }
+    $over{includes} = $opt->{I} if $opt->{I};
+    $over{modules}  = $opt->{M} if $opt->{M};
+    $over{app} //= 'app.psgi' if !defined $opt->{config} && -e 'app.psgi';
+    $over{environment} //= $ENV{PLACK_ENV} if defined $ENV{PLACK_ENV};
+    return Perennial::Config->load(file => $opt->{config}, overrides => \%over);
+}
+
+sub _preload ($opt) {
+    unshift @INC, @{$opt->{I} // []};
+    for my $module (@{$opt->{M} // []}) {
+        eval "require $module; 1" or die "Can't load module $module: $@";    ## no critic (ProhibitStringyEval) module names from -M
+    }
+}
+
+# USR1 and HUP: read the configuration again and build the next generation's application
+sub _reload ($old, $opt, $log, $board, $listeners) {
+    my $config = _config($opt);
+    $log->warn("Listen changed: a graceful restart keeps the listeners; stop and start to change them")
+        if join(' ', @{$config->listen}) ne join(' ', @{$old->listen});
+    $config = $config->with(server_limit => $old->server_limit) if $config->server_limit != $old->server_limit;
+    $_->set_timeout($config->timeout) for @$listeners;
+    $log->reopen;
+    my $app    = Perennial::App->build($config);
+    my $server = Perennial::Server->new(config => $config, log => $log, board => $board, app => $app,
+        listeners => $listeners);
+    return ($config, sub ($w) { $server->serve($w) });
+}
+
+sub _single ($server, $board) {
+    my $stopping = 0;
+    local @SIG{qw(TERM INT QUIT WINCH)} = (sub { $stopping = 1 }) x 4;
+    $board->claim(0, $$, 1);
+    $server->serve({slot => 0, generation => 1, stopping => \$stopping, max_requests => undef});
+    return 0;
+}
+
+sub _usage ($code) {
+    print <<'USAGE';
+Usage: perennial [serve] [options] [app.psgi]
+       perennial configtest -c perennial.conf
+       perennial status|stop|graceful|graceful-stop|restart (--pid FILE | -c perennial.conf)
+
+Serving:
+  -c, --config FILE        httpd.conf-style configuration (see perldoc Perennial::Config)
+  -l, --listen ADDR        HOST:PORT, :PORT, [IPv6]:PORT or /path/to.sock; repeatable
+  -o, --host H -p, --port P  the same as --listen H:P
+  -S, --socket PATH        a Unix socket; repeatable
+      --workers N          a fixed pool of N workers (0: serve in one process)
+      --start-servers N --min-spare-servers N --max-spare-servers N --max-clients N
+      --max-requests N     requests per worker before it is replaced (0: never)
+      --max-requests-jitter N|P%   spread of that limit (default 10%)
+      --backlog N          listen queue length (default 511)
+      --[no-]keepalive, --disable-keepalive, --keepalive-timeout S, --timeout S
+      --pid FILE --error-log FILE --access-log FILE --log-level LEVEL --scoreboard FILE
+  -D, --daemonize          run in the background (needs --error-log or ErrorLog)
+  -E, --env NAME           PLACK_ENV; 'development' adds Lint and StackTrace
+  -I DIR, -M Module        add to @INC, load a module in the manager before forking
+  -X, --single-process     serve in one process, for debugging
+
+Signals to the manager: TERM stop, WINCH graceful stop, USR1 graceful restart, HUP restart,
+TTIN/TTOU one worker more/less.
+USAGE
+    return $code;
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::CLI - the perennial command
+
+=head1 SYNOPSIS
+
+    exit Perennial::CLI->run(@ARGV);
+
+=head1 DESCRIPTION
+
+Turns the command line into a L<Perennial::Config> (flags override the config file) and runs a
+subcommand: C<serve> (the default), C<configtest>, C<status>, C<stop>, C<graceful-stop>,
+C<graceful> and C<restart>. See L<Perennial> for the whole story.
+
+=head1 METHODS
+
+=head2 run
+
+    my $exit_code = Perennial::CLI->run(@args);
+
+=cut

@@ -1,0 +1,368 @@
+package Perennial::Config;
+use v5.36;
+use Carp       qw(croak);
+use Cwd        qw(getcwd);
+use File::Spec ();
+use Perennial::Config::Apache;
+
+# Every setting, its default and its type. Defaults are Apache prefork's where the
+# directive is Apache's.
+my %SETTINGS = (
+    access_log                => [undef,        'path'],
+    app                       => [undef,        'path'],
+    daemonize                 => [0,            'bool'],
+    environment               => ['deployment', 'word'],
+    error_log                 => [undef,        'path'],
+    graceful_shutdown_timeout => [0,            'int'],
+    includes                  => [[],           'list'],
+    keep_alive                => [1,            'bool'],
+    keep_alive_timeout        => [5,            'seconds'],
+    limit_request_body        => [1_073_741_824, 'int'],
+    limit_request_field_size  => [8190,         'int'],
+    limit_request_fields      => [100,          'int'],
+    limit_request_line        => [8190,         'int'],
+    listen                    => [['127.0.0.1:8529'], 'list'],
+    listen_backlog            => [511,          'posint'],
+    locations                 => [[],           'list'],
+    log_level                 => ['info',       'level'],
+    max_clients               => [256,          'posint'],
+    max_clients_directive     => ['MaxClients', 'word'],
+    max_keep_alive_requests   => [100,          'int'],
+    max_requests_jitter       => ['10%',        'jitter'],
+    max_requests_per_child    => [0,            'int'],
+    max_spare_servers         => [10,           'int'],
+    min_spare_servers         => [5,            'int'],
+    modules                   => [[],           'list'],
+    pid_file                  => [undef,        'path'],
+    scoreboard_file           => [undef,        'path'],
+    server_limit              => [256,          'posint'],
+    server_root               => [undef,        'path'],
+    single_process            => [0,            'bool'],
+    source                    => [undef,        'path'],
+    start_servers             => [5,            'int'],
+    timeout                   => [60,           'seconds'],
+);
+
+# Directive name (lower case) => setting key; several Apache names map to one key
+my %DIRECTIVES = (
+    map({ lc($_) =~ s/_//gr => $_ } keys %SETTINGS),
+    customlog               => 'access_log',
+    errorlog                => 'error_log',
+    keepalive               => 'keep_alive',
+    maxclients              => 'max_clients',
+    maxconnectionsperchild  => 'max_requests_per_child',
+    maxrequestsperchild     => 'max_requests_per_child',
+    maxrequestworkers       => 'max_clients',
+    pidfile                 => 'pid_file',
+    perlmodule              => 'modules',
+    scoreboardfile          => 'scoreboard_file',
+    transferlog             => 'access_log',
+);
+my %NOT_DIRECTIVES = map { $_ => 1 } qw(app daemonize includes listen locations max_clients_directive
+    modules single_process source environment);
+my %LIST_DIRECTIVES = (listen => 1, perlmodule => 1);
+my $MAX_SERVER_LIMIT = 20_000;
+
+for my $key (keys %SETTINGS) {
+    no strict 'refs';    ## no critic (ProhibitNoStrict) one-line accessors, generated
+    *{$key} = sub ($self) { $self->{$key} };
+}
+
+sub load ($class, %args) {
+    my $file = $args{file};
+    my $over = $args{overrides} // {};
+    my (%values, @errors);
+    if (defined $file) {
+        my $path = File::Spec->rel2abs($file);
+        my ($items, $syntax) = Perennial::Config::Apache->parse_file($path);
+        push @errors, @$syntax;
+        %values = (source => $path, server_root => (File::Spec->splitpath($path))[1] =~ s{/\z}{}r);
+        _apply_items(\%values, \@errors, $items);
+        delete $values{_listen_seen};
+    }
+    die join("\n", @errors) . "\n" if @errors;
+    for my $key (sort keys %$over) {
+        my $err = _check($key, $over->{$key});
+        push @errors, "--" . ($key =~ tr/_/-/r) . " $err" if $err;
+        $values{$key} = $over->{$key};
+    }
+    die join("\n", @errors) . "\n" if @errors;
+    return $class->new(%values);
+}
+
+sub new ($class, %args) {
+    my @unknown = grep { !exists $SETTINGS{$_} } sort keys %args;
+    croak "Unknown config key(s) @unknown; valid keys: @{[sort keys %SETTINGS]}" if @unknown;
+    my @errors = map { my $e = _check($_, $args{$_}); $e ? "$_ $e" : () } sort keys %args;
+    croak join('; ', @errors) if @errors;
+    my $self = bless {map { $_ => $args{$_} // _default($_) } keys %SETTINGS}, $class;
+    $self->{server_root} //= getcwd();
+    $self->_normalise;
+    return $self;
+}
+
+sub path ($self, $path) {
+    return undef unless defined $path;
+    return $path if $path eq '-' || File::Spec->file_name_is_absolute($path);
+    return File::Spec->catfile($self->{server_root}, $path);
+}
+
+sub warnings ($self) { @{$self->{_warnings} // []} }
+
+sub with ($self, %override) {
+    my %values = map { $_ => $self->{$_} } keys %SETTINGS;
+    return ref($self)->new(%values, %override);
+}
+
+sub _apply_items ($values, $errors, $items, $location = undef) {
+    for my $item (@$items) {
+        my $where = "$item->{file} line $item->{line}";
+        if ($item->{section}) {
+            if (lc $item->{section} ne 'location' || $location) {
+                push @$errors, "$where: <$item->{section}> is not supported here";
+                next;
+            }
+            if (@{$item->{args}} != 1 || $item->{args}[0] !~ m{\A/}) {
+                push @$errors, "$where: <Location> takes one path starting with /";
+                next;
+            }
+            my $loc = {path => $item->{args}[0], file => $item->{file}, line => $item->{line}};
+            _apply_items($values, $errors, $item->{items}, $loc);
+            push @$errors, "$where: <Location $loc->{path}> needs SetHandler psgi and PSGIApp"
+                unless $loc->{handler} && $loc->{app};
+            push @{$values->{locations}}, $loc;
+            next;
+        }
+        my $err = $location ? _location_directive($location, $item) : _directive($values, $item);
+        push @$errors, "$where: $err" if $err;
+    }
+}
+
+sub _check ($key, $value) {
+    my $type = $SETTINGS{$key}[1];
+    return undef if !defined $value;
+    return "must be a list" if $type eq 'list' && ref $value ne 'ARRAY';
+    return "must be a positive integer, got '$value'" if $type eq 'posint' && $value !~ /\A[1-9]\d*\z/;
+    return "must be a whole number, got '$value'" if $type eq 'int' && $value !~ /\A\d+\z/;
+    return "must be a number of seconds, got '$value'"
+        if $type eq 'seconds' && $value !~ /\A\d+(?:\.\d+)?\z/;
+    return "must be one of debug info warn error, got '$value'"
+        if $type eq 'level' && $value !~ /\A(?:debug|info|warn|error)\z/;
+    return "must be a number or a percentage, got '$value'"
+        if $type eq 'jitter' && $value !~ /\A\d+%?\z/;
+    return undef;
+}
+
+sub _default ($key) {
+    my $default = $SETTINGS{$key}[0];
+    return ref $default eq 'ARRAY' ? [@$default] : $default;
+}
+
+sub _directive ($values, $item) {
+    my $name = lc $item->{name};
+    my $key  = $DIRECTIVES{$name};
+    return "unknown directive '$item->{name}'" if !$key || ($NOT_DIRECTIVES{$key} && !$LIST_DIRECTIVES{$name});
+    my @args = @{$item->{args}};
+    return "$item->{name} takes one or more arguments" if $LIST_DIRECTIVES{$name} && !@args;
+    if ($LIST_DIRECTIVES{$name}) {
+        $values->{$key} = [] if $key eq 'listen' && !$values->{_listen_seen}++;
+        push @{$values->{$key}}, @args;
+        return undef;
+    }
+    if ($key eq 'access_log' && @args == 2) {
+        return "only the 'combined' log format is supported, got '$args[1]'" if $args[1] ne 'combined';
+        pop @args;
+    }
+    return "$item->{name} takes one argument" if @args != 1;
+    my $value = $args[0];
+    if ($SETTINGS{$key}[1] eq 'bool') {
+        return "$item->{name} must be On or Off, got '$value'" if $value !~ /\A(?:on|off)\z/i;
+        $value = lc $value eq 'on' ? 1 : 0;
+    }
+    $value = lc $value if $key eq 'log_level';
+    $value = $value / 1000 if $key =~ /timeout/ && $value =~ s/ms\z//;
+    my $err = _check($key, $value);
+    return "$item->{name} $err" if $err;
+    $values->{max_clients_directive} = $item->{name} if $key eq 'max_clients';
+    $values->{$key} = $value;
+    return undef;
+}
+
+sub _location_directive ($loc, $item) {
+    my $name = lc $item->{name};
+    my @args = @{$item->{args}};
+    return "$item->{name} takes one argument" if @args != 1;
+    if ($name eq 'sethandler') {
+        return "SetHandler '$args[0]' is not supported (use psgi)" if lc $args[0] ne 'psgi';
+        $loc->{handler} = 'psgi';
+        return undef;
+    }
+    if ($name eq 'psgiapp') { $loc->{app} = $args[0]; return undef }
+    return "unknown directive '$item->{name}' inside <Location>";
+}
+
+sub _normalise ($self) {
+    my @warnings;
+    my $name = $self->{max_clients_directive};
+    if ($self->{server_limit} > $MAX_SERVER_LIMIT) {
+        push @warnings, "ServerLimit $self->{server_limit} lowered to $MAX_SERVER_LIMIT";
+        $self->{server_limit} = $MAX_SERVER_LIMIT;
+    }
+    if ($self->{max_clients} > $self->{server_limit}) {
+        push @warnings, "$name $self->{max_clients} exceeds ServerLimit, lowered to $self->{server_limit}";
+        $self->{max_clients} = $self->{server_limit};
+    }
+    if ($self->{start_servers} > $self->{max_clients}) {
+        $self->{start_servers} = $self->{max_clients};
+    }
+
+    # As Apache: a MaxSpareServers not above MinSpareServers is raised to MinSpareServers + 1
+    $self->{max_spare_servers} = $self->{min_spare_servers} + 1
+        if $self->{max_spare_servers} <= $self->{min_spare_servers};
+    $self->{$_} = $self->path($self->{$_}) for qw(access_log error_log pid_file scoreboard_file app);
+    $_->{app_path} = $self->path($_->{app}) for @{$self->{locations}};
+    $self->{_warnings} = \@warnings;
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Config - every setting of Perennial, read once and never changed
+
+=head1 SYNOPSIS
+
+    my $config = Perennial::Config->load(file => 'perennial.conf', overrides => {max_clients => 8});
+    say $config->max_clients;
+    my $one = $config->with(single_process => 1);
+
+=head1 DESCRIPTION
+
+One immutable object holding every setting, built from an httpd.conf-style file
+(L<Perennial::Config::Apache>) and command-line overrides. Errors name the file, the line and
+the reason, and all of them are reported at once. Accessors have the names of the keys below.
+
+=head1 CONFIGURATION
+
+Each key is listed with its directive, default and unit. Relative paths in a file are taken
+from the directory of that file (or from C<ServerRoot>).
+
+=over
+
+=item access_log (C<CustomLog FILE [combined]>, C<TransferLog FILE>; none)
+
+Access log in Apache's combined format followed by the request duration in microseconds.
+
+=item error_log (C<ErrorLog FILE>; standard error)
+
+=item graceful_shutdown_timeout (C<GracefulShutdownTimeout>; 0 = wait forever; seconds)
+
+How long C<graceful-stop> waits for busy workers before it sends them TERM.
+
+=item keep_alive (C<KeepAlive On|Off>; On)
+
+=item keep_alive_timeout (C<KeepAliveTimeout>; 5 seconds, C<ms> suffix allowed)
+
+=item limit_request_body (C<LimitRequestBody>; 1073741824 bytes; 0 = unlimited)
+
+Larger bodies, chunked ones included, get 413.
+
+=item limit_request_field_size (C<LimitRequestFieldSize>; 8190 bytes)
+
+A longer header line gets 431.
+
+=item limit_request_fields (C<LimitRequestFields>; 100)
+
+More header fields get 431.
+
+=item limit_request_line (C<LimitRequestLine>; 8190 bytes)
+
+A longer request line gets 414.
+
+=item listen (C<Listen ADDR>, repeatable; 127.0.0.1:8529)
+
+C<HOST:PORT>, C<:PORT>, C<[::1]:PORT> or the path of a Unix socket.
+
+=item listen_backlog (C<ListenBacklog>; 511)
+
+=item locations (C<< <Location /path> SetHandler psgi; PSGIApp FILE </Location> >>)
+
+Mounts a PSGI application file at a path; the longest matching path wins.
+
+=item log_level (C<LogLevel debug|info|warn|error>; info)
+
+Apache's default is warn; Perennial logs worker life at info and shows it by default.
+
+=item max_clients (C<MaxClients>, C<MaxRequestWorkers>; 256)
+
+Most workers alive at once; more connections wait in the listen queue.
+
+=item max_keep_alive_requests (C<MaxKeepAliveRequests>; 100; 0 = unlimited)
+
+=item max_requests_jitter (C<MaxRequestsJitter>; 10%)
+
+Each worker's own limit is MaxRequestsPerChild minus a random number between 0 and this
+(a count, or a percentage of MaxRequestsPerChild), so workers do not all recycle at once.
+
+=item max_requests_per_child (C<MaxRequestsPerChild>, C<MaxConnectionsPerChild>; 0 = never)
+
+A worker exits after this many requests. Unlike Apache 2.4, every request on a keep-alive
+connection counts, so one long connection cannot keep a worker past its limit.
+
+=item max_spare_servers (C<MaxSpareServers>; 10)
+
+=item min_spare_servers (C<MinSpareServers>; 5)
+
+=item modules (C<PerlModule Name ...>, C<-M>)
+
+Modules loaded in the manager before workers fork.
+
+=item pid_file (C<PidFile>; none)
+
+=item scoreboard_file (C<ScoreBoardFile>; PidFile with C<.scoreboard> appended, else anonymous)
+
+=item server_limit (C<ServerLimit>; 256; at most 20000)
+
+=item start_servers (C<StartServers>; 5)
+
+=item timeout (C<Timeout>; 60 seconds)
+
+How long a worker waits for the next bytes of a request, or for the client to take a write.
+
+=back
+
+=head1 METHODS
+
+=head2 load
+
+    my $config = Perennial::Config->load(file => $path, overrides => {workers => 4});
+
+Reads the file, applies the overrides and dies with every error found.
+
+=head2 new
+
+    my $config = Perennial::Config->new(listen => ['127.0.0.1:0']);
+
+Builds a config from keys; dies on an unknown key or a bad value.
+
+=head2 path
+
+    my $abs = $config->path('logs/error.log');
+
+Resolves a path against the server root.
+
+=head2 warnings
+
+    $log->warn($_) for $config->warnings;
+
+Adjustments made to the values, as Apache makes them.
+
+=head2 with
+
+    my $variant = $config->with(max_clients => 2);
+
+A new config with some keys changed.
+
+=cut

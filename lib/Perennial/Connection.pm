@@ -1,0 +1,252 @@
+package Perennial::Connection;
+use v5.36;
+use Errno       qw(EINTR);
+use File::Temp  ();
+use Time::HiRes ();
+use Perennial::HTTP::Request  qw(body_framing dechunk parse_head);
+use Perennial::HTTP::Response qw(error_bytes write_all write_response);
+
+# The hot path: one connection, its requests one after another (read, parse, call the app,
+# write, keep alive). Kept small and behind a narrow interface, new() and serve(), so that it
+# can be replaced by a faster implementation without touching the rest.
+
+use constant {MEMORY_BODY => 65_536, READ_SIZE => 65_536};
+
+sub new ($class, %args) {
+    my $config = $args{config};
+    return bless {
+        app       => $args{app},
+        log       => $args{log},
+        board     => $args{board},
+        slot      => $args{slot},
+        stopping  => $args{stopping},
+        keep      => $config->keep_alive,
+        keep_max  => $config->max_keep_alive_requests,
+        keep_wait => $config->keep_alive_timeout,
+        limits    => {
+            line       => $config->limit_request_line,
+            fields     => $config->limit_request_fields,
+            field_size => $config->limit_request_field_size,
+            body       => $config->limit_request_body,
+        },
+    }, $class;
+}
+
+# Serves requests on $sock until it closes; returns the number of requests served
+sub serve ($self, $sock, $base, $remaining) {
+    my ($buf, $served) = ('', 0);
+    my ($board, $slot) = @$self{qw(board slot)};
+    while (1) {
+        if ($served && !length $buf) {
+            $board->state($slot, 'K');
+            last unless $self->_wait_readable($sock);
+        }
+        $board->state($slot, 'R');
+        my %env = %$base;
+        my $t0  = Time::HiRes::time();
+        my ($len, $status) = $self->_read_head($sock, \$buf, \%env);
+        last unless $len || $status;
+        my $c = {sock => $sock, http11 => $env{SERVER_PROTOCOL} eq 'HTTP/1.1', bytes => 0};
+        $board->request_start($slot, $env{REMOTE_ADDR} // '',
+            "$env{REQUEST_METHOD} $env{REQUEST_URI} $env{SERVER_PROTOCOL}");
+        $served++;
+        if ($status) { $self->_refuse($c, $status, \%env, 'bad request') }
+        else {
+            substr $buf, 0, $len, '';
+            $remaining-- if defined $remaining;
+            $c->{keep_alive} = $self->_want_keep_alive(\%env, $served, $remaining);
+            $c->{head_only}  = $env{REQUEST_METHOD} eq 'HEAD';
+            $self->_read_body($c, \$buf, \%env) and $self->_call_app($c, \%env);
+        }
+        my $micros = int((Time::HiRes::time() - $t0) * 1e6);
+        $board->request_done($slot, $c->{bytes}, $micros);
+        $self->{log}->access(\%env, $c->{status} // 0, $c->{bytes}, $micros);
+        $self->{harakiri} = 1 if $env{'psgix.harakiri.commit'};
+        last if !$c->{keep_alive} || $self->{harakiri} || ${$self->{stopping}};
+    }
+    $board->state($slot, 'C');
+    CORE::close($sock);
+    return $served;
+}
+
+sub wants_exit ($self) { $self->{harakiri} }
+
+sub _call_app ($self, $c, $env) {
+    my $ok = eval {
+        my $res = $self->{app}->($env);
+        if (ref $res eq 'CODE') {
+            my $writer;
+            $res->(sub ($r) {
+                if (defined $r->[2]) { write_response($c, $r); return }
+                Perennial::HTTP::Response::start_response($c, $r->[0], $r->[1]);
+                return $writer = Perennial::HTTP::Response::Writer->new($c);
+            });
+            $writer->close if $writer;
+        }
+        else { write_response($c, $res) }
+        1;
+    };
+    return 1 if $ok;
+    my $err = $@ || 'unknown error';
+    $self->{log}->error("app died: $err (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})");
+    $c->{keep_alive} = 0;
+    return 0 if $c->{status};    # Headers already went out: all we can do is close
+    $c->{status} = 500;
+    write_all($c, error_bytes(500, $c->{http11}));
+    return 0;
+}
+
+sub _read_body ($self, $c, $buf_ref, $env) {
+    my ($kind, $length) = body_framing($env, $self->{limits});
+    if ($kind eq 'none') {
+        open my $in, '<', \'';
+        $env->{'psgi.input'} = $in;
+        return 1;
+    }
+    return $self->_refuse($c, $kind, $env, 'refused body') if $kind =~ /\A\d+\z/;
+    my $expect = $env->{HTTP_EXPECT};
+    if (defined $expect) {
+        return $self->_refuse($c, 417, $env, 'unsupported Expect') if lc $expect ne '100-continue';
+        write_all($c, "HTTP/1.1 100 Continue\r\n\r\n") if $c->{http11} && !length $$buf_ref;
+    }
+    my $body  = '';
+    my $state = {};
+    while (1) {
+        if ($kind eq 'length') {
+            $body .= substr $$buf_ref, 0, $length - length $body, '';
+            last if length $body >= $length;
+        }
+        else {
+            my $done = dechunk($buf_ref, $state, \$body, $self->{limits}{body});
+            return $self->_refuse($c, $done, $env, 'bad chunked body') if $done > 1;
+            last if $done;
+        }
+        my $n = _read($self, $c->{sock}, $buf_ref);
+        return $self->_refuse($c, 408, $env, 'timed out reading the body') if !defined $n;
+        if (!$n) { $c->{keep_alive} = 0; $c->{status} = 400; return 0 }
+    }
+    $env->{CONTENT_LENGTH} = length $body;
+    delete $env->{HTTP_TRANSFER_ENCODING};
+    $env->{'psgi.input'} = _input(\$body);
+    return 1;
+}
+
+# Reads until a whole head is in $buf; returns its length, or (0, error status), or () to close
+sub _read_head ($self, $sock, $buf_ref, $env) {
+    while (1) {
+        if (length $$buf_ref) {
+            my $len = parse_head($buf_ref, $env, $self->{limits});
+            return $len if $len > 0;
+            if ($len < 0) { _name_refused($env); return (0, -$len) }
+        }
+        my $n = $self->_read($sock, $buf_ref);
+        next if $n;
+        return () unless length $$buf_ref;
+        $self->{log}->info('incomplete request head (' . length($$buf_ref) . ' bytes) from '
+                . ($env->{REMOTE_ADDR} // 'unix socket'));
+        _name_refused($env);
+        return (0, defined $n ? 400 : 408);
+    }
+}
+
+# A refused head may not have parsed: give the log and the scoreboard something to show
+sub _name_refused ($env) {
+    $env->{$_} //= '-' for qw(REQUEST_METHOD REQUEST_URI);
+    $env->{SERVER_PROTOCOL} //= 'HTTP/1.0';
+}
+
+# One read; undef on timeout or error, 0 at end of file. Signals only interrupt it while idle.
+sub _read ($self, $sock, $buf_ref) {
+    while (1) {
+        my $n = sysread $sock, $$buf_ref, READ_SIZE, length $$buf_ref;
+        return $n if defined $n;
+        next if $! == EINTR && !(${$self->{stopping}} && !length $$buf_ref);
+        return undef;
+    }
+}
+
+sub _refuse ($self, $c, $status, $env, $why) {
+    $self->{log}->info("$why: $status (request '$env->{REQUEST_METHOD} $env->{REQUEST_URI} "
+            . "$env->{SERVER_PROTOCOL}', client " . ($env->{REMOTE_ADDR} // 'unix socket') . ')');
+    $c->{keep_alive} = 0;
+    $c->{status}     = $status;
+    write_all($c, error_bytes($status, $c->{http11}));
+    return 0;
+}
+
+sub _want_keep_alive ($self, $env, $served, $remaining) {
+    return 0 if !$self->{keep} || ${$self->{stopping}} || (defined $remaining && $remaining <= 0);
+    return 0 if $self->{keep_max} && $served >= $self->{keep_max};
+    my $conn = lc($env->{HTTP_CONNECTION} // '');
+    return $conn !~ /\bclose\b/ if $env->{SERVER_PROTOCOL} eq 'HTTP/1.1';
+    return $conn =~ /\bkeep-alive\b/;
+}
+
+sub _input ($body_ref) {
+    if (length $$body_ref <= MEMORY_BODY) {
+        open my $in, '<', $body_ref or die "Can't open in-memory body: $!\n";
+        return $in;
+    }
+    my $tmp = File::Temp->new(UNLINK => 1) or die "Can't create a file for the request body: $!\n";
+    binmode $tmp;
+    print {$tmp} $$body_ref or die "Can't write the request body: $!\n";
+    seek $tmp, 0, 0;
+    return $tmp;
+}
+
+sub _wait_readable ($self, $sock) {
+    my $rin = '';
+    vec($rin, fileno $sock, 1) = 1;
+    while (1) {
+        my $n = select(my $rout = $rin, undef, undef, $self->{keep_wait});
+        return $n > 0 if $n >= 0;
+        return 0 if $! != EINTR || ${$self->{stopping}};
+    }
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Connection - serve the requests of one HTTP connection
+
+=head1 SYNOPSIS
+
+    my $conn = Perennial::Connection->new(config => $config, app => $app, log => $log,
+        board => $board, slot => $slot, stopping => \$stopping);
+    my $served = $conn->serve($socket, \%base_env, $requests_left);
+
+=head1 DESCRIPTION
+
+The per-connection loop: read and parse each request head, read its body (Content-Length or
+chunked, with C<Expect: 100-continue>), call the PSGI application, write the response, log it,
+and keep the connection for the next request when HTTP and the configuration allow. Bad input
+gets its status (400, 408, 413, 414, 417, 431, 501, 505) and a log line and never reaches the
+application. Time limits are the socket's own (set once on the listener), and the keep-alive
+wait is one C<select>.
+
+=head1 METHODS
+
+=head2 new
+
+    my $conn = Perennial::Connection->new(%args);
+
+Takes C<config>, C<app>, C<log>, C<board>, C<slot> and C<stopping> (a reference to the
+worker's stop flag).
+
+=head2 serve
+
+    my $served = $conn->serve($socket, $base_env, $remaining);
+
+Serves the connection until it ends and returns the number of requests answered.
+C<$remaining> (or undef) is how many more requests this worker may serve.
+
+=head2 wants_exit
+
+    exit if $conn->wants_exit;
+
+True after an application set C<psgix.harakiri.commit>.
+
+=cut

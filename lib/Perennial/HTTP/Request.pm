@@ -1,0 +1,141 @@
+package Perennial::HTTP::Request;
+use v5.36;
+use Exporter         qw(import);
+use HTTP::Parser::XS qw(parse_http_request);
+
+# Bytes to a PSGI environment: the request head, the framing of the body and the decoding of
+# chunked bodies. No I/O here: the connection loop reads, these functions judge the bytes.
+
+our @EXPORT_OK = qw(body_framing dechunk parse_head);
+
+# A header line that is not "token:" (a space in the name, obsolete line folding) is refused:
+# both are ways to make two servers disagree on where a request ends
+my $BAD_FIELD = qr/\n(?![!#\$%&'*+.^_`|~0-9A-Za-z-]+:)(?=[^\r\n])/;
+
+# Returns the length of the head, 0 when more bytes are needed, or minus an HTTP error status
+sub parse_head ($buf_ref, $env, $limits) {
+    my $eol = index $$buf_ref, "\n";
+    return -414 if $eol > $limits->{line} + 1 || ($eol < 0 && length $$buf_ref > $limits->{line} + 1);
+    my $len = parse_http_request($$buf_ref, $env);
+    if ($len == -2) {
+        return 0 if length $$buf_ref <= $limits->{field_size};
+        return -(_field_limits(substr($$buf_ref, $eol + 1), $limits) // 0);
+    }
+    return -400 if $len < 0;
+    my $head = substr $$buf_ref, $eol, $len - $eol;
+    return -400 if $head =~ $BAD_FIELD;
+    if (length $head > $limits->{field_size} || ($head =~ tr/\n//) > $limits->{fields} + 2) {
+        my $status = _field_limits($head, $limits);
+        return -$status if $status;
+    }
+    return -505 if $env->{SERVER_PROTOCOL} !~ m{\AHTTP/1\.[01]\z};
+    my $host = $env->{HTTP_HOST};
+    return -400 if defined $host ? index($host, ',') >= 0 : $env->{SERVER_PROTOCOL} eq 'HTTP/1.1';
+    return $len;
+}
+
+# How the body is framed: ('none'), ('length', N), ('chunked'), or (STATUS) when refused
+sub body_framing ($env, $limits) {
+    my $te = $env->{HTTP_TRANSFER_ENCODING};
+    my $cl = $env->{CONTENT_LENGTH};
+    if (defined $te) {
+        return 400 if defined $cl;
+        return 501 if lc $te ne 'chunked';
+        return 'chunked';
+    }
+    return 'none' unless defined $cl;
+    if (index($cl, ',') >= 0) {
+        my %seen = map { $_ => 1 } split /\s*,\s*/, $cl;
+        return 400 if keys %seen != 1;
+        ($cl) = keys %seen;
+        $env->{CONTENT_LENGTH} = $cl;
+    }
+    return -400 if $cl !~ /\A\d{1,18}\z/;
+    return -413 if $limits->{body} && $cl > $limits->{body};
+    return $cl ? ('length', $cl + 0) : 'none';
+}
+
+# Decodes what it can of a chunked body from $buf into $out. $state remembers where it is
+# between calls. Returns 1 when the body is complete, 0 for more bytes, or an error status.
+sub dechunk ($buf_ref, $state, $out_ref, $limit) {
+    while (1) {
+        if ($state->{left}) {
+            my $take = length $$buf_ref < $state->{left} ? length $$buf_ref : $state->{left};
+            $$out_ref .= substr $$buf_ref, 0, $take, '';
+            $state->{left} -= $take;
+            return 0 if $state->{left};
+            $state->{crlf} = 1;
+        }
+        if ($state->{crlf}) {
+            return 0 if length $$buf_ref < 2 && $$buf_ref ne "\n";
+            $$buf_ref =~ s/\A\r?\n// or return 400;
+            $state->{crlf} = 0;
+        }
+        my $eol = index $$buf_ref, "\n";
+        if ($eol < 0) { return length $$buf_ref > 1024 ? 400 : 0 }
+        my $line = substr $$buf_ref, 0, $eol + 1, '';
+        if ($state->{trailer}) {
+            return 1 if $line =~ /\A\r?\n\z/;
+            return 400 if ++$state->{trailer} > 100;
+            next;
+        }
+        my ($hex) = $line =~ /\A([0-9a-fA-F]{1,15})[ \t]*(?:;[^\r\n]*)?\r?\n\z/ or return 400;
+        my $size = hex $hex;
+        if ($size == 0) { $state->{trailer} = 1; next }
+        return 413 if $limit && length($$out_ref) + $size > $limit;
+        $state->{left} = $size;
+    }
+}
+
+sub _field_limits ($head, $limits) {
+    my @lines = grep { length } split /\r?\n/, $head;
+    return -431 if @lines > $limits->{fields};
+    for (@lines) { return 431 if length > $limits->{field_size} }
+    return undef;
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::HTTP::Request - judge the bytes of an HTTP/1.x request
+
+=head1 SYNOPSIS
+
+    use Perennial::HTTP::Request qw(body_framing dechunk parse_head);
+    my $len = parse_head(\$buf, \%env, {line => 8190, fields => 100, field_size => 8190});
+    my ($kind, $length) = body_framing(\%env, {body => 1 << 30});
+
+=head1 DESCRIPTION
+
+Parses a request head with L<HTTP::Parser::XS> into PSGI keys and enforces Apache's
+LimitRequestLine (414), LimitRequestFields and LimitRequestFieldSize (431). Header lines that
+are not C<name: value> (a space in the name, obsolete folding), a missing or repeated Host in
+HTTP/1.1, both Content-Length and Transfer-Encoding, and differing Content-Length values are
+refused with 400, so that no request can be smuggled past a proxy in front.
+
+=head1 FUNCTIONS
+
+=head2 body_framing
+
+    my ($kind, $length) = body_framing($env, {body => $limit});
+
+Returns C<none>, C<length> and the length, C<chunked>, or an error status (400, 413, 501).
+
+=head2 dechunk
+
+    my $done = dechunk(\$buf, \%state, \$body, $limit);
+
+Moves decoded chunk data from C<$buf> to C<$body>. Returns 1 at the end of the body, 0 when it
+needs more bytes, or 400 or 413.
+
+=head2 parse_head
+
+    my $len = parse_head(\$buf, \%env, $limits);
+
+Returns the head's length in bytes, 0 when the head is incomplete, or minus an error status
+(-400, -414, -431, -505).
+
+=cut

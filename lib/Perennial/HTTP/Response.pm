@@ -1,0 +1,179 @@
+package Perennial::HTTP::Response;
+use v5.36;
+use Errno        qw(EINTR);
+use Exporter     qw(import);
+use HTTP::Status ();
+use IO::Handle   ();
+use Plack::Util  ();
+
+# A PSGI response to bytes on the socket. $c is the connection's per-request context:
+#   sock, http11, head_only, keep_alive (in: wanted, out: still possible), bytes (out), broken (out)
+
+our @EXPORT_OK = qw(error_bytes start_response write_all write_response);
+
+my %NO_BODY = map { $_ => 1 } 204, 304;
+my ($date_second, $date) = (-1, '');
+my @DAY   = qw(Sun Mon Tue Wed Thu Fri Sat);
+my @MONTH = qw(Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec);
+
+sub error_bytes ($status, $http11 = 1) {
+    my $reason = HTTP::Status::status_message($status) // 'Error';
+    my $body   = "$status $reason\n";
+    return sprintf "HTTP/1.%d %d %s\r\nDate: %s\r\nServer: Perennial\r\nContent-Type: text/plain\r\n"
+        . "Content-Length: %d\r\nConnection: close\r\n\r\n%s", $http11 ? 1 : 0, $status, $reason,
+        _date(), length $body, $body;
+}
+
+# Writes the head; returns the framing for the body: 'length', 'chunked', 'close' or 'none'
+sub start_response ($c, $status, $headers, $body_length = undef) {
+    my ($length, $has_date, $close, $out) = (undef, 0, 0, '');
+    for (my $i = 0; $i < @$headers; $i += 2) {
+        my ($name, $value) = @$headers[$i, $i + 1];
+        my $lc = lc $name;
+        if    ($lc eq 'content-length')    { $length = $value }
+        elsif ($lc eq 'transfer-encoding') { next }
+        elsif ($lc eq 'connection')        { $close = 1 if lc $value eq 'close'; next }
+        elsif ($lc eq 'date')              { $has_date = 1 }
+        $out .= "$name: $value\r\n";
+    }
+    my $framing = 'length';
+    if ($status < 200 || $NO_BODY{$status}) { $framing = 'none' }
+    elsif (!defined $length) {
+        $length = $body_length;
+        if (defined $length) { $out .= "Content-Length: $length\r\n" }
+        elsif ($c->{head_only}) { $framing = 'none' }
+        elsif ($c->{http11}) { $framing = 'chunked'; $out .= "Transfer-Encoding: chunked\r\n" }
+        else { $framing = 'close' }
+    }
+    $c->{keep_alive} = 0 if $close || $framing eq 'close';
+    $framing = 'none' if $c->{head_only};
+    $out .= $c->{keep_alive} ? ($c->{http11} ? '' : "Connection: keep-alive\r\n") : "Connection: close\r\n";
+    $out .= 'Date: ' . _date() . "\r\n" unless $has_date;
+    $c->{status} = $status;
+    $c->{head} = sprintf("HTTP/1.%d %d %s\r\n", $c->{http11} ? 1 : 0, $status,
+        HTTP::Status::status_message($status) // 'Unknown') . "Server: Perennial\r\n$out\r\n";
+    return $c->{framing} = $framing;
+}
+
+sub write_all ($c, $data) {
+    return 0 if $c->{broken};
+    my $off = 0;
+    while ($off < length $data) {
+        my $n = syswrite $c->{sock}, $data, length($data) - $off, $off;
+        if (defined $n) { $off += $n; next }
+        next if $! == EINTR;
+        $c->{broken} = "$!";
+        $c->{keep_alive} = 0;
+        return 0;
+    }
+    return 1;
+}
+
+# Writes a complete [status, headers, body] response
+sub write_response ($c, $res) {
+    my ($status, $headers, $body) = @$res;
+    if (ref $body eq 'ARRAY') {
+        my $content = join '', @$body;
+        my $framing = start_response($c, $status, $headers, length $content);
+        return _send($c, $framing, $content, 1);
+    }
+    my $framing = start_response($c, $status, $headers, Plack::Util::content_length($body));
+    local $/ = \65536;
+    my $first = $framing eq 'none' ? '' : $body->getline // '';
+    _send($c, $framing, $first, 0);
+    if ($framing ne 'none') {
+        while (!$c->{broken} && defined(my $chunk = $body->getline)) { _send($c, $framing, $chunk, 0) }
+        _send($c, $framing, '', 1);
+    }
+    $body->close;
+    return !$c->{broken};
+}
+
+sub _date () {
+    my $now = time;
+    return $date if $now == $date_second;
+    my @t = gmtime $now;
+    $date_second = $now;
+    return $date = sprintf '%s, %02d %s %04d %02d:%02d:%02d GMT', $DAY[$t[6]], $t[3], $MONTH[$t[4]],
+        $t[5] + 1900, @t[2, 1, 0];
+}
+
+# Sends body bytes with the framing chosen, the head first if it is still pending
+sub _send ($c, $framing, $data, $last) {
+    my $out = delete($c->{head}) // '';
+    if ($framing eq 'chunked') {
+        $out .= sprintf("%x\r\n", length $data) . $data . "\r\n" if length $data;
+        $out .= "0\r\n\r\n" if $last;
+    }
+    elsif ($framing ne 'none') { $out .= $data }
+    $c->{bytes} += length $data if $framing ne 'none';
+    return 1 unless length $out;
+    return write_all($c, $out);
+}
+
+package Perennial::HTTP::Response::Writer;
+use v5.36;
+
+sub new ($class, $c) { bless {c => $c}, $class }
+
+sub close ($self) {
+    return if $self->{closed}++;
+    Perennial::HTTP::Response::_send($self->{c}, $self->{c}{framing}, '', 1);
+}
+
+sub poll_cb ($self, $cb) { $cb->($self) }
+
+sub write ($self, $data) {
+    return if $self->{closed} || !length $data;
+    Perennial::HTTP::Response::_send($self->{c}, $self->{c}{framing}, $data, 0);
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::HTTP::Response - write a PSGI response as HTTP/1.x bytes
+
+=head1 SYNOPSIS
+
+    use Perennial::HTTP::Response qw(write_response);
+    my $c = {sock => $sock, http11 => 1, head_only => 0, keep_alive => 1, bytes => 0};
+    write_response($c, [200, ['Content-Type' => 'text/plain'], ["Hello\n"]]);
+
+=head1 DESCRIPTION
+
+Turns a PSGI response into bytes: an array body goes out in one C<write(2)> with the head and a
+computed Content-Length; a filehandle body is sent in 64 KiB blocks with its length when it is
+known; otherwise the body is chunked (HTTP/1.1) or ends with the connection (HTTP/1.0). HEAD
+responses carry the head only, and 1xx, 204 and 304 responses never carry a body. Write
+errors (the client went away) are recorded in the context, never thrown.
+
+=head1 FUNCTIONS
+
+=head2 error_bytes
+
+    my $bytes = error_bytes(400);
+
+A complete plain-text error response that closes the connection.
+
+=head2 start_response
+
+    my $framing = start_response($c, 200, \@headers, $length_or_undef);
+
+Prepares the head (sent with the first body bytes) and returns the framing chosen.
+
+=head2 write_all
+
+    write_all($c, $bytes) or return;
+
+Writes everything, retrying after signals; false when the client has gone.
+
+=head2 write_response
+
+    write_response($c, [$status, $headers, $body]);
+
+Writes a whole response; false when the client has gone.
+
+=cut

@@ -1,0 +1,151 @@
+package Perennial::Listener;
+use v5.36;
+use Fcntl             qw(F_GETFD F_SETFD FD_CLOEXEC);
+use IO::Socket::IP    ();
+use IO::Socket::UNIX  ();
+use Socket            qw(IPPROTO_TCP SOL_SOCKET SO_RCVTIMEO SO_SNDTIMEO SOMAXCONN TCP_NODELAY);
+
+# One listening socket: a TCP address, a Unix socket path, or a descriptor handed over by
+# whoever started us (fd:N). Bound once in the manager; workers inherit it.
+
+sub new ($class, %args) {
+    my $self = bless {spec => $args{spec}, backlog => $args{backlog} // SOMAXCONN}, $class;
+    my $spec = $self->{spec};
+    if    ($spec =~ /\Afd:(\d+)\z/) { $self->_adopt($1) }
+    elsif ($spec =~ m{/})           { $self->_bind_unix($spec) }
+    else                            { $self->_bind_tcp($spec) }
+    return $self;
+}
+
+sub close ($self) {
+    CORE::close($self->{fh}) if $self->{fh};
+    unlink $self->{unix_path} if $self->{unix_path} && $self->{owner} == $$;
+    delete $self->{fh};
+}
+
+sub fh ($self) { $self->{fh} }
+
+sub name ($self) {
+    return $self->{unix_path} if $self->{unix_path};
+    my $fh = $self->{fh};
+    my ($host, $port) = ($fh->sockhost, $fh->sockport);
+    return $host =~ /:/ ? "[$host]:$port" : "$host:$port";
+}
+
+sub port ($self) { $self->{unix_path} ? undef : $self->{fh}->sockport }
+
+sub set_timeout ($self, $seconds) {
+    return $self if $self->{unix_path};
+
+    # Accepted sockets inherit these on Linux, so no per-connection system call sets them
+    my $tv = pack 'l!l!', int($seconds), ($seconds - int $seconds) * 1e6;
+    setsockopt($self->{fh}, SOL_SOCKET, SO_RCVTIMEO, $tv) or die "Can't set receive timeout: $!\n";
+    setsockopt($self->{fh}, SOL_SOCKET, SO_SNDTIMEO, $tv) or die "Can't set send timeout: $!\n";
+    return $self;
+}
+
+sub spec ($self) { $self->{spec} }
+
+sub _adopt ($self, $fd) {
+    my $fh = IO::Socket::IP->new_from_fd($fd, 'r') or die "Can't use descriptor $fd: $!\n";
+    $fh->sockdomain or die "Can't use descriptor $fd: not a socket\n";
+    if ($fh->sockdomain == Socket::AF_UNIX) {
+        $fh = IO::Socket::UNIX->new_from_fd($fd, 'r') or die "Can't use descriptor $fd: $!\n";
+        $self->{unix_path} = $fh->hostpath;
+        $self->{owner}     = 0;
+    }
+    my $flags = fcntl($fh, F_GETFD, 0) or die "Can't read flags of descriptor $fd: $!\n";
+    fcntl($fh, F_SETFD, $flags | FD_CLOEXEC) or die "Can't set flags of descriptor $fd: $!\n";
+    $self->{fh} = $fh;
+    $self->_tcp_options unless $self->{unix_path};
+}
+
+sub _bind_tcp ($self, $spec) {
+    my ($host, $port) = $spec =~ /\A(?:\[([^\]]+)\]|([^:]*)):(\d+)\z/ ? ($1 // $2, $3) : ();
+    ($host, $port) = ('', $spec) if !defined $port && $spec =~ /\A\d+\z/;
+    die "Can't listen on '$spec': expected HOST:PORT, :PORT, [IPv6]:PORT or a socket path\n"
+        unless defined $port;
+    my $fh = IO::Socket::IP->new(
+        LocalHost => (length $host ? $host : '0.0.0.0'),
+        LocalPort => $port,
+        Listen    => $self->{backlog},
+        ReuseAddr => 1,
+    ) or die "Can't listen on $spec: $@\n";
+    $self->{fh} = $fh;
+    $self->_tcp_options;
+}
+
+sub _bind_unix ($self, $path) {
+    if (-S $path) {
+        my $probe = IO::Socket::UNIX->new(Peer => $path);
+        die "Can't listen on $path: another server is using it\n" if $probe;
+        unlink $path or die "Can't remove stale socket $path: $!\n";
+    }
+    my $fh = IO::Socket::UNIX->new(Local => $path, Listen => $self->{backlog})
+        or die "Can't listen on $path: $@\n";
+    @$self{qw(fh unix_path owner)} = ($fh, $path, $$);
+}
+
+sub _tcp_options ($self) {
+    setsockopt($self->{fh}, IPPROTO_TCP, TCP_NODELAY, 1) or die "Can't set TCP_NODELAY: $!\n";
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Listener - one listening socket, TCP or Unix
+
+=head1 SYNOPSIS
+
+    my $listener = Perennial::Listener->new(spec => '127.0.0.1:8529', backlog => 511);
+    $listener->set_timeout(60);
+    say $listener->name;
+
+=head1 DESCRIPTION
+
+Binds C<HOST:PORT>, C<:PORT>, C<[IPv6]:PORT> or a Unix socket path, or adopts an inherited
+descriptor given as C<fd:N>. Options that accepted sockets inherit (C<TCP_NODELAY>, the
+receive and send timeouts) are set here once, so the request path does not set them again.
+
+=head1 METHODS
+
+=head2 close
+
+    $listener->close;
+
+Closes the socket and removes a Unix socket file that this process created.
+
+=head2 fh
+
+    accept(my $client, $listener->fh);
+
+The socket handle.
+
+=head2 name
+
+    say $listener->name;    # 127.0.0.1:8529
+
+The bound address, with the real port when port 0 was asked for.
+
+=head2 port
+
+    my $port = $listener->port;
+
+The bound TCP port, or undef for a Unix socket.
+
+=head2 set_timeout
+
+    $listener->set_timeout(60);
+
+Sets the I/O timeout that accepted connections inherit.
+
+=head2 spec
+
+    say $listener->spec;
+
+What the listener was created from.
+
+=cut

@@ -1,0 +1,338 @@
+package Perennial::Prefork;
+use v5.36;
+use POSIX       qw(WNOHANG);
+use Time::HiRes ();
+
+# The manager: keeps a pool of workers as Apache's prefork MPM does. It knows nothing of HTTP:
+# a worker's life is the code reference it is given, and the only state it reads is the
+# scoreboard's letter per slot.
+
+use constant {MAX_SPAWN_RATE => 32, KILL_AFTER => 10};
+my %IDLE  = ('_' => 1, S => 1);
+my %FLAGS = (TERM => 'stop', INT => 'stop', WINCH => 'graceful_stop', QUIT => 'graceful_stop',
+    USR1 => 'graceful', HUP => 'restart', TTIN => 'ttin', TTOU => 'ttou', CHLD => 'child');
+
+sub new ($class, %args) {
+    my $self = bless {
+        log        => $args{log},
+        board      => $args{board},
+        code       => $args{worker},
+        reload     => $args{reload},
+        on_stop    => $args{on_graceful_stop} // sub { },
+        workers    => {},
+        slots      => {},
+        generation => 1,
+        rate       => 1,
+        flags      => {},
+    }, $class;
+    $self->_use_config($args{config});
+    return $self;
+}
+
+sub run ($self) {
+    my $log = $self->{log};
+    local @SIG{keys %FLAGS} = map { my $f = $_; sub { $self->{flags}{$f}++ } } values %FLAGS;
+    $self->{board}->generation($self->{generation});
+    $log->info("manager $$ started");
+    $self->_spawn for 1 .. $self->{config}->start_servers;
+    my $tick = Time::HiRes::time() + 1;
+    while (1) {
+        $self->_reap;
+        my $flags = $self->{flags};
+        $self->{flags} = {};
+        return $self->_stop if $flags->{stop};
+        return $self->_graceful_stop if $flags->{graceful_stop};
+        $self->_graceful_restart if $flags->{graceful};
+        $self->_restart if $flags->{restart};
+        $self->_resize(1) for 1 .. ($flags->{ttin} // 0);
+        $self->_resize(-1) for 1 .. ($flags->{ttou} // 0);
+        my $now = Time::HiRes::time();
+        if ($now >= $tick) { $self->_maintain; $tick = $now + 1 }
+        next if %{$self->{flags}};
+        select undef, undef, undef, $tick - Time::HiRes::time();
+    }
+}
+
+sub _count ($self) {
+    my ($idle, $total, $current) = (0, 0, 0);
+    my $board = $self->{board};
+    for my $w (values %{$self->{workers}}) {
+        $total++;
+        next if $w->{generation} != $self->{generation} || $w->{retiring};
+        $current++;
+        $idle++ if $IDLE{$board->state_of($w->{slot})};
+    }
+    return ($idle, $total, $current);
+}
+
+sub _graceful_restart ($self) {
+    my $log = $self->{log};
+    $log->info('graceful restart requested');
+    my ($config, $code) = eval { $self->{reload}->() } or do {
+        $log->error("graceful restart refused, keeping the running configuration: " . ($@ || 'no config'));
+        return;
+    };
+    $self->_use_config($config);
+    $self->{code} = $code;
+    $self->{board}->generation(++$self->{generation});
+    $self->_retire($_) for grep { $_->{generation} < $self->{generation} } values %{$self->{workers}};
+    my (undef, $total) = $self->_count;
+    my $room = $self->{max_clients} - $total;
+    my $want = $config->start_servers;
+    $self->_spawn for 1 .. ($room < $want ? $room : $want);
+    $log->info("generation $self->{generation} started");
+}
+
+sub _graceful_stop ($self) {
+    my $log = $self->{log};
+    $log->info('graceful stop requested');
+    $self->{on_stop}->();
+    $self->{stopping} = 1;
+    $self->_retire($_) for values %{$self->{workers}};
+    my $limit    = $self->{config}->graceful_shutdown_timeout;
+    my $deadline = $limit ? Time::HiRes::time() + $limit : undef;
+    while (%{$self->{workers}}) {
+        if ($deadline && Time::HiRes::time() >= $deadline) {
+            $log->warn("GracefulShutdownTimeout reached, stopping " . keys(%{$self->{workers}}) . " workers");
+            return $self->_stop;
+        }
+        return $self->_stop if delete $self->{flags}{stop};
+        select undef, undef, undef, 0.2;
+        $self->_reap;
+        $self->_retire($_, 1) for values %{$self->{workers}};
+    }
+    $log->info("manager $$ stopped");
+    return 0;
+}
+
+sub _maintain ($self) {
+    my ($idle, $total) = $self->_count;
+    my $log = $self->{log};
+    $self->_retire($_, 1) for grep { $_->{retiring} } values %{$self->{workers}};
+    if ($idle > $self->{max_spare}) {
+        my ($victim) = sort { $b->{slot} <=> $a->{slot} }
+            grep { $_->{generation} == $self->{generation} && !$_->{retiring} && $IDLE{$self->{board}->state_of($_->{slot})} }
+            values %{$self->{workers}};
+        $self->_retire($victim) if $victim;
+        $self->{rate} = 1;
+        return;
+    }
+    if ($idle >= $self->{min_spare}) { $self->{rate} = 1; $self->{reported} = 0; return }
+    my $room = $self->{max_clients} - $total;
+    if ($room <= 0) {
+        if (!$idle && !$self->{reported}++) {
+            my $name = $self->{config}->max_clients_directive;
+            $log->error("server reached $name setting, consider raising the $name setting");
+        }
+        return;
+    }
+    my $n = $self->{rate} < $room ? $self->{rate} : $room;
+    $log->info("server seems busy (you may need to increase StartServers, or Min/MaxSpareServers), "
+            . "spawning $n children, there are $idle idle, and $total total children")
+        if $self->{rate} >= 8;
+    $self->_spawn for 1 .. $n;
+    $self->{rate} *= 2 if $self->{rate} < MAX_SPAWN_RATE;
+}
+
+# Collects exited workers; a worker that recycled itself is replaced at once
+sub _reap ($self) {
+    my $log = $self->{log};
+    while ((my $pid = waitpid(-1, WNOHANG)) > 0) {
+        my $status = $?;
+        my $w      = delete $self->{workers}{$pid} or next;
+        my $slot   = $self->{board}->slot($w->{slot});
+        my $how    = $status & 127 ? 'signal ' . ($status & 127) : 'status ' . ($status >> 8);
+        $log->info("worker $pid exited ($how, $slot->{requests} requests)");
+        $self->{board}->release($w->{slot});
+        delete $self->{slots}{$w->{slot}};
+        next if $self->{stopping} || $w->{retiring} || $status;
+        my ($idle, $total, $current) = $self->_count;
+        $self->_spawn
+            if $total < $self->{max_clients}
+            && ($idle < $self->{min_spare} || $current < $self->{config}->start_servers);
+    }
+}
+
+sub _resize ($self, $by) {
+    my $config = $self->{config};
+    my (undef, $total) = $self->_count;
+    if ($by > 0) {
+        $self->{max_clients}++ if $total >= $self->{max_clients} && $self->{max_clients} < $config->server_limit;
+        $self->{min_spare}++;
+        $self->{max_spare}++;
+        $self->_spawn if $total < $self->{max_clients};
+    }
+    else {
+        $self->{max_clients}-- if $self->{max_clients} > $config->max_clients;
+        $self->{min_spare}-- if $self->{min_spare} > 0;
+        $self->{max_spare}-- if $self->{max_spare} > $self->{min_spare} + 1;
+        my ($victim) = sort { $b->{slot} <=> $a->{slot} }
+            grep { $_->{generation} == $self->{generation} && !$_->{retiring} } values %{$self->{workers}};
+        $self->_retire($victim) if $victim;
+    }
+    $self->{log}->info(($by > 0 ? 'TTIN: one worker more' : 'TTOU: one worker less')
+            . " (MinSpareServers $self->{min_spare}, MaxSpareServers $self->{max_spare}, "
+            . $config->max_clients_directive . " $self->{max_clients})");
+}
+
+sub _restart ($self) {
+    my $log = $self->{log};
+    $log->info('restart requested');
+    my ($config, $code) = eval { $self->{reload}->() } or do {
+        $log->error("restart refused, keeping the running configuration: " . ($@ || 'no config'));
+        return;
+    };
+    $self->_terminate_all;
+    $self->_use_config($config);
+    $self->{code} = $code;
+    $self->{board}->generation(++$self->{generation});
+    $self->_spawn for 1 .. $config->start_servers;
+}
+
+# Asks a worker to finish its request and exit. Asked again each second while it still looks
+# idle, in case the signal landed just before it blocked in accept().
+sub _retire ($self, $w, $again = 0) {
+    return if $again && (!$w->{retiring} || !$IDLE{$self->{board}->state_of($w->{slot})});
+    $self->{log}->info("stopping worker $w->{pid} gracefully") unless $w->{retiring}++;
+    kill 'QUIT', $w->{pid};
+}
+
+sub _spawn ($self) {
+    my ($slot) = grep { !$self->{slots}{$_} } 0 .. $self->{config}->server_limit - 1;
+    return unless defined $slot;
+    my $board = $self->{board};
+    $board->claim($slot, 0, $self->{generation});
+    my $limit = $self->_request_limit;
+    my $pid   = fork;
+    if (!defined $pid) { $self->{log}->error("Can't fork a worker: $!"); $board->release($slot); return }
+    if (!$pid) {
+        my $stopping = 0;
+        $SIG{QUIT} = sub { $stopping = 1 };
+        $SIG{$_} = 'DEFAULT' for grep { $_ ne 'QUIT' } keys %FLAGS;
+        srand;
+        $0 = 'perennial worker';
+        $board->set($slot, pid => $$);
+        my $code = $self->{code};
+        %$self = ();
+        $code->({slot => $slot, generation => $board->generation, stopping => \$stopping, max_requests => $limit});
+        CORE::exit(0);
+    }
+    $board->set($slot, pid => $pid);
+    $self->{slots}{$slot} = 1;
+    $self->{workers}{$pid} = {pid => $pid, slot => $slot, generation => $self->{generation}};
+    $self->{log}->info("worker $pid started");
+}
+
+sub _request_limit ($self) {
+    my $max = $self->{config}->max_requests_per_child or return undef;
+    my $jitter = $self->{config}->max_requests_jitter;
+    $jitter = int($max * $1 / 100) if $jitter =~ /\A(\d+)%\z/;
+    $jitter = $max - 1 if $jitter >= $max;
+    return $max - int rand($jitter + 1);
+}
+
+sub _stop ($self) {
+    $self->{log}->info('stopping now');
+    $self->{stopping} = 1;
+    $self->_terminate_all;
+    $self->{log}->info("manager $$ stopped");
+    return 0;
+}
+
+sub _terminate_all ($self) {
+    kill 'TERM', keys %{$self->{workers}};
+    my $deadline = Time::HiRes::time() + KILL_AFTER;
+    while (%{$self->{workers}}) {
+        if (Time::HiRes::time() >= $deadline) {
+            $self->{log}->warn("killing workers that ignored TERM: @{[sort keys %{$self->{workers}}]}");
+            kill 'KILL', keys %{$self->{workers}};
+            $deadline += KILL_AFTER;
+        }
+        select undef, undef, undef, 0.05;
+        local $self->{stopping} = 1;
+        $self->_reap;
+    }
+}
+
+sub _use_config ($self, $config) {
+    $self->{config} = $config;
+    @$self{qw(min_spare max_spare max_clients)}
+        = ($config->min_spare_servers, $config->max_spare_servers, $config->max_clients);
+    $self->{reported} = 0;
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Prefork - keep a pool of worker processes as Apache's prefork MPM does
+
+=head1 SYNOPSIS
+
+    my $manager = Perennial::Prefork->new(config => $config, log => $log, board => $board,
+        worker => sub ($worker) { serve_until(${$worker->{stopping}}) },
+        reload => sub { return ($new_config, $new_code) });
+    exit $manager->run;
+
+=head1 DESCRIPTION
+
+Starts StartServers workers, then once a second counts the idle ones on the scoreboard: it
+forks 1, 2, 4 ... up to 32 a second while fewer than MinSpareServers are idle, stops one idle
+worker a second while more than MaxSpareServers are, and never runs more than MaxClients. When
+MaxClients is reached with no worker idle, it logs "server reached MaxClients setting" once per
+episode. Workers that exit after MaxRequestsPerChild (with a random jitter) are replaced at once.
+
+=head1 SIGNALS
+
+=over
+
+=item TERM, INT
+
+Stop now: workers get TERM (KILL after 10 seconds).
+
+=item WINCH, QUIT
+
+Graceful stop: workers finish their current request; after GracefulShutdownTimeout (when not
+0) the rest get TERM.
+
+=item USR1
+
+Graceful restart: the C<reload> callback gives a new config and worker code; old workers finish
+their request and exit while a new generation starts. If the callback dies, the running
+configuration stays and the error is logged.
+
+=item HUP
+
+Restart: workers are stopped at once, the configuration is reloaded, and a new generation starts.
+
+=item TTIN, TTOU
+
+One worker more or less: MinSpareServers and MaxSpareServers go up or down by one (and
+MaxClients too when the pool is full), until the next restart.
+
+=back
+
+Workers get QUIT to finish their request and exit, and TERM to stop at once.
+
+=head1 EVENTS
+
+Log lines at info: C<manager N started>, C<worker N started>, C<worker N exited (status S, R
+requests)>, C<stopping worker N gracefully>, C<generation N started>, C<manager N stopped>.
+
+=head1 METHODS
+
+=head2 new
+
+    my $manager = Perennial::Prefork->new(config => $c, log => $l, board => $b, worker => $code);
+
+C<reload> and C<on_graceful_stop> are optional callbacks.
+
+=head2 run
+
+    my $exit_code = $manager->run;
+
+Runs the pool until it is stopped; returns the process exit code.
+
+=cut

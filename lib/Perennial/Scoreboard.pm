@@ -1,0 +1,207 @@
+package Perennial::Scoreboard;
+use v5.36;
+use Carp        qw(croak);
+use File::Map   qw(map_anonymous map_file);
+use Time::HiRes ();
+
+# One fixed-size slot per possible worker in shared memory. Writing a field is a substr on
+# the mapped string: no system call. Apache's state letters:
+#   _ waiting   S starting   R reading   W writing   K keep-alive   L logging   C closing
+#   G gracefully finishing   I idle cleanup   . open slot
+use constant {
+    HEADER     => 64,
+    SLOT       => 256,
+    MAGIC      => 'PERENNS1',
+    HEAD_PACK  => 'a8 N N d N',
+    SLOT_PACK  => 'a1 x3 N N N N N d d Q Q Q a48 a144',
+};
+my @SLOT_FIELDS = qw(state pid generation requests conn_requests last_micros started
+    request_started slot_requests slot_bytes bytes client request);
+my %FIELD = (
+    state         => [0,  'a1'], pid         => [4,  'N'], generation      => [8,  'N'],
+    requests      => [12, 'N'],  conn_requests => [16, 'N'], last_micros   => [20, 'N'],
+    started       => [24, 'd'],  request_started => [32, 'd'], slot_requests => [40, 'Q'],
+    slot_bytes    => [48, 'Q'],  bytes       => [56, 'Q'], client          => [64, 'a48'],
+    request       => [112, 'a144'],
+);
+
+sub attach ($class, $file) {
+    my $self = bless {file => $file}, $class;
+    map_file my $map, $file, '<';
+    $self->{map} = \$map;
+    my (undef, $slots, $pid, $started, $generation) = $self->header_values;
+    croak "$file is not a Perennial scoreboard" if substr($map, 0, 8) ne MAGIC;
+    $self->{slots} = $slots;
+    return $self;
+}
+
+sub create ($class, %args) {
+    my $slots = $args{slots} or croak 'slots is required';
+    my $size  = HEADER + SLOT * $slots;
+    my $self  = bless {slots => $slots, file => $args{file}}, $class;
+    my $map;
+    if (defined $args{file}) {
+        open(my $fh, '+>', $args{file}) or die "Can't create scoreboard \"$args{file}\": $!\n";
+        truncate($fh, $size) or die "Can't size scoreboard \"$args{file}\": $!\n";
+        close $fh;
+        map_file $map, $args{file}, '+<';
+    }
+    else { map_anonymous $map, $size, 'shared' }
+    $self->{map} = \$map;
+    substr($map, 0, HEADER) = pack('a' . HEADER, pack(HEAD_PACK, MAGIC, $slots, $$, Time::HiRes::time(), 0));
+    $self->release($_) for 0 .. $slots - 1;
+    return $self;
+}
+
+sub claim ($self, $i, $pid, $generation) {
+    my $now = Time::HiRes::time();
+    my $old = $self->slot($i);
+    substr(${$self->{map}}, HEADER + SLOT * $i, SLOT) = pack(SLOT_PACK, 'S', $pid, $generation, 0, 0, 0,
+        $now, 0, $old->{slot_requests}, $old->{slot_bytes}, 0, '', '');
+}
+
+sub file ($self) { $self->{file} }
+
+sub generation ($self, $set = undef) {
+    substr(${$self->{map}}, 24, 4) = pack 'N', $set if defined $set;
+    return unpack 'N', substr(${$self->{map}}, 24, 4);
+}
+
+sub header_values ($self) { unpack HEAD_PACK, substr(${$self->{map}}, 0, HEADER) }
+
+sub release ($self, $i) {
+    my $old = $self->slot($i);
+    substr(${$self->{map}}, HEADER + SLOT * $i, SLOT) = pack(SLOT_PACK, '.', 0, 0, 0, 0, 0, 0, 0,
+        $old->{slot_requests} // 0, $old->{slot_bytes} // 0, 0, '', '');
+}
+
+sub request_done ($self, $i, $bytes, $micros) {
+    my $base = HEADER + SLOT * $i;
+    my $map  = $self->{map};
+    my ($req, $conn) = unpack 'N N', substr($$map, $base + 12, 8);
+    my ($sreq, $sbytes, $wbytes) = unpack 'Q Q Q', substr($$map, $base + 40, 24);
+    substr($$map, $base + 12, 12) = pack 'N N N', $req + 1, $conn + 1, $micros;
+    substr($$map, $base + 40, 24) = pack 'Q Q Q', $sreq + 1, $sbytes + $bytes, $wbytes + $bytes;
+    return $req + 1;
+}
+
+sub request_start ($self, $i, $client, $line) {
+    my $base = HEADER + SLOT * $i;
+    substr(${$self->{map}}, $base, 1) = 'W';
+    substr(${$self->{map}}, $base + 32, 8) = pack 'd', Time::HiRes::time();
+    substr(${$self->{map}}, $base + 64, 192) = pack 'a48 a144', $client, $line;
+}
+
+sub set ($self, $i, $field, $value) {
+    my ($offset, $type) = @{$FIELD{$field} // croak "Unknown scoreboard field '$field'"};
+    my $packed = pack $type, $value;
+    substr(${$self->{map}}, HEADER + SLOT * $i + $offset, length $packed) = $packed;
+}
+
+sub slot ($self, $i) {
+    my %slot;
+    @slot{@SLOT_FIELDS} = unpack SLOT_PACK, substr(${$self->{map}}, HEADER + SLOT * $i, SLOT);
+    s/\0+\z// for @slot{qw(client request)};
+    $slot{slot} = $i;
+    return \%slot;
+}
+
+sub slots ($self) { $self->{slots} }
+
+sub state ($self, $i, $state) { substr(${$self->{map}}, HEADER + SLOT * $i, 1) = $state }
+
+sub state_of ($self, $i) { substr(${$self->{map}}, HEADER + SLOT * $i, 1) }
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Scoreboard - per-worker state in shared memory
+
+=head1 SYNOPSIS
+
+    my $board = Perennial::Scoreboard->create(slots => 256, file => 'perennial.pid.scoreboard');
+    $board->claim(0, $pid, 1);
+    $board->state(0, '_');
+    my $slot = Perennial::Scoreboard->attach('perennial.pid.scoreboard')->slot(0);
+
+=head1 DESCRIPTION
+
+A fixed-size slot for each possible worker (ServerLimit of them), mapped shared between the
+manager and the workers, optionally backed by a file so that C<perennial status> can read it.
+Each slot holds the state letter (Apache's C<_ S R W K L C G I .>), pid, generation,
+requests and bytes for this worker and for the slot over its life, the duration of the last
+request, the client and the current request line. Updates are writes to mapped memory.
+
+=head1 METHODS
+
+=head2 attach
+
+    my $board = Perennial::Scoreboard->attach($file);
+
+Maps an existing scoreboard file read-only.
+
+=head2 claim
+
+    $board->claim($slot, $pid, $generation);
+
+Marks a slot as starting (C<S>) for a new worker; the slot's lifetime counters carry on.
+
+=head2 create
+
+    my $board = Perennial::Scoreboard->create(slots => $n, file => $path_or_undef);
+
+Creates a new scoreboard, in a file or in anonymous shared memory.
+
+=head2 generation
+
+    $board->generation($n);
+
+Reads or sets the manager's current generation.
+
+=head2 header_values
+
+    my ($magic, $slots, $manager_pid, $started, $generation) = $board->header_values;
+
+=head2 release
+
+    $board->release($slot);
+
+Marks a slot open (C<.>) after its worker exited.
+
+=head2 request_done
+
+    my $served = $board->request_done($slot, $bytes, $micros);
+
+Counts a finished request and returns the worker's request count.
+
+=head2 request_start
+
+    $board->request_start($slot, $client, 'GET / HTTP/1.1');
+
+Marks the slot busy (C<W>) with the client and request line.
+
+=head2 set
+
+    $board->set($slot, conn_requests => 0);
+
+Writes one field.
+
+=head2 slot
+
+    my $s = $board->slot(3);    # {state => '_', pid => 4242, requests => 17, ...}
+
+Reads one slot.
+
+=head2 slots
+
+    my $n = $board->slots;
+
+=head2 state, state_of
+
+    $board->state($slot, 'K');
+    my $letter = $board->state_of($slot);
+
+=cut

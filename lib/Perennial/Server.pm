@@ -1,0 +1,145 @@
+package Perennial::Server;
+use v5.36;
+use Errno  qw(EINTR EAGAIN);
+use Socket qw(AF_INET AF_INET6 inet_ntoa inet_ntop sockaddr_family unpack_sockaddr_in unpack_sockaddr_in6);
+use Perennial::Connection;
+
+# A worker's life: accept a connection, hand it to Perennial::Connection, repeat until told to
+# stop or until the request limit is reached.
+
+sub new ($class, %args) {
+    my $self = bless {map { $_ => $args{$_} } qw(config log board app listeners)}, $class;
+    $self->{base} = [map { _base_env($_) } @{$self->{listeners}}];
+    return $self;
+}
+
+sub serve ($self, $worker) {
+    my ($board, $slot) = ($self->{board}, $worker->{slot});
+    my $stopping  = $worker->{stopping};
+    my $remaining = $worker->{max_requests};
+    my $conn      = Perennial::Connection->new(
+        config   => $self->{config},
+        app      => $self->{app},
+        log      => $self->{log},
+        board    => $board,
+        slot     => $slot,
+        stopping => $stopping,
+    );
+    my @fh = map { $_->fh } @{$self->{listeners}};
+    if (@fh > 1) { $_->blocking(0) for @fh }
+    local $SIG{PIPE} = 'IGNORE';
+    while (!$$stopping) {
+        $board->state($slot, '_');
+        my ($client, $index, $peer) = $self->_accept(\@fh, $stopping) or next;
+        my %base = %{$self->{base}[$index]};
+        $base{'psgix.io'} = $client;
+        _peer(\%base, $peer);
+        my $served = $conn->serve($client, \%base, $remaining);
+        if (defined $remaining && ($remaining -= $served) <= 0) {
+            $self->{log}->info("worker $$ reached MaxRequestsPerChild ($worker->{max_requests} requests)");
+            last;
+        }
+        last if $conn->wants_exit;
+    }
+    $board->state($slot, $$stopping ? 'I' : 'C');
+    return 0;
+}
+
+sub _accept ($self, $fh, $stopping) {
+    if (@$fh == 1) {
+        my $peer = accept(my $client, $fh->[0]);
+        return ($client, 0, $peer) if $peer;
+        $self->_accept_failed unless $! == EINTR;
+        return ();
+    }
+    my $rin = '';
+    vec($rin, fileno $_, 1) = 1 for @$fh;
+    my $n = select(my $rout = $rin, undef, undef, undef);
+    return () if $n <= 0 || $$stopping;
+    for my $i (0 .. $#$fh) {
+        next unless vec($rout, fileno $fh->[$i], 1);
+        my $peer = accept(my $client, $fh->[$i]);
+        return ($client, $i, $peer) if $peer;
+        $self->_accept_failed unless $! == EAGAIN || $! == EINTR;
+    }
+    return ();
+}
+
+# Running out of descriptors must not spin the worker: say so and pause a little
+sub _accept_failed ($self) {
+    $self->{log}->error("Can't accept a connection: $!");
+    select undef, undef, undef, 0.1;
+}
+
+sub _base_env ($listener) {
+    my $name = $listener->name;
+    my ($host, $port) = $listener->port ? ($name =~ /\A\[?(.*?)\]?:(\d+)\z/) : ($name, 0);
+    return {
+        'psgi.version'         => [1, 1],
+        'psgi.url_scheme'      => 'http',
+        'psgi.errors'          => \*STDERR,
+        'psgi.multithread'     => '',
+        'psgi.multiprocess'    => 1,
+        'psgi.run_once'        => '',
+        'psgi.nonblocking'     => '',
+        'psgi.streaming'       => 1,
+        'psgix.input.buffered' => 1,
+        'psgix.harakiri'       => 1,
+        SERVER_NAME            => $host,
+        SERVER_PORT            => $port,
+        SCRIPT_NAME            => '',
+    };
+}
+
+# The address accept() returned, so no getpeername() call
+sub _peer ($env, $addr) {
+    return if length $addr < 2;
+    my $family = sockaddr_family($addr);
+    if ($family == AF_INET) {
+        my ($port, $ip) = unpack_sockaddr_in($addr);
+        @$env{qw(REMOTE_ADDR REMOTE_PORT)} = (inet_ntoa($ip), $port);
+    }
+    elsif ($family == AF_INET6) {
+        my ($port, $ip) = unpack_sockaddr_in6($addr);
+        @$env{qw(REMOTE_ADDR REMOTE_PORT)} = (inet_ntop(AF_INET6, $ip), $port);
+    }
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Server - a worker's accept loop
+
+=head1 SYNOPSIS
+
+    my $server = Perennial::Server->new(config => $config, log => $log, board => $board,
+        app => $app, listeners => \@listeners);
+    $server->serve({slot => 0, stopping => \my $stop, max_requests => undef});
+
+=head1 DESCRIPTION
+
+Accepts connections on the listeners inherited from the manager and serves each one with
+L<Perennial::Connection>, updating the worker's scoreboard slot (C<_> while waiting). One
+listener is a blocking C<accept>; several are watched with C<select>. The loop ends when the
+worker's stop flag is set, when the application asks with C<psgix.harakiri.commit>, or after
+the worker's request limit.
+
+=head1 METHODS
+
+=head2 new
+
+    my $server = Perennial::Server->new(%args);
+
+Takes C<config>, C<log>, C<board>, C<app> and C<listeners>.
+
+=head2 serve
+
+    $server->serve($worker);
+
+Runs the worker's accept loop; C<$worker> has C<slot>, C<stopping> (a reference to a flag)
+and C<max_requests> (undef for no limit).
+
+=cut
