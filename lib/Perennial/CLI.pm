@@ -1,15 +1,12 @@
 package Perennial::CLI;
 use v5.36;
+use File::Spec   ();
 use Getopt::Long qw(GetOptionsFromArray);
 use Perennial;
-use Perennial::App;
 use Perennial::Config;
 use Perennial::Control;
-use Perennial::Listener;
-use Perennial::Log;
-use Perennial::Prefork;
+use Perennial::Runner;
 use Perennial::Scoreboard;
-use Perennial::Server;
 use Perennial::Status::Report qw(text);
 
 # argv -> Config, and the subcommands. The only place that reads @ARGV and %ENV.
@@ -59,39 +56,7 @@ sub _cmd_configtest ($config, $opt) {
 }
 
 sub _cmd_serve ($config, $opt) {
-    my $log = Perennial::Log->new(config => $config);
-    $log->warn($_) for $config->warnings;
-    _preload($opt);
-    my $app       = Perennial::App->build($config);
-    my @listeners = map {
-        Perennial::Listener->new(spec => $_, backlog => $config->listen_backlog)->set_timeout($config->timeout)
-    } @{$config->listen};
-    if ($config->daemonize) {
-        die "--daemonize needs an error log: give --error-log FILE or ErrorLog\n" unless defined $config->error_log;
-        Perennial::Control->daemonize;
-    }
-    my $pid_file = $config->pid_file;
-    Perennial::Control->write_pid($pid_file) if defined $pid_file;
-    my $board_file = $config->scoreboard_file // (defined $pid_file ? "$pid_file.scoreboard" : undef);
-    my $board = Perennial::Scoreboard->create(slots => $config->server_limit, file => $board_file);
-    $log->info('listening on ' . join(', ', map { $_->name } @listeners) . " (Perennial $Perennial::VERSION)");
-    my $server = Perennial::Server->new(config => $config, log => $log, board => $board, app => $app,
-        listeners => \@listeners);
-    my $cleanup = sub {
-        $_->close for @listeners;
-        Perennial::Control->remove_pid($pid_file) if defined $pid_file;
-    };
-    my $code = eval {
-        return _single($server, $board) if $config->single_process;
-        my $reload = sub { _reload($config, $opt, $log, $board, \@listeners) };
-        Perennial::Prefork->new(config => $config, log => $log, board => $board,
-            worker => sub ($w) { $server->serve($w) }, reload => $reload, on_graceful_stop => $cleanup)->run;
-    };
-    my $err = $@;
-    $cleanup->();
-    unlink $board_file if defined $board_file;
-    die $err unless defined $code;
-    return $code;
+    return Perennial::Runner->new(config => $config, reconfigure => sub { _config($opt) })->run;
 }
 
 sub _cmd_signal ($command, $config, $opt) {
@@ -112,6 +77,11 @@ sub _cmd_status ($config, $opt) {
 sub _config ($opt) {
     my %over;
     for my $flag (keys %FLAG_KEY) { $over{$FLAG_KEY{$flag}} = $opt->{$flag} if defined $opt->{$flag} }
+
+    # Paths on the command line are the user's, relative to where the command runs
+    for my $key (qw(access_log app error_log pid_file scoreboard_file)) {
+        $over{$key} = File::Spec->rel2abs($over{$key}) if defined $over{$key} && $over{$key} ne '-';
+    }
     $over{keep_alive} = 0 if $opt->{'disable-keepalive'};
     my @listen = (@{$opt->{listen} // []}, @{$opt->{socket} // []});
     push @listen, ($opt->{host} // '0.0.0.0') . ':' . ($opt->{port} // 5000) if defined $opt->{port} || defined $opt->{host};
@@ -125,38 +95,9 @@ sub _config ($opt) {
     }
     $over{includes} = $opt->{I} if $opt->{I};
     $over{modules}  = $opt->{M} if $opt->{M};
-    $over{app} //= 'app.psgi' if !defined $opt->{config} && -e 'app.psgi';
+    $over{app} //= File::Spec->rel2abs('app.psgi') if !defined $opt->{config} && -e 'app.psgi';
     $over{environment} //= $ENV{PLACK_ENV} if defined $ENV{PLACK_ENV};
     return Perennial::Config->load(file => $opt->{config}, overrides => \%over);
-}
-
-sub _preload ($opt) {
-    unshift @INC, @{$opt->{I} // []};
-    for my $module (@{$opt->{M} // []}) {
-        eval "require $module; 1" or die "Can't load module $module: $@";    ## no critic (ProhibitStringyEval) module names from -M
-    }
-}
-
-# USR1 and HUP: read the configuration again and build the next generation's application
-sub _reload ($old, $opt, $log, $board, $listeners) {
-    my $config = _config($opt);
-    $log->warn("Listen changed: a graceful restart keeps the listeners; stop and start to change them")
-        if join(' ', @{$config->listen}) ne join(' ', @{$old->listen});
-    $config = $config->with(server_limit => $old->server_limit) if $config->server_limit != $old->server_limit;
-    $_->set_timeout($config->timeout) for @$listeners;
-    $log->reopen;
-    my $app    = Perennial::App->build($config);
-    my $server = Perennial::Server->new(config => $config, log => $log, board => $board, app => $app,
-        listeners => $listeners);
-    return ($config, sub ($w) { $server->serve($w) });
-}
-
-sub _single ($server, $board) {
-    my $stopping = 0;
-    local @SIG{qw(TERM INT QUIT WINCH)} = (sub { $stopping = 1 }) x 4;
-    $board->claim(0, $$, 1);
-    $server->serve({slot => 0, generation => 1, stopping => \$stopping, max_requests => undef});
-    return 0;
 }
 
 sub _usage ($code) {

@@ -137,22 +137,25 @@ sub _read_head ($self, $sock, $buf_ref, $env) {
         if (length $$buf_ref) {
             my $len = parse_head($buf_ref, $env, $self->{limits});
             return $len if $len > 0;
-            if ($len < 0) { _name_refused($env); return (0, -$len) }
+            if ($len < 0) { _name_refused($env, $buf_ref); return (0, -$len) }
         }
         my $n = $self->_read($sock, $buf_ref);
         next if $n;
         return () unless length $$buf_ref;
         $self->{log}->info('incomplete request head (' . length($$buf_ref) . ' bytes) from '
                 . ($env->{REMOTE_ADDR} // 'unix socket'));
-        _name_refused($env);
+        _name_refused($env, $buf_ref);
         return (0, defined $n ? 400 : 408);
     }
 }
 
-# A refused head may not have parsed: give the log and the scoreboard something to show
-sub _name_refused ($env) {
-    $env->{$_} //= '-' for qw(REQUEST_METHOD REQUEST_URI);
-    $env->{SERVER_PROTOCOL} //= 'HTTP/1.0';
+# A refused head may not have parsed: the log and the scoreboard show what was sent
+sub _name_refused ($env, $buf_ref) {
+    my ($line) = $$buf_ref =~ /\A([^\r\n]{0,200})/;
+    my ($method, $uri, $proto) = split ' ', $line // '';
+    $env->{REQUEST_METHOD}  //= $method // '-';
+    $env->{REQUEST_URI}     //= $uri    // '-';
+    $env->{SERVER_PROTOCOL} //= defined $proto && $proto =~ m{\AHTTP/1\.[01]\z} ? $proto : 'HTTP/1.0';
 }
 
 # One read; undef on timeout or error, 0 at end of file. Signals only interrupt it while idle.

@@ -49,7 +49,9 @@ sub _accept ($self, $fh, $stopping) {
     if (@$fh == 1) {
         my $peer = accept(my $client, $fh->[0]);
         return ($client, 0, $peer) if $peer;
-        $self->_accept_failed unless $! == EINTR;
+
+        # The listener's receive timeout (Timeout) also ends a blocking accept: not an error
+        $self->_accept_failed unless $! == EINTR || $! == EAGAIN;
         return ();
     }
     my $rin = '';

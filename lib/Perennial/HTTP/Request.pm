@@ -50,8 +50,8 @@ sub body_framing ($env, $limits) {
         ($cl) = keys %seen;
         $env->{CONTENT_LENGTH} = $cl;
     }
-    return -400 if $cl !~ /\A\d{1,18}\z/;
-    return -413 if $limits->{body} && $cl > $limits->{body};
+    return 400 if $cl !~ /\A\d{1,18}\z/;
+    return 413 if $limits->{body} && $cl > $limits->{body};
     return $cl ? ('length', $cl + 0) : 'none';
 }
 
@@ -89,7 +89,7 @@ sub dechunk ($buf_ref, $state, $out_ref, $limit) {
 
 sub _field_limits ($head, $limits) {
     my @lines = grep { length } split /\r?\n/, $head;
-    return -431 if @lines > $limits->{fields};
+    return 431 if @lines > $limits->{fields};
     for (@lines) { return 431 if length > $limits->{field_size} }
     return undef;
 }

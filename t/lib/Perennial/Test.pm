@@ -1,0 +1,149 @@
+package Perennial::Test;
+use v5.36;
+use Cwd            qw(abs_path);
+use Exporter       qw(import);
+use Fcntl          qw(F_GETFD F_SETFD FD_CLOEXEC);
+use File::Basename qw(dirname);
+use File::Temp     qw(tempdir);
+use HTTP::Tiny;
+use IO::Socket::IP;
+use POSIX          qw(WNOHANG);
+use Test::More;
+use Time::HiRes    ();
+use Perennial::Scoreboard;
+
+# Real servers for tests: the test binds 127.0.0.1 port 0 itself and hands the socket to
+# bin/perennial as fd:N, so there is no race for a free port.
+
+our @EXPORT_OK = qw(raw_request start_server wait_until);
+
+my $ROOT = abs_path(dirname(__FILE__) . '/../../..');
+my @STARTED;
+
+sub start_server (%args) {
+    my $dir    = tempdir(CLEANUP => 1);
+    my $listen = IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => 128, ReuseAddr => 1)
+        or die "Can't listen: $@";
+    my $conf = "$dir/perennial.conf";
+    open(my $fh, '>', $conf) or die "Can't write $conf: $!";
+    print {$fh} "PidFile $dir/perennial.pid\nErrorLog $dir/error.log\nCustomLog $dir/access.log\nLogLevel info\n";
+    print {$fh} $args{conf} // '';
+    close $fh;
+    my $app = $args{app} && "$ROOT/t/psgi/$args{app}";
+    my @cmd = ($^X, "-I$ROOT/lib", "$ROOT/bin/perennial", 'serve', '-c', $conf, '--listen', 'fd:' . fileno($listen),
+        @{$args{args} // []}, ($app ? ($app) : ()));
+    my $pid = fork // die "Can't fork: $!";
+    if (!$pid) {
+        setpgrp(0, 0);
+        fcntl($listen, F_SETFD, fcntl($listen, F_GETFD, 0) & ~FD_CLOEXEC);
+        exec @cmd or die "Can't exec: $!";
+    }
+    push @STARTED, $pid;
+    my $self = bless {pid => $pid, dir => $dir, port => $listen->sockport, listen => $listen,
+        pid_file => "$dir/perennial.pid", conf => $conf}, __PACKAGE__;
+    close $listen;
+    wait_until(sub { -s "$dir/perennial.pid.scoreboard" || !$self->alive }, 10, 'scoreboard created');
+    $self->{board} = Perennial::Scoreboard->attach("$dir/perennial.pid.scoreboard") if $self->alive;
+    return $self;
+}
+
+sub alive ($self) {
+    return 0 if $self->{exited};
+    my $r = waitpid $self->{pid}, WNOHANG;
+    if ($r == $self->{pid}) { $self->{exited} = 1; $self->{status} = $?; return 0 }
+    return 1;
+}
+
+sub access_log ($self) { _slurp("$self->{dir}/access.log") }
+
+sub cli ($self, @args) {
+    my $out = qx{$^X -I$ROOT/lib $ROOT/bin/perennial @args 2>&1};
+    return ($out, $? >> 8);
+}
+
+sub conf ($self)     { $self->{conf} }
+sub dir ($self)      { $self->{dir} }
+sub error_log ($self) { _slurp("$self->{dir}/error.log") }
+
+sub get ($self, $path = '/', %opt) {
+    return HTTP::Tiny->new(timeout => 20, keep_alive => 0, %opt)->get("http://127.0.0.1:$self->{port}$path");
+}
+
+sub idle ($self) { $self->scoreboard =~ tr/_// }
+
+sub pid ($self)      { $self->{pid} }
+sub pid_file ($self) { $self->{pid_file} }
+sub port ($self)     { $self->{port} }
+
+# The state letters of every slot in use, e.g. "__W_"
+sub scoreboard ($self) {
+    my $board = $self->{board} or return '';
+    return join '', map { my $s = $board->slot($_); $s->{state} eq '.' ? () : $s->{state} } 0 .. $board->slots - 1;
+}
+
+sub signal ($self, $name) { kill $name, $self->{pid} }
+
+sub slots ($self) {
+    my $board = $self->{board};
+    return grep { $_->{state} ne '.' } map { $board->slot($_) } 0 .. $board->slots - 1;
+}
+
+sub stop ($self) {
+    return $self->{status} unless $self->alive;
+    kill 'TERM', $self->{pid};
+    wait_until(sub { !$self->alive }, 15, 'server stopped');
+    return $self->{status};
+}
+
+sub wait_exit ($self, $seconds = 15) {
+    wait_until(sub { !$self->alive }, $seconds, 'server exited');
+    return $self->{status};
+}
+
+sub workers ($self) { scalar $self->slots }
+
+sub raw_request ($port, $bytes, %opt) {
+    my $sock = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $port, Timeout => 5)
+        or die "Can't connect: $@";
+    $sock->syswrite($bytes) if length $bytes;
+    shutdown($sock, 1) if $opt{half_close};
+    my $out      = '';
+    my $deadline = Time::HiRes::time() + ($opt{timeout} // 10);
+    while (Time::HiRes::time() < $deadline) {
+        my $rin = '';
+        vec($rin, fileno $sock, 1) = 1;
+        select(my $rout = $rin, undef, undef, 0.2) or next;
+        my $n = sysread $sock, $out, 65536, length $out;
+        last unless $n;
+        last if $opt{until} && $out =~ $opt{until};
+    }
+    return $out;
+}
+
+sub wait_until ($cond, $seconds, $label) {
+    my $deadline = Time::HiRes::time() + $seconds;
+    while (Time::HiRes::time() < $deadline) {
+        return 1 if $cond->();
+        select undef, undef, undef, 0.05;
+    }
+    return 1 if $cond->();
+    fail "timed out after ${seconds}s waiting for: $label";
+    return 0;
+}
+
+sub _slurp ($file) {
+    open(my $fh, '<', $file) or return '';
+    local $/;
+    return scalar <$fh>;
+}
+
+END {
+    local $?;
+    for my $pid (@STARTED) {
+        kill 'KILL', -$pid;
+        kill 'KILL', $pid;
+        waitpid $pid, 0;
+    }
+}
+
+1;
