@@ -36,7 +36,9 @@ sub send ($class, $command, $file, $wait = 30) {
     kill $signal, $pid or die "Can't send $signal to $pid: $!\n";
     return "sent $signal to manager $pid" if $command ne 'stop';
     my $deadline = Time::HiRes::time() + $wait;
-    while (kill 0, $pid) {
+
+    # The manager removes its pid file last; a dead manager that could not is gone too
+    while (kill(0, $pid) && ($class->read_pid($file) // 0) == $pid) {
         die "manager $pid still running after $wait seconds\n" if Time::HiRes::time() > $deadline;
         select undef, undef, undef, 0.05;
     }

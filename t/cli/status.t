@@ -1,0 +1,22 @@
+use v5.36;
+use lib 't/lib';
+use Test::More;
+use Perennial::Test qw(start_server wait_until);
+
+my $srv = start_server(app => 'pid.psgi', args => ['--workers', 3]);
+ok wait_until(sub { $srv->idle == 3 }, 10, 'three idle'), 'three workers idle';
+$srv->get('/') for 1 .. 5;
+my ($out, $code) = $srv->cli('status', '--pid', $srv->pid_file);
+is $code, 0, 'status command';
+like $out, qr/manager pid \d+, generation 1/, 'manager line';
+like $out, qr/Total accesses: 5 /, 'counts requests';
+like $out, qr/0 requests currently being processed, 3 idle workers/, 'busy and idle';
+like $out, qr/^___$/m, 'scoreboard string';
+like $out, qr/GET \/ HTTP\/1\.1/, 'last request line per worker';
+($out, $code) = $srv->cli('status', '-c', $srv->conf);
+is $code, 0, 'the config file finds it too';
+$srv->stop;
+($out, $code) = $srv->cli('status', '--pid', $srv->pid_file);
+is $code, 1, 'no server, no status';
+like $out, qr/Can't read scoreboard/, 'says so';
+done_testing;

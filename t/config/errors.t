@@ -1,0 +1,95 @@
+use v5.36;
+use lib 't/lib';
+use Test::More;
+use File::Temp qw(tempdir);
+use Perennial::Config;
+
+my $dir = tempdir(CLEANUP => 1);
+
+sub conf_file ($text) {
+    my $file = "$dir/test.conf";
+    open(my $fh, '>', $file) or die $!;
+    print {$fh} $text;
+    close $fh;
+    return $file;
+}
+
+sub cli (@args) {
+    my $out = qx{$^X -Ilib bin/perennial @args 2>&1};
+    return ($out, $? >> 8);
+}
+
+subtest 'every error is reported with file, line and reason' => sub {
+    my $file = conf_file(<<'CONF');
+# comment
+StartServers many
+KeepAlive maybe
+Frobnicate 1
+<Location /x>
+  SetHandler psgi
+</Location>
+MaxClients 0
+CustomLog access.log common
+<Location /y>
+CONF
+    my ($out, $code) = cli('configtest', '-c', $file);
+    is $code, 1, 'configtest fails';
+    like $out, qr/test\.conf line 2: StartServers must be a whole number, got 'many'/, 'bad number';
+    like $out, qr/test\.conf line 3: KeepAlive must be On or Off, got 'maybe'/, 'bad switch';
+    like $out, qr/test\.conf line 4: unknown directive 'Frobnicate'/, 'unknown directive';
+    like $out, qr/test\.conf line 5: <Location \/x> needs SetHandler psgi and PSGIApp/, 'incomplete location';
+    like $out, qr/test\.conf line 8: MaxClients must be a positive integer, got '0'/, 'zero MaxClients';
+    like $out, qr/test\.conf line 9: only the 'combined' log format is supported/, 'log format';
+    like $out, qr/test\.conf line 10: <Location> is never closed/, 'unclosed section';
+
+    ($out, $code) = cli('serve', '-c', $file);
+    is $code, 1, 'serve refuses to start';
+    like $out, qr/unknown directive 'Frobnicate'/, 'with the same errors';
+};
+
+subtest 'a good file passes, with Apache defaults and names' => sub {
+    my $file = conf_file(<<'CONF');
+Listen 127.0.0.1:0
+Listen [::1]:0
+MaxRequestWorkers 40
+MaxConnectionsPerChild 500
+MinSpareServers 5
+MaxSpareServers 3
+KeepAliveTimeout 1500ms
+CONF
+    my ($out, $code) = cli('configtest', '-c', $file);
+    is $code, 0, 'configtest passes';
+    like $out, qr/Syntax OK/, 'says so';
+    my $c = Perennial::Config->load(file => $file);
+    is $c->max_clients,            40,  'MaxRequestWorkers is MaxClients';
+    is $c->max_clients_directive,  'MaxRequestWorkers', 'and the name the file used is kept for messages';
+    is $c->max_requests_per_child, 500, 'MaxConnectionsPerChild is MaxRequestsPerChild';
+    is $c->max_spare_servers,      6,   'MaxSpareServers raised to MinSpareServers + 1, as Apache does';
+    is $c->keep_alive_timeout,     1.5, 'ms suffix';
+    is_deeply $c->listen, ['127.0.0.1:0', '[::1]:0'], 'Listen repeats';
+    is $c->start_servers,          5,   'StartServers default';
+    is $c->server_limit,           256, 'ServerLimit default';
+    is $c->listen_backlog,         511, 'ListenBacklog default';
+    is $c->timeout,                60,  'Timeout default';
+    is $c->max_keep_alive_requests, 100, 'MaxKeepAliveRequests default';
+};
+
+subtest 'command-line flags override the file and are checked too' => sub {
+    my $file = conf_file("MaxClients 10\n");
+    my $c = Perennial::Config->load(file => $file, overrides => {max_clients => 3});
+    is $c->max_clients, 3, 'flag wins';
+    my ($out, $code) = cli('configtest', '-c', $file, '--max-clients', 'x');
+    isnt $code, 0, 'a bad flag value fails';
+    ($out, $code) = cli('configtest', '-c', $file, '--timeout', 'soon');
+    like $out, qr/--timeout must be a number of seconds, got 'soon'/, 'named by its flag';
+};
+
+subtest 'new() refuses unknown keys and names the valid ones' => sub {
+    my $err = eval { Perennial::Config->new(max_client => 3); 1 } ? '' : $@;
+    like $err, qr/Unknown config key\(s\) max_client; valid keys: .*max_clients/, 'typo caught';
+    my $c = Perennial::Config->new(max_clients => 4);
+    my $d = $c->with(max_clients => 8);
+    is $c->max_clients, 4, 'with() leaves the original alone';
+    is $d->max_clients, 8, 'and returns a changed copy';
+};
+done_testing;

@@ -1,0 +1,89 @@
+use v5.36;
+use lib 't/lib';
+use Test::More;
+use Cwd qw(abs_path);
+use IO::Socket::IP;
+use Perennial::Test qw(start_server wait_until);
+
+my $psgi = abs_path('t/psgi');
+
+subtest 'graceful restart under continuous requests loses none' => sub {
+    my $srv = start_server(app => 'pid.psgi', args => ['--workers', 2]);
+    my ($ok, $failed, %pids) = (0, 0);
+    for my $i (1 .. 400) {
+        my $res = $srv->get('/');
+        if ($res->{status} == 200) { $ok++; $pids{$res->{content}}++ }
+        else { $failed++; diag "request $i: $res->{status} $res->{content}" }
+        $srv->signal('USR1') if $i % 100 == 50;
+    }
+    is $failed, 0, 'no request failed';
+    is $ok, 400, 'all 400 answered';
+    cmp_ok scalar(keys %pids), '>=', 4, 'several generations of workers answered';
+    my @generations = $srv->error_log =~ /generation (\d+) started/g;
+    is_deeply \@generations, [2 .. 5], 'four graceful restarts';
+    $srv->stop;
+};
+
+subtest 'graceful restart re-reads the configuration, and refuses a broken one' => sub {
+    my $srv = start_server(conf => "<Location />\nSetHandler psgi\nPSGIApp $psgi/version_a.psgi\n</Location>\n",
+        args => ['--workers', 1]);
+    like $srv->get('/')->{content}, qr/\AA /, 'first version';
+    _edit($srv->conf, 'version_a', 'version_b');
+    $srv->signal('USR1');
+    ok wait_until(sub { $srv->get('/')->{content} =~ /\AB / }, 10, 'new version'), 'new application after USR1';
+
+    _edit($srv->conf, 'SetHandler psgi', 'SetHandler psgi\nNoSuchDirective 1');
+    $srv->signal('USR1');
+    ok wait_until(sub { $srv->error_log =~ /graceful restart refused/ }, 10, 'refusal logged'), 'broken config refused';
+    like $srv->error_log, qr/perennial\.conf line \d+: unknown directive 'NoSuchDirective'/, 'with file, line and reason';
+    like $srv->get('/')->{content}, qr/\AB /, 'still serving the running configuration';
+    $srv->stop;
+};
+
+subtest 'graceful-stop lets the request in flight finish' => sub {
+    my $srv = start_server(app => 'pid.psgi', args => ['--workers', 2]);
+    my $sock = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
+    $sock->syswrite("GET /sleep/1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    ok wait_until(sub { $srv->scoreboard =~ /W/ }, 5, 'request running'), 'a request is running';
+    my ($out, $code) = $srv->cli('graceful-stop', '--pid', $srv->pid_file);
+    is $code, 0, 'graceful-stop command' or diag $out;
+    local $/;
+    like <$sock>, qr{\AHTTP/1\.1 200 OK}, 'the running request completed';
+    is $srv->wait_exit, 0, 'the manager exited cleanly';
+    ok !-e $srv->pid_file, 'pid file removed';
+    like $srv->error_log, qr/graceful stop requested/, 'logged';
+};
+
+subtest 'stop, and commands that find no server' => sub {
+    my $srv = start_server(app => 'pid.psgi', args => ['--workers', 1]);
+    my ($out, $code) = $srv->cli('stop', '--pid', $srv->pid_file);
+    is $code, 0, 'stop command';
+    like $out, qr/manager \d+ stopped/, 'waits for the manager';
+    ok !$srv->alive, 'gone';
+    ($out, $code) = $srv->cli('stop', '--pid', $srv->pid_file);
+    is $code, 1, 'a second stop fails';
+    like $out, qr/Can't find a running server/, 'and says why';
+};
+
+subtest 'TTIN and TTOU add and remove a worker' => sub {
+    my $srv = start_server(app => 'pid.psgi', args => ['--workers', 2]);
+    ok wait_until(sub { $srv->idle == 2 }, 10, 'two workers'), 'two workers';
+    $srv->signal('TTIN');
+    ok wait_until(sub { $srv->idle == 3 }, 10, 'three workers'), 'TTIN: three';
+    $srv->signal('TTOU');
+    ok wait_until(sub { $srv->workers == 2 }, 10, 'two again'), 'TTOU: two again';
+    like $srv->error_log, qr/TTIN: one worker more/, 'logged';
+    $srv->stop;
+};
+
+sub _edit ($file, $from, $to) {
+    open(my $in, '<', $file) or die $!;
+    my $text = do { local $/; <$in> };
+    close $in;
+    $text =~ s/\Q$from\E/$to =~ s{\\n}{\n}gr/e;
+    open(my $out, '>', $file) or die $!;
+    print {$out} $text;
+    close $out;
+}
+
+done_testing;
