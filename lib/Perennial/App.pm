@@ -25,6 +25,7 @@ sub build ($class, $config) {
 }
 
 sub _load ($path, $where) {
+    die "${where}Can't load PSGI application \"$path\": no such file\n" unless -f $path;
     my $app = eval { Plack::Util::load_psgi($path) };
     die "${where}Can't load PSGI application \"$path\": " . ($@ =~ s/\s+\z//r) . "\n" if !$app;
     die "${where}PSGI application \"$path\" did not return a code reference\n" if ref $app ne 'CODE'

@@ -145,7 +145,10 @@ sub _reap ($self) {
         $log->info("worker $pid exited ($how, $slot->{requests} requests)");
         $self->{board}->release($w->{slot});
         delete $self->{slots}{$w->{slot}};
-        next if $self->{stopping} || $w->{retiring} || $status;
+
+        # Replace workers that recycled themselves or belonged to an older generation; a
+        # worker retired as a spare or one that failed waits for the once-a-second check
+        next if $self->{stopping} || $status || ($w->{retiring} && $w->{generation} == $self->{generation});
         my ($idle, $total, $current) = $self->_count;
         $self->_spawn
             if $total < $self->{max_clients}

@@ -1,0 +1,77 @@
+package Perennial::Bench::Servers;
+use v5.36;
+use Exporter    qw(import);
+use File::Temp  qw(tempdir);
+use IO::Socket::IP;
+use Time::HiRes ();
+use FindBin ();
+
+# Starts the servers being compared, each on its own loopback port with its own files, never a
+# system instance, and stops them again (the whole process group).
+
+our @EXPORT_OK = qw(start_server stop_server);
+
+my $ROOT = "$FindBin::RealBin/..";
+
+my %COMMAND = (
+    perennial => sub (%a) {
+        ($^X, "$ROOT/bin/perennial", 'serve', '--workers', $a{workers}, '--listen', "127.0.0.1:$a{port}",
+            '--log-level', 'warn', '--max-requests', 0, ($a{keepalive} ? () : '--disable-keepalive'),
+            '--keepalive-timeout', 5, $a{app});
+    },
+    starman => sub (%a) {
+        ('starman', '--workers', $a{workers}, '--listen', "127.0.0.1:$a{port}", '--max-requests', 1_000_000,
+            '-E', 'deployment', ($a{keepalive} ? () : '--disable-keepalive'), $a{app});
+    },
+    uwsgi => sub (%a) {
+        ('uwsgi', '--plugins', 'psgi',
+            ($a{keepalive} ? ('--http11-socket', "127.0.0.1:$a{port}")
+                : ('--http-socket', "127.0.0.1:$a{port}", '--add-header', 'Connection: close')),
+            '--psgi', $a{app}, '--master', '--processes', $a{workers}, '--disable-logging', '--die-on-term');
+    },
+);
+
+sub start_server ($name, %args) {
+    my $make = $COMMAND{$name} or die "Unknown server '$name'\n";
+    my $port = _free_port();
+    my $dir  = tempdir(CLEANUP => 1);
+    my @cmd  = $make->(%args, port => $port);
+    my $pid  = fork // die "Can't fork: $!\n";
+    if (!$pid) {
+        setpgrp(0, 0);
+        open(STDOUT, '>', "$dir/out.log") or die;
+        open(STDERR, '>&', \*STDOUT) or die;
+        exec @cmd or die "Can't run $cmd[0]: $!\n";
+    }
+    my $deadline = Time::HiRes::time() + 30;
+    while (Time::HiRes::time() < $deadline) {
+        my $sock = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $port);
+        if ($sock) {
+            $sock->syswrite("GET / HTTP/1.0\r\n\r\n");
+            local $/;
+            my $out = <$sock> // '';
+            return {name => $name, pid => $pid, port => $port, dir => $dir} if $out =~ /Hello/;
+        }
+        select undef, undef, undef, 0.1;
+    }
+    kill 'KILL', -$pid;
+    die "$name did not start on port $port:\n" . `cat $dir/out.log`;
+}
+
+sub stop_server ($srv) {
+    kill 'TERM', -$srv->{pid};
+    my $deadline = Time::HiRes::time() + 15;
+    while (Time::HiRes::time() < $deadline) {
+        return if waitpid($srv->{pid}, 1) == $srv->{pid};
+        select undef, undef, undef, 0.1;
+    }
+    kill 'KILL', -$srv->{pid};
+    waitpid $srv->{pid}, 0;
+}
+
+sub _free_port () {
+    my $s = IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => 1) or die "Can't bind: $@\n";
+    return $s->sockport;
+}
+
+1;
