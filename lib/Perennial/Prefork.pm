@@ -130,6 +130,7 @@ sub _maintain ($self) {
     $log->info("server seems busy (you may need to increase StartServers, or Min/MaxSpareServers), "
             . "spawning $n children, there are $idle idle, and $total total children")
         if $self->{rate} >= 8;
+    $log->debug("spawning $n workers ($idle idle, $total in all)");
     $self->_spawn for 1 .. $n;
     $self->{rate} *= 2 if $self->{rate} < MAX_SPAWN_RATE;
 }
