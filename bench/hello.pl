@@ -2,7 +2,7 @@
 use v5.36;
 use FindBin;
 use lib "$FindBin::RealBin/lib";
-use Getopt::Long qw(GetOptions);
+use Getopt::Long              qw(GetOptions);
 use Perennial::Bench::Servers qw(start_server stop_server);
 use Perennial::Bench::Wrk     qw(run_wrk);
 
@@ -13,20 +13,30 @@ use Perennial::Bench::Wrk     qw(run_wrk);
 my %opt = (workers => 16, connections => 16, duration => 10, servers => 'perennial,starman,uwsgi');
 GetOptions(\%opt, 'workers=i', 'connections=i', 'duration=i', 'servers=s', 'help') or exit 2;
 if ($opt{help}) {
-    say "Usage: perl bench/hello.pl [--workers 16] [--connections 16] [--duration 10] [--servers perennial,starman,uwsgi]";
+    say
+        "Usage: perl bench/hello.pl [--workers 16] [--connections 16] [--duration 10] [--servers perennial,starman,uwsgi]";
     exit 0;
 }
-my $app = "$FindBin::RealBin/apps/hello.psgi";
+my $app     = "$FindBin::RealBin/apps/hello.psgi";
 my @servers = split /,/, $opt{servers};
 my %result;
 
 for my $ka (0, 1) {
     for my $name (@servers) {
-        my $srv = start_server($name, app => $app, workers => $opt{workers}, keepalive => $ka);
+        my $srv     = start_server($name, app => $app, workers => $opt{workers}, keepalive => $ka);
         my @headers = $ka ? () : ('Connection: close');
-        run_wrk(port => $srv->{port}, connections => $opt{connections}, duration => 2, headers => \@headers);
-        my $r = run_wrk(port => $srv->{port}, connections => $opt{connections}, duration => $opt{duration},
-            headers => \@headers);
+        run_wrk(
+            port        => $srv->{port},
+            connections => $opt{connections},
+            duration    => 2,
+            headers     => \@headers
+        );
+        my $r = run_wrk(
+            port        => $srv->{port},
+            connections => $opt{connections},
+            duration    => $opt{duration},
+            headers     => \@headers
+        );
         stop_server($srv);
         $result{$name}{$ka} = $r;
         printf STDERR "%-10s keep-alive %-3s %9.0f req/s\n", $name, $ka ? 'on' : 'off', $r->{rps};
@@ -34,12 +44,15 @@ for my $ka (0, 1) {
 }
 
 say '';
-say "hello.psgi, $opt{workers} workers each, wrk -t2 -c$opt{connections} -d$opt{duration}s on 127.0.0.1";
-say sprintf '%-10s %-10s %10s %10s %10s %8s', 'server', 'keepalive', 'req/s', 'avg ms', 'p99 ms', 'errors';
+say
+    "hello.psgi, $opt{workers} workers each, wrk -t2 -c$opt{connections} -d$opt{duration}s on 127.0.0.1";
+say sprintf '%-10s %-10s %10s %10s %10s %8s', 'server', 'keepalive', 'req/s', 'avg ms', 'p99 ms',
+    'errors';
 for my $ka (0, 1) {
     for my $name (@servers) {
         my $r = $result{$name}{$ka};
-        say sprintf '%-10s %-10s %10.0f %10.2f %10.2f %8d', $name, $ka ? 'on' : 'off', @$r{qw(rps avg_ms p99_ms errors)};
+        say sprintf '%-10s %-10s %10.0f %10.2f %10.2f %8d', $name, $ka ? 'on' : 'off',
+            @$r{qw(rps avg_ms p99_ms errors)};
     }
 }
 say '';

@@ -14,7 +14,8 @@ sub build ($class, $config) {
         push @routes, [$loc->{path}, $app];
     }
     push @routes, ['/', _load($config->app, '')] if defined $config->app;
-    die "Nothing to serve: give an app.psgi or a config file with <Location> blocks\n" unless @routes;
+    die "Nothing to serve: give an app.psgi or a config file with <Location> blocks\n"
+        unless @routes;
     my $app = Perennial::Router->new(routes => \@routes)->to_app;
     if ($config->environment eq 'development') {
         require Plack::Middleware::Lint;
@@ -28,7 +29,8 @@ sub _load ($path, $where) {
     die "${where}Can't load PSGI application \"$path\": no such file\n" unless -f $path;
     my $app = eval { Plack::Util::load_psgi($path) };
     die "${where}Can't load PSGI application \"$path\": " . ($@ =~ s/\s+\z//r) . "\n" if !$app;
-    die "${where}PSGI application \"$path\" did not return a code reference\n" if ref $app ne 'CODE'
+    die "${where}PSGI application \"$path\" did not return a code reference\n"
+        if ref $app ne 'CODE'
         && !(Scalar::Util::blessed($app) && $app->can('to_app'));
     return ref $app eq 'CODE' ? $app : $app->to_app;
 }

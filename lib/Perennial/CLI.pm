@@ -17,20 +17,44 @@ my @OPTIONS = qw(access-log=s app|a=s backlog=i config|c=s daemonize|D env|E=s e
     min-spare-servers=i pid=s port|p=i scoreboard=s server-limit=i single-process|X socket|S=s@
     start-servers=i timeout=s version|v wait=i workers=i);
 
-my %FLAG_KEY = ('access-log' => 'access_log', app => 'app', backlog => 'listen_backlog',
-    'error-log' => 'error_log', env => 'environment', keepalive => 'keep_alive',
-    'keepalive-timeout' => 'keep_alive_timeout', 'log-level' => 'log_level',
-    'max-clients' => 'max_clients', 'max-keepalive-requests' => 'max_keep_alive_requests',
-    'max-requests' => 'max_requests_per_child', 'max-requests-jitter' => 'max_requests_jitter',
-    'max-spare-servers' => 'max_spare_servers', 'min-spare-servers' => 'min_spare_servers',
-    pid => 'pid_file', scoreboard => 'scoreboard_file', 'server-limit' => 'server_limit',
-    'single-process' => 'single_process', 'start-servers' => 'start_servers', timeout => 'timeout',
-    daemonize => 'daemonize');
+my %FLAG_KEY = (
+    'access-log'             => 'access_log',
+    app                      => 'app',
+    backlog                  => 'listen_backlog',
+    'error-log'              => 'error_log',
+    env                      => 'environment',
+    keepalive                => 'keep_alive',
+    'keepalive-timeout'      => 'keep_alive_timeout',
+    'log-level'              => 'log_level',
+    'max-clients'            => 'max_clients',
+    'max-keepalive-requests' => 'max_keep_alive_requests',
+    'max-requests'           => 'max_requests_per_child',
+    'max-requests-jitter'    => 'max_requests_jitter',
+    'max-spare-servers'      => 'max_spare_servers',
+    'min-spare-servers'      => 'min_spare_servers',
+    pid                      => 'pid_file',
+    scoreboard               => 'scoreboard_file',
+    'server-limit'           => 'server_limit',
+    'single-process'         => 'single_process',
+    'start-servers'          => 'start_servers',
+    timeout                  => 'timeout',
+    daemonize                => 'daemonize'
+);
 
-my %COMMANDS = map { $_ => 1 } qw(serve configtest status stop graceful graceful-stop restart help version);
+my %COMMANDS = (
+    configtest      => \&_cmd_configtest,
+    graceful        => \&_cmd_signal,
+    'graceful-stop' => \&_cmd_signal,
+    help            => undef,
+    restart         => \&_cmd_signal,
+    serve           => \&_cmd_serve,
+    status          => \&_cmd_status,
+    stop            => \&_cmd_signal,
+    version         => undef,
+);
 
 sub run ($class, @argv) {
-    my $command = @argv && $COMMANDS{$argv[0]} ? shift @argv : 'serve';
+    my $command = @argv && exists $COMMANDS{$argv[0]} ? shift @argv : 'serve';
     my %opt;
     Getopt::Long::Configure(qw(no_ignore_case bundling));
     local $SIG{__WARN__} = sub ($msg) { print STDERR "perennial: $msg" };
@@ -41,31 +65,31 @@ sub run ($class, @argv) {
     if (@argv) { print STDERR "perennial: unexpected arguments: @argv\n"; return 2 }
     my $ok = eval {
         my $config = _config(\%opt);
-        my $run    = $class->can('_cmd_' . ($command =~ tr/-/_/r));
-        return $run ? $run->($config, \%opt) : _cmd_signal($command, $config, \%opt);
+        return $COMMANDS{$command}->($config, \%opt, $command);
     };
     return $ok if defined $ok;
     print STDERR $@ =~ s/^/perennial: /gmr;
     return 1;
 }
 
-sub _cmd_configtest ($config, $opt) {
+sub _cmd_configtest ($config, $opt, $command) {
     say "perennial: $_" for $config->warnings;
     say 'Syntax OK';
     return 0;
 }
 
-sub _cmd_serve ($config, $opt) {
+sub _cmd_serve ($config, $opt, $command) {
     return Perennial::Runner->new(config => $config, reconfigure => sub { _config($opt) })->run;
 }
 
-sub _cmd_signal ($command, $config, $opt) {
-    my $pid_file = $config->pid_file // die "$command needs the pid file: give --pid FILE or -c CONFIG\n";
+sub _cmd_signal ($config, $opt, $command) {
+    my $pid_file = $config->pid_file
+        // die "$command needs the pid file: give --pid FILE or -c CONFIG\n";
     say Perennial::Control->send($command, $pid_file, $opt->{wait} // 30);
     return 0;
 }
 
-sub _cmd_status ($config, $opt) {
+sub _cmd_status ($config, $opt, $command) {
     my $file = $config->scoreboard_file
         // (defined $config->pid_file ? $config->pid_file . '.scoreboard' : undef)
         // die "status needs the scoreboard: give --pid FILE, --scoreboard FILE or -c CONFIG\n";
@@ -76,28 +100,36 @@ sub _cmd_status ($config, $opt) {
 
 sub _config ($opt) {
     my %over;
-    for my $flag (keys %FLAG_KEY) { $over{$FLAG_KEY{$flag}} = $opt->{$flag} if defined $opt->{$flag} }
-
-    # Paths on the command line are the user's, relative to where the command runs
-    for my $key (qw(access_log app error_log pid_file scoreboard_file)) {
-        $over{$key} = File::Spec->rel2abs($over{$key}) if defined $over{$key} && $over{$key} ne '-';
+    for my $flag (keys %FLAG_KEY) {
+        $over{$FLAG_KEY{$flag}} = $opt->{$flag} if defined $opt->{$flag};
     }
     $over{keep_alive} = 0 if $opt->{'disable-keepalive'};
+    _paths(\%over);
     my @listen = (@{$opt->{listen} // []}, @{$opt->{socket} // []});
-    push @listen, ($opt->{host} // '0.0.0.0') . ':' . ($opt->{port} // 5000) if defined $opt->{port} || defined $opt->{host};
-    $over{listen} = \@listen if @listen;
-    if (defined(my $n = $opt->{workers})) {
-        if ($n == 0) { $over{single_process} = 1 }
-        else {
-            $over{$_} = $n for qw(start_servers min_spare_servers max_spare_servers max_clients);
-            $over{server_limit} = $n if $n > 256;
-        }
-    }
+    push @listen, ($opt->{host} // '0.0.0.0') . ':' . ($opt->{port} // 5000)
+        if defined $opt->{port} || defined $opt->{host};
+    $over{listen} = \@listen          if @listen;
+    _workers(\%over, $opt->{workers}) if defined $opt->{workers};
     $over{includes} = $opt->{I} if $opt->{I};
     $over{modules}  = $opt->{M} if $opt->{M};
     $over{app} //= File::Spec->rel2abs('app.psgi') if !defined $opt->{config} && -e 'app.psgi';
-    $over{environment} //= $ENV{PLACK_ENV} if defined $ENV{PLACK_ENV};
+    $over{environment} //= $ENV{PLACK_ENV}         if defined $ENV{PLACK_ENV};
     return Perennial::Config->load(file => $opt->{config}, overrides => \%over);
+}
+
+# Paths on the command line are the user's, relative to where the command runs
+sub _paths ($over) {
+    for my $key (qw(access_log app error_log pid_file scoreboard_file)) {
+        $over->{$key} = File::Spec->rel2abs($over->{$key})
+            if defined $over->{$key} && $over->{$key} ne '-';
+    }
+}
+
+# --workers N is Starman's fixed pool; --workers 0 serves in one process, as Starlet does
+sub _workers ($over, $n) {
+    return $over->{single_process} = 1 if $n == 0;
+    $over->{$_} = $n for qw(start_servers min_spare_servers max_spare_servers max_clients);
+    $over->{server_limit} = $n if $n > 256;
 }
 
 sub _usage ($code) {

@@ -8,59 +8,60 @@ use Perennial::Config::Apache;
 # Every setting, its default and its type. Defaults are Apache prefork's where the
 # directive is Apache's.
 my %SETTINGS = (
-    access_log                => [undef,        'path'],
-    app                       => [undef,        'path'],
-    daemonize                 => [0,            'bool'],
-    environment               => ['deployment', 'word'],
-    error_log                 => [undef,        'path'],
-    graceful_shutdown_timeout => [0,            'int'],
-    includes                  => [[],           'list'],
-    keep_alive                => [1,            'bool'],
-    keep_alive_timeout        => [5,            'seconds'],
-    limit_request_body        => [1_073_741_824, 'int'],
-    limit_request_field_size  => [8190,         'int'],
-    limit_request_fields      => [100,          'int'],
-    limit_request_line        => [8190,         'int'],
+    access_log                => [undef,              'path'],
+    app                       => [undef,              'path'],
+    daemonize                 => [0,                  'bool'],
+    environment               => ['deployment',       'word'],
+    error_log                 => [undef,              'path'],
+    graceful_shutdown_timeout => [0,                  'int'],
+    includes                  => [[],                 'list'],
+    keep_alive                => [1,                  'bool'],
+    keep_alive_timeout        => [5,                  'seconds'],
+    limit_request_body        => [1_073_741_824,      'int'],
+    limit_request_field_size  => [8190,               'int'],
+    limit_request_fields      => [100,                'int'],
+    limit_request_line        => [8190,               'int'],
     listen                    => [['127.0.0.1:8529'], 'list'],
-    listen_backlog            => [511,          'posint'],
-    locations                 => [[],           'list'],
-    log_level                 => ['info',       'level'],
-    max_clients               => [256,          'posint'],
-    max_clients_directive     => ['MaxClients', 'word'],
-    max_keep_alive_requests   => [100,          'int'],
-    max_requests_jitter       => ['10%',        'jitter'],
-    max_requests_per_child    => [0,            'int'],
-    max_spare_servers         => [10,           'int'],
-    min_spare_servers         => [5,            'int'],
-    modules                   => [[],           'list'],
-    pid_file                  => [undef,        'path'],
-    scoreboard_file           => [undef,        'path'],
-    server_limit              => [256,          'posint'],
-    server_root               => [undef,        'path'],
-    single_process            => [0,            'bool'],
-    source                    => [undef,        'path'],
-    start_servers             => [5,            'int'],
-    timeout                   => [60,           'seconds'],
+    listen_backlog            => [511,                'posint'],
+    locations                 => [[],                 'list'],
+    log_level                 => ['info',             'level'],
+    max_clients               => [256,                'posint'],
+    max_clients_directive     => ['MaxClients',       'word'],
+    max_keep_alive_requests   => [100,                'int'],
+    max_requests_jitter       => ['10%',              'jitter'],
+    max_requests_per_child    => [0,                  'int'],
+    max_spare_servers         => [10,                 'int'],
+    min_spare_servers         => [5,                  'int'],
+    modules                   => [[],                 'list'],
+    pid_file                  => [undef,              'path'],
+    scoreboard_file           => [undef,              'path'],
+    server_limit              => [256,                'posint'],
+    server_root               => [undef,              'path'],
+    single_process            => [0,                  'bool'],
+    source                    => [undef,              'path'],
+    start_servers             => [5,                  'int'],
+    timeout                   => [60,                 'seconds'],
 );
 
 # Directive name (lower case) => setting key; several Apache names map to one key
 my %DIRECTIVES = (
     map({ lc($_) =~ s/_//gr => $_ } keys %SETTINGS),
-    customlog               => 'access_log',
-    errorlog                => 'error_log',
-    keepalive               => 'keep_alive',
-    maxclients              => 'max_clients',
-    maxconnectionsperchild  => 'max_requests_per_child',
-    maxrequestsperchild     => 'max_requests_per_child',
-    maxrequestworkers       => 'max_clients',
-    pidfile                 => 'pid_file',
-    perlmodule              => 'modules',
-    scoreboardfile          => 'scoreboard_file',
-    transferlog             => 'access_log',
+    customlog              => 'access_log',
+    errorlog               => 'error_log',
+    keepalive              => 'keep_alive',
+    maxclients             => 'max_clients',
+    maxconnectionsperchild => 'max_requests_per_child',
+    maxrequestsperchild    => 'max_requests_per_child',
+    maxrequestworkers      => 'max_clients',
+    pidfile                => 'pid_file',
+    perlmodule             => 'modules',
+    scoreboardfile         => 'scoreboard_file',
+    transferlog            => 'access_log',
 );
-my %NOT_DIRECTIVES = map { $_ => 1 } qw(app daemonize includes listen locations max_clients_directive
+my %NOT_DIRECTIVES = map { $_ => 1 }
+    qw(app daemonize includes listen locations max_clients_directive
     modules single_process source environment);
-my %LIST_DIRECTIVES = (listen => 1, perlmodule => 1);
+my %LIST_DIRECTIVES  = (listen => 1, perlmodule => 1);
 my $MAX_SERVER_LIMIT = 20_000;
 
 for my $key (keys %SETTINGS) {
@@ -102,7 +103,7 @@ sub new ($class, %args) {
 }
 
 sub path ($self, $path) {
-    return undef unless defined $path;
+    return unless defined $path;
     return $path if $path eq '-' || File::Spec->file_name_is_absolute($path);
     return File::Spec->catfile($self->{server_root}, $path);
 }
@@ -140,9 +141,10 @@ sub _apply_items ($values, $errors, $items, $location = undef) {
 
 sub _check ($key, $value) {
     my $type = $SETTINGS{$key}[1];
-    return undef if !defined $value;
+    return                  if !defined $value;
     return "must be a list" if $type eq 'list' && ref $value ne 'ARRAY';
-    return "must be a positive integer, got '$value'" if $type eq 'posint' && $value !~ /\A[1-9]\d*\z/;
+    return "must be a positive integer, got '$value'"
+        if $type eq 'posint' && $value !~ /\A[1-9]\d*\z/;
     return "must be a whole number, got '$value'" if $type eq 'int' && $value !~ /\A\d+\z/;
     return "must be a number of seconds, got '$value'"
         if $type eq 'seconds' && $value !~ /\A\d+(?:\.\d+)?\z/;
@@ -150,7 +152,7 @@ sub _check ($key, $value) {
         if $type eq 'level' && $value !~ /\A(?:debug|info|warn|error)\z/;
     return "must be a number or a percentage, got '$value'"
         if $type eq 'jitter' && $value !~ /\A\d+%?\z/;
-    return undef;
+    return;
 }
 
 sub _default ($key) {
@@ -161,31 +163,38 @@ sub _default ($key) {
 sub _directive ($values, $item) {
     my $name = lc $item->{name};
     my $key  = $DIRECTIVES{$name};
-    return "unknown directive '$item->{name}'" if !$key || ($NOT_DIRECTIVES{$key} && !$LIST_DIRECTIVES{$name});
+    return "unknown directive '$item->{name}'"
+        if !$key || ($NOT_DIRECTIVES{$key} && !$LIST_DIRECTIVES{$name});
     my @args = @{$item->{args}};
-    return "$item->{name} takes one or more arguments" if $LIST_DIRECTIVES{$name} && !@args;
     if ($LIST_DIRECTIVES{$name}) {
+        return "$item->{name} takes one or more arguments" unless @args;
         $values->{$key} = [] if $key eq 'listen' && !$values->{_listen_seen}++;
         push @{$values->{$key}}, @args;
-        return undef;
+        return;
     }
     if ($key eq 'access_log' && @args == 2) {
-        return "only the 'combined' log format is supported, got '$args[1]'" if $args[1] ne 'combined';
+        return "only the 'combined' log format is supported, got '$args[1]'"
+            if $args[1] ne 'combined';
         pop @args;
     }
     return "$item->{name} takes one argument" if @args != 1;
-    my $value = $args[0];
-    if ($SETTINGS{$key}[1] eq 'bool') {
-        return "$item->{name} must be On or Off, got '$value'" if $value !~ /\A(?:on|off)\z/i;
-        $value = lc $value eq 'on' ? 1 : 0;
-    }
-    $value = lc $value if $key eq 'log_level';
-    $value = $value / 1000 if $key =~ /timeout/ && $value =~ s/ms\z//;
-    my $err = _check($key, $value);
-    return "$item->{name} $err" if $err;
+    my ($value, $err) = _value($key, $item->{name}, $args[0]);
+    return $err if $err;
     $values->{max_clients_directive} = $item->{name} if $key eq 'max_clients';
     $values->{$key} = $value;
-    return undef;
+    return;
+}
+
+# A directive's argument as the setting's value: On/Off, lower-case levels, ms suffixes
+sub _value ($key, $name, $value) {
+    if ($SETTINGS{$key}[1] eq 'bool') {
+        return (undef, "$name must be On or Off, got '$value'") if $value !~ /\A(?:on|off)\z/i;
+        return (lc $value eq 'on' ? 1 : 0);
+    }
+    $value = lc $value     if $key eq 'log_level';
+    $value = $value / 1000 if $key =~ /timeout/ && $value =~ s/ms\z//;
+    my $err = _check($key, $value);
+    return $err ? (undef, "$name $err") : ($value);
 }
 
 sub _location_directive ($loc, $item) {
@@ -195,9 +204,9 @@ sub _location_directive ($loc, $item) {
     if ($name eq 'sethandler') {
         return "SetHandler '$args[0]' is not supported (use psgi)" if lc $args[0] ne 'psgi';
         $loc->{handler} = 'psgi';
-        return undef;
+        return;
     }
-    if ($name eq 'psgiapp') { $loc->{app} = $args[0]; return undef }
+    if ($name eq 'psgiapp') { $loc->{app} = $args[0]; return }
     return "unknown directive '$item->{name}' inside <Location>";
 }
 
@@ -209,7 +218,8 @@ sub _normalise ($self) {
         $self->{server_limit} = $MAX_SERVER_LIMIT;
     }
     if ($self->{max_clients} > $self->{server_limit}) {
-        push @warnings, "$name $self->{max_clients} exceeds ServerLimit, lowered to $self->{server_limit}";
+        push @warnings,
+            "$name $self->{max_clients} exceeds ServerLimit, lowered to $self->{server_limit}";
         $self->{max_clients} = $self->{server_limit};
     }
     if ($self->{start_servers} > $self->{max_clients}) {
@@ -219,8 +229,9 @@ sub _normalise ($self) {
     # As Apache: a MaxSpareServers not above MinSpareServers is raised to MinSpareServers + 1
     $self->{max_spare_servers} = $self->{min_spare_servers} + 1
         if $self->{max_spare_servers} <= $self->{min_spare_servers};
-    $self->{$_} = $self->path($self->{$_}) for qw(access_log error_log pid_file scoreboard_file app);
-    $_->{app_path} = $self->path($_->{app}) for @{$self->{locations}};
+    $self->{$_} = $self->path($self->{$_})
+        for qw(access_log error_log pid_file scoreboard_file app);
+    $_->{app_path}     = $self->path($_->{app}) for @{$self->{locations}};
     $self->{_warnings} = \@warnings;
 }
 

@@ -1,16 +1,17 @@
 package Perennial::Connection;
 use v5.36;
-use Errno       qw(EINTR);
-use File::Temp  ();
-use Time::HiRes ();
+use Errno                     qw(EINTR);
+use File::Temp                ();
+use Time::HiRes               ();
 use Perennial::HTTP::Request  qw(body_framing dechunk parse_head);
-use Perennial::HTTP::Response qw(error_bytes write_all write_response);
+use Perennial::HTTP::Response qw(error_bytes start_response write_all write_response);
+use Perennial::HTTP::Response::Writer;
 
 # The hot path: one connection, its requests one after another (read, parse, call the app,
 # write, keep alive). Kept small and behind a narrow interface, new() and serve(), so that it
 # can be replaced by a faster implementation without touching the rest.
 
-use constant {MEMORY_BODY => 65_536, READ_SIZE => 65_536};
+my ($MEMORY_BODY, $READ_SIZE) = (65_536, 65_536);
 
 sub new ($class, %args) {
     my $config = $args{config};
@@ -34,8 +35,8 @@ sub new ($class, %args) {
 
 # Serves requests on $sock until it closes; returns the number of requests served
 sub serve ($self, $sock, $base, $remaining) {
-    my ($buf, $served) = ('', 0);
-    my ($board, $slot) = @$self{qw(board slot)};
+    my ($buf,   $served) = ('', 0);
+    my ($board, $slot)   = @$self{qw(board slot)};
     while (1) {
         if ($served && !length $buf) {
             $board->state($slot, 'K');
@@ -47,8 +48,11 @@ sub serve ($self, $sock, $base, $remaining) {
         my ($len, $status) = $self->_read_head($sock, \$buf, \%env);
         last unless $len || $status;
         my $c = {sock => $sock, http11 => $env{SERVER_PROTOCOL} eq 'HTTP/1.1', bytes => 0};
-        $board->request_start($slot, $env{REMOTE_ADDR} // '',
-            "$env{REQUEST_METHOD} $env{REQUEST_URI} $env{SERVER_PROTOCOL}");
+        $board->request_start(
+            $slot,
+            $env{REMOTE_ADDR} // '',
+            "$env{REQUEST_METHOD} $env{REQUEST_URI} $env{SERVER_PROTOCOL}"
+        );
         $served++;
         if ($status) { $self->_refuse($c, $status, \%env, 'bad request') }
         else {
@@ -62,7 +66,7 @@ sub serve ($self, $sock, $base, $remaining) {
         $board->request_done($slot, $c->{bytes}, $micros);
         $self->{log}->access(\%env, $c->{status} // 0, $c->{bytes}, $micros);
         $self->{harakiri} = 1 if $env{'psgix.harakiri.commit'};
-        last if !$c->{keep_alive} || $self->{harakiri} || ${$self->{stopping}};
+        last                  if !$c->{keep_alive} || $self->{harakiri} || ${$self->{stopping}};
     }
     $board->state($slot, 'C');
     CORE::close($sock);
@@ -76,11 +80,13 @@ sub _call_app ($self, $c, $env) {
         my $res = $self->{app}->($env);
         if (ref $res eq 'CODE') {
             my $writer;
-            $res->(sub ($r) {
-                if (defined $r->[2]) { write_response($c, $r); return }
-                Perennial::HTTP::Response::start_response($c, $r->[0], $r->[1]);
-                return $writer = Perennial::HTTP::Response::Writer->new($c);
-            });
+            $res->(
+                sub ($r) {
+                    if (defined $r->[2]) { write_response($c, $r); return }
+                    start_response($c, $r->[0], $r->[1]);
+                    return $writer = Perennial::HTTP::Response::Writer->new($c);
+                }
+            );
             $writer->close if $writer;
         }
         else { write_response($c, $res) }
@@ -99,7 +105,7 @@ sub _call_app ($self, $c, $env) {
 sub _read_body ($self, $c, $buf_ref, $env) {
     my ($kind, $length) = body_framing($env, $self->{limits});
     if ($kind eq 'none') {
-        open my $in, '<', \'';
+        open(my $in, '<', \'') or die "Can't open an empty body: $!\n";
         $env->{'psgi.input'} = $in;
         return 1;
     }
@@ -109,26 +115,33 @@ sub _read_body ($self, $c, $buf_ref, $env) {
         return $self->_refuse($c, 417, $env, 'unsupported Expect') if lc $expect ne '100-continue';
         write_all($c, "HTTP/1.1 100 Continue\r\n\r\n") if $c->{http11} && !length $$buf_ref;
     }
-    my $body  = '';
-    my $state = {};
-    while (1) {
-        if ($kind eq 'length') {
-            $body .= substr $$buf_ref, 0, $length - length $body, '';
-            last if length $body >= $length;
-        }
-        else {
-            my $done = dechunk($buf_ref, $state, \$body, $self->{limits}{body});
-            return $self->_refuse($c, $done, $env, 'bad chunked body') if $done > 1;
-            last if $done;
-        }
-        my $n = _read($self, $c->{sock}, $buf_ref);
-        return $self->_refuse($c, 408, $env, 'timed out reading the body') if !defined $n;
-        if (!$n) { $c->{keep_alive} = 0; $c->{status} = 400; return 0 }
-    }
+    my $body   = '';
+    my $status = $self->_receive_body($c->{sock}, $buf_ref, \$body, $kind, $length);
+    return $self->_refuse($c, $status, $env, 'bad or late body') if $status > 1;
+    if (!$status) { $c->{keep_alive} = 0; $c->{status} = 400; return 0 }
     $env->{CONTENT_LENGTH} = length $body;
     delete $env->{HTTP_TRANSFER_ENCODING};
     $env->{'psgi.input'} = _input(\$body);
     return 1;
+}
+
+# Moves the body from the buffer and the socket into $body; 1 when complete, 0 when the client
+# closed, or an error status (400, 408, 413)
+sub _receive_body ($self, $sock, $buf_ref, $body_ref, $kind, $length) {
+    my $state = {};
+    while (1) {
+        if ($kind eq 'length') {
+            $$body_ref .= substr $$buf_ref, 0, $length - length $$body_ref, '';
+            return 1 if length $$body_ref >= $length;
+        }
+        else {
+            my $done = dechunk($buf_ref, $state, $body_ref, $self->{limits}{body});
+            return $done if $done;
+        }
+        my $n = $self->_read($sock, $buf_ref);
+        return 408 if !defined $n;
+        return 0   if !$n;
+    }
 }
 
 # Reads until a whole head is in $buf; returns its length, or (0, error status), or () to close
@@ -142,7 +155,9 @@ sub _read_head ($self, $sock, $buf_ref, $env) {
         my $n = $self->_read($sock, $buf_ref);
         next if $n;
         return () unless length $$buf_ref;
-        $self->{log}->info('incomplete request head (' . length($$buf_ref) . ' bytes) from '
+        $self->{log}->info('incomplete request head ('
+                . length($$buf_ref)
+                . ' bytes) from '
                 . ($env->{REMOTE_ADDR} // 'unix socket'));
         _name_refused($env, $buf_ref);
         return (0, defined $n ? 400 : 408);
@@ -153,24 +168,27 @@ sub _read_head ($self, $sock, $buf_ref, $env) {
 sub _name_refused ($env, $buf_ref) {
     my ($line) = $$buf_ref =~ /\A([^\r\n]{0,200})/;
     my ($method, $uri, $proto) = split ' ', $line // '';
-    $env->{REQUEST_METHOD}  //= $method // '-';
-    $env->{REQUEST_URI}     //= $uri    // '-';
-    $env->{SERVER_PROTOCOL} //= defined $proto && $proto =~ m{\AHTTP/1\.[01]\z} ? $proto : 'HTTP/1.0';
+    $env->{REQUEST_METHOD} //= $method // '-';
+    $env->{REQUEST_URI}    //= $uri    // '-';
+    $env->{SERVER_PROTOCOL}
+        //= defined $proto && $proto =~ m{\AHTTP/1\.[01]\z} ? $proto : 'HTTP/1.0';
 }
 
 # One read; undef on timeout or error, 0 at end of file. Signals only interrupt it while idle.
 sub _read ($self, $sock, $buf_ref) {
     while (1) {
-        my $n = sysread $sock, $$buf_ref, READ_SIZE, length $$buf_ref;
+        my $n = sysread $sock, $$buf_ref, $READ_SIZE, length $$buf_ref;
         return $n if defined $n;
-        next if $! == EINTR && !(${$self->{stopping}} && !length $$buf_ref);
-        return undef;
+        next      if $! == EINTR && !(${$self->{stopping}} && !length $$buf_ref);
+        return;
     }
 }
 
 sub _refuse ($self, $c, $status, $env, $why) {
     $self->{log}->info("$why: $status (request '$env->{REQUEST_METHOD} $env->{REQUEST_URI} "
-            . "$env->{SERVER_PROTOCOL}', client " . ($env->{REMOTE_ADDR} // 'unix socket') . ')');
+            . "$env->{SERVER_PROTOCOL}', client "
+            . ($env->{REMOTE_ADDR} // 'unix socket')
+            . ')');
     $c->{keep_alive} = 0;
     $c->{status}     = $status;
     write_all($c, error_bytes($status, $c->{http11}));
@@ -186,7 +204,7 @@ sub _want_keep_alive ($self, $env, $served, $remaining) {
 }
 
 sub _input ($body_ref) {
-    if (length $$body_ref <= MEMORY_BODY) {
+    if (length $$body_ref <= $MEMORY_BODY) {
         open my $in, '<', $body_ref or die "Can't open in-memory body: $!\n";
         return $in;
     }
@@ -203,7 +221,7 @@ sub _wait_readable ($self, $sock) {
     while (1) {
         my $n = select(my $rout = $rin, undef, undef, $self->{keep_wait});
         return $n > 0 if $n >= 0;
-        return 0 if $! != EINTR || ${$self->{stopping}};
+        return 0      if $! != EINTR || ${$self->{stopping}};
     }
 }
 

@@ -10,7 +10,7 @@ my %SIGNAL = (stop => 'TERM', 'graceful-stop' => 'WINCH', graceful => 'USR1', re
 sub daemonize ($class) {
     defined(my $pid = fork) or die "Can't fork: $!\n";
     POSIX::_exit(0) if $pid;
-    setsid() or die "Can't start a new session: $!\n";
+    setsid()             or die "Can't start a new session: $!\n";
     defined($pid = fork) or die "Can't fork: $!\n";
     POSIX::_exit(0) if $pid;
     open(STDIN,  '<', '/dev/null') or die "Can't read /dev/null: $!\n";
@@ -18,7 +18,7 @@ sub daemonize ($class) {
 }
 
 sub read_pid ($class, $file) {
-    open(my $fh, '<', $file) or return undef;
+    open(my $fh, '<', $file) or return;
     my $pid = <$fh> // '';
     return $pid =~ /\A(\d+)\s*\z/ ? $1 : undef;
 }
@@ -40,7 +40,7 @@ sub send ($class, $command, $file, $wait = 30) {
     # The manager removes its pid file last; a dead manager that could not is gone too
     while (kill(0, $pid) && ($class->read_pid($file) // 0) == $pid) {
         die "manager $pid still running after $wait seconds\n" if Time::HiRes::time() > $deadline;
-        select undef, undef, undef, 0.05;
+        Time::HiRes::sleep(0.05);
     }
     return "manager $pid stopped";
 }
@@ -50,8 +50,8 @@ sub write_pid ($class, $file) {
     die "Can't start: a server with pid $old is running (pid file \"$file\")\n"
         if $old && $old != $$ && kill 0, $old;
     open(my $fh, '>', $file) or die "Can't write pid file \"$file\": $!\n";
-    print {$fh} "$$\n" or die "Can't write pid file \"$file\": $!\n";
-    close $fh or die "Can't write pid file \"$file\": $!\n";
+    print {$fh} "$$\n"       or die "Can't write pid file \"$file\": $!\n";
+    close $fh                or die "Can't write pid file \"$file\": $!\n";
 }
 
 1;

@@ -1,9 +1,9 @@
 package Perennial::Listener;
 use v5.36;
-use Fcntl             qw(F_GETFD F_SETFD FD_CLOEXEC);
-use IO::Socket::IP    ();
-use IO::Socket::UNIX  ();
-use Socket            qw(IPPROTO_TCP SOL_SOCKET SO_RCVTIMEO SO_SNDTIMEO SOMAXCONN TCP_NODELAY);
+use Fcntl            qw(F_GETFD F_SETFD FD_CLOEXEC);
+use IO::Socket::IP   ();
+use IO::Socket::UNIX ();
+use Socket           qw(IPPROTO_TCP SOL_SOCKET SO_RCVTIMEO SO_SNDTIMEO SOMAXCONN TCP_NODELAY);
 
 # One listening socket: a TCP address, a Unix socket path, or a descriptor handed over by
 # whoever started us (fd:N). Bound once in the manager; workers inherit it.
@@ -18,7 +18,7 @@ sub new ($class, %args) {
 }
 
 sub close ($self) {
-    CORE::close($self->{fh}) if $self->{fh};
+    CORE::close($self->{fh})  if $self->{fh};
     unlink $self->{unix_path} if $self->{unix_path} && $self->{owner} == $$;
     delete $self->{fh};
 }
@@ -54,7 +54,7 @@ sub _adopt ($self, $fd) {
         $self->{unix_path} = $fh->hostpath;
         $self->{owner}     = 0;
     }
-    my $flags = fcntl($fh, F_GETFD, 0) or die "Can't read flags of descriptor $fd: $!\n";
+    my $flags = fcntl($fh, F_GETFD, 0)       or die "Can't read flags of descriptor $fd: $!\n";
     fcntl($fh, F_SETFD, $flags | FD_CLOEXEC) or die "Can't set flags of descriptor $fd: $!\n";
     $self->{fh} = $fh;
     $self->_tcp_options unless $self->{unix_path};

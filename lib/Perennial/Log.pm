@@ -19,13 +19,13 @@ sub new ($class, %args) {
 }
 
 sub access ($self, $env, $status, $bytes, $micros) {
-    my $fh = $self->{access} or return;
+    my $fh  = $self->{access} or return;
     my $now = int Time::HiRes::time();
     if ($now != $self->{clf_second}) {
         my @t = localtime $now;
         $self->{clf_second} = $now;
-        $self->{clf_time}
-            = sprintf '%02d/%s/%04d:%02d:%02d:%02d %s', $t[3], $MONTH[$t[4]], $t[5] + 1900, @t[2, 1, 0],
+        $self->{clf_time}   = sprintf '%02d/%s/%04d:%02d:%02d:%02d %s', $t[3], $MONTH[$t[4]],
+            $t[5] + 1900, @t[2, 1, 0],
             strftime('%z', @t);
     }
     my $line = sprintf qq{%s - %s [%s] "%s %s %s" %d %s "%s" "%s" %d\n},
@@ -38,13 +38,13 @@ sub access ($self, $env, $status, $bytes, $micros) {
 
 sub debug ($self, $msg) { $self->_log(debug => $msg) if $self->{level} <= 0 }
 sub error ($self, $msg) { $self->_log(error => $msg) }
-sub info  ($self, $msg) { $self->_log(info  => $msg) if $self->{level} <= 1 }
-sub warn  ($self, $msg) { $self->_log(warn  => $msg) if $self->{level} <= 2 }
+sub info  ($self, $msg) { $self->_log(info => $msg) if $self->{level} <= 1 }
+sub warn  ($self, $msg) { $self->_log(warn => $msg) if $self->{level} <= 2 }
 
 sub is_debug ($self) { $self->{level} <= 0 }
 
 sub reopen ($self) {
-    $self->{error}  = _open($self->{error_path}) if defined $self->{error_path};
+    $self->{error} = _open($self->{error_path}) if defined $self->{error_path};
     $self->{error} //= \*STDERR;
     $self->{access} = _open($self->{access_path}) if defined $self->{access_path};
 
@@ -62,9 +62,10 @@ sub _clean ($text) {
 }
 
 sub _log ($self, $level, $msg) {
-    my $t = Time::HiRes::time();
-    my @t = localtime $t;
-    my $line = sprintf "[%04d-%02d-%02dT%02d:%02d:%02d.%03d] [pid %d] [%s] %s\n", $t[5] + 1900, $t[4] + 1,
+    my $t    = Time::HiRes::time();
+    my @t    = localtime $t;
+    my $line = sprintf "[%04d-%02d-%02dT%02d:%02d:%02d.%03d] [pid %d] [%s] %s\n", $t[5] + 1900,
+        $t[4] + 1,
         @t[3, 2, 1, 0], ($t - int $t) * 1000, $$, $level, $msg =~ s/\s+\z//r =~ s/\n/ /gr;
     syswrite $self->{error}, $line;
 }

@@ -7,10 +7,19 @@ use Time::HiRes ();
 # a worker's life is the code reference it is given, and the only state it reads is the
 # scoreboard's letter per slot.
 
-use constant {MAX_SPAWN_RATE => 32, KILL_AFTER => 10};
+my ($MAX_SPAWN_RATE, $KILL_AFTER) = (32, 10);
 my %IDLE  = ('_' => 1, S => 1);
-my %FLAGS = (TERM => 'stop', INT => 'stop', WINCH => 'graceful_stop', QUIT => 'graceful_stop',
-    USR1 => 'graceful', HUP => 'restart', TTIN => 'ttin', TTOU => 'ttou', CHLD => 'child');
+my %FLAGS = (
+    TERM  => 'stop',
+    INT   => 'stop',
+    WINCH => 'graceful_stop',
+    QUIT  => 'graceful_stop',
+    USR1  => 'graceful',
+    HUP   => 'restart',
+    TTIN  => 'ttin',
+    TTOU  => 'ttou',
+    CHLD  => 'child'
+);
 
 sub new ($class, %args) {
     my $self = bless {
@@ -31,7 +40,10 @@ sub new ($class, %args) {
 
 sub run ($self) {
     my $log = $self->{log};
-    local @SIG{keys %FLAGS} = map { my $f = $_; sub { $self->{flags}{$f}++ } } values %FLAGS;
+    local @SIG{keys %FLAGS} = map {
+        my $f = $_;
+        sub { $self->{flags}{$f}++ }
+    } values %FLAGS;
     $self->{board}->generation($self->{generation});
     $log->info("manager $$ started");
     $self->_spawn for 1 .. $self->{config}->start_servers;
@@ -40,16 +52,17 @@ sub run ($self) {
         $self->_reap;
         my $flags = $self->{flags};
         $self->{flags} = {};
-        return $self->_stop if $flags->{stop};
+        return $self->_stop          if $flags->{stop};
         return $self->_graceful_stop if $flags->{graceful_stop};
-        $self->_graceful_restart if $flags->{graceful};
-        $self->_restart if $flags->{restart};
-        $self->_resize(1) for 1 .. ($flags->{ttin} // 0);
+        $self->_graceful_restart     if $flags->{graceful};
+        $self->_restart              if $flags->{restart};
+        $self->_resize(1)  for 1 .. ($flags->{ttin} // 0);
         $self->_resize(-1) for 1 .. ($flags->{ttou} // 0);
         my $now = Time::HiRes::time();
         if ($now >= $tick) { $self->_maintain; $tick = $now + 1 }
         next if %{$self->{flags}};
-        select undef, undef, undef, $tick - Time::HiRes::time();
+        my $wait = $tick - Time::HiRes::time();
+        Time::HiRes::sleep($wait) if $wait > 0;
     }
 }
 
@@ -69,13 +82,15 @@ sub _graceful_restart ($self) {
     my $log = $self->{log};
     $log->info('graceful restart requested');
     my ($config, $code) = eval { $self->{reload}->() } or do {
-        $log->error("graceful restart refused, keeping the running configuration: " . ($@ || 'no config'));
+        $log->error(
+            "graceful restart refused, keeping the running configuration: " . ($@ || 'no config'));
         return;
     };
     $self->_use_config($config);
     $self->{code} = $code;
     $self->{board}->generation(++$self->{generation});
-    $self->_retire($_) for grep { $_->{generation} < $self->{generation} } values %{$self->{workers}};
+    $self->_retire($_)
+        for grep { $_->{generation} < $self->{generation} } values %{$self->{workers}};
     my (undef, $total) = $self->_count;
     my $room = $self->{max_clients} - $total;
     my $want = $config->start_servers;
@@ -93,11 +108,12 @@ sub _graceful_stop ($self) {
     my $deadline = $limit ? Time::HiRes::time() + $limit : undef;
     while (%{$self->{workers}}) {
         if ($deadline && Time::HiRes::time() >= $deadline) {
-            $log->warn("GracefulShutdownTimeout reached, stopping " . keys(%{$self->{workers}}) . " workers");
+            $log->warn("GracefulShutdownTimeout reached, stopping " .
+                    keys(%{$self->{workers}}) . " workers");
             return $self->_stop;
         }
         return $self->_stop if delete $self->{flags}{stop};
-        select undef, undef, undef, 0.2;
+        Time::HiRes::sleep(0.2);
         $self->_reap;
         $self->_retire($_, 1) for values %{$self->{workers}};
     }
@@ -111,8 +127,11 @@ sub _maintain ($self) {
     $self->_retire($_, 1) for grep { $_->{retiring} } values %{$self->{workers}};
     if ($idle > $self->{max_spare}) {
         my ($victim) = sort { $b->{slot} <=> $a->{slot} }
-            grep { $_->{generation} == $self->{generation} && !$_->{retiring} && $IDLE{$self->{board}->state_of($_->{slot})} }
-            values %{$self->{workers}};
+            grep {
+                   $_->{generation} == $self->{generation}
+                && !$_->{retiring}
+                && $IDLE{$self->{board}->state_of($_->{slot})}
+            } values %{$self->{workers}};
         $self->_retire($victim) if $victim;
         $self->{rate} = 1;
         return;
@@ -132,7 +151,7 @@ sub _maintain ($self) {
         if $self->{rate} >= 8;
     $log->debug("spawning $n workers ($idle idle, $total in all)");
     $self->_spawn for 1 .. $n;
-    $self->{rate} *= 2 if $self->{rate} < MAX_SPAWN_RATE;
+    $self->{rate} *= 2 if $self->{rate} < $MAX_SPAWN_RATE;
 }
 
 # Collects exited workers; a worker that recycled itself is replaced at once
@@ -149,7 +168,10 @@ sub _reap ($self) {
 
         # Replace workers that recycled themselves or belonged to an older generation; a
         # worker retired as a spare or one that failed waits for the once-a-second check
-        next if $self->{stopping} || $status || ($w->{retiring} && $w->{generation} == $self->{generation});
+        next
+            if $self->{stopping}
+            || $status
+            || ($w->{retiring} && $w->{generation} == $self->{generation});
         my ($idle, $total, $current) = $self->_count;
         $self->_spawn
             if $total < $self->{max_clients}
@@ -161,22 +183,25 @@ sub _resize ($self, $by) {
     my $config = $self->{config};
     my (undef, $total) = $self->_count;
     if ($by > 0) {
-        $self->{max_clients}++ if $total >= $self->{max_clients} && $self->{max_clients} < $config->server_limit;
+        $self->{max_clients}++
+            if $total >= $self->{max_clients} && $self->{max_clients} < $config->server_limit;
         $self->{min_spare}++;
         $self->{max_spare}++;
         $self->_spawn if $total < $self->{max_clients};
     }
     else {
         $self->{max_clients}-- if $self->{max_clients} > $config->max_clients;
-        $self->{min_spare}-- if $self->{min_spare} > 0;
-        $self->{max_spare}-- if $self->{max_spare} > $self->{min_spare} + 1;
+        $self->{min_spare}--   if $self->{min_spare} > 0;
+        $self->{max_spare}--   if $self->{max_spare} > $self->{min_spare} + 1;
         my ($victim) = sort { $b->{slot} <=> $a->{slot} }
-            grep { $_->{generation} == $self->{generation} && !$_->{retiring} } values %{$self->{workers}};
+            grep { $_->{generation} == $self->{generation} && !$_->{retiring} }
+            values %{$self->{workers}};
         $self->_retire($victim) if $victim;
     }
     $self->{log}->info(($by > 0 ? 'TTIN: one worker more' : 'TTOU: one worker less')
-            . " (MinSpareServers $self->{min_spare}, MaxSpareServers $self->{max_spare}, "
-            . $config->max_clients_directive . " $self->{max_clients})");
+        . " (MinSpareServers $self->{min_spare}, MaxSpareServers $self->{max_spare}, "
+            . $config->max_clients_directive
+            . " $self->{max_clients})");
 }
 
 sub _restart ($self) {
@@ -208,30 +233,43 @@ sub _spawn ($self) {
     $board->claim($slot, 0, $self->{generation});
     my $limit = $self->_request_limit;
     my $pid   = fork;
-    if (!defined $pid) { $self->{log}->error("Can't fork a worker: $!"); $board->release($slot); return }
+    if (!defined $pid) {
+        $self->{log}->error("Can't fork a worker: $!");
+        $board->release($slot);
+        return;
+    }
     if (!$pid) {
+
+        # The worker's own signals and name, for the rest of its life (so not local)
         my $stopping = 0;
-        $SIG{QUIT} = sub { $stopping = 1 };
-        $SIG{$_} = 'DEFAULT' for grep { $_ ne 'QUIT' } keys %FLAGS;
+        $SIG{QUIT} = sub { $stopping = 1 };    ## no critic (RequireLocalizedPunctuationVars)
+        $SIG{$_} = 'DEFAULT'
+            for grep { $_ ne 'QUIT' } keys %FLAGS;    ## no critic (RequireLocalizedPunctuationVars)
         srand;
-        $0 = 'perennial worker';
+        $0 = 'perennial worker';                      ## no critic (RequireLocalizedPunctuationVars)
         $board->set($slot, pid => $$);
         my $code = $self->{code};
         %$self = ();
-        $code->({slot => $slot, generation => $board->generation, stopping => \$stopping, max_requests => $limit});
+        $code->(
+            {   slot         => $slot,
+                generation   => $board->generation,
+                stopping     => \$stopping,
+                max_requests => $limit
+            }
+        );
         CORE::exit(0);
     }
     $board->set($slot, pid => $pid);
-    $self->{slots}{$slot} = 1;
+    $self->{slots}{$slot}  = 1;
     $self->{workers}{$pid} = {pid => $pid, slot => $slot, generation => $self->{generation}};
     $self->{log}->info("worker $pid started");
 }
 
 sub _request_limit ($self) {
-    my $max = $self->{config}->max_requests_per_child or return undef;
+    my $max    = $self->{config}->max_requests_per_child or return;
     my $jitter = $self->{config}->max_requests_jitter;
     $jitter = int($max * $1 / 100) if $jitter =~ /\A(\d+)%\z/;
-    $jitter = $max - 1 if $jitter >= $max;
+    $jitter = $max - 1             if $jitter >= $max;
     return $max - int rand($jitter + 1);
 }
 
@@ -245,14 +283,15 @@ sub _stop ($self) {
 
 sub _terminate_all ($self) {
     kill 'TERM', keys %{$self->{workers}};
-    my $deadline = Time::HiRes::time() + KILL_AFTER;
+    my $deadline = Time::HiRes::time() + $KILL_AFTER;
     while (%{$self->{workers}}) {
         if (Time::HiRes::time() >= $deadline) {
-            $self->{log}->warn("killing workers that ignored TERM: @{[sort keys %{$self->{workers}}]}");
+            $self->{log}
+                ->warn("killing workers that ignored TERM: @{[sort keys %{$self->{workers}}]}");
             kill 'KILL', keys %{$self->{workers}};
-            $deadline += KILL_AFTER;
+            $deadline += $KILL_AFTER;
         }
-        select undef, undef, undef, 0.05;
+        Time::HiRes::sleep(0.05);
         local $self->{stopping} = 1;
         $self->_reap;
     }

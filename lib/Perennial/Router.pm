@@ -19,7 +19,8 @@ sub to_app ($self) {
         my $path = $env->{PATH_INFO};
         for my $route (@routes) {
             my $prefix = $route->{path};
-            next if length $prefix
+            next
+                if length $prefix
                 && !(index($path, $prefix) == 0
                 && (length $path == length $prefix || substr($path, length $prefix, 1) eq '/'));
             local $env->{SCRIPT_NAME} = $env->{SCRIPT_NAME} . $prefix;

@@ -13,7 +13,8 @@ use Perennial::Server;
 # scoreboard, then hands over to the manager (or serves in one process) until stopped.
 
 sub new ($class, %args) {
-    return bless {config => $args{config}, app => $args{app}, reconfigure => $args{reconfigure}}, $class;
+    return bless {config => $args{config}, app => $args{app}, reconfigure => $args{reconfigure}},
+        $class;
 }
 
 sub run ($self) {
@@ -23,17 +24,22 @@ sub run ($self) {
     _preload($config);
     my $app       = $self->{app} // Perennial::App->build($config);
     my @listeners = map {
-        Perennial::Listener->new(spec => $_, backlog => $config->listen_backlog)->set_timeout($config->timeout)
+        Perennial::Listener->new(spec => $_, backlog => $config->listen_backlog)
+            ->set_timeout($config->timeout)
     } @{$config->listen};
     if ($config->daemonize) {
-        die "--daemonize needs an error log: give --error-log FILE or ErrorLog\n" unless defined $config->error_log;
+        die "--daemonize needs an error log: give --error-log FILE or ErrorLog\n"
+            unless defined $config->error_log;
         Perennial::Control->daemonize;
     }
     my $pid_file = $config->pid_file;
     Perennial::Control->write_pid($pid_file) if defined $pid_file;
-    my $board_file = $config->scoreboard_file // (defined $pid_file ? "$pid_file.scoreboard" : undef);
+    my $board_file = $config->scoreboard_file
+        // (defined $pid_file ? "$pid_file.scoreboard" : undef);
     my $board = Perennial::Scoreboard->create(slots => $config->server_limit, file => $board_file);
-    $log->info('listening on ' . join(', ', map { $_->name } @listeners) . " (Perennial $Perennial::VERSION)");
+    $log->info('listening on '
+            . join(', ', map { $_->name } @listeners)
+            . " (Perennial $Perennial::VERSION)");
     @$self{qw(log board listeners)} = ($log, $board, \@listeners);
     my $server  = $self->_server($config, $app);
     my $cleanup = sub {
@@ -42,9 +48,14 @@ sub run ($self) {
     };
     my $code = eval {
         return _single($server, $board) if $config->single_process;
-        Perennial::Prefork->new(config => $config, log => $log, board => $board,
-            worker => sub ($w) { $server->serve($w) }, reload => sub { $self->_reload },
-            on_graceful_stop => $cleanup)->run;
+        Perennial::Prefork->new(
+            config           => $config,
+            log              => $log,
+            board            => $board,
+            worker           => sub ($w) { $server->serve($w) },
+            reload           => sub { $self->_reload },
+            on_graceful_stop => $cleanup
+        )->run;
     };
     my $err = $@;
     $cleanup->();
@@ -56,7 +67,8 @@ sub run ($self) {
 sub _preload ($config) {
     unshift @INC, @{$config->includes};
     for my $module (@{$config->modules}) {
-        die "Can't load module '$module': not a module name\n" unless $module =~ /\A\w+(?:::\w+)*\z/;
+        die "Can't load module '$module': not a module name\n"
+            unless $module =~ /\A\w+(?:::\w+)*\z/;
         (my $file = "$module.pm") =~ s{::}{/}g;
         eval { require $file; 1 } or die "Can't load module $module: $@";
     }
@@ -69,7 +81,8 @@ sub _reload ($self) {
     my $log    = $self->{log};
     $log->warn('Listen changed: a restart keeps the listeners; stop and start to change them')
         if join(' ', @{$config->listen}) ne join(' ', @{$old->listen});
-    $config = $config->with(server_limit => $old->server_limit) if $config->server_limit != $old->server_limit;
+    $config = $config->with(server_limit => $old->server_limit)
+        if $config->server_limit != $old->server_limit;
     my $app = $self->{app} // Perennial::App->build($config);
     $_->set_timeout($config->timeout) for @{$self->{listeners}};
     $log->reopen;
@@ -79,8 +92,13 @@ sub _reload ($self) {
 }
 
 sub _server ($self, $config, $app) {
-    return Perennial::Server->new(config => $config, log => $self->{log}, board => $self->{board}, app => $app,
-        listeners => $self->{listeners});
+    return Perennial::Server->new(
+        config    => $config,
+        log       => $self->{log},
+        board     => $self->{board},
+        app       => $app,
+        listeners => $self->{listeners}
+    );
 }
 
 sub _single ($server, $board) {

@@ -8,21 +8,25 @@ use Time::HiRes ();
 # the mapped string: no system call. Apache's state letters:
 #   _ waiting   S starting   R reading   W writing   K keep-alive   L logging   C closing
 #   G gracefully finishing   I idle cleanup   . open slot
-use constant {
-    HEADER     => 64,
-    SLOT       => 256,
-    MAGIC      => 'PERENNS1',
-    HEAD_PACK  => 'a8 N N d N',
-    SLOT_PACK  => 'a1 x3 N N N N N d d Q Q Q a48 a144',
-};
+my ($HEADER, $SLOT, $MAGIC) = (64, 256, 'PERENNS1');
+my $HEAD_PACK   = 'a8 N N d N';
+my $SLOT_PACK   = 'a1 x3 N N N N N d d Q Q Q a48 a144';
 my @SLOT_FIELDS = qw(state pid generation requests conn_requests last_micros started
     request_started slot_requests slot_bytes bytes client request);
 my %FIELD = (
-    state         => [0,  'a1'], pid         => [4,  'N'], generation      => [8,  'N'],
-    requests      => [12, 'N'],  conn_requests => [16, 'N'], last_micros   => [20, 'N'],
-    started       => [24, 'd'],  request_started => [32, 'd'], slot_requests => [40, 'Q'],
-    slot_bytes    => [48, 'Q'],  bytes       => [56, 'Q'], client          => [64, 'a48'],
-    request       => [112, 'a144'],
+    state           => [0,   'a1'],
+    pid             => [4,   'N'],
+    generation      => [8,   'N'],
+    requests        => [12,  'N'],
+    conn_requests   => [16,  'N'],
+    last_micros     => [20,  'N'],
+    started         => [24,  'd'],
+    request_started => [32,  'd'],
+    slot_requests   => [40,  'Q'],
+    slot_bytes      => [48,  'Q'],
+    bytes           => [56,  'Q'],
+    client          => [64,  'a48'],
+    request         => [112, 'a144'],
 );
 
 sub attach ($class, $file) {
@@ -30,25 +34,26 @@ sub attach ($class, $file) {
     map_file my $map, $file, '<';
     $self->{map} = \$map;
     my (undef, $slots, $pid, $started, $generation) = $self->header_values;
-    croak "$file is not a Perennial scoreboard" if substr($map, 0, 8) ne MAGIC;
+    croak "$file is not a Perennial scoreboard" if substr($map, 0, 8) ne $MAGIC;
     $self->{slots} = $slots;
     return $self;
 }
 
 sub create ($class, %args) {
     my $slots = $args{slots} or croak 'slots is required';
-    my $size  = HEADER + SLOT * $slots;
+    my $size  = $HEADER + $SLOT * $slots;
     my $self  = bless {slots => $slots, file => $args{file}}, $class;
     my $map;
     if (defined $args{file}) {
         open(my $fh, '+>', $args{file}) or die "Can't create scoreboard \"$args{file}\": $!\n";
-        truncate($fh, $size) or die "Can't size scoreboard \"$args{file}\": $!\n";
+        truncate($fh, $size)            or die "Can't size scoreboard \"$args{file}\": $!\n";
         close $fh;
         map_file $map, $args{file}, '+<';
     }
     else { map_anonymous $map, $size, 'shared' }
     $self->{map} = \$map;
-    substr($map, 0, HEADER) = pack('a' . HEADER, pack(HEAD_PACK, MAGIC, $slots, $$, Time::HiRes::time(), 0));
+    substr($map, 0, $HEADER)
+        = pack('a' . $HEADER, pack($HEAD_PACK, $MAGIC, $slots, $$, Time::HiRes::time(), 0));
     $self->release($_) for 0 .. $slots - 1;
     return $self;
 }
@@ -56,8 +61,9 @@ sub create ($class, %args) {
 sub claim ($self, $i, $pid, $generation) {
     my $now = Time::HiRes::time();
     my $old = $self->slot($i);
-    substr(${$self->{map}}, HEADER + SLOT * $i, SLOT) = pack(SLOT_PACK, 'S', $pid, $generation, 0, 0, 0,
-        $now, 0, $old->{slot_requests}, $old->{slot_bytes}, 0, '', '');
+    substr(${$self->{map}}, $HEADER + $SLOT * $i, $SLOT) = pack($SLOT_PACK,
+        'S',  $pid, $generation, 0, 0, 0,
+        $now, 0,    $old->{slot_requests}, $old->{slot_bytes}, 0, '', '');
 }
 
 sub file ($self) { $self->{file} }
@@ -67,16 +73,19 @@ sub generation ($self, $set = undef) {
     return unpack 'N', substr(${$self->{map}}, 24, 4);
 }
 
-sub header_values ($self) { unpack HEAD_PACK, substr(${$self->{map}}, 0, HEADER) }
+sub header_values ($self) { unpack $HEAD_PACK, substr(${$self->{map}}, 0, $HEADER) }
 
 sub release ($self, $i) {
     my $old = $self->slot($i);
-    substr(${$self->{map}}, HEADER + SLOT * $i, SLOT) = pack(SLOT_PACK, '.', 0, 0, 0, 0, 0, 0, 0,
-        $old->{slot_requests} // 0, $old->{slot_bytes} // 0, 0, '', '');
+    substr(${$self->{map}}, $HEADER + $SLOT * $i, $SLOT) = pack($SLOT_PACK,
+        '.', 0, 0, 0, 0, 0, 0, 0,
+        $old->{slot_requests} // 0,
+        $old->{slot_bytes}    // 0,
+        0, '', '');
 }
 
 sub request_done ($self, $i, $bytes, $micros) {
-    my $base = HEADER + SLOT * $i;
+    my $base = $HEADER + $SLOT * $i;
     my $map  = $self->{map};
     my ($req, $conn) = unpack 'N N', substr($$map, $base + 12, 8);
     my ($sreq, $sbytes, $wbytes) = unpack 'Q Q Q', substr($$map, $base + 40, 24);
@@ -86,21 +95,21 @@ sub request_done ($self, $i, $bytes, $micros) {
 }
 
 sub request_start ($self, $i, $client, $line) {
-    my $base = HEADER + SLOT * $i;
-    substr(${$self->{map}}, $base, 1) = 'W';
-    substr(${$self->{map}}, $base + 32, 8) = pack 'd', Time::HiRes::time();
+    my $base = $HEADER + $SLOT * $i;
+    substr(${$self->{map}}, $base,      1)   = 'W';
+    substr(${$self->{map}}, $base + 32, 8)   = pack 'd', Time::HiRes::time();
     substr(${$self->{map}}, $base + 64, 192) = pack 'a48 a144', $client, $line;
 }
 
 sub set ($self, $i, $field, $value) {
     my ($offset, $type) = @{$FIELD{$field} // croak "Unknown scoreboard field '$field'"};
     my $packed = pack $type, $value;
-    substr(${$self->{map}}, HEADER + SLOT * $i + $offset, length $packed) = $packed;
+    substr(${$self->{map}}, $HEADER + $SLOT * $i + $offset, length $packed) = $packed;
 }
 
 sub slot ($self, $i) {
     my %slot;
-    @slot{@SLOT_FIELDS} = unpack SLOT_PACK, substr(${$self->{map}}, HEADER + SLOT * $i, SLOT);
+    @slot{@SLOT_FIELDS} = unpack $SLOT_PACK, substr(${$self->{map}}, $HEADER + $SLOT * $i, $SLOT);
     s/\0+\z// for @slot{qw(client request)};
     $slot{slot} = $i;
     return \%slot;
@@ -108,9 +117,9 @@ sub slot ($self, $i) {
 
 sub slots ($self) { $self->{slots} }
 
-sub state ($self, $i, $state) { substr(${$self->{map}}, HEADER + SLOT * $i, 1) = $state }
+sub state ($self, $i, $state) { substr(${$self->{map}}, $HEADER + $SLOT * $i, 1) = $state }
 
-sub state_of ($self, $i) { substr(${$self->{map}}, HEADER + SLOT * $i, 1) }
+sub state_of ($self, $i) { substr(${$self->{map}}, $HEADER + $SLOT * $i, 1) }
 
 1;
 

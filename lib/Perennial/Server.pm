@@ -1,7 +1,9 @@
 package Perennial::Server;
 use v5.36;
-use Errno  qw(EINTR EAGAIN);
-use Socket qw(AF_INET AF_INET6 inet_ntoa inet_ntop sockaddr_family unpack_sockaddr_in unpack_sockaddr_in6);
+use Errno       qw(EINTR EAGAIN);
+use Time::HiRes ();
+use Socket
+    qw(AF_INET AF_INET6 inet_ntoa inet_ntop sockaddr_family unpack_sockaddr_in unpack_sockaddr_in6);
 use Perennial::Connection;
 
 # A worker's life: accept a connection, hand it to Perennial::Connection, repeat until told to
@@ -36,7 +38,8 @@ sub serve ($self, $worker) {
         _peer(\%base, $peer);
         my $served = $conn->serve($client, \%base, $remaining);
         if (defined $remaining && ($remaining -= $served) <= 0) {
-            $self->{log}->info("worker $$ reached MaxRequestsPerChild ($worker->{max_requests} requests)");
+            $self->{log}
+                ->info("worker $$ reached MaxRequestsPerChild ($worker->{max_requests} requests)");
             last;
         }
         last if $conn->wants_exit;
@@ -70,7 +73,7 @@ sub _accept ($self, $fh, $stopping) {
 # Running out of descriptors must not spin the worker: say so and pause a little
 sub _accept_failed ($self) {
     $self->{log}->error("Can't accept a connection: $!");
-    select undef, undef, undef, 0.1;
+    Time::HiRes::sleep(0.1);
 }
 
 sub _base_env ($listener) {

@@ -12,15 +12,18 @@ my $sock = "$dir/perennial.sock";
 my $pid  = fork // die;
 if (!$pid) {
     open STDERR, '>', "$dir/err" or die;
-    exec $^X, '-Ilib', 'bin/perennial', '-X', '-l', '127.0.0.1:0', '-S', $sock, '--pid', "$dir/p.pid",
+    exec $^X, '-Ilib', 'bin/perennial', '-X', '-l', '127.0.0.1:0', '-S', $sock, '--pid',
+        "$dir/p.pid",
         't/psgi/pid.psgi';
 }
 ok wait_until(sub { -S $sock }, 10, 'unix socket'), 'Unix socket created';
 my $c = IO::Socket::UNIX->new(Peer => $sock) or die $!;
 $c->syswrite("GET / HTTP/1.0\r\n\r\n");
 local $/;
-like <$c>, qr{\AHTTP/1\.0 200 OK.*\r\n\r\n$pid\z}s, 'served in the one process over the Unix socket';
-my ($port) = do { open my $e, '<', "$dir/err"; local $/; <$e> } =~ /listening on 127\.0\.0\.1:(\d+)/;
+like <$c>, qr{\AHTTP/1\.0 200 OK.*\r\n\r\n$pid\z}s,
+    'served in the one process over the Unix socket';
+my ($port) = do { open my $e, '<', "$dir/err"; local $/; <$e> }
+    =~ /listening on 127\.0\.0\.1:(\d+)/;
 ok $port, "TCP port logged ($port)";
 is HTTP::Tiny->new->get("http://127.0.0.1:$port/")->{content}, $pid, 'and over TCP';
 kill 'TERM', $pid;

@@ -35,10 +35,12 @@ CONF
     my ($out, $code) = cli('configtest', '-c', $file);
     is $code, 1, 'configtest fails';
     like $out, qr/test\.conf line 2: StartServers must be a whole number, got 'many'/, 'bad number';
-    like $out, qr/test\.conf line 3: KeepAlive must be On or Off, got 'maybe'/, 'bad switch';
+    like $out, qr/test\.conf line 3: KeepAlive must be On or Off, got 'maybe'/,        'bad switch';
     like $out, qr/test\.conf line 4: unknown directive 'Frobnicate'/, 'unknown directive';
-    like $out, qr/test\.conf line 5: <Location \/x> needs SetHandler psgi and PSGIApp/, 'incomplete location';
-    like $out, qr/test\.conf line 8: MaxClients must be a positive integer, got '0'/, 'zero MaxClients';
+    like $out, qr/test\.conf line 5: <Location \/x> needs SetHandler psgi and PSGIApp/,
+        'incomplete location';
+    like $out, qr/test\.conf line 8: MaxClients must be a positive integer, got '0'/,
+        'zero MaxClients';
     like $out, qr/test\.conf line 9: only the 'combined' log format is supported/, 'log format';
     like $out, qr/test\.conf line 10: <Location> is never closed/, 'unclosed section';
 
@@ -61,22 +63,23 @@ CONF
     is $code, 0, 'configtest passes';
     like $out, qr/Syntax OK/, 'says so';
     my $c = Perennial::Config->load(file => $file);
-    is $c->max_clients,            40,  'MaxRequestWorkers is MaxClients';
-    is $c->max_clients_directive,  'MaxRequestWorkers', 'and the name the file used is kept for messages';
+    is $c->max_clients, 40, 'MaxRequestWorkers is MaxClients';
+    is $c->max_clients_directive, 'MaxRequestWorkers',
+        'and the name the file used is kept for messages';
     is $c->max_requests_per_child, 500, 'MaxConnectionsPerChild is MaxRequestsPerChild';
-    is $c->max_spare_servers,      6,   'MaxSpareServers raised to MinSpareServers + 1, as Apache does';
-    is $c->keep_alive_timeout,     1.5, 'ms suffix';
+    is $c->max_spare_servers,  6,   'MaxSpareServers raised to MinSpareServers + 1, as Apache does';
+    is $c->keep_alive_timeout, 1.5, 'ms suffix';
     is_deeply $c->listen, ['127.0.0.1:0', '[::1]:0'], 'Listen repeats';
-    is $c->start_servers,          5,   'StartServers default';
-    is $c->server_limit,           256, 'ServerLimit default';
-    is $c->listen_backlog,         511, 'ListenBacklog default';
-    is $c->timeout,                60,  'Timeout default';
+    is $c->start_servers,           5,   'StartServers default';
+    is $c->server_limit,            256, 'ServerLimit default';
+    is $c->listen_backlog,          511, 'ListenBacklog default';
+    is $c->timeout,                 60,  'Timeout default';
     is $c->max_keep_alive_requests, 100, 'MaxKeepAliveRequests default';
 };
 
 subtest 'command-line flags override the file and are checked too' => sub {
     my $file = conf_file("MaxClients 10\n");
-    my $c = Perennial::Config->load(file => $file, overrides => {max_clients => 3});
+    my $c    = Perennial::Config->load(file => $file, overrides => {max_clients => 3});
     is $c->max_clients, 3, 'flag wins';
     my ($out, $code) = cli('configtest', '-c', $file, '--max-clients', 'x');
     isnt $code, 0, 'a bad flag value fails';

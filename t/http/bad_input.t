@@ -11,44 +11,70 @@ LimitRequestFieldSize 50
 LimitRequestBody 10
 Timeout 1
 CONF
-my $port = $srv->port;
+my $port   = $srv->port;
 my $worker = ($srv->slots)[0]{pid};
 
 my @cases = (
-    ['malformed request line', "GARBAGE\r\n\r\n", 400],
-    ['space in a header name', "GET / HTTP/1.1\r\nHost: x\r\nBad Name: y\r\n\r\n", 400],
-    ['obsolete line folding', "GET / HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n folded\r\n\r\n", 400],
-    ['HTTP/1.1 without Host', "GET / HTTP/1.1\r\n\r\n", 400],
-    ['two Host headers', "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400],
-    ['unsupported HTTP version', "GET / HTTP/1.2\r\nHost: x\r\n\r\n", 505],
-    ['unsupported Transfer-Encoding', "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501],
+    ['malformed request line',   "GARBAGE\r\n\r\n",                                        400],
+    ['space in a header name',   "GET / HTTP/1.1\r\nHost: x\r\nBad Name: y\r\n\r\n",       400],
+    ['obsolete line folding',    "GET / HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n folded\r\n\r\n", 400],
+    ['HTTP/1.1 without Host',    "GET / HTTP/1.1\r\n\r\n",                                 400],
+    ['two Host headers',         "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",           400],
+    ['unsupported HTTP version', "GET / HTTP/1.2\r\nHost: x\r\n\r\n",                      505],
+    [   'unsupported Transfer-Encoding',
+        "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501
+    ],
     ['request line too long', 'GET /' . ('a' x 200) . " HTTP/1.1\r\nHost: x\r\n\r\n", 414],
-    ['request line too long, never ended', 'GET /' . ('a' x 200), 414],
-    ['too many header fields', "GET / HTTP/1.1\r\nHost: x\r\n" . join('', map {"X-$_: 1\r\n"} 1 .. 6) . "\r\n", 431],
-    ['header field too large', "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " . ('b' x 60) . "\r\n\r\n", 431],
-    ['header field too large, head never ended', "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " . ('b' x 60), 431],
-    ['body over LimitRequestBody', "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\n01234567890", 413],
-    ['chunked body over LimitRequestBody', "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
-            . "6\r\n012345\r\n6\r\n678901\r\n0\r\n\r\n", 413],
-    ['bad chunk size', "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n", 400],
-    ['Content-Length and Transfer-Encoding', "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n"
-            . "Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n", 400],
-    ['two different Content-Length values', "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", 400],
+    ['request line too long, never ended', 'GET /' . ('a' x 200),                     414],
+    [   'too many header fields',
+        "GET / HTTP/1.1\r\nHost: x\r\n" . join('', map {"X-$_: 1\r\n"} 1 .. 6) . "\r\n", 431
+    ],
+    [   'header field too large',
+        "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " . ('b' x 60) . "\r\n\r\n", 431
+    ],
+    [   'header field too large, head never ended',
+        "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " . ('b' x 60),
+        431
+    ],
+    [   'body over LimitRequestBody',
+        "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\n01234567890", 413
+    ],
+    [   'chunked body over LimitRequestBody',
+        "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+            . "6\r\n012345\r\n6\r\n678901\r\n0\r\n\r\n",
+        413
+    ],
+    [   'bad chunk size',
+        "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n",
+        400
+    ],
+    [   'Content-Length and Transfer-Encoding',
+        "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n"
+            . "Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n",
+        400
+    ],
+    [   'two different Content-Length values',
+        "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", 400
+    ],
     ['negative Content-Length', "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n", 400],
-    ['unknown Expect', "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nExpect: magic\r\n\r\nx", 417],
+    [   'unknown Expect',
+        "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nExpect: magic\r\n\r\nx", 417
+    ],
 );
 for my $case (@cases) {
     my ($name, $bytes, $status) = @$case;
     subtest $name => sub {
         my $out = raw_request($port, $bytes);
-        like $out, qr{\AHTTP/1\.[01] $status }, "answered $status";
-        like $out, qr{Connection: close}, 'and the connection is closed';
-        unlike $out, qr{X-Length}, 'the app never saw it';
+        like $out,   qr{\AHTTP/1\.[01] $status }, "answered $status";
+        like $out,   qr{Connection: close},       'and the connection is closed';
+        unlike $out, qr{X-Length},                'the app never saw it';
     };
 }
 
 subtest 'equal repeated Content-Length values are one value' => sub {
-    my $out = raw_request($port, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc");
+    my $out = raw_request($port,
+        "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc"
+    );
     like $out, qr{\AHTTP/1\.1 200 .*X-Length: 3}s, 'accepted once';
 };
 
@@ -59,16 +85,16 @@ subtest 'a client that sends part of a head and stops gets 408 after Timeout' =>
 
 subtest 'a client that sends nothing is closed after Timeout' => sub {
     my $out = raw_request($port, '', timeout => 10);
-    is $out, '', 'closed without an answer';
+    is $out,                     '',  'closed without an answer';
     is $srv->get('/')->{status}, 200, 'the worker serves again';
 };
 
 ok wait_until(sub { $srv->idle == 1 }, 5, 'idle worker'), 'the scoreboard shows the worker idle';
-is +($srv->slots)[0]{pid}, $worker, 'the same worker survived all of it';
+is + ($srv->slots)[0]{pid}, $worker, 'the same worker survived all of it';
 my $log = $srv->error_log;
-like $log, qr/bad request: 414/, 'refusals are logged';
-like $log, qr/refused body: 413/, 'body refusals are logged';
-like $log, qr/incomplete request head/, 'timeouts are logged';
+like $log,             qr/bad request: 414/,          'refusals are logged';
+like $log,             qr/refused body: 413/,         'body refusals are logged';
+like $log,             qr/incomplete request head/,   'timeouts are logged';
 like $srv->access_log, qr/"GARBAGE - HTTP\/1.0" 400/, 'and written to the access log';
 $srv->stop;
 done_testing;

@@ -7,7 +7,11 @@ use Perennial::Test qw(raw_request start_server wait_until);
 sub responses ($out) { scalar(() = $out =~ m{HTTP/1\.1 200 OK}g) }
 
 subtest 'MaxKeepAliveRequests closes the connection after N requests' => sub {
-    my $srv = start_server(app => 'pid.psgi', args => ['--workers', 1], conf => "MaxKeepAliveRequests 3\n");
+    my $srv = start_server(
+        app  => 'pid.psgi',
+        args => ['--workers', 1],
+        conf => "MaxKeepAliveRequests 3\n"
+    );
     my $out = raw_request($srv->port, "GET / HTTP/1.1\r\nHost: x\r\n\r\n" x 5);
     is responses($out), 3, 'three answered on one connection';
     like $out, qr/Connection: close\r\n.*\z/s, 'the third says close';
@@ -15,7 +19,11 @@ subtest 'MaxKeepAliveRequests closes the connection after N requests' => sub {
 };
 
 subtest 'KeepAliveTimeout closes an idle connection and frees the worker' => sub {
-    my $srv = start_server(app => 'pid.psgi', args => ['--workers', 1], conf => "KeepAliveTimeout 300ms\n");
+    my $srv = start_server(
+        app  => 'pid.psgi',
+        args => ['--workers', 1],
+        conf => "KeepAliveTimeout 300ms\n"
+    );
     my $sock = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
     $sock->syswrite("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
     local $/;
@@ -27,7 +35,8 @@ subtest 'KeepAliveTimeout closes an idle connection and frees the worker' => sub
 
 subtest 'KeepAlive Off answers with Connection: close' => sub {
     my $srv = start_server(app => 'pid.psgi', args => ['--workers', 1, '--disable-keepalive']);
-    my $out = raw_request($srv->port, "GET / HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    my $out = raw_request($srv->port,
+        "GET / HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n");
     is responses($out), 1, 'one response per connection';
     like $out, qr/Connection: close/, 'says so';
     $srv->stop;
@@ -37,9 +46,11 @@ subtest 'streamed responses: chunked for HTTP/1.1, close-delimited for HTTP/1.0'
     my $srv = start_server(app => 'stream.psgi', args => ['--workers', 1]);
     my $out = raw_request($srv->port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     like $out, qr/Transfer-Encoding: chunked\r\n/, 'chunked';
-    like $out, qr/\r\n\r\n7\r\nline 1\n\r\n7\r\nline 2\n\r\n0\r\n\r\n\z/, 'framed chunks and the last chunk';
+    like $out, qr/\r\n\r\n7\r\nline 1\n\r\n7\r\nline 2\n\r\n0\r\n\r\n\z/,
+        'framed chunks and the last chunk';
     $out = raw_request($srv->port, "GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
-    like $out, qr/Connection: close\r\n.*\r\n\r\nline 1\nline 2\n\z/s, 'HTTP/1.0: raw body, then close';
+    like $out, qr/Connection: close\r\n.*\r\n\r\nline 1\nline 2\n\z/s,
+        'HTTP/1.0: raw body, then close';
     $out = raw_request($srv->port, "HEAD / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     like $out, qr/\r\n\r\n\z/, 'HEAD: no body';
     $srv->stop;
@@ -53,8 +64,8 @@ subtest 'a client that leaves during a large response is dropped quietly' => sub
         sysread $sock, my $buf, 100;
         close $sock;
     }
-    is $srv->get('/')->{status}, 200, 'the worker still serves';
-    is +($srv->slots)[0]{requests}, 4, 'the same worker';
+    is $srv->get('/')->{status},     200, 'the worker still serves';
+    is + ($srv->slots)[0]{requests}, 4,   'the same worker';
     unlike $srv->error_log, qr/\[error\]/, 'no error logged';
     $srv->stop;
 };

@@ -13,11 +13,11 @@ subtest 'graceful restart under continuous requests loses none' => sub {
     for my $i (1 .. 400) {
         my $res = $srv->get('/');
         if ($res->{status} == 200) { $ok++; $pids{$res->{content}}++ }
-        else { $failed++; diag "request $i: $res->{status} $res->{content}" }
+        else                       { $failed++; diag "request $i: $res->{status} $res->{content}" }
         $srv->signal('USR1') if $i % 100 == 50;
     }
-    is $failed, 0, 'no request failed';
-    is $ok, 400, 'all 400 answered';
+    is $failed, 0,   'no request failed';
+    is $ok,     400, 'all 400 answered';
     cmp_ok scalar(keys %pids), '>=', 4, 'several generations of workers answered';
     my @generations = $srv->error_log =~ /generation (\d+) started/g;
     is_deeply \@generations, [2 .. 5], 'four graceful restarts';
@@ -25,23 +25,28 @@ subtest 'graceful restart under continuous requests loses none' => sub {
 };
 
 subtest 'graceful restart re-reads the configuration, and refuses a broken one' => sub {
-    my $srv = start_server(conf => "<Location />\nSetHandler psgi\nPSGIApp $psgi/version_a.psgi\n</Location>\n",
-        args => ['--workers', 1]);
+    my $srv = start_server(
+        conf => "<Location />\nSetHandler psgi\nPSGIApp $psgi/version_a.psgi\n</Location>\n",
+        args => ['--workers', 1]
+    );
     like $srv->get('/')->{content}, qr/\AA /, 'first version';
     _edit($srv->conf, 'version_a', 'version_b');
     $srv->signal('USR1');
-    ok wait_until(sub { $srv->get('/')->{content} =~ /\AB / }, 10, 'new version'), 'new application after USR1';
+    ok wait_until(sub { $srv->get('/')->{content} =~ /\AB / }, 10, 'new version'),
+        'new application after USR1';
 
     _edit($srv->conf, 'SetHandler psgi', 'SetHandler psgi\nNoSuchDirective 1');
     $srv->signal('USR1');
-    ok wait_until(sub { $srv->error_log =~ /graceful restart refused/ }, 10, 'refusal logged'), 'broken config refused';
-    like $srv->error_log, qr/perennial\.conf line \d+: unknown directive 'NoSuchDirective'/, 'with file, line and reason';
+    ok wait_until(sub { $srv->error_log =~ /graceful restart refused/ }, 10, 'refusal logged'),
+        'broken config refused';
+    like $srv->error_log, qr/perennial\.conf line \d+: unknown directive 'NoSuchDirective'/,
+        'with file, line and reason';
     like $srv->get('/')->{content}, qr/\AB /, 'still serving the running configuration';
     $srv->stop;
 };
 
 subtest 'graceful-stop lets the request in flight finish' => sub {
-    my $srv = start_server(app => 'pid.psgi', args => ['--workers', 2]);
+    my $srv  = start_server(app => 'pid.psgi', args => ['--workers', 2]);
     my $sock = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
     $sock->syswrite("GET /sleep/1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     ok wait_until(sub { $srv->scoreboard =~ /W/ }, 5, 'request running'), 'a request is running';

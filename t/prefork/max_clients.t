@@ -19,11 +19,17 @@ my @socks = map {
 } 1 .. 7;
 
 my $most = 0;
-ok wait_until(sub {
-    my $n = $srv->workers;
-    $most = $n if $n > $most;
-    $srv->error_log =~ /server reached MaxClients setting, consider raising the MaxClients setting/;
-}, 10, 'MaxClients log line'), 'the error log says MaxClients was reached';
+ok wait_until(
+    sub {
+        my $n = $srv->workers;
+        $most = $n if $n > $most;
+        $srv->error_log
+            =~ /server reached MaxClients setting, consider raising the MaxClients setting/;
+    },
+    10,
+    'MaxClients log line'
+    ),
+    'the error log says MaxClients was reached';
 
 my %pids;
 for my $s (@socks) {
@@ -32,7 +38,7 @@ for my $s (@socks) {
     like $out, qr{\AHTTP/1\.1 200 OK}, 'queued client answered';
     $pids{$1}++ if $out =~ /\r\n\r\n(\d+)\z/;
 }
-cmp_ok $most, '<=', 3, "at most MaxClients workers ($most)";
+cmp_ok $most,              '<=', 3, "at most MaxClients workers ($most)";
 cmp_ok scalar(keys %pids), '<=', 3, 'answered by at most three workers';
 my @lines = $srv->error_log =~ /(server reached MaxClients)/g;
 is scalar @lines, 1, 'logged once for the episode';

@@ -20,6 +20,7 @@ subtest 'below MinSpareServers the manager forks until two are idle' => sub {
 };
 
 subtest 'busy workers are replaced by new idle ones, up to MaxClients' => sub {
+
     # Keep-alive connections hold their workers: each one is busy (K) while open
     my @held;
     for my $n (1 .. 4) {
@@ -36,9 +37,13 @@ subtest 'busy workers are replaced by new idle ones, up to MaxClients' => sub {
 
     # Released, the pool is above MaxSpareServers and shrinks one a second
     close $_ for @held;
-    ok wait_until(sub { $srv->scoreboard !~ /K/ && $srv->idle <= 3 && $srv->error_log =~ /stopping worker/ }, 15,
-        'back to MaxSpareServers'), 'idle workers retired: ' . $srv->scoreboard;
-    like $srv->error_log, qr/stopping worker \d+ gracefully/, 'retirement is logged';
+    ok wait_until(
+        sub { $srv->scoreboard !~ /K/ && $srv->idle <= 3 && $srv->error_log =~ /stopping worker/ },
+        15,
+        'back to MaxSpareServers'
+        ),
+        'idle workers retired: ' . $srv->scoreboard;
+    like $srv->error_log, qr/stopping worker \d+ gracefully/,               'retirement is logged';
     like $srv->error_log, qr/worker \d+ exited \(status 0, \d+ requests\)/, 'exit is logged';
     cmp_ok $srv->idle, '>=', 2, 'still at least MinSpareServers idle';
 };

@@ -25,8 +25,8 @@ sub parse_string ($class, $text, $file = '-') {
 
         # A trailing backslash continues the directive on the next line
         while ($line =~ s/\\\z// && @lines) { $line .= ' ' . shift @lines; $n++ }
-        $line =~ s/\A\s+//;
-        $line =~ s/\s+\z//;
+        $line                        =~ s/\A\s+//;
+        $line                        =~ s/\s+\z//;
         next if $line eq '' || $line =~ /\A#/;
 
         my $where = "$file line $start";
@@ -42,11 +42,12 @@ sub parse_string ($class, $text, $file = '-') {
         }
         if ($line =~ m{\A<(\w+)(?:\s+(.*?))?\s*>\z}) {
             my ($name, $rest) = ($1, $2 // '');
-            my ($args, $err) = _words($rest);
+            my ($args, $err)  = _words($rest);
             if ($err) { push @errors, "$where: $err"; next }
-            my $section = {section => $name, args => $args, file => $file, line => $start, items => []};
+            my $section
+                = {section => $name, args => $args, file => $file, line => $start, items => []};
             push @{$stack[-1]{items}}, $section;
-            push @stack, $section;
+            push @stack,               $section;
             next;
         }
         if ($line =~ /\A</) {
@@ -54,7 +55,7 @@ sub parse_string ($class, $text, $file = '-') {
             next;
         }
         my ($name, $rest) = $line =~ /\A(\S+)\s*(.*)\z/;
-        my ($args, $err) = _words($rest);
+        my ($args, $err)  = _words($rest);
         if ($err) { push @errors, "$where: $err"; next }
         push @{$stack[-1]{items}}, {name => $name, args => $args, file => $file, line => $start};
     }
@@ -76,7 +77,7 @@ sub _words ($text) {
         }
         elsif ($text =~ s/\A'([^']*)'(?=\s|\z)//) { push @words, $1 }
         elsif ($text =~ /\A["']/)                 { return (undef, "unbalanced quote in '$text'") }
-        else                                     { $text =~ s/\A(\S+)//; push @words, $1 }
+        else                                      { $text =~ s/\A(\S+)//; push @words, $1 }
     }
     return (\@words, undef);
 }

@@ -15,7 +15,8 @@ my $BAD_FIELD = qr/\n(?![!#\$%&'*+.^_`|~0-9A-Za-z-]+:)(?=[^\r\n])/;
 # Returns the length of the head, 0 when more bytes are needed, or minus an HTTP error status
 sub parse_head ($buf_ref, $env, $limits) {
     my $eol = index $$buf_ref, "\n";
-    return -414 if $eol > $limits->{line} + 1 || ($eol < 0 && length $$buf_ref > $limits->{line} + 1);
+    return -414
+        if $eol > $limits->{line} + 1 || ($eol < 0 && length $$buf_ref > $limits->{line} + 1);
     my $len = parse_http_request($$buf_ref, $env);
     if ($len == -2) {
         return 0 if length $$buf_ref <= $limits->{field_size};
@@ -73,25 +74,31 @@ sub dechunk ($buf_ref, $state, $out_ref, $limit) {
         }
         my $eol = index $$buf_ref, "\n";
         if ($eol < 0) { return length $$buf_ref > 1024 ? 400 : 0 }
-        my $line = substr $$buf_ref, 0, $eol + 1, '';
-        if ($state->{trailer}) {
-            return 1 if $line =~ /\A\r?\n\z/;
-            return 400 if ++$state->{trailer} > 100;
-            next;
-        }
-        my ($hex) = $line =~ /\A([0-9a-fA-F]{1,15})[ \t]*(?:;[^\r\n]*)?\r?\n\z/ or return 400;
-        my $size = hex $hex;
-        if ($size == 0) { $state->{trailer} = 1; next }
-        return 413 if $limit && length($$out_ref) + $size > $limit;
-        $state->{left} = $size;
+        my $done
+            = _chunk_line(substr($$buf_ref, 0, $eol + 1, ''), $state, length($$out_ref), $limit);
+        return $done if defined $done;
     }
 }
 
+# A chunk-size line or a trailer line: sets the next chunk's size, or says how the body ends
+sub _chunk_line ($line, $state, $have, $limit) {
+    if ($state->{trailer}) {
+        return 1 if $line =~ /\A\r?\n\z/;
+        return ++$state->{trailer} > 100 ? 400 : undef;
+    }
+    my ($hex) = $line =~ /\A([0-9a-fA-F]{1,15})[ \t]*(?:;[^\r\n]*)?\r?\n\z/ or return 400;
+    my $size = hex $hex;
+    if (!$size) { $state->{trailer} = 1; return }
+    return 413 if $limit && $have + $size > $limit;
+    $state->{left} = $size;
+    return;
+}
+
 sub _field_limits ($head, $limits) {
-    my @lines = grep { length } split /\r?\n/, $head;
+    my @lines = grep {length} split /\r?\n/, $head;
     return 431 if @lines > $limits->{fields};
     for (@lines) { return 431 if length > $limits->{field_size} }
-    return undef;
+    return;
 }
 
 1;

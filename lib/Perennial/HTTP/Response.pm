@@ -9,7 +9,7 @@ use Plack::Util  ();
 # A PSGI response to bytes on the socket. $c is the connection's per-request context:
 #   sock, http11, head_only, keep_alive (in: wanted, out: still possible), bytes (out), broken (out)
 
-our @EXPORT_OK = qw(error_bytes start_response write_all write_response);
+our @EXPORT_OK = qw(error_bytes send_body start_response write_all write_response);
 
 my %NO_BODY = map { $_ => 1 } 204, 304;
 my ($date_second, $date) = (-1, '');
@@ -19,39 +19,37 @@ my @MONTH = qw(Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec);
 sub error_bytes ($status, $http11 = 1) {
     my $reason = HTTP::Status::status_message($status) // 'Error';
     my $body   = "$status $reason\n";
-    return sprintf "HTTP/1.%d %d %s\r\nDate: %s\r\nServer: Perennial\r\nContent-Type: text/plain\r\n"
+    return
+        sprintf "HTTP/1.%d %d %s\r\nDate: %s\r\nServer: Perennial\r\nContent-Type: text/plain\r\n"
         . "Content-Length: %d\r\nConnection: close\r\n\r\n%s", $http11 ? 1 : 0, $status, $reason,
         _date(), length $body, $body;
 }
 
-# Writes the head; returns the framing for the body: 'length', 'chunked', 'close' or 'none'
+# Prepares the head; returns the framing for the body: 'length', 'chunked', 'close' or 'none'
 sub start_response ($c, $status, $headers, $body_length = undef) {
-    my ($length, $has_date, $close, $out) = (undef, 0, 0, '');
-    for (my $i = 0; $i < @$headers; $i += 2) {
-        my ($name, $value) = @$headers[$i, $i + 1];
-        my $lc = lc $name;
-        if    ($lc eq 'content-length')    { $length = $value }
-        elsif ($lc eq 'transfer-encoding') { next }
-        elsif ($lc eq 'connection')        { $close = 1 if lc $value eq 'close'; next }
-        elsif ($lc eq 'date')              { $has_date = 1 }
-        $out .= "$name: $value\r\n";
-    }
+    my ($out, $length, $has_date, $close) = _headers($headers);
     my $framing = 'length';
-    if ($status < 200 || $NO_BODY{$status}) { $framing = 'none' }
+    if    ($status < 200 || $NO_BODY{$status}) { $framing = 'none' }
     elsif (!defined $length) {
         $length = $body_length;
-        if (defined $length) { $out .= "Content-Length: $length\r\n" }
+        if    (defined $length) { $out .= "Content-Length: $length\r\n" }
         elsif ($c->{head_only}) { $framing = 'none' }
-        elsif ($c->{http11}) { $framing = 'chunked'; $out .= "Transfer-Encoding: chunked\r\n" }
-        else { $framing = 'close' }
+        elsif ($c->{http11})    { $framing = 'chunked'; $out .= "Transfer-Encoding: chunked\r\n" }
+        else                    { $framing = 'close' }
     }
-    $c->{keep_alive} = 0 if $close || $framing eq 'close';
-    $framing = 'none' if $c->{head_only};
-    $out .= $c->{keep_alive} ? ($c->{http11} ? '' : "Connection: keep-alive\r\n") : "Connection: close\r\n";
+    $c->{keep_alive} = 0      if $close || $framing eq 'close';
+    $framing         = 'none' if $c->{head_only};
+    $out
+        .= $c->{keep_alive}
+        ? ($c->{http11} ? '' : "Connection: keep-alive\r\n")
+        : "Connection: close\r\n";
     $out .= 'Date: ' . _date() . "\r\n" unless $has_date;
     $c->{status} = $status;
-    $c->{head} = sprintf("HTTP/1.%d %d %s\r\n", $c->{http11} ? 1 : 0, $status,
-        HTTP::Status::status_message($status) // 'Unknown') . "Server: Perennial\r\n$out\r\n";
+    $c->{head}   = sprintf(
+        "HTTP/1.%d %d %s\r\n",
+        $c->{http11} ? 1 : 0,
+        $status, HTTP::Status::status_message($status) // 'Unknown'
+    ) . "Server: Perennial\r\n$out\r\n";
     return $c->{framing} = $framing;
 }
 
@@ -62,7 +60,7 @@ sub write_all ($c, $data) {
         my $n = syswrite $c->{sock}, $data, length($data) - $off, $off;
         if (defined $n) { $off += $n; next }
         next if $! == EINTR;
-        $c->{broken} = "$!";
+        $c->{broken}     = "$!";
         $c->{keep_alive} = 0;
         return 0;
     }
@@ -75,18 +73,35 @@ sub write_response ($c, $res) {
     if (ref $body eq 'ARRAY') {
         my $content = join '', @$body;
         my $framing = start_response($c, $status, $headers, length $content);
-        return _send($c, $framing, $content, 1);
+        return send_body($c, $framing, $content, 1);
     }
     my $framing = start_response($c, $status, $headers, Plack::Util::content_length($body));
     local $/ = \65536;
     my $first = $framing eq 'none' ? '' : $body->getline // '';
-    _send($c, $framing, $first, 0);
+    send_body($c, $framing, $first, 0);
     if ($framing ne 'none') {
-        while (!$c->{broken} && defined(my $chunk = $body->getline)) { _send($c, $framing, $chunk, 0) }
-        _send($c, $framing, '', 1);
+        while (!$c->{broken} && defined(my $chunk = $body->getline)) {
+            send_body($c, $framing, $chunk, 0);
+        }
+        send_body($c, $framing, '', 1);
     }
     $body->close;
     return !$c->{broken};
+}
+
+# The application's headers as text; framing headers are the server's to write
+sub _headers ($headers) {
+    my ($out, $length, $has_date, $close) = ('', undef, 0, 0);
+    for (my $i = 0; $i < @$headers; $i += 2) {
+        my ($name, $value) = @$headers[$i, $i + 1];
+        my $lc = lc $name;
+        if    ($lc eq 'content-length')    { $length = $value }
+        elsif ($lc eq 'transfer-encoding') {next}
+        elsif ($lc eq 'connection')        { $close = 1 if lc $value eq 'close'; next }
+        elsif ($lc eq 'date')              { $has_date = 1 }
+        $out .= "$name: $value\r\n";
+    }
+    return ($out, $length, $has_date, $close);
 }
 
 sub _date () {
@@ -98,34 +113,16 @@ sub _date () {
         $t[5] + 1900, @t[2, 1, 0];
 }
 
-# Sends body bytes with the framing chosen, the head first if it is still pending
-sub _send ($c, $framing, $data, $last) {
+sub send_body ($c, $framing, $data, $last) {
     my $out = delete($c->{head}) // '';
     if ($framing eq 'chunked') {
         $out .= sprintf("%x\r\n", length $data) . $data . "\r\n" if length $data;
-        $out .= "0\r\n\r\n" if $last;
+        $out .= "0\r\n\r\n"                                      if $last;
     }
     elsif ($framing ne 'none') { $out .= $data }
     $c->{bytes} += length $data if $framing ne 'none';
     return 1 unless length $out;
     return write_all($c, $out);
-}
-
-package Perennial::HTTP::Response::Writer;
-use v5.36;
-
-sub new ($class, $c) { bless {c => $c}, $class }
-
-sub close ($self) {
-    return if $self->{closed}++;
-    Perennial::HTTP::Response::_send($self->{c}, $self->{c}{framing}, '', 1);
-}
-
-sub poll_cb ($self, $cb) { $cb->($self) }
-
-sub write ($self, $data) {
-    return if $self->{closed} || !length $data;
-    Perennial::HTTP::Response::_send($self->{c}, $self->{c}{framing}, $data, 0);
 }
 
 1;
@@ -157,6 +154,12 @@ errors (the client went away) are recorded in the context, never thrown.
     my $bytes = error_bytes(400);
 
 A complete plain-text error response that closes the connection.
+
+=head2 send_body
+
+    send_body($c, $framing, $bytes, $is_last);
+
+Sends body bytes in the framing chosen, preceded by the head if it has not gone out yet.
 
 =head2 start_response
 

@@ -10,9 +10,19 @@ our @EXPORT_OK = qw(summary text);
 
 sub summary ($board) {
     my (undef, $slots, $manager, $started, $generation) = $board->header_values;
-    my %sum = (manager_pid => $manager, started => $started, generation => $generation,
-        uptime => Time::HiRes::time() - $started, busy => 0, idle => 0, processes => 0,
-        accesses => 0, bytes => 0, scoreboard => '', workers => []);
+    my %sum = (
+        manager_pid => $manager,
+        started     => $started,
+        generation  => $generation,
+        uptime      => Time::HiRes::time() - $started,
+        busy        => 0,
+        idle        => 0,
+        processes   => 0,
+        accesses    => 0,
+        bytes       => 0,
+        scoreboard  => '',
+        workers     => []
+    );
     for my $i (0 .. $slots - 1) {
         my $slot = $board->slot($i);
         $sum{accesses} += $slot->{slot_requests};
@@ -30,20 +40,29 @@ sub summary ($board) {
 
 sub text ($board) {
     my $s   = summary($board);
-    my $out = sprintf "Perennial status, manager pid %d, generation %d\n", @$s{qw(manager_pid generation)};
-    $out .= sprintf "Started: %s\nUptime: %d seconds\n", strftime('%Y-%m-%d %H:%M:%S', localtime $s->{started}),
+    my $out = sprintf "Perennial status, manager pid %d, generation %d\n",
+        @$s{qw(manager_pid generation)};
+    $out .= sprintf "Started: %s\nUptime: %d seconds\n",
+        strftime('%Y-%m-%d %H:%M:%S', localtime $s->{started}),
         $s->{uptime};
-    $out .= sprintf "Total accesses: %d - Total traffic: %.1f kB\n", $s->{accesses}, $s->{bytes} / 1024;
-    $out .= sprintf "%d requests currently being processed, %d idle workers\n\n", @$s{qw(busy idle)};
+    $out .= sprintf "Total accesses: %d - Total traffic: %.1f kB\n", $s->{accesses},
+        $s->{bytes} / 1024;
+    $out .= sprintf "%d requests currently being processed, %d idle workers\n\n",
+        @$s{qw(busy idle)};
     $out .= "$s->{scoreboard}\n\n";
-    $out .= "Scoreboard key: \"_\" waiting for connection, \"S\" starting up, \"R\" reading request,\n"
+    $out
+        .= "Scoreboard key: \"_\" waiting for connection, \"S\" starting up, \"R\" reading request,\n"
         . "\"W\" sending reply, \"K\" keepalive (read), \"L\" logging, \"C\" closing connection,\n"
         . "\"G\" gracefully finishing, \"I\" idle cleanup of worker, \".\" open slot with no current process\n\n";
     $out .= sprintf "%-5s %-7s %-5s %-3s %8s %10s %9s %-15s %s\n", 'Slot', 'PID', 'Gen', 'M', 'Acc',
         'Bytes', 'Last(ms)', 'Client', 'Request';
+
     for my $w (@{$s->{workers}}) {
-        $out .= sprintf "%-5d %-7d %-5d %-3s %8d %10d %9.1f %-15s %s\n", @$w{qw(slot pid generation state requests
-            bytes)}, $w->{last_micros} / 1000, $w->{client} || '-', $w->{request} || '-';
+        $out .= sprintf "%-5d %-7d %-5d %-3s %8d %10d %9.1f %-15s %s\n", @$w{
+            qw(slot pid generation state requests
+                bytes)
+            },
+            $w->{last_micros} / 1000, $w->{client} || '-', $w->{request} || '-';
     }
     return $out;
 }

@@ -5,21 +5,33 @@ use Perennial::Runner;
 
 # plackup -s Perennial: plackup's options become Perennial's settings
 
-my %KEY = (max_requests => 'max_requests_per_child', keepalive_timeout => 'keep_alive_timeout',
-    timeout => 'timeout', backlog => 'listen_backlog', pid => 'pid_file', error_log => 'error_log',
-    access_log => 'access_log', max_clients => 'max_clients', log_level => 'log_level');
+my %KEY = (
+    max_requests      => 'max_requests_per_child',
+    keepalive_timeout => 'keep_alive_timeout',
+    timeout           => 'timeout',
+    backlog           => 'listen_backlog',
+    pid               => 'pid_file',
+    error_log         => 'error_log',
+    access_log        => 'access_log',
+    max_clients       => 'max_clients',
+    log_level         => 'log_level'
+);
 
 sub new ($class, %args) { bless {%args}, $class }
 
 sub run ($self, $app) {
-    my %set = map { defined $self->{$_} ? ($KEY{$_} => $self->{$_}) : () } keys %KEY;
+    my %set    = map { defined $self->{$_} ? ($KEY{$_} => $self->{$_}) : () } keys %KEY;
     my @listen = @{$self->{listen} // []};
-    push @listen, ($self->{host} // '0.0.0.0') . ':' . $self->{port} if !@listen && defined $self->{port};
+    push @listen, ($self->{host} // '0.0.0.0') . ':' . $self->{port}
+        if !@listen && defined $self->{port};
     $set{listen} = \@listen if @listen;
-    if (my $n = $self->{workers}) { $set{$_} = $n for qw(start_servers min_spare_servers max_spare_servers max_clients) }
+    if (my $n = $self->{workers}) {
+        $set{$_} = $n for qw(start_servers min_spare_servers max_spare_servers max_clients);
+    }
     $set{keep_alive} = 0 if $self->{disable_keepalive};
     my $config = Perennial::Config->new(%set);
-    $self->{server_ready}->({host => $self->{host}, port => $self->{port}, server_software => 'Perennial'})
+    $self->{server_ready}
+        ->({host => $self->{host}, port => $self->{port}, server_software => 'Perennial'})
         if $self->{server_ready};
     return Perennial::Runner->new(config => $config, app => $app)->run;
 }

@@ -7,9 +7,9 @@ use File::Basename qw(dirname);
 use File::Temp     qw(tempdir);
 use HTTP::Tiny;
 use IO::Socket::IP;
-use POSIX          qw(WNOHANG);
+use POSIX qw(WNOHANG);
 use Test::More;
-use Time::HiRes    ();
+use Time::HiRes ();
 use Perennial::Scoreboard;
 
 # Real servers for tests: the test binds 127.0.0.1 port 0 itself and hands the socket to
@@ -22,27 +22,46 @@ my @STARTED;
 
 sub start_server (%args) {
     my $dir    = tempdir(CLEANUP => 1);
-    my $listen = IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => 128, ReuseAddr => 1)
-        or die "Can't listen: $@";
+    my $listen = IO::Socket::IP->new(
+        LocalHost => '127.0.0.1',
+        LocalPort => 0,
+        Listen    => 128,
+        ReuseAddr => 1
+    ) or die "Can't listen: $@";
     my $conf = "$dir/perennial.conf";
     open(my $fh, '>', $conf) or die "Can't write $conf: $!";
-    print {$fh} "PidFile $dir/perennial.pid\nErrorLog $dir/error.log\nCustomLog $dir/access.log\nLogLevel info\n";
+    print {$fh}
+        "PidFile $dir/perennial.pid\nErrorLog $dir/error.log\nCustomLog $dir/access.log\nLogLevel info\n";
     print {$fh} $args{conf} // '';
     close $fh;
     my $app = $args{app} && "$ROOT/t/psgi/$args{app}";
-    my @cmd = ($^X, "-I$ROOT/lib", "$ROOT/bin/perennial", 'serve', '-c', $conf, '--listen', 'fd:' . fileno($listen),
-        @{$args{args} // []}, ($app ? ($app) : ()));
+    my @cmd = (
+        $^X,                   "-I$ROOT/lib",
+        "$ROOT/bin/perennial", 'serve',
+        '-c',                  $conf,
+        '--listen',            'fd:' . fileno($listen),
+        @{$args{args} // []}, ($app ? ($app) : ())
+    );
     my $pid = fork // die "Can't fork: $!";
+
     if (!$pid) {
         setpgrp(0, 0);
         fcntl($listen, F_SETFD, fcntl($listen, F_GETFD, 0) & ~FD_CLOEXEC);
         exec @cmd or die "Can't exec: $!";
     }
     push @STARTED, $pid;
-    my $self = bless {pid => $pid, dir => $dir, port => $listen->sockport, listen => $listen,
-        pid_file => "$dir/perennial.pid", conf => $conf}, __PACKAGE__;
+    my $self = bless {
+        pid      => $pid,
+        dir      => $dir,
+        port     => $listen->sockport,
+        listen   => $listen,
+        pid_file => "$dir/perennial.pid",
+        conf     => $conf
+        },
+        __PACKAGE__;
     close $listen;
-    wait_until(sub { -s "$dir/perennial.pid.scoreboard" || !$self->alive }, 10, 'scoreboard created');
+    wait_until(sub { -s "$dir/perennial.pid.scoreboard" || !$self->alive },
+        10, 'scoreboard created');
     $self->{board} = Perennial::Scoreboard->attach("$dir/perennial.pid.scoreboard") if $self->alive;
     return $self;
 }
@@ -61,24 +80,27 @@ sub cli ($self, @args) {
     return ($out, $? >> 8);
 }
 
-sub conf ($self)     { $self->{conf} }
-sub dir ($self)      { $self->{dir} }
+sub conf      ($self) { $self->{conf} }
+sub dir       ($self) { $self->{dir} }
 sub error_log ($self) { _slurp("$self->{dir}/error.log") }
 
 sub get ($self, $path = '/', %opt) {
-    return HTTP::Tiny->new(timeout => 20, keep_alive => 0, %opt)->get("http://127.0.0.1:$self->{port}$path");
+    return HTTP::Tiny->new(timeout => 20, keep_alive => 0, %opt)
+        ->get("http://127.0.0.1:$self->{port}$path");
 }
 
 sub idle ($self) { $self->scoreboard =~ tr/_// }
 
-sub pid ($self)      { $self->{pid} }
+sub pid      ($self) { $self->{pid} }
 sub pid_file ($self) { $self->{pid_file} }
-sub port ($self)     { $self->{port} }
+sub port     ($self) { $self->{port} }
 
 # The state letters of every slot in use, e.g. "__W_"
 sub scoreboard ($self) {
     my $board = $self->{board} or return '';
-    return join '', map { my $s = $board->slot($_); $s->{state} eq '.' ? () : $s->{state} } 0 .. $board->slots - 1;
+    return join '',
+        map { my $s = $board->slot($_); $s->{state} eq '.' ? () : $s->{state} }
+        0 .. $board->slots - 1;
 }
 
 sub signal ($self, $name) { kill $name, $self->{pid} }
@@ -106,7 +128,7 @@ sub raw_request ($port, $bytes, %opt) {
     my $sock = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $port, Timeout => 5)
         or die "Can't connect: $@";
     $sock->syswrite($bytes) if length $bytes;
-    shutdown($sock, 1) if $opt{half_close};
+    shutdown($sock, 1)      if $opt{half_close};
     my $out      = '';
     my $deadline = Time::HiRes::time() + ($opt{timeout} // 10);
     while (Time::HiRes::time() < $deadline) {

@@ -1,10 +1,10 @@
 package Perennial::Bench::Servers;
 use v5.36;
-use Exporter    qw(import);
-use File::Temp  qw(tempdir);
+use Exporter   qw(import);
+use File::Temp qw(tempdir);
 use IO::Socket::IP;
 use Time::HiRes ();
-use FindBin ();
+use FindBin     ();
 
 # Starts the servers being compared, each on its own loopback port with its own files, never a
 # system instance, and stops them again (the whole process group).
@@ -15,19 +15,41 @@ my $ROOT = "$FindBin::RealBin/..";
 
 my %COMMAND = (
     perennial => sub (%a) {
-        ($^X, "$ROOT/bin/perennial", 'serve', '--workers', $a{workers}, '--listen', "127.0.0.1:$a{port}",
-            '--log-level', 'warn', '--max-requests', 0, ($a{keepalive} ? () : '--disable-keepalive'),
-            '--keepalive-timeout', 5, $a{app});
+        (   $^X,                  "$ROOT/bin/perennial",
+            'serve',              '--workers',
+            $a{workers},          '--listen',
+            "127.0.0.1:$a{port}", '--log-level',
+            'warn',               '--max-requests',
+            0, ($a{keepalive} ? () : '--disable-keepalive'),
+            '--keepalive-timeout', 5,
+            $a{app}
+        );
     },
     starman => sub (%a) {
-        ('starman', '--workers', $a{workers}, '--listen', "127.0.0.1:$a{port}", '--max-requests', 1_000_000,
-            '-E', 'deployment', ($a{keepalive} ? () : '--disable-keepalive'), $a{app});
+        (   'starman',            '--workers',
+            $a{workers},          '--listen',
+            "127.0.0.1:$a{port}", '--max-requests',
+            1_000_000,            '-E',
+            'deployment', ($a{keepalive} ? () : '--disable-keepalive'),
+            $a{app}
+        );
     },
     uwsgi => sub (%a) {
-        ('uwsgi', '--plugins', 'psgi',
-            ($a{keepalive} ? ('--http11-socket', "127.0.0.1:$a{port}")
-                : ('--http-socket', "127.0.0.1:$a{port}", '--add-header', 'Connection: close')),
-            '--psgi', $a{app}, '--master', '--processes', $a{workers}, '--disable-logging', '--die-on-term');
+        (   'uwsgi',
+            '--plugins',
+            'psgi',
+            (   $a{keepalive}
+                ? ('--http11-socket', "127.0.0.1:$a{port}")
+                : ('--http-socket', "127.0.0.1:$a{port}", '--add-header', 'Connection: close')
+            ),
+            '--psgi',
+            $a{app},
+            '--master',
+            '--processes',
+            $a{workers},
+            '--disable-logging',
+            '--die-on-term'
+        );
     },
 );
 
@@ -39,8 +61,8 @@ sub start_server ($name, %args) {
     my $pid  = fork // die "Can't fork: $!\n";
     if (!$pid) {
         setpgrp(0, 0);
-        open(STDOUT, '>', "$dir/out.log") or die;
-        open(STDERR, '>&', \*STDOUT) or die;
+        open(STDOUT, '>',  "$dir/out.log") or die;
+        open(STDERR, '>&', \*STDOUT)       or die;
         exec @cmd or die "Can't run $cmd[0]: $!\n";
     }
     my $deadline = Time::HiRes::time() + 30;
@@ -70,7 +92,8 @@ sub stop_server ($srv) {
 }
 
 sub _free_port () {
-    my $s = IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => 1) or die "Can't bind: $@\n";
+    my $s = IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => 1)
+        or die "Can't bind: $@\n";
     return $s->sockport;
 }
 

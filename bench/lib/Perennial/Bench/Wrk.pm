@@ -8,8 +8,11 @@ our @EXPORT_OK = qw(run_wrk);
 
 sub run_wrk (%a) {
     my $threads = $a{connections} < 2 ? 1 : 2;
-    my @cmd = ('wrk', "-t$threads", "-c$a{connections}", "-d$a{duration}s", '--latency',
-        (map { ('-H', $_) } @{$a{headers} // []}), "http://127.0.0.1:$a{port}/");
+    my @cmd     = (
+        'wrk', "-t$threads", "-c$a{connections}", "-d$a{duration}s", '--latency',
+        (map { ('-H', $_) } @{$a{headers} // []}),
+        "http://127.0.0.1:$a{port}/"
+    );
     open(my $fh, '-|', @cmd) or die "Can't run wrk: $!\n";
     my $out = do { local $/; <$fh> };
     close $fh;
@@ -18,7 +21,7 @@ sub run_wrk (%a) {
     $r{avg_ms} = _ms($out =~ /Latency\s+([\d.]+\w+)/);
     $r{p99_ms} = _ms($out =~ /\s99%\s+([\d.]+\w+)/);
     $r{errors} += $_ for $out =~ /(?:connect|read|write|timeout) (\d+)/g;
-    $r{errors} += $1 if $out =~ /Non-2xx or 3xx responses: (\d+)/;
+    $r{errors} += $1 if $out  =~ /Non-2xx or 3xx responses: (\d+)/;
     $r{rps} //= 0;
     return \%r;
 }
