@@ -174,12 +174,13 @@ sub _name_refused ($env, $buf_ref) {
         //= defined $proto && $proto =~ m{\AHTTP/1\.[01]\z} ? $proto : 'HTTP/1.0';
 }
 
-# One read; undef on timeout or error, 0 at end of file. Signals only interrupt it while idle.
+# One read; undef on timeout or error, 0 at end of file. A signal never ends a request: a
+# connection just accepted carries a request the client is sending, so it is served.
 sub _read ($self, $sock, $buf_ref) {
     while (1) {
         my $n = sysread $sock, $$buf_ref, $READ_SIZE, length $$buf_ref;
         return $n if defined $n;
-        next      if $! == EINTR && !(${$self->{stopping}} && !length $$buf_ref);
+        next      if $! == EINTR;
         return;
     }
 }

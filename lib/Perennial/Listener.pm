@@ -34,13 +34,18 @@ sub name ($self) {
 
 sub port ($self) { $self->{unix_path} ? undef : $self->{fh}->sockport }
 
-sub set_timeout ($self, $seconds) {
-    return $self if $self->{unix_path};
+# TCP connections inherit the listener's timeouts on Linux; Unix-socket ones do not and get
+# them here, two system calls per connection
+sub prepare ($self, $client) {
+    return unless $self->{unix_path};
+    _timeouts($client, $self->{timeout});
+}
 
-    # Accepted sockets inherit these on Linux, so no per-connection system call sets them
-    my $tv = pack 'l!l!', int($seconds), ($seconds - int $seconds) * 1e6;
-    setsockopt($self->{fh}, SOL_SOCKET, SO_RCVTIMEO, $tv) or die "Can't set receive timeout: $!\n";
-    setsockopt($self->{fh}, SOL_SOCKET, SO_SNDTIMEO, $tv) or die "Can't set send timeout: $!\n";
+sub set_timeout ($self, $seconds) {
+    $self->{timeout} = $seconds;
+
+    # On the listener they also end a blocking accept() after a signal, even with SA_RESTART
+    _timeouts($self->{fh}, $seconds);
     return $self;
 }
 
@@ -84,6 +89,12 @@ sub _bind_unix ($self, $path) {
     my $fh = IO::Socket::UNIX->new(Local => $path, Listen => $self->{backlog})
         or die "Can't listen on $path: $@\n";
     @$self{qw(fh unix_path owner)} = ($fh, $path, $$);
+}
+
+sub _timeouts ($fh, $seconds) {
+    my $tv = pack 'l!l!', int($seconds), ($seconds - int $seconds) * 1e6;
+    setsockopt($fh, SOL_SOCKET, SO_RCVTIMEO, $tv) or die "Can't set receive timeout: $!\n";
+    setsockopt($fh, SOL_SOCKET, SO_SNDTIMEO, $tv) or die "Can't set send timeout: $!\n";
 }
 
 sub _tcp_options ($self) {
@@ -135,6 +146,12 @@ The bound address, with the real port when port 0 was asked for.
     my $port = $listener->port;
 
 The bound TCP port, or undef for a Unix socket.
+
+=head2 prepare
+
+    $listener->prepare($client);
+
+Gives a just-accepted connection what it did not inherit (the timeouts, for Unix sockets).
 
 =head2 set_timeout
 

@@ -98,6 +98,15 @@ sub _graceful_restart ($self) {
     $log->info("generation $self->{generation} started");
 }
 
+# A worker's QUIT sets its stop flag. SA_RESTART lets the application's own system calls (a
+# database read) carry on; accept() and reads on the client, which have a timeout, and
+# select() still return EINTR, so an idle worker notices at once.
+sub _graceful_signal ($flag) {
+    my $action = POSIX::SigAction->new(sub { $$flag = 1 }, POSIX::SigSet->new, POSIX::SA_RESTART());
+    $action->safe(1);
+    POSIX::sigaction(POSIX::SIGQUIT(), $action) or die "Can't install the QUIT handler: $!\n";
+}
+
 sub _graceful_stop ($self) {
     my $log = $self->{log};
     $log->info('graceful stop requested');

@@ -33,6 +33,7 @@ sub serve ($self, $worker) {
     while (!$$stopping) {
         $board->state($slot, '_');
         my ($client, $index, $peer) = $self->_accept(\@fh, $stopping) or next;
+        $self->{listeners}[$index]->prepare($client);
         my %base = %{$self->{base}[$index]};
         $base{'psgix.io'} = $client;
         _peer(\%base, $peer);
