@@ -24,6 +24,7 @@ sub new ($class, %args) {
         keep      => $config->keep_alive,
         keep_max  => $config->max_keep_alive_requests,
         keep_wait => $config->keep_alive_timeout,
+        timeout   => $config->timeout,
         limits    => {
             line       => $config->limit_request_line,
             fields     => $config->limit_request_fields,
@@ -115,29 +116,32 @@ sub _read_body ($self, $c, $buf_ref, $env) {
         return $self->_refuse($c, 417, $env, 'unsupported Expect') if lc $expect ne '100-continue';
         write_all($c, "HTTP/1.1 100 Continue\r\n\r\n") if $c->{http11} && !length $$buf_ref;
     }
-    my $body   = '';
-    my $status = $self->_receive_body($c->{sock}, $buf_ref, \$body, $kind, $length);
+    my $body = {data => '', length => 0};
+    my $status = $self->_receive_body($c->{sock}, $buf_ref, $body, $kind, $length);
     return $self->_refuse($c, $status, $env, 'bad or late body') if $status > 1;
     if (!$status) { $c->{keep_alive} = 0; $c->{status} = 400; return 0 }
-    $env->{CONTENT_LENGTH} = length $body;
+    $env->{CONTENT_LENGTH} = $body->{length};
     delete $env->{HTTP_TRANSFER_ENCODING};
-    $env->{'psgi.input'} = _input(\$body);
+    $env->{'psgi.input'} = _input($body);
     return 1;
 }
 
-# Moves the body from the buffer and the socket into $body; 1 when complete, 0 when the client
-# closed, or an error status (400, 408, 413)
-sub _receive_body ($self, $sock, $buf_ref, $body_ref, $kind, $length) {
-    my $state = {};
+# Moves the body from the buffer and the socket into $body, spilling to a temporary file past
+# 64 KiB so a large upload never sits in memory. Returns 1 when complete, 0 when the client
+# closed, or an error status (400, 408, 413).
+sub _receive_body ($self, $sock, $buf_ref, $body, $kind, $length) {
+    my $state = {total => 0};
     while (1) {
+        my $done;
         if ($kind eq 'length') {
-            $$body_ref .= substr $$buf_ref, 0, $length - length $$body_ref, '';
-            return 1 if length $$body_ref >= $length;
+            my $part = substr $$buf_ref, 0, $length - $state->{total}, '';
+            $body->{data} .= $part;
+            $done = ($state->{total} += length $part) >= $length;
         }
-        else {
-            my $done = dechunk($buf_ref, $state, $body_ref, $self->{limits}{body});
-            return $done if $done;
-        }
+        else { $done = dechunk($buf_ref, $state, \$body->{data}, $self->{limits}{body}) }
+        $body->{length} = $state->{total};
+        _spill($body) if length $body->{data} > $MEMORY_BODY;
+        return $done if $done;
         my $n = $self->_read($sock, $buf_ref);
         return 408 if !defined $n;
         return 0   if !$n;
@@ -146,22 +150,31 @@ sub _receive_body ($self, $sock, $buf_ref, $body_ref, $kind, $length) {
 
 # Reads until a whole head is in $buf; returns its length, or (0, error status), or () to close
 sub _read_head ($self, $sock, $buf_ref, $env) {
+    my $deadline;
     while (1) {
         if (length $$buf_ref) {
             my $len = parse_head($buf_ref, $env, $self->{limits});
             return $len if $len > 0;
             if ($len < 0) { _name_refused($env, $buf_ref); return (0, -$len) }
+
+            # A head that trickles in gets Timeout in all, not per read (slowloris)
+            $deadline //= Time::HiRes::time() + $self->{timeout};
+            return $self->_head_failed($env, $buf_ref, 408) if Time::HiRes::time() > $deadline;
         }
         my $n = $self->_read($sock, $buf_ref);
         next if $n;
         return () unless length $$buf_ref;
-        $self->{log}->info('incomplete request head ('
-                . length($$buf_ref)
-                . ' bytes) from '
-                . ($env->{REMOTE_ADDR} // 'unix socket'));
-        _name_refused($env, $buf_ref);
-        return (0, defined $n ? 400 : 408);
+        return $self->_head_failed($env, $buf_ref, defined $n ? 400 : 408);
     }
+}
+
+sub _head_failed ($self, $env, $buf_ref, $status) {
+    $self->{log}->info('incomplete request head ('
+            . length($$buf_ref)
+            . ' bytes) from '
+            . ($env->{REMOTE_ADDR} // 'unix socket'));
+    _name_refused($env, $buf_ref);
+    return (0, $status);
 }
 
 # A refused head may not have parsed: the log and the scoreboard show what was sent
@@ -204,16 +217,21 @@ sub _want_keep_alive ($self, $env, $served, $remaining) {
     return $conn =~ /\bkeep-alive\b/;
 }
 
-sub _input ($body_ref) {
-    if (length $$body_ref <= $MEMORY_BODY) {
-        open my $in, '<', $body_ref or die "Can't open in-memory body: $!\n";
-        return $in;
+sub _input ($body) {
+    if (my $file = $body->{file}) {
+        _spill($body);
+        seek($file, 0, 0) or die "Can't rewind the request body: $!\n";
+        return $file;
     }
-    my $tmp = File::Temp->new(UNLINK => 1) or die "Can't create a file for the request body: $!\n";
-    binmode $tmp;
-    print {$tmp} $$body_ref or die "Can't write the request body: $!\n";
-    seek $tmp, 0, 0;
-    return $tmp;
+    open(my $in, '<', \$body->{data}) or die "Can't open in-memory body: $!\n";
+    return $in;
+}
+
+sub _spill ($body) {
+    $body->{file} //= File::Temp->new(UNLINK => 1) // die "Can't create a file for the request body: $!\n";
+    binmode $body->{file};
+    print {$body->{file}} $body->{data} or die "Can't write the request body: $!\n";
+    $body->{data} = '';
 }
 
 sub _wait_readable ($self, $sock) {

@@ -1,6 +1,7 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
+use IO::Socket::IP;
 use Perennial::Test qw(raw_request start_server wait_until);
 
 # Each bad request gets its status, never reaches the app, and leaves the workers serving
@@ -87,6 +88,20 @@ subtest 'a client that sends nothing is closed after Timeout' => sub {
     my $out = raw_request($port, '', timeout => 10);
     is $out,                     '',  'closed without an answer';
     is $srv->get('/')->{status}, 200, 'the worker serves again';
+};
+
+subtest 'a head that trickles in a byte at a time gets 408 after Timeout in all' => sub {
+    my $sock = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $port) or die $@;
+    my ($out, $sent) = ('', 0);
+    for my $byte (split //, "GET / HTTP/1.1\r\nHost: x\r\nX-Slow: " . ('s' x 40)) {
+        last unless $sock->syswrite($byte);
+        $sent++;
+        my $rin = '';
+        vec($rin, fileno $sock, 1) = 1;
+        if (select(my $r = $rin, undef, undef, 0.1)) { sysread $sock, $out, 4096; last }
+    }
+    like $out, qr{\AHTTP/1\.[01] 408 }, '408';
+    cmp_ok $sent, '<', 60, "cut off after $sent bytes";
 };
 
 ok wait_until(sub { $srv->idle == 1 }, 5, 'idle worker'), 'the scoreboard shows the worker idle';

@@ -64,6 +64,7 @@ sub dechunk ($buf_ref, $state, $out_ref, $limit) {
             my $take = length $$buf_ref < $state->{left} ? length $$buf_ref : $state->{left};
             $$out_ref .= substr $$buf_ref, 0, $take, '';
             $state->{left} -= $take;
+            $state->{total} += $take;
             return 0 if $state->{left};
             $state->{crlf} = 1;
         }
@@ -75,13 +76,13 @@ sub dechunk ($buf_ref, $state, $out_ref, $limit) {
         my $eol = index $$buf_ref, "\n";
         if ($eol < 0) { return length $$buf_ref > 1024 ? 400 : 0 }
         my $done
-            = _chunk_line(substr($$buf_ref, 0, $eol + 1, ''), $state, length($$out_ref), $limit);
+            = _chunk_line(substr($$buf_ref, 0, $eol + 1, ''), $state, $limit);
         return $done if defined $done;
     }
 }
 
 # A chunk-size line or a trailer line: sets the next chunk's size, or says how the body ends
-sub _chunk_line ($line, $state, $have, $limit) {
+sub _chunk_line ($line, $state, $limit) {
     if ($state->{trailer}) {
         return 1 if $line =~ /\A\r?\n\z/;
         return ++$state->{trailer} > 100 ? 400 : undef;
@@ -89,7 +90,7 @@ sub _chunk_line ($line, $state, $have, $limit) {
     my ($hex) = $line =~ /\A([0-9a-fA-F]{1,15})[ \t]*(?:;[^\r\n]*)?\r?\n\z/ or return 400;
     my $size = hex $hex;
     if (!$size) { $state->{trailer} = 1; return }
-    return 413 if $limit && $have + $size > $limit;
+    return 413 if $limit && ($state->{total} // 0) + $size > $limit;
     $state->{left} = $size;
     return;
 }
@@ -135,8 +136,9 @@ Returns C<none>, C<length> and the length, C<chunked>, or an error status (400, 
 
     my $done = dechunk(\$buf, \%state, \$body, $limit);
 
-Moves decoded chunk data from C<$buf> to C<$body>. Returns 1 at the end of the body, 0 when it
-needs more bytes, or 400 or 413.
+Moves decoded chunk data from C<$buf> to the end of C<$body> and counts it in
+C<< $state->{total} >> (the caller may empty C<$body> between calls). Returns 1 at the end of
+the body, 0 when it needs more bytes, or 400 or 413.
 
 =head2 parse_head
 
