@@ -45,6 +45,19 @@ subtest 'graceful restart re-reads the configuration, and refuses a broken one' 
     $srv->stop;
 };
 
+subtest 'HUP restarts: workers stopped at once, a new generation started' => sub {
+    my $srv = start_server(app => 'pid.psgi', args => ['--workers', 2]);
+    ok wait_until(sub { $srv->idle == 2 }, 10, 'two idle'), 'two workers';
+    my %old = map { $_->{pid} => 1 } $srv->slots;
+    $srv->signal('HUP');
+    ok wait_until(sub { my @s = $srv->slots; @s == 2 && !grep { $old{$_->{pid}} } @s }, 10, 'replaced'),
+        'two new workers';
+    like $srv->error_log, qr/restart requested/, 'logged';
+    like $srv->error_log, qr/exited \(signal 15, /, 'old workers were stopped with TERM';
+    is $srv->get('/')->{status}, 200, 'serving';
+    $srv->stop;
+};
+
 subtest 'graceful-stop lets the request in flight finish' => sub {
     my $srv  = start_server(app => 'pid.psgi', args => ['--workers', 2]);
     my $sock = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
