@@ -20,9 +20,9 @@ bench: deps
 	$(PERL) bench/hello.pl
 
 tidy:
-	@sh script/install-deps dev
+	@sh script/install-deps test
 	perltidy --profile=.perltidyrc -b -bext='/' bin/perennial $$(find lib t bench -name '*.p[ml]' -o -name '*.t')
 
 critic:
-	@sh script/install-deps dev
+	@sh script/install-deps test
 	perlcritic --profile .perlcriticrc lib bin

@@ -52,7 +52,7 @@ sub serve ($self, $sock, $base, $remaining) {
         $board->request_start(
             $slot,
             $env{REMOTE_ADDR} // '',
-            "$env{REQUEST_METHOD} $env{REQUEST_URI} $env{SERVER_PROTOCOL}"
+            "$env{REQUEST_METHOD} $env{REQUEST_URI} $env{SERVER_PROTOCOL}", $t0
         );
         $served++;
         if ($status) { $self->_refuse($c, $status, \%env, 'bad request') }
@@ -116,7 +116,7 @@ sub _read_body ($self, $c, $buf_ref, $env) {
         return $self->_refuse($c, 417, $env, 'unsupported Expect') if lc $expect ne '100-continue';
         write_all($c, "HTTP/1.1 100 Continue\r\n\r\n") if $c->{http11} && !length $$buf_ref;
     }
-    my $body = {data => '', length => 0};
+    my $body   = {data => '', length => 0};
     my $status = $self->_receive_body($c->{sock}, $buf_ref, $body, $kind, $length);
     return $self->_refuse($c, $status, $env, 'bad or late body') if $status > 1;
     if (!$status) { $c->{keep_alive} = 0; $c->{status} = 400; return 0 }
@@ -141,7 +141,7 @@ sub _receive_body ($self, $sock, $buf_ref, $body, $kind, $length) {
         else { $done = dechunk($buf_ref, $state, \$body->{data}, $self->{limits}{body}) }
         $body->{length} = $state->{total};
         _spill($body) if length $body->{data} > $MEMORY_BODY;
-        return $done if $done;
+        return $done  if $done;
         my $n = $self->_read($sock, $buf_ref);
         return 408 if !defined $n;
         return 0   if !$n;
@@ -228,7 +228,8 @@ sub _input ($body) {
 }
 
 sub _spill ($body) {
-    $body->{file} //= File::Temp->new(UNLINK => 1) // die "Can't create a file for the request body: $!\n";
+    $body->{file} //= File::Temp->new(UNLINK => 1)
+        // die "Can't create a file for the request body: $!\n";
     binmode $body->{file};
     print {$body->{file}} $body->{data} or die "Can't write the request body: $!\n";
     $body->{data} = '';

@@ -251,11 +251,12 @@ sub _spawn ($self) {
 
         # The worker's own signals and name, for the rest of its life (so not local)
         my $stopping = 0;
-        $SIG{QUIT} = sub { $stopping = 1 };    ## no critic (RequireLocalizedPunctuationVars)
-        $SIG{$_} = 'DEFAULT'
-            for grep { $_ ne 'QUIT' } keys %FLAGS;    ## no critic (RequireLocalizedPunctuationVars)
+        _graceful_signal(\$stopping);
+        for my $name (grep { $_ ne 'QUIT' } keys %FLAGS) {
+            $SIG{$name} = 'DEFAULT';    ## no critic (RequireLocalizedPunctuationVars)
+        }
         srand;
-        $0 = 'perennial worker';                      ## no critic (RequireLocalizedPunctuationVars)
+        $0 = 'perennial worker';        ## no critic (RequireLocalizedPunctuationVars)
         $board->set($slot, pid => $$);
         my $code = $self->{code};
         %$self = ();

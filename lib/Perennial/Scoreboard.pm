@@ -94,10 +94,10 @@ sub request_done ($self, $i, $bytes, $micros) {
     return $req + 1;
 }
 
-sub request_start ($self, $i, $client, $line) {
+sub request_start ($self, $i, $client, $line, $started) {
     my $base = $HEADER + $SLOT * $i;
     substr(${$self->{map}}, $base,      1)   = 'W';
-    substr(${$self->{map}}, $base + 32, 8)   = pack 'd', Time::HiRes::time();
+    substr(${$self->{map}}, $base + 32, 8)   = pack 'd', $started;
     substr(${$self->{map}}, $base + 64, 192) = pack 'a48 a144', $client, $line;
 }
 
@@ -188,9 +188,9 @@ Counts a finished request and returns the worker's request count.
 
 =head2 request_start
 
-    $board->request_start($slot, $client, 'GET / HTTP/1.1');
+    $board->request_start($slot, $client, 'GET / HTTP/1.1', Time::HiRes::time());
 
-Marks the slot busy (C<W>) with the client and request line.
+Marks the slot busy (C<W>) with the client, the request line and when the request began.
 
 =head2 set
 

@@ -7,7 +7,7 @@ use IO::Socket::IP;
 use Perennial::Test qw(wait_until);
 
 # plackup -s Perennial, with plackup's own flags
-my $plackup = (grep { -x } map {"$_/plackup"} split /:/, $ENV{PATH})[0];
+my $plackup = (grep {-x} map {"$_/plackup"} split /:/, $ENV{PATH})[0];
 plan skip_all => 'plackup is not installed (libplack-perl)' unless $plackup;
 my $dir  = tempdir(CLEANUP => 1);
 my $port = IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => 1)->sockport;
@@ -15,17 +15,21 @@ my $pid  = fork // die;
 if (!$pid) {
     setpgrp(0, 0);
     open STDERR, '>', "$dir/err" or die;
-    exec $^X, '-Ilib', $plackup, '-s', 'Perennial', '--host', '127.0.0.1', '--port', $port, '--workers', 2,
+    exec $^X, '-Ilib', $plackup, '-s', 'Perennial', '--host', '127.0.0.1', '--port', $port,
+        '--workers', 2,
         '--max-requests', 100, '-E', 'development', 't/psgi/pid.psgi';
 }
 my $res;
-ok wait_until(sub { $res = HTTP::Tiny->new->get("http://127.0.0.1:$port/"); $res->{status} == 200 }, 10, 'up'),
+ok wait_until(sub { $res = HTTP::Tiny->new->get("http://127.0.0.1:$port/"); $res->{status} == 200 },
+    10, 'up'),
     'plackup serves through Perennial';
 like $res->{content}, qr/\A\d+\z/, 'the application answered';
-my %pids = map { HTTP::Tiny->new->get("http://127.0.0.1:$port/sleep/0.01")->{content} => 1 } 1 .. 10;
+my %pids
+    = map { HTTP::Tiny->new->get("http://127.0.0.1:$port/sleep/0.01")->{content} => 1 } 1 .. 10;
 cmp_ok scalar(keys %pids), '<=', 2, 'at most two workers';
 kill 'TERM', $pid;
 waitpid $pid, 0;
-like do { open my $e, '<', "$dir/err"; local $/; <$e> }, qr/manager \d+ started/, 'the manager logged its start';
+like do { open my $e, '<', "$dir/err"; local $/; <$e> }, qr/manager \d+ started/,
+    'the manager logged its start';
 END { kill 'KILL', -$pid if $pid }
 done_testing;

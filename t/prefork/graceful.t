@@ -50,9 +50,16 @@ subtest 'HUP restarts: workers stopped at once, a new generation started' => sub
     ok wait_until(sub { $srv->idle == 2 }, 10, 'two idle'), 'two workers';
     my %old = map { $_->{pid} => 1 } $srv->slots;
     $srv->signal('HUP');
-    ok wait_until(sub { my @s = $srv->slots; @s == 2 && !grep { $old{$_->{pid}} } @s }, 10, 'replaced'),
+    ok wait_until(
+        sub {
+            my @s = $srv->slots;
+            @s == 2 && !grep { $old{$_->{pid}} } @s;
+        },
+        10,
+        'replaced'
+        ),
         'two new workers';
-    like $srv->error_log, qr/restart requested/, 'logged';
+    like $srv->error_log, qr/restart requested/,    'logged';
     like $srv->error_log, qr/exited \(signal 15, /, 'old workers were stopped with TERM';
     is $srv->get('/')->{status}, 200, 'serving';
     $srv->stop;
@@ -95,25 +102,33 @@ subtest 'TTIN and TTOU add and remove a worker' => sub {
 };
 
 subtest 'a connection accepted just before the stop signal is still served' => sub {
-    my $srv = start_server(app => 'pid.psgi', args => ['--workers', 1]);
+    my $srv  = start_server(app => 'pid.psgi', args => ['--workers', 1]);
     my $sock = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
-    ok wait_until(sub { $srv->scoreboard eq 'R' }, 5, 'accepted'), 'the worker accepted and waits for the request';
+    ok wait_until(sub { $srv->scoreboard eq 'R' }, 5, 'accepted'),
+        'the worker accepted and waits for the request';
     my ($worker) = map { $_->{pid} } $srv->slots;
     kill 'QUIT', $worker;
     $sock->syswrite("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
     local $/;
     my $out = <$sock>;
-    like $out, qr{\AHTTP/1\.1 200 OK.*Connection: close.*\r\n\r\n$worker\z}s, 'answered, then closed';
-    ok wait_until(sub { $srv->error_log =~ /worker $worker exited \(status 0, 1 requests\)/ }, 5, 'exit'),
+    like $out, qr{\AHTTP/1\.1 200 OK.*Connection: close.*\r\n\r\n$worker\z}s,
+        'answered, then closed';
+    ok wait_until(sub { $srv->error_log =~ /worker $worker exited \(status 0, 1 requests\)/ },
+        5, 'exit'),
         'and the worker left';
     $srv->stop;
 };
 
 subtest 'GracefulShutdownTimeout bounds the wait for a request that does not finish' => sub {
-    my $srv = start_server(app => 'pid.psgi', args => ['--workers', 1], conf => "GracefulShutdownTimeout 1\n");
+    my $srv = start_server(
+        app  => 'pid.psgi',
+        args => ['--workers', 1],
+        conf => "GracefulShutdownTimeout 1\n"
+    );
     my $sock = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
     $sock->syswrite("GET /sleep/30 HTTP/1.1\r\nHost: x\r\n\r\n");
-    ok wait_until(sub { $srv->scoreboard =~ /W/ }, 5, 'request running'), 'a long request is running';
+    ok wait_until(sub { $srv->scoreboard =~ /W/ }, 5, 'request running'),
+        'a long request is running';
     $srv->signal('WINCH');
     is $srv->wait_exit(10), 0, 'the manager exited long before the request would have ended';
     like $srv->error_log, qr/GracefulShutdownTimeout reached, stopping 1 workers/, 'and said why';

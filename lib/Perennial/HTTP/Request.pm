@@ -63,7 +63,7 @@ sub dechunk ($buf_ref, $state, $out_ref, $limit) {
         if ($state->{left}) {
             my $take = length $$buf_ref < $state->{left} ? length $$buf_ref : $state->{left};
             $$out_ref .= substr $$buf_ref, 0, $take, '';
-            $state->{left} -= $take;
+            $state->{left}  -= $take;
             $state->{total} += $take;
             return 0 if $state->{left};
             $state->{crlf} = 1;
@@ -75,8 +75,7 @@ sub dechunk ($buf_ref, $state, $out_ref, $limit) {
         }
         my $eol = index $$buf_ref, "\n";
         if ($eol < 0) { return length $$buf_ref > 1024 ? 400 : 0 }
-        my $done
-            = _chunk_line(substr($$buf_ref, 0, $eol + 1, ''), $state, $limit);
+        my $done = _chunk_line(substr($$buf_ref, 0, $eol + 1, ''), $state, $limit);
         return $done if defined $done;
     }
 }

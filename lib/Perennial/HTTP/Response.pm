@@ -72,8 +72,11 @@ sub write_response ($c, $res) {
     my ($status, $headers, $body) = @$res;
     if (ref $body eq 'ARRAY') {
         my $content = join '', @$body;
-        my $framing = start_response($c, $status, $headers, length $content);
-        return send_body($c, $framing, $content, 1);
+
+        # Known length: the head and the body leave in one write
+        my $out = start_response($c, $status, $headers, length $content) eq 'none' ? '' : $content;
+        $c->{bytes} += length $out;
+        return write_all($c, delete($c->{head}) . $out);
     }
     my $framing = start_response($c, $status, $headers, Plack::Util::content_length($body));
     local $/ = \65536;
