@@ -94,10 +94,11 @@ sub _call_app ($self, $c, $env) {
         1;
     };
     return 1 if $ok;
-    my $err = $@ || 'unknown error';
+    my $err = ($@ || 'unknown error') =~ s/\s+\z//r;
     $self->{log}->error("app died: $err (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})");
     $c->{keep_alive} = 0;
-    return 0 if $c->{status};    # Headers already went out: all we can do is close
+    return 0 if $c->{status} && !exists $c->{head};    # The head went out: all we can do is close
+    delete $c->{head};
     $c->{status} = 500;
     write_all($c, error_bytes(500, $c->{http11}));
     return 0;
