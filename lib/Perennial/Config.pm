@@ -88,7 +88,14 @@ sub load ($class, %args) {
         $values{$key} = $over->{$key};
     }
     die join("\n", @errors) . "\n" if @errors;
-    return $class->new(%values);
+    my $config = $class->new(%values);
+
+    # Applications are files: a missing one is a configuration error, found by configtest too
+    for my $loc (grep { !-f $_->{app_path} } @{$config->locations}) {
+        push @errors, "$loc->{file} line $loc->{line}: PSGIApp '$loc->{app}' not found ($loc->{app_path})";
+    }
+    die join("\n", @errors) . "\n" if @errors;
+    return $config;
 }
 
 sub new ($class, %args) {

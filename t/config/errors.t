@@ -49,6 +49,14 @@ CONF
     like $out, qr/unknown directive 'Frobnicate'/, 'with the same errors';
 };
 
+subtest 'a PSGIApp that does not exist is an error with its line' => sub {
+    my $file = conf_file("<Location />\n  SetHandler psgi\n  PSGIApp nowhere.psgi\n</Location>\n");
+    my ($out, $code) = cli('configtest', '-c', $file);
+    is $code, 1, 'configtest fails';
+    like $out, qr/test\.conf line 1: PSGIApp 'nowhere\.psgi' not found \(\Q$dir\E\/nowhere\.psgi\)/,
+        'names the file, the line and where it looked';
+};
+
 subtest 'a good file passes, with Apache defaults and names' => sub {
     my $file = conf_file(<<'CONF');
 Listen 127.0.0.1:0
