@@ -92,7 +92,8 @@ sub load ($class, %args) {
 
     # Applications are files: a missing one is a configuration error, found by configtest too
     for my $loc (grep { !-f $_->{app_path} } @{$config->locations}) {
-        push @errors, "$loc->{file} line $loc->{line}: PSGIApp '$loc->{app}' not found ($loc->{app_path})";
+        push @errors,
+            "$loc->{file} line $loc->{line}: PSGIApp '$loc->{app}' not found ($loc->{app_path})";
     }
     die join("\n", @errors) . "\n" if @errors;
     return $config;

@@ -8,16 +8,17 @@ my $srv = start_server(app => 'die_late.psgi', args => ['--workers', 1]);
 for my $case (['/before', 'before the head'], ['/head', 'after the head, before any body']) {
     my ($path, $why) = @$case;
     my $out = raw_request($srv->port, "GET $path HTTP/1.1\r\nHost: x\r\n\r\n");
-    like $out, qr{\AHTTP/1\.1 500 Internal Server Error\r\n}, "500 when it dies $why";
-    unlike $out, qr/200 OK/, 'and no 200 head before it';
+    like $out,   qr{\AHTTP/1\.1 500 Internal Server Error\r\n}, "500 when it dies $why";
+    unlike $out, qr/200 OK/,                                    'and no 200 head before it';
 }
 my $out = raw_request($srv->port, "GET /body HTTP/1.1\r\nHost: x\r\n\r\n");
-like $out, qr{\AHTTP/1\.1 200 OK.*partial\n\r\n\z}s, 'after some body: the response is cut, not completed';
+like $out, qr{\AHTTP/1\.1 200 OK.*partial\n\r\n\z}s,
+    'after some body: the response is cut, not completed';
 unlike $out, qr/0\r\n\r\n\z/, 'no last chunk, so the client can tell';
 my $log = $srv->error_log;
 like $log, qr/app died: before the head \(request GET \/before\)/, 'logged with the request';
-like $log, qr/app died: after some body/, 'every death logged';
-is $srv->get('/before')->{status}, 500, 'the worker lives on';
-is scalar(() = $srv->access_log =~ /" 500 /g), 3, 'access log has the 500s';
+like $log, qr/app died: after some body/,                          'every death logged';
+is $srv->get('/before')->{status},             500, 'the worker lives on';
+is scalar(() = $srv->access_log =~ /" 500 /g), 3,   'access log has the 500s';
 $srv->stop;
 done_testing;
