@@ -1,18 +1,27 @@
 package Perennial::App;
 use v5.36;
-use Plack::Util  ();
-use Scalar::Util ();
+use Plack::Util                 ();
+use Scalar::Util                ();
+use Perennial::Config::Sections qw(handler_policy);
+use Perennial::Executor;
+use Perennial::Executor::CGI;
 use Perennial::Router;
 
-# Builds the one PSGI application a server runs from the configuration: each location's
-# application file, loaded in the manager so that workers share it, behind the Router.
+# Builds the one PSGI application a server runs from the configuration: PSGI files mounted at
+# <Location>s, and script directories (Alias, ScriptAlias, DocumentRoot) run by an executor
+# chosen by SetHandler and PerlResponseHandler, all behind the Router. Applications are
+# loaded in the manager so that workers share them.
 
-sub build ($class, $config) {
+sub build ($class, $config, $log = undef) {
+    my $top;    # The finished application, for the executors' local redirects
     my @routes;
-    for my $loc (@{$config->locations}) {
-        my $app = _load($loc->{app_path}, "$loc->{file} line $loc->{line}: ");
-        push @routes, [$loc->{path}, $app];
+    for my $sec (grep { ($_->{handler} // '') eq 'psgi' } @{$config->sections}) {
+        push @routes, [$sec->{path}, _load($sec->{app_path}, "$sec->{file} line $sec->{line}: ")];
     }
+    push @routes, _script_mounts($config, $log, \$top)
+        if @{$config->aliases}
+        || $config->document_root
+        || grep { ($_->{handler} // 'psgi') ne 'psgi' } @{$config->sections};
     push @routes, ['/', _load($config->app, '')] if defined $config->app;
     die "Nothing to serve: give an app.psgi or a config file with <Location> blocks\n"
         unless @routes;
@@ -22,7 +31,37 @@ sub build ($class, $config) {
         require Plack::Middleware::StackTrace;
         $app = Plack::Middleware::StackTrace->wrap(Plack::Middleware::Lint->wrap($app));
     }
-    return $app;
+    return $top = $app;
+}
+
+# The executor for one mount, from its merged settings
+sub _executor ($config, $log, $top, $url, $dir, $set, $where) {
+    my %common = (
+        root          => $dir,
+        log           => $log,
+        dispatch      => $top,
+        exec_cgi      => $set->{exec_cgi} // 0,
+        set_env       => {%{$config->set_env}, %{$set->{set_env} // {}}},
+        pass_env      => [@{$config->pass_env}, @{$set->{pass_env} // []}],
+        document_root => $config->document_root // $dir,
+    );
+    if ($set->{handler} eq 'cgi-script') {
+        return Perennial::Executor::CGI->new(%common, name => 'CGI', timeout => $config->timeout)
+            ->to_app;
+    }
+    my $name   = $set->{response_handler};
+    my $policy = handler_policy($name);
+    my $run
+        = $policy->{mode} eq 'registry'
+        ? {cache => 'mtime', flush => 0, reset_inc => 0}
+        : {cache => 'never', flush => 1, reset_inc => 1};
+    return Perennial::Executor->new(
+        %common,
+        name      => $name,
+        policy    => {%$run, chdir => $policy->{chdir}},
+        check     => $set->{script_check} // $policy->{check} // 'always',
+        setup_env => $set->{setup_env}    // $config->setup_env
+    )->to_app;
 }
 
 sub _load ($path, $where) {
@@ -30,9 +69,72 @@ sub _load ($path, $where) {
     my $app = eval { Plack::Util::load_psgi($path) };
     die "${where}Can't load PSGI application \"$path\": " . ($@ =~ s/\s+\z//r) . "\n" if !$app;
     die "${where}PSGI application \"$path\" did not return a code reference\n"
-        if ref $app ne 'CODE'
-        && !(Scalar::Util::blessed($app) && $app->can('to_app'));
+        if ref $app ne 'CODE' && !(Scalar::Util::blessed($app) && $app->can('to_app'));
     return ref $app eq 'CODE' ? $app : $app->to_app;
+}
+
+# The directory a URL path maps to: the longest Alias or ScriptAlias, else DocumentRoot
+sub _map_url ($config, $url) {
+    my ($best, $rest);
+    for my $alias (@{$config->aliases}) {
+        (my $prefix = $alias->{url}) =~ s{/+\z}{};
+        next unless $url eq $prefix || index($url, "$prefix/") == 0;
+        next if $best && length $best->{url} >= length $alias->{url};
+        ($best, $rest) = ($alias, substr $url, length $prefix);
+    }
+    return ($best->{dir} . $rest,          $best) if $best;
+    return ($config->document_root . $url, undef) if defined $config->document_root;
+    return;
+}
+
+# Settings for a directory: every <Directory> that is it or above it, outermost first
+sub _dir_settings ($config, $dir) {
+    my %set;
+    my @dirs = sort { length $a->{path} <=> length $b->{path} }
+        grep { my $p = $_->{path} =~ s{/+\z}{}r; $dir eq $p || index($dir, "$p/") == 0 }
+        grep { $_->{kind} eq 'directory' } @{$config->sections};
+    _merge(\%set, $_) for @dirs;
+    return \%set;
+}
+
+sub _merge ($set, $sec) {
+    for my $key (qw(handler response_handler exec_cgi setup_env script_check)) {
+        $set->{$key} = $sec->{$key} if defined $sec->{$key};
+    }
+    $set->{set_env}  = {%{$set->{set_env}  // {}}, %{$sec->{set_env} // {}}};
+    $set->{pass_env} = [@{$set->{pass_env} // []}, @{$sec->{pass_env} // []}];
+}
+
+sub _script_mounts ($config, $log, $top) {
+    my (@routes, %mounted);
+    my @locations = grep { $_->{kind} eq 'location' && ($_->{handler} // 'psgi') ne 'psgi' }
+        @{$config->sections};
+    for my $loc (@locations) {
+        my $where = "$loc->{file} line $loc->{line}";
+        (my $url = $loc->{path}) =~ s{/+\z}{};
+        my ($dir) = _map_url($config, $url);
+        die
+            "$where: no Alias, ScriptAlias or DocumentRoot maps <Location $loc->{path}> to a directory\n"
+            unless defined $dir;
+        my $set = _dir_settings($config, $dir);
+        _merge($set, $loc);
+        push @routes, [$url || '/', _executor($config, $log, $top, $url, $dir, $set, $where)];
+        $mounted{$url} = 1;
+    }
+    for my $alias (@{$config->aliases}) {
+        (my $url = $alias->{url}) =~ s{/+\z}{};
+        next if $mounted{$url}++;
+        my $set = _dir_settings($config, $alias->{dir} =~ s{/+\z}{}r);
+        %$set = (%$set, handler => 'cgi-script', exec_cgi => 1) if $alias->{script};
+        my $where = "$alias->{file} line $alias->{line}";
+        die
+            "$where: nothing handles $alias->{url}: Perennial runs scripts and PSGI applications, not static "
+            . "files; add a <Location> or <Directory> with SetHandler\n"
+            unless $set->{handler};
+        push @routes,
+            [$url || '/', _executor($config, $log, $top, $url, $alias->{dir}, $set, $where)];
+    }
+    return @routes;
 }
 
 1;
@@ -45,22 +147,30 @@ Perennial::App - the PSGI application a configuration describes
 
 =head1 SYNOPSIS
 
-    my $app = Perennial::App->build($config);
+    my $app = Perennial::App->build($config, $log);
 
 =head1 DESCRIPTION
 
 Loads every C<PSGIApp> of the configuration's C<< <Location> >> blocks (and the application
-file given on the command line, mounted at C</>) with L<Plack::Util/load_psgi>, and puts them
-behind L<Perennial::Router>. With C<-E development> the application is wrapped in
-L<Plack::Middleware::Lint> and L<Plack::Middleware::StackTrace>, as plackup does. Errors name
-the config file and line of the location.
+file given on the command line, mounted at C</>) with L<Plack::Util/load_psgi>, builds an
+executor for every script location, and puts them all behind L<Perennial::Router>.
+
+A script location is a C<< <Location> >> with C<SetHandler perl-script> or C<cgi-script>, whose
+directory comes from the longest C<Alias>/C<ScriptAlias> covering its path (or
+C<DocumentRoot>), or an C<Alias>/C<ScriptAlias> by itself (C<ScriptAlias> means C<cgi-script>
+with ExecCGI on; a plain C<Alias> needs a C<< <Directory> >> that sets the handler). Settings
+of C<< <Directory> >> blocks for that directory apply first, then the C<< <Location> >>'s, as
+in Apache. C<Options +ExecCGI> is needed, as in Apache, or the scripts answer 403.
+
+With C<-E development> the application is wrapped in L<Plack::Middleware::Lint> and
+L<Plack::Middleware::StackTrace>, as plackup does.
 
 =head1 METHODS
 
 =head2 build
 
-    my $app = Perennial::App->build($config);
+    my $app = Perennial::App->build($config, $log);
 
-Dies with a message naming the file when an application cannot be loaded.
+Dies with a message naming the config file and line when something cannot be built.
 
 =cut

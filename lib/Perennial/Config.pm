@@ -4,6 +4,7 @@ use Carp       qw(croak);
 use Cwd        qw(getcwd);
 use File::Spec ();
 use Perennial::Config::Apache;
+use Perennial::Config::Sections qw(section server_directive);
 
 # Every setting, its default and its type. Defaults are Apache prefork's where the
 # directive is Apache's.
@@ -23,7 +24,14 @@ my %SETTINGS = (
     limit_request_line        => [8190,               'int'],
     listen                    => [['127.0.0.1:8529'], 'list'],
     listen_backlog            => [511,                'posint'],
-    locations                 => [[],                 'list'],
+    aliases                   => [[],                 'list'],
+    document_root             => [undef,              'path'],
+    notes                     => [[],                 'list'],
+    pass_env                  => [[],                 'list'],
+    requires                  => [[],                 'list'],
+    sections                  => [[],                 'list'],
+    set_env                   => [{},                 'hash'],
+    setup_env                 => [1,                  'bool'],
     log_level                 => ['info',             'level'],
     max_clients               => [256,                'posint'],
     max_clients_directive     => ['MaxClients',       'word'],
@@ -59,7 +67,7 @@ my %DIRECTIVES = (
     transferlog            => 'access_log',
 );
 my %NOT_DIRECTIVES = map { $_ => 1 }
-    qw(app daemonize includes listen locations max_clients_directive
+    qw(aliases app daemonize includes listen max_clients_directive notes pass_env requires sections set_env
     modules single_process source environment);
 my %LIST_DIRECTIVES  = (listen => 1, perlmodule => 1);
 my $MAX_SERVER_LIMIT = 20_000;
@@ -90,11 +98,15 @@ sub load ($class, %args) {
     die join("\n", @errors) . "\n" if @errors;
     my $config = $class->new(%values);
 
-    # Applications are files: a missing one is a configuration error, found by configtest too
-    for my $loc (grep { !-f $_->{app_path} } @{$config->locations}) {
+    # Applications and script directories must exist: configtest finds them missing too
+    for my $sec (grep { defined $_->{app_path} && !-f $_->{app_path} } @{$config->sections}) {
         push @errors,
-            "$loc->{file} line $loc->{line}: PSGIApp '$loc->{app}' not found ($loc->{app_path})";
+            "$sec->{file} line $sec->{line}: PSGIApp '$sec->{app}' not found ($sec->{app_path})";
     }
+    for my $alias (grep { !-d $_->{dir} } @{$config->aliases}) {
+        push @errors, "$alias->{file} line $alias->{line}: directory '$alias->{dir}' not found";
+    }
+    push @errors, map {"PerlRequire: file '$_' not found"} grep { !-f } @{$config->requires};
     die join("\n", @errors) . "\n" if @errors;
     return $config;
 }
@@ -123,49 +135,37 @@ sub with ($self, %override) {
     return ref($self)->new(%values, %override);
 }
 
-sub _apply_items ($values, $errors, $items, $location = undef) {
+sub _apply_items ($values, $errors, $items) {
     for my $item (@$items) {
-        my $where = "$item->{file} line $item->{line}";
-        if ($item->{section}) {
-            if (lc $item->{section} ne 'location' || $location) {
-                push @$errors, "$where: <$item->{section}> is not supported here";
-                next;
-            }
-            if (@{$item->{args}} != 1 || $item->{args}[0] !~ m{\A/}) {
-                push @$errors, "$where: <Location> takes one path starting with /";
-                next;
-            }
-            my $loc = {path => $item->{args}[0], file => $item->{file}, line => $item->{line}};
-            _apply_items($values, $errors, $item->{items}, $loc);
-            push @$errors, "$where: <Location $loc->{path}> needs SetHandler psgi and PSGIApp"
-                unless $loc->{handler} && $loc->{app};
-            push @{$values->{locations}}, $loc;
-            next;
-        }
-        my $err = $location ? _location_directive($location, $item) : _directive($values, $item);
-        push @$errors, "$where: $err" if $err;
+        if ($item->{section}) { section($values, $errors, $item); next }
+        my $err = server_directive($values, $item) // _directive($values, $item);
+        push @$errors, "$item->{file} line $item->{line}: $err" if $err;
     }
 }
 
+# What a value of each type looks like, and how to say it is wrong
+my %VALID = (
+    posint  => [qr/\A[1-9]\d*\z/,                  'a positive integer'],
+    int     => [qr/\A\d+\z/,                       'a whole number'],
+    seconds => [qr/\A\d+(?:\.\d+)?\z/,             'a number of seconds'],
+    level   => [qr/\A(?:debug|info|warn|error)\z/, 'one of debug info warn error'],
+    jitter  => [qr/\A\d+%?\z/,                     'a number or a percentage'],
+);
+my %REF = (list => 'ARRAY', hash => 'HASH');
+
 sub _check ($key, $value) {
     my $type = $SETTINGS{$key}[1];
-    return                  if !defined $value;
-    return "must be a list" if $type eq 'list' && ref $value ne 'ARRAY';
-    return "must be a positive integer, got '$value'"
-        if $type eq 'posint' && $value !~ /\A[1-9]\d*\z/;
-    return "must be a whole number, got '$value'" if $type eq 'int' && $value !~ /\A\d+\z/;
-    return "must be a number of seconds, got '$value'"
-        if $type eq 'seconds' && $value !~ /\A\d+(?:\.\d+)?\z/;
-    return "must be one of debug info warn error, got '$value'"
-        if $type eq 'level' && $value !~ /\A(?:debug|info|warn|error)\z/;
-    return "must be a number or a percentage, got '$value'"
-        if $type eq 'jitter' && $value !~ /\A\d+%?\z/;
-    return;
+    return                   if !defined $value;
+    return "must be a $type" if $REF{$type} && ref $value ne $REF{$type};
+    my $valid = $VALID{$type} or return;
+    return $value =~ $valid->[0] ? undef : "must be $valid->[1], got '$value'";
 }
 
 sub _default ($key) {
     my $default = $SETTINGS{$key}[0];
-    return ref $default eq 'ARRAY' ? [@$default] : $default;
+    return [@$default] if ref $default eq 'ARRAY';
+    return {%$default} if ref $default eq 'HASH';
+    return $default;
 }
 
 sub _directive ($values, $item) {
@@ -205,19 +205,6 @@ sub _value ($key, $name, $value) {
     return $err ? (undef, "$name $err") : ($value);
 }
 
-sub _location_directive ($loc, $item) {
-    my $name = lc $item->{name};
-    my @args = @{$item->{args}};
-    return "$item->{name} takes one argument" if @args != 1;
-    if ($name eq 'sethandler') {
-        return "SetHandler '$args[0]' is not supported (use psgi)" if lc $args[0] ne 'psgi';
-        $loc->{handler} = 'psgi';
-        return;
-    }
-    if ($name eq 'psgiapp') { $loc->{app} = $args[0]; return }
-    return "unknown directive '$item->{name}' inside <Location>";
-}
-
 sub _normalise ($self) {
     my @warnings;
     my $name = $self->{max_clients_directive};
@@ -239,8 +226,11 @@ sub _normalise ($self) {
         if $self->{max_spare_servers} <= $self->{min_spare_servers};
     $self->{$_} = $self->path($self->{$_})
         for qw(access_log error_log pid_file scoreboard_file app);
-    $_->{app_path}     = $self->path($_->{app}) for @{$self->{locations}};
-    $self->{_warnings} = \@warnings;
+    $self->{$_}    = $self->path($self->{$_}) for qw(document_root);
+    $_->{app_path} = $self->path($_->{app})   for grep { defined $_->{app} } @{$self->{sections}};
+    $_->{dir}      = $self->path($_->{dir})   for @{$self->{aliases}};
+    $self->{requires}  = [map { $self->path($_) } @{$self->{requires}}];
+    $self->{_warnings} = [@warnings, @{$self->{notes}}];
 }
 
 1;

@@ -22,7 +22,7 @@ sub run ($self) {
     my $log    = Perennial::Log->new(config => $config);
     $log->warn($_) for $config->warnings;
     _preload($config);
-    my $app       = $self->{app} // Perennial::App->build($config);
+    my $app       = $self->{app} // Perennial::App->build($config, $log);
     my @listeners = map {
         Perennial::Listener->new(spec => $_, backlog => $config->listen_backlog)
             ->set_timeout($config->timeout)
@@ -66,7 +66,14 @@ sub run ($self) {
 
 sub _preload ($config) {
     unshift @INC, @{$config->includes};
+    for my $file (@{$config->requires}) {
+        my $ok = do $file;
+        die "Can't load PerlRequire file $file: "
+            . ($@ || $! || 'it did not return a true value') . "\n"
+            unless $ok;
+    }
     for my $module (@{$config->modules}) {
+        next if $module =~ /\A(?:ModPerl|Apache2?)::/;  # Their work is built in: see Perennial::App
         die "Can't load module '$module': not a module name\n"
             unless $module =~ /\A\w+(?:::\w+)*\z/;
         (my $file = "$module.pm") =~ s{::}{/}g;
@@ -83,7 +90,7 @@ sub _reload ($self) {
         if join(' ', @{$config->listen}) ne join(' ', @{$old->listen});
     $config = $config->with(server_limit => $old->server_limit)
         if $config->server_limit != $old->server_limit;
-    my $app = $self->{app} // Perennial::App->build($config);
+    my $app = $self->{app} // Perennial::App->build($config, $log);
     $_->set_timeout($config->timeout) for @{$self->{listeners}};
     $log->reopen;
     $self->{config} = $config;

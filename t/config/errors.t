@@ -37,7 +37,7 @@ CONF
     like $out, qr/test\.conf line 2: StartServers must be a whole number, got 'many'/, 'bad number';
     like $out, qr/test\.conf line 3: KeepAlive must be On or Off, got 'maybe'/,        'bad switch';
     like $out, qr/test\.conf line 4: unknown directive 'Frobnicate'/, 'unknown directive';
-    like $out, qr/test\.conf line 5: <Location \/x> needs SetHandler psgi and PSGIApp/,
+    like $out, qr/test\.conf line 5: <Location \/x> with SetHandler psgi needs PSGIApp/,
         'incomplete location';
     like $out, qr/test\.conf line 8: MaxClients must be a positive integer, got '0'/,
         'zero MaxClients';

@@ -1,0 +1,276 @@
+package Perennial::Executor;
+use v5.36;
+use Carp           qw(croak);
+use Cwd            qw(getcwd);
+use File::Basename qw(basename dirname);
+use Scalar::Util   qw(blessed);
+use Symbol         ();
+use Perennial::Executor::Compiler;
+use Perennial::Executor::Environment;
+use Perennial::Executor::Output;
+use Perennial::Executor::Resolver;
+
+# Runs CGI scripts inside the worker. One executor serves one script directory with one
+# policy; Registry and PerlRun are this class with different policy hashes:
+#   cache     mtime: compile once, again when the file changes | never: compile every request
+#   flush     empty the script's package after each request (PerlRun)
+#   reset_inc forget files the script require'd that are not modules (PerlRun)
+#   chdir     run with the script's directory as the current directory
+
+my $IN_REQUEST  = 0;
+my %POLICY_KEYS = map { $_ => 1 } qw(cache flush reset_inc chdir);
+
+# exit in a script ends the request, not the worker (compiled scripts call this)
+BEGIN {
+    *CORE::GLOBAL::exit = sub : prototype(;$) ($code = 0) {
+        CORE::exit($code) unless $IN_REQUEST;
+        die bless {code => $code}, 'Perennial::Executor::Exit';
+    };
+}
+
+sub new ($class, %args) {
+    my $policy = $args{policy} or croak 'policy is required';
+    my @bad    = grep { !$POLICY_KEYS{$_} } keys %$policy;
+    croak "Unknown policy key(s): @bad" if @bad;
+    my $self = bless {
+        policy   => $policy,
+        name     => $args{name} // $class,
+        log      => $args{log}  // croak('log is required'),
+        resolver => Perennial::Executor::Resolver->new(root => $args{root}, check => $args{check}),
+        env      => Perennial::Executor::Environment->new(%args),
+        exec_cgi => $args{exec_cgi} // 1,
+        dispatch => $args{dispatch},
+        root_ns  => 'Perennial::ROOT::' . ($args{name} // 'Executor') =~ s/[^A-Za-z0-9_:]/_/gr,
+        cache    => {},
+        home     => getcwd(),
+    }, $class;
+    return $self;
+}
+
+sub to_app ($self) {
+    return sub ($env) { $self->_handle($env) };
+}
+
+sub _compile ($self, $hit) {
+    my $file = $hit->{file};
+    open(my $fh, '<:raw', $file) or return (undef, "Can't read script: $!");
+    my $source = do { local $/; <$fh> };
+    close $fh;
+    my $package = Perennial::Executor::Compiler->package_for($self->{root_ns}, $file);
+    local $SIG{__WARN__} = sub ($msg) { $self->{log}->warn("$file: $msg") };
+    my $compiled = eval {
+        Perennial::Executor::Compiler->compile(
+            path    => $file,
+            package => $package,
+            source  => $source
+        );
+    }
+        or return (undef, $@ =~ s/\s+\z//r);
+    $self->{log}->warn("$file: -T is ignored: taint mode belongs to the whole interpreter")
+        if $compiled->{taint};
+    $compiled->{mtime} = $hit->{mtime};
+    return ($compiled, undef);
+}
+
+sub _error_page ($status) {
+    my %text = (403 => 'Forbidden', 404 => 'Not Found', 500 => 'Internal Server Error');
+    my $body = "$status " . ($text{$status} // 'Error') . "\n";
+    return [$status, ['Content-Type' => 'text/plain', 'Content-Length' => length $body], [$body]];
+}
+
+sub _handle ($self, $env) {
+    my $hit = $self->{resolver}->resolve($env);
+    return _error_page($hit) unless ref $hit;
+    if (!$self->{exec_cgi}) {
+        $self->{log}->error("Options ExecCGI is off in this directory: $hit->{file}");
+        return _error_page(403);
+    }
+    my ($script, $err, $status) = $self->prepare($hit);
+    if (!$script) {
+        $self->{log}
+            ->error("$hit->{file}: $err (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})");
+        return _error_page($status // 500);
+    }
+    return sub ($respond) { $self->respond($script, $hit, $env, $respond) };
+}
+
+sub _internal_redirect ($self, $env, $location, $respond) {
+    my $top   = $self->{dispatch} && ${$self->{dispatch}};
+    my $depth = ($env->{'perennial.redirects'} // 0) + 1;
+    if (!$top || $depth > 10) {
+        $self->{log}->error("local redirect to $location not followed ("
+                . ($top ? 'too many' : 'no dispatcher')
+                . ')');
+        return $respond->(_error_page(500));
+    }
+    my ($path, $query) = split /\?/, $location, 2;
+    my %new = (
+        %$env,
+        REQUEST_METHOD        => 'GET',
+        REQUEST_URI           => $location,
+        PATH_INFO             => $path =~ s/%([0-9A-Fa-f]{2})/chr hex $1/ger,
+        QUERY_STRING          => $query // '',
+        SCRIPT_NAME           => '',
+        CONTENT_LENGTH        => 0,
+        'perennial.redirects' => $depth
+    );
+    delete @new{qw(CONTENT_TYPE HTTP_CONTENT_LENGTH HTTP_CONTENT_TYPE)};
+    open(my $empty, '<', \'') or die "Can't open an empty body: $!\n";
+    $new{'psgi.input'} = $empty;
+    my $res = $top->(\%new);
+    return ref $res eq 'CODE' ? $res->($respond) : $respond->($res);
+}
+
+sub respond ($self, $script, $hit, $env, $respond) {
+    my $out = Perennial::Executor::Output->new(
+        respond => $respond,
+        nph     => basename($hit->{file}) =~ /\Anph-/ ? 1 : 0
+    );
+    my $died  = $self->_run($script, $hit, $env, $out);
+    my $local = !$out->started && !$out->error && $out->local_redirect;
+    return $self->_internal_redirect($env, $local, $respond) if $local && !$died;
+    my $bad = $died // $out->finish;
+    return unless $bad;
+    my $where = "$hit->{file} (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})";
+    $self->{log}->error("$where: $bad");
+    return $respond->(_error_page(500)) unless $out->started;
+    die "script failed after its response began\n";    # The server closes the connection
+}
+
+# The script runs with the CGI environment (in %ENV unless PerlSetupEnv is Off, and put back
+# afterwards), STDIN, STDOUT and a clean set of globals
+sub _run ($self, $script, $hit, $env, $out) {
+    my @cgi = $self->{env}->variables($env, $hit);
+    return $self->_run_script($script, $hit, $env, $out) unless @cgi;
+    local %ENV = (%ENV, @cgi);
+    return $self->_run_script($script, $hit, $env, $out);
+}
+
+sub _run_script ($self, $script, $hit, $env, $out) {
+    local *STDIN = $env->{'psgi.input'};
+    local *STDOUT;
+    tie *STDOUT, 'Perennial::Executor::Output', $out;
+    my $file = $hit->{file};
+    local $SIG{__WARN__} = sub ($msg) { $self->{log}->warn("$file: $msg") };
+    local ($/, $,, $\, $", $;, $@) = ("\n", undef, undef, ' ', "\034", '');
+    local @ARGV = $self->{env}->argv($env);
+    my %sig   = map { $_ => $SIG{$_} } grep { defined $SIG{$_} } keys %SIG;
+    my $umask = umask;
+    local $^T = time;
+    CGI::initialize_globals() if defined &CGI::initialize_globals;
+    my $chdir = $self->{policy}{chdir};
+    my $error
+        = $chdir && !chdir dirname($file) ? "Can't chdir to the script's directory: $!" : undef;
+    $error //= $self->_call($script, $file);
+    {
+        no warnings 'untie';   ## no critic (ProhibitNoWarnings) the executor still holds the object
+        untie *STDOUT;
+    }
+    _restore_signals(\%sig);
+    umask $umask;
+    chdir $self->{home}      if $chdir;
+    $self->_cleanup($script) if $self->{policy}{flush};
+    return $error;
+}
+
+sub _call ($self, $script, $file) {
+    if (defined $script->{data}) {
+        open(my $data, '<', \$script->{data}) or return "Can't open DATA: $!";
+        no strict 'refs';  ## no critic (ProhibitNoStrict) the script's own DATA handle, per request
+        *{"$script->{package}::DATA"} = $data;
+    }
+    $IN_REQUEST = 1;
+    my $ok  = eval { $script->{code}->($file); 1 };
+    my $err = $@;
+    if (!$ok && !(blessed $err && $err->isa('Perennial::Executor::Exit'))) {
+        $err = ($err || 'unknown error') =~ s/\s+\z//r;
+    }
+    else { $err = undef }
+    for my $end (@{$script->{ends}}) {
+        eval { $end->(); 1 } or $self->{log}->error("$file: END block died: " . ($@ =~ s/\s+\z//r));
+    }
+    $IN_REQUEST = 0;
+    return $err;
+}
+
+# PerlRun: the package goes, and so do non-module files the script required
+sub _cleanup ($self, $script) {
+    Symbol::delete_package($script->{package});
+    for my $inc (keys %INC) {
+        delete $INC{$inc} if $inc !~ /\.pm\z/ && !$script->{inc_before}{$inc};
+    }
+}
+
+sub _restore_signals ($saved) {
+    for my $name (keys %SIG) {
+        my $now = $SIG{$name};
+        next if !defined $now && !defined $saved->{$name};
+        next if defined $now && defined $saved->{$name} && $now eq $saved->{$name};
+        $SIG{$name} = $saved->{$name} // 'DEFAULT';   ## no critic (RequireLocalizedPunctuationVars)
+    }
+}
+
+sub prepare ($self, $hit) {
+    my $cached = $self->{cache}{$hit->{file}};
+    return ($cached, undef)
+        if $cached && $self->{policy}{cache} eq 'mtime' && $cached->{mtime} == $hit->{mtime};
+    my %inc_before = map { $_ => 1 } keys %INC;
+
+    # A changed script starts from an empty package: no stale subs, no "redefined" warnings
+    Symbol::delete_package($cached->{package}) if $cached;
+    my ($compiled, $err) = $self->_compile($hit);
+    return (undef, $err) unless $compiled;
+    $compiled->{inc_before} = \%inc_before;
+    $self->{cache}{$hit->{file}} = $compiled if $self->{policy}{cache} eq 'mtime';
+    return ($compiled, undef);
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Executor - run CGI scripts resident in the worker
+
+=head1 SYNOPSIS
+
+    my $registry = Perennial::Executor->new(root => '/srv/cgi-bin', log => $log,
+        policy => {cache => 'mtime', flush => 0, reset_inc => 0, chdir => 1})->to_app;
+
+=head1 DESCRIPTION
+
+A PSGI application that runs the CGI scripts of one directory inside the worker process. The
+script gets the CGI/1.1 environment, the request body on STDIN, its STDOUT parsed as CGI
+output, warnings in the error log with its path, C<DATA> on every request, C<$0> set to its
+path, and C<exit> that ends only the request. After each request its END blocks run and the
+globals a script commonly changes (C<$/ $, $\ $" $;>, C<%SIG>, umask, the current directory,
+C<%ENV>, CGI.pm's state) are put back. A script that dies or does not compile gets a 500 and an
+error-log line with its path and line; a failed compile is tried again on the next request.
+See L<Perennial::Manual::Scripts> for the whole behaviour.
+
+=head1 METHODS
+
+=head2 new
+
+    my $executor = Perennial::Executor->new(root => $dir, log => $log, policy => \%policy,
+        check => 'always', exec_cgi => 1, setup_env => 1, set_env => {}, pass_env => []);
+
+=head2 prepare
+
+    my ($script, $error, $status) = $executor->prepare($hit);
+
+The compiled script for a resolved file (cached by policy); a subclass may return anything
+C<respond> understands. On failure: undef, the reason for the log, and the status (500).
+
+=head2 respond
+
+    $executor->respond($script, $hit, $env, $responder);
+
+Runs the script for one request and answers through the PSGI responder.
+
+=head2 to_app
+
+    my $app = $executor->to_app;
+
+=cut

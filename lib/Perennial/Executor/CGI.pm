@@ -1,0 +1,163 @@
+package Perennial::Executor::CGI;
+use v5.36;
+use parent 'Perennial::Executor';
+use Errno          qw(EINTR);
+use File::Basename qw(basename dirname);
+use POSIX          ();
+use Time::HiRes    ();
+use Perennial::Executor::Output;
+
+# mod_cgi: fork and exec the script for every request, with the CGI environment, the body on
+# its standard input, its standard output parsed and streamed, its standard error in the log
+
+sub new ($class, %args) {
+    my $self = $class->SUPER::new(%args,
+        policy => {cache => 'never', flush => 0, reset_inc => 0, chdir => 1});
+    $self->{timeout} = $args{timeout} // 60;
+    return $self;
+}
+
+sub _child ($self, $hit, $env, $stdin, $stdout, $stderr) {
+    open(STDIN,  '<&', $stdin)  or POSIX::_exit(126);
+    open(STDOUT, '>&', $stdout) or POSIX::_exit(126);
+    open(STDERR, '>&', $stderr) or POSIX::_exit(126);
+    my %env = (
+        PATH => $ENV{PATH} // '/usr/local/bin:/usr/bin:/bin',
+        $self->{env}->cgi($env, $hit),
+        %{$self->{env}{set}}
+    );
+
+    # The child's own environment, until exec
+    %ENV = %env;    ## no critic (RequireLocalizedPunctuationVars)
+    chdir dirname($hit->{file}) or do { print STDERR "Can't chdir: $!\n"; POSIX::_exit(126) };
+    my @argv = $self->{env}->argv($env);
+    $SIG{PIPE}
+        = 'DEFAULT';  ## no critic (RequireLocalizedPunctuationVars) an ignored signal survives exec
+    exec {$hit->{file}} $hit->{file}, @argv or print STDERR "Can't exec $hit->{file}: $!\n";
+    POSIX::_exit(127);
+}
+
+# Output and errors are read together so that neither pipe can fill up and stall the script
+sub _pump ($self, $pid, $out_r, $err_r, $out, $file) {
+    my %open = (fileno($out_r) => $out_r, fileno($err_r) => $err_r);
+    my ($err_buf, $timed_out) = ('', 0);
+    while (%open) {
+        my $rin = '';
+        vec($rin, $_, 1) = 1 for keys %open;
+        my $n = select(my $rout = $rin, undef, undef, $self->{timeout});
+        next if $n < 0 && $! == EINTR;
+        if ($n <= 0) { $timed_out = 1; last }
+        for my $fd (keys %open) {
+            next unless vec($rout, $fd, 1);
+            my $got = sysread $open{$fd}, my $buf, 65_536;
+            if (!$got) { delete $open{$fd}; next }
+            if ($open{$fd} == $err_r) {
+                $err_buf .= $buf;
+                $err_buf = $self->_stderr_lines($err_buf, $file);
+            }
+            else { $out->add($buf) }
+        }
+    }
+    $self->_stderr_lines("$err_buf\n", $file) if length $err_buf;
+    if ($timed_out) { kill 'TERM', $pid; Time::HiRes::sleep(0.1); kill 'KILL', $pid }
+    waitpid $pid, 0;
+    return $timed_out;
+}
+
+sub respond ($self, $script, $hit, $env, $respond) {
+    my $file = $hit->{file};
+    my $out  = Perennial::Executor::Output->new(
+        respond => $respond,
+        nph     => basename($file) =~ /\Anph-/ ? 1 : 0
+    );
+    my $stdin = $self->_stdin($env) or return $respond->(Perennial::Executor::_error_page(500));
+    pipe(my $out_r, my $out_w) or die "Can't make a pipe: $!\n";
+    pipe(my $err_r, my $err_w) or die "Can't make a pipe: $!\n";
+    my $pid = fork;
+    if (!defined $pid) {
+        $self->{log}->error("Can't fork for $file: $!");
+        return $respond->(Perennial::Executor::_error_page(503));
+    }
+    $self->_child($hit, $env, $stdin, $out_w, $err_w) unless $pid;
+    close $_ for $out_w, $err_w, $stdin;
+    my $timed_out = $self->_pump($pid, $out_r, $err_r, $out, $file);
+    return $self->_finish($out, $env, $hit, $respond, $timed_out, $?);
+}
+
+sub _finish ($self, $out, $env, $hit, $respond, $timed_out, $status) {
+    my $where = "$hit->{file} (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})";
+    if ($timed_out) {
+        $self->{log}->error("$where: Timeout waiting for output from CGI script");
+        return $respond->(Perennial::Executor::_error_page(504)) unless $out->started;
+        die "CGI script timed out after its response began\n";
+    }
+    my $local = !$out->started && !$out->error && $out->local_redirect;
+    return $self->_internal_redirect($env, $local, $respond) if $local;
+    my $bad = $out->finish;
+    $bad //= 'exec failed' if ($status >> 8) == 127 && !$out->started;
+    return unless $bad;
+    $self->{log}->error("$where: $bad");
+    return $respond->(Perennial::Executor::_error_page(500)) unless $out->started;
+    die "CGI script failed after its response began\n";
+}
+
+sub prepare ($self, $hit) {
+    return ({}, undef) if -x $hit->{file};
+    return (undef, 'not executable (mod_cgi needs the execute bit)', 403);
+}
+
+# Each complete line the script wrote to standard error goes to the log with its path
+sub _stderr_lines ($self, $buf, $file) {
+    while ($buf =~ s/\A([^\n]*)\n//) {
+        $self->{log}->error("stderr from $file: $1") if length $1;
+    }
+    return $buf;
+}
+
+# The body as a descriptor the child can read: the spooled file itself, or a pipe already
+# holding it (bodies in memory are at most 64 KiB, which a pipe takes without blocking)
+sub _stdin ($self, $env) {
+    my $input = $env->{'psgi.input'};
+    my $fd    = fileno $input;
+    if (defined $fd && $fd >= 0) {
+        seek($input, 0, 0);
+        open(my $dup, '<&', $input) or return;
+        return $dup;
+    }
+    pipe(my $r, my $w) or return;
+    my $body = '';
+    while ($input->read(my $buf, 65_536)) { $body .= $buf }
+    syswrite $w, $body if length $body;
+    close $w;
+    return $r;
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Executor::CGI - fork and exec CGI scripts, as Apache's mod_cgi does
+
+=head1 SYNOPSIS
+
+    my $app = Perennial::Executor::CGI->new(root => '/srv/cgi-bin', log => $log)->to_app;
+
+=head1 DESCRIPTION
+
+The baseline and the home of scripts that cannot live in a persistent interpreter. The script
+file must be executable (otherwise 403) and is executed directly, so its C<#!> line picks the
+interpreter. It runs in its own directory with a clean environment: PATH, the CGI/1.1
+variables, and the PerlSetEnv/SetEnv and PerlPassEnv/PassEnv ones. Its standard output is
+parsed as CGI output and streamed; each line of its standard error goes to the error log as
+C<stderr from SCRIPT: ...>. A script that writes nothing for Timeout seconds is killed and the
+client gets 504.
+
+=head1 METHODS
+
+=head2 new
+
+    my $cgi = Perennial::Executor::CGI->new(root => $dir, log => $log, timeout => 60);
+
+=cut

@@ -1,0 +1,121 @@
+package Perennial::Executor::Compiler;
+use v5.36;
+use B ();
+
+# Turns a CGI script's source into a code reference in its own package: the shebang's -w
+# becomes `use warnings`, `#line` keeps error line numbers true to the file, the text after
+# __END__ or __DATA__ is kept for a per-request DATA handle, and the END blocks the script
+# declares are taken out of perl's global list so the executor can run them after each request.
+
+sub compile ($class, %args) {
+    my ($path, $package, $source) = @args{qw(path package source)};
+    my ($code, $data) = split_data($source);
+    my $warnings = $code =~ /\A#![^\n]*\s-\w*w/ ? 'use warnings;' : '';
+    my $taint    = $code =~ /\A#![^\n]*\s-\w*T/ ? 1               : 0;
+    (my $file = $path) =~ s/"/\\"/g;
+
+    # A named sub, as mod_perl makes: file-level my variables used by the script's own subs
+    # then give perl's "will not stay shared" warning, the classic sign of the closure trap
+    my $text
+        = "package $package; $warnings sub __perennial_script { local \$0 = \$_[0];\n#line 1 \"$file\"\n$code\n;}"
+        . "\\&__perennial_script;";
+    my $before = _end_blocks();
+    my $sub    = _eval($text);
+    my $err    = $@;
+    my @ends   = _take_end_blocks($before);
+    die $err =~ s/\s+\z//r . "\n" unless ref $sub eq 'CODE';
+    return {code => $sub, data => $data, ends => \@ends, package => $package, taint => $taint};
+}
+
+# Deterministic, unique and safe: each path part escaped as ModPerl::RegistryCooker does
+sub package_for ($class, $root, $path) {
+    my @parts = grep {length} split m{/}, $path;
+    for (@parts) {
+        s/([^A-Za-z0-9_])/sprintf '_%2x', ord $1/ge;
+        s/\A(\d)/_$1/;
+    }
+    return join '::', $root, @parts;
+}
+
+# Code and data: everything from a line holding only __END__ or __DATA__ is data
+sub split_data ($source) {
+    return ($source, undef) unless $source =~ /^__(?:END|DATA)__[ \t]*\r?$/m;
+    my ($code, $data) = split /^__(?:END|DATA)__[ \t]*\r?\n?/m, $source, 2;
+    return ($code, $data // '');
+}
+
+sub _end_blocks () {
+    my $av = B::end_av;
+    return $av->isa('B::AV') ? scalar @{$av->object_2svref} : 0;
+}
+
+# Perl puts new END blocks at the front of PL_endav; take them out so that they run after
+# every request and not again at worker exit (as mod_perl does for Registry scripts)
+sub _take_end_blocks ($before) {
+    my $av = B::end_av;
+    return () unless $av->isa('B::AV');
+    my $list = $av->object_2svref;
+    my $new  = @$list - $before;
+    return () if $new <= 0;
+    return map { $_->object_2svref }
+        grep { $_->isa('B::CV') } map { B::svref_2object(\$_) } splice @$list, 0, $new;
+}
+
+# Compiled far from any lexical, with perl's default pragmas (no strict, no warnings, the
+# default features such as indirect method calls): a script starts as it would under mod_cgi
+## no critic (ProhibitNoStrict ProhibitNoWarnings ProhibitProlongedStrictureOverride RequireArgUnpacking)
+{
+    no strict;
+    no warnings;
+    no feature ':all';
+    use feature ':default';
+
+    # $_[0], not a copy: a lexical here would be visible to the script
+    sub _eval {
+        return eval $_[0];    ## no critic (ProhibitStringyEval) compiling the script is the job
+    }
+}
+## use critic
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Executor::Compiler - compile a CGI script into a code reference
+
+=head1 SYNOPSIS
+
+    my $package  = Perennial::Executor::Compiler->package_for('Perennial::ROOT', '/srv/cgi-bin/hello.pl');
+    my $compiled = Perennial::Executor::Compiler->compile(path => $path, package => $package,
+        source => $text);
+    $compiled->{code}->($path);
+    $_->() for @{$compiled->{ends}};
+
+=head1 DESCRIPTION
+
+Wraps the script's source in C<package P; sub { ... }> with a C<#line 1 "path"> directive, so
+warnings and errors name the script and its real line numbers. C<#!perl -w> turns warnings on.
+What follows C<__END__> or C<__DATA__> is returned as C<data> (the executor gives it to the
+script as C<DATA> on every request, which ModPerl::Registry does not). END blocks declared by
+the script are removed from perl's global list and returned in C<ends>.
+
+=head1 METHODS
+
+=head2 compile
+
+    my $compiled = Perennial::Executor::Compiler->compile(path => $p, package => $pkg, source => $s);
+
+Returns C<{code, data, ends, package, taint}>; dies with perl's message on a compile error.
+
+=head2 package_for
+
+    Perennial::Executor::Compiler->package_for('Perennial::ROOT::Registry', '/srv/cgi-bin/my-app.pl');
+    # Perennial::ROOT::Registry::srv::cgi_2dbin::my_2dapp_2epl
+
+=head2 split_data
+
+    my ($code, $data) = Perennial::Executor::Compiler->can('split_data')->($source);
+
+=cut

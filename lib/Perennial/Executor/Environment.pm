@@ -1,0 +1,106 @@
+package Perennial::Executor::Environment;
+use v5.36;
+use Perennial;
+
+# The CGI/1.1 environment of RFC 3875 for one request, built from the PSGI environment
+
+my %SKIP = map { $_ => 1 } qw(HTTP_PROXY HTTP_CONTENT_LENGTH HTTP_CONTENT_TYPE);
+
+sub new ($class, %args) {
+    my %set = %{$args{set_env} // {}};
+    $set{$_} = $ENV{$_} for grep { defined $ENV{$_} } @{$args{pass_env} // []};
+    return bless {
+        setup    => $args{setup_env} // 1,
+        set      => \%set,
+        docroot  => $args{document_root} // $args{root},
+        software => "Perennial/$Perennial::VERSION",
+        marker   => "Perennial/$Perennial::VERSION " . ($args{name} // 'Executor'),
+    }, $class;
+}
+
+# @ARGV of an ISINDEX query (no '='), as mod_cgi gives it
+sub argv ($self, $env) {
+    my $query = $env->{QUERY_STRING} // '';
+    return () if $query eq '' || index($query, '=') >= 0;
+    return map {s/%([0-9A-Fa-f]{2})/chr hex $1/ger} split /\+/, $query;
+}
+
+# The variables, as a list of pairs; empty when PerlSetupEnv is Off
+sub variables ($self, $env, $hit) {
+    return () unless $self->{setup};
+    return (%{$self->{set}}, $self->cgi($env, $hit));
+}
+
+sub cgi ($self, $env, $hit) {
+    my ($host) = ($env->{HTTP_HOST} // $env->{SERVER_NAME} // '') =~ /\A(\[[^\]]*\]|[^:]*)/;
+    my @vars = (
+        GATEWAY_INTERFACE => 'CGI/1.1',
+        SERVER_SOFTWARE   => $self->{software},
+        PERENNIAL         => $self->{marker},
+        SERVER_NAME       => $host,
+        SERVER_PORT       => $env->{SERVER_PORT},
+        SERVER_PROTOCOL   => $env->{SERVER_PROTOCOL},
+        REQUEST_METHOD    => $env->{REQUEST_METHOD},
+        REQUEST_URI       => $env->{REQUEST_URI},
+        SCRIPT_NAME       => $hit->{script_name},
+        SCRIPT_FILENAME   => $hit->{file},
+        PATH_INFO         => $hit->{path_info},
+        QUERY_STRING      => $env->{QUERY_STRING} // '',
+        DOCUMENT_ROOT     => $self->{docroot},
+        REMOTE_ADDR       => $env->{REMOTE_ADDR} // '',
+        REMOTE_PORT       => $env->{REMOTE_PORT} // '',
+    );
+    push @vars, PATH_TRANSLATED => $self->{docroot} . $hit->{path_info} if length $hit->{path_info};
+    push @vars, HTTPS           => 'on' if ($env->{'psgi.url_scheme'} // '') eq 'https';
+    push @vars, CONTENT_LENGTH  => $env->{CONTENT_LENGTH} if $env->{CONTENT_LENGTH};
+    push @vars, CONTENT_TYPE    => $env->{CONTENT_TYPE}   if defined $env->{CONTENT_TYPE};
+    push @vars, REMOTE_USER     => $env->{REMOTE_USER}    if defined $env->{REMOTE_USER};
+
+    # Every request header but Proxy (httpoxy: a client must not set a script's HTTP_PROXY)
+    push @vars, map { ($_ => $env->{$_}) } grep { /\AHTTP_/ && !$SKIP{$_} } keys %$env;
+    return @vars;
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Executor::Environment - the CGI/1.1 variables of a request
+
+=head1 SYNOPSIS
+
+    my $cgi = Perennial::Executor::Environment->new(setup_env => 1, root => '/srv/cgi-bin');
+    local %ENV = (%ENV, $cgi->variables($psgi_env, $hit));
+
+=head1 DESCRIPTION
+
+Builds RFC 3875's variables: GATEWAY_INTERFACE, SERVER_SOFTWARE, SERVER_NAME, SERVER_PORT,
+SERVER_PROTOCOL, REQUEST_METHOD, REQUEST_URI, SCRIPT_NAME, SCRIPT_FILENAME, PATH_INFO,
+PATH_TRANSLATED, QUERY_STRING, DOCUMENT_ROOT, REMOTE_ADDR, REMOTE_PORT, CONTENT_LENGTH,
+CONTENT_TYPE, HTTPS when the scheme is https, and HTTP_* for each request header except
+C<Proxy> (httpoxy). C<PERENNIAL> tells a script where it runs (for example
+C<Perennial/0.01 ModPerl::Registry>); C<MOD_PERL> is deliberately not set, because CGI.pm would
+then look for Apache's request object. PerlSetEnv/SetEnv values and PerlPassEnv/PassEnv
+variables are added. With PerlSetupEnv Off, C<variables> returns nothing.
+
+=head1 METHODS
+
+=head2 argv
+
+    local @ARGV = $cgi->argv($env);    # ISINDEX query words
+
+=head2 cgi
+
+    my %vars = $cgi->cgi($env, $hit);
+
+=head2 new
+
+    Perennial::Executor::Environment->new(setup_env => 1, set_env => {A => 1}, pass_env => ['TZ']);
+
+=head2 variables
+
+    my @pairs = $cgi->variables($env, $hit);
+
+=cut

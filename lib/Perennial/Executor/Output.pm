@@ -1,0 +1,198 @@
+package Perennial::Executor::Output;
+use v5.36;
+use Exporter qw(import);
+
+# What a CGI script prints, turned into a PSGI response. The CGI header block is parsed as
+# mod_cgi parses it; the body is buffered up to 8 KiB, and goes out as soon as the script
+# flushes (autoflush, or more than the buffer), so long-running scripts stream. Used as the
+# tied STDOUT of resident scripts and as the reader of a forked script's output.
+
+our @EXPORT_OK = qw(parse_cgi_headers);
+
+my $BUFFER     = 8192;
+my $HEAD_LIMIT = 65_536;
+my $TOKEN      = qr/\A[!#\$%&'*+.^_`|~0-9A-Za-z-]+\z/;
+
+sub new ($class, %args) {
+    return bless {
+        respond => $args{respond},
+        nph     => $args{nph},
+        head    => '',
+        body    => '',
+        status  => undef
+        },
+        $class;
+}
+
+# Adds bytes the script wrote. Returns false once the output is known to be bad.
+sub add ($self, $bytes) {
+    return 0 if $self->{error} || $self->{closed};
+    if (!$self->{headers}) {
+        $self->{head} .= $bytes;
+        my ($head, $rest) = split /\r?\n\r?\n/, $self->{head}, 2;
+        if (!defined $rest) {
+            return $self->_fail("no end of the header block in the first $HEAD_LIMIT bytes")
+                if length $self->{head} > $HEAD_LIMIT;
+            return 1;
+        }
+        my ($status, $headers, $err, $local)
+            = $self->{nph} ? _parse_nph($head) : parse_cgi_headers($head);
+        return $self->_fail($err) if $err;
+        @$self{qw(status headers head local)} = ($status, $headers, '', $local);
+        $bytes = $rest;
+    }
+    $self->{body} .= $bytes;
+    $self->flush if $self->{nph} || $self->{autoflush} || length $self->{body} > $BUFFER;
+    return 1;
+}
+
+sub close ($self) { $self->{closed} = 1 }
+
+sub error ($self) { $self->{error} }
+
+# Ends the response. Returns an error message when the script never produced a valid head.
+sub finish ($self) {
+    return $self->{error} if $self->{error};
+    if (!$self->{headers}) {
+        my $seen = length $self->{head} ? substr($self->{head}, 0, 60) =~ s/\s+/ /gr : 'nothing';
+        return $self->_fail(
+            "malformed header from script (no blank line after the header): '$seen'");
+    }
+    if ($self->{writer}) {
+        $self->{writer}->write($self->{body}) if length $self->{body};
+        $self->{writer}->close;
+    }
+    else { $self->{respond}->([$self->{status}, $self->{headers}, [$self->{body}]]) }
+    $self->{body} = '';
+    return;
+}
+
+sub flush ($self) {
+    return unless $self->{headers};
+    $self->{writer} //= $self->{respond}->([$self->{status}, $self->{headers}]);
+    $self->{writer}->write($self->{body}) if length $self->{body};
+    $self->{body} = '';
+}
+
+# A Location that is a local path, with no Status: RFC 3875's local redirect
+sub local_redirect ($self) { $self->{local} }
+
+sub set_autoflush ($self, $on) { $self->{autoflush} = $on }
+
+sub started ($self) { $self->{writer} ? 1 : 0 }
+
+sub status ($self) { $self->{status} }
+
+# Headers as mod_cgi reads them. Status: sets the status; a Location without Status is a
+# redirect (302 for a URL; a local path is marked for an internal redirect by the caller).
+sub parse_cgi_headers ($head) {
+    my ($status, @headers, $location);
+    for my $line (split /\r?\n/, $head) {
+        return (undef, undef, "malformed header from script: '$line'")
+            unless $line =~ /\A([^:\s]+):[ \t]*(.*?)[ \t]*\z/s;
+        my ($name, $value) = ($1, $2);
+        return (undef, undef, "malformed header from script: '$line'")       if $name  !~ $TOKEN;
+        return (undef, undef, "header '$name' from script holds a CR or LF") if $value =~ /[\r\n]/;
+        if (lc $name eq 'status') {
+            return (undef, undef, "bad Status header from script: '$value'")
+                unless $value =~ /\A([1-5]\d\d)\b/;
+            $status = $1;
+            next;
+        }
+        $location = $value if lc $name eq 'location';
+        push @headers, $name, $value;
+    }
+    return (undef, undef, 'empty header block from script') unless @headers || $status;
+    my $local = !$status && defined $location && $location =~ m{\A/} ? $location : undef;
+    $status //= defined $location ? 302 : 200;
+    return ($status, \@headers, undef, $local);
+}
+
+sub _fail ($self, $why) {
+    $self->{error} = $why;
+    return 0;
+}
+
+# An nph- script writes its own status line; its headers pass through as they are
+sub _parse_nph ($head) {
+    my ($line, $rest) = split /\r?\n/, $head, 2;
+    return (undef, undef, "nph script sent no status line: '$line'")
+        unless $line =~ m{\AHTTP/1\.[01] ([1-5]\d\d)\b};
+    my $status = $1;
+    my (undef, $headers, $err) = parse_cgi_headers($rest // '');
+    return (undef, undef, $err) if $err && length($rest // '');
+    return ($status, $headers // [], undef);
+}
+
+# The tied-handle interface, for STDOUT of resident scripts
+sub TIEHANDLE ($class, $self) {$self}
+sub BINMODE   ($self, @layer) {1}
+sub CLOSE     ($self)         { $self->close; 1 }
+sub EOF       ($self)         {1}
+sub FILENO    ($self)         {undef}
+sub OPEN      ($self, @args)  {0}
+
+sub PRINT ($self, @list) {
+    $self->{autoflush} = $|;
+    return $self->add(join($, // '', @list) . ($\ // ''));
+}
+
+sub PRINTF ($self, $format, @list) {
+    $self->{autoflush} = $|;
+    return $self->add(sprintf $format, @list);
+}
+
+sub WRITE ($self, $buf, $len = undef, $offset = 0) {
+    $self->{autoflush} = $|;
+    my $part = substr $buf, $offset, $len // length $buf;
+    return $self->add($part) ? length $part : undef;
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Executor::Output - a CGI script's output as a PSGI response
+
+=head1 SYNOPSIS
+
+    my $out = Perennial::Executor::Output->new(respond => $respond);
+    tie local *STDOUT, 'Perennial::Executor::Output', $out;
+    run_script();
+    my $error = $out->finish;
+
+=head1 DESCRIPTION
+
+Parses the CGI header block (C<Status:>, C<Location:>, repeated headers such as C<Set-Cookie>,
+LF or CRLF line ends) and sends the body through the PSGI responder: in one piece with its
+length when the script ends within 8 KiB, or streamed (chunked for HTTP/1.1) once the script
+flushes, turns on C<$|>, or writes more. Scripts named C<nph-*> write their own status line
+and are never buffered. A header line that is malformed, or a value holding a CR or LF (an
+injection attempt), makes the output an error that the executor turns into a 500.
+
+=head1 METHODS
+
+=head2 add
+
+    $out->add($bytes) or warn $out->error;
+
+=head2 close, finish, flush
+
+    $out->flush;
+    my $error = $out->finish;    # undef when the response went out
+
+=head2 error, local_redirect, started, status
+
+    my $status = $out->status;
+
+=head2 parse_cgi_headers
+
+    my ($status, $headers, $error) = parse_cgi_headers("Content-Type: text/plain\nStatus: 404");
+
+=head2 set_autoflush
+
+    $out->set_autoflush(1);
+
+=cut

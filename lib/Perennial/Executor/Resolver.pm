@@ -1,0 +1,118 @@
+package Perennial::Executor::Resolver;
+use v5.36;
+use Cwd         qw(realpath);
+use Time::HiRes ();
+
+# A URL path under a script location -> the script file, its SCRIPT_NAME and PATH_INFO.
+# Only regular files inside the directory: '.', '..', encoded slashes, NUL bytes and symlinks
+# that leave the tree are answered 404, as if nothing were there. One stat() per request when
+# the file is checked every time; none when the policy says never.
+
+sub new ($class, %args) {
+    my $root = realpath($args{root}) // die "Can't find script directory \"$args{root}\": $!\n";
+    die "Script directory \"$args{root}\" is not a directory\n" unless -d $root;
+    return bless {root => $root, check => $args{check} // 'always', cache => {}, real => {}},
+        $class;
+}
+
+# Returns {file, script_name, path_info, mtime} or an HTTP status
+sub resolve ($self, $env) {
+    my $path = $env->{PATH_INFO} // '';
+    my $hit  = $self->{cache}{$path};
+    return $hit if $hit && $self->_still_good($hit);
+    delete $self->{cache}{$path};
+    return 404 if index($path, "\0") >= 0 || ($env->{REQUEST_URI} // '') =~ /%2f|%00|%5c/i;
+    my @parts = split m{/}, $path =~ s{\A/}{}r, -1;
+    my $file  = $self->{root};
+
+    while (@parts) {
+        my $part = shift @parts;
+        return 404 if $part eq '' || $part eq '.' || $part eq '..';
+        $file .= "/$part";
+        my @st = stat $file or return 404;
+        next if -d _;
+        return 404 unless -f _ && $self->_inside($file, $st[1]);
+        my $rest = @parts ? '/' . join('/', @parts) : '';
+        $hit = {
+            file        => $file,
+            path_info   => $rest,
+            mtime       => $st[9],
+            ino         => $st[1],
+            script_name => ($env->{SCRIPT_NAME} // '')
+                . substr($path, 0, length($path) - length $rest)
+        };
+        $self->{cache}{$path} = $hit;
+        return $self->_fresh($hit);
+    }
+    return 404;    # A directory: no listings here
+}
+
+sub root ($self) { $self->{root} }
+
+# A known URL: trusted for ever, for a while, or after one stat() shows the same file
+sub _still_good ($self, $hit) {
+    my $check = $self->{check};
+    return 1 if $check eq 'never' || ($check ne 'always' && $hit->{until} > Time::HiRes::time());
+    my @st = stat $hit->{file};
+    return 0 unless @st && -f _ && $st[1] == $hit->{ino};
+    $hit->{mtime} = $st[9];
+    $self->_fresh($hit);
+    return 1;
+}
+
+sub _fresh ($self, $hit) {
+    $hit->{until} = Time::HiRes::time() + $self->{check} if $self->{check} =~ /\A\d/;
+    return $hit;
+}
+
+# Symlinks may point anywhere inside the tree, never outside it (checked once per inode)
+sub _inside ($self, $file, $ino) {
+    my $known = $self->{real}{$file};
+    return $known->[1] if $known && $known->[0] == $ino;
+    my $real = realpath($file) // '';
+    my $ok   = index($real, "$self->{root}/") == 0 ? 1 : 0;
+    $self->{real}{$file} = [$ino, $ok];
+    return $ok;
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Executor::Resolver - find the script a URL names, safely
+
+=head1 SYNOPSIS
+
+    my $resolver = Perennial::Executor::Resolver->new(root => '/srv/cgi-bin', check => 'always');
+    my $hit = $resolver->resolve($env);    # or 404
+    say "$hit->{file} $hit->{script_name} $hit->{path_info}";
+
+=head1 DESCRIPTION
+
+Walks the URL path below the location, one segment at a time, until it meets a regular file:
+that is the script, and the rest of the path is PATH_INFO (C</cgi-bin/app.pl/a/b> runs
+C<app.pl> with PATH_INFO C</a/b>). Directories, missing files, C<.> and C<..> segments, NUL
+bytes, encoded slashes or backslashes, and symlinks that resolve outside the directory all
+give 404. Results are cached per worker: C<check =E<gt> 'always'> stats the script on every
+request (to see changes, as mod_perl does), a number of seconds stats at most that often, and
+C<'never'> makes no system call at all once a URL is known.
+
+=head1 METHODS
+
+=head2 new
+
+    my $resolver = Perennial::Executor::Resolver->new(root => $dir, check => 'always' | 'never' | $seconds);
+
+=head2 resolve
+
+    my $hit = $resolver->resolve($env);
+
+Returns C<{file, script_name, path_info, mtime}> or 404.
+
+=head2 root
+
+    my $dir = $resolver->root;
+
+=cut
