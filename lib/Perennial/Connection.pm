@@ -89,6 +89,8 @@ sub _call_app ($self, $c, $env) {
                 }
             );
             $writer->close if $writer;
+            die "the application's streaming callback returned without responding\n"
+                unless $c->{status};
         }
         else { write_response($c, $res) }
         1;

@@ -203,10 +203,9 @@ sub _cleanup ($self, $script) {
 
 sub _restore_signals ($saved) {
     for my $name (keys %SIG) {
-        my $now = $SIG{$name};
-        next if !defined $now && !defined $saved->{$name};
-        next if defined $now && defined $saved->{$name} && $now eq $saved->{$name};
-        $SIG{$name} = $saved->{$name} // 'DEFAULT';   ## no critic (RequireLocalizedPunctuationVars)
+        my ($now, $was) = ($SIG{$name}, $saved->{$name});
+        next if (defined $now ? $now : '') eq (defined $was ? $was : '');
+        $SIG{$name} = $was;    ## no critic (RequireLocalizedPunctuationVars) undef is the default
     }
 }
 

@@ -70,6 +70,9 @@ sub respond ($self, $script, $hit, $env, $respond) {
         respond => $respond,
         nph     => basename($file) =~ /\Anph-/ ? 1 : 0
     );
+
+    # What the script flushed reaches the client as it arrives, as with mod_cgi
+    $out->set_autoflush(1);
     my $stdin = $self->_stdin($env) or return $respond->(Perennial::Executor::_error_page(500));
     pipe(my $out_r, my $out_w) or die "Can't make a pipe: $!\n";
     pipe(my $err_r, my $err_w) or die "Can't make a pipe: $!\n";

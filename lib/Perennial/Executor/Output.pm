@@ -42,6 +42,7 @@ sub add ($self, $bytes) {
         $bytes = $rest;
     }
     $self->{body} .= $bytes;
+    return 1     if $self->{local};    # A local redirect replaces the response: keep it back
     $self->flush if $self->{nph} || $self->{autoflush} || length $self->{body} > $BUFFER;
     return 1;
 }
@@ -55,8 +56,8 @@ sub finish ($self) {
     return $self->{error} if $self->{error};
     if (!$self->{headers}) {
         my $seen = length $self->{head} ? substr($self->{head}, 0, 60) =~ s/\s+/ /gr : 'nothing';
-        return $self->_fail(
-            "malformed header from script (no blank line after the header): '$seen'");
+        $self->_fail("malformed header from script (no blank line after the header): '$seen'");
+        return $self->{error};
     }
     if ($self->{writer}) {
         $self->{writer}->write($self->{body}) if length $self->{body};

@@ -18,10 +18,12 @@ sub new ($class, %args) {
 # Returns {file, script_name, path_info, mtime} or an HTTP status
 sub resolve ($self, $env) {
     my $path = $env->{PATH_INFO} // '';
-    my $hit  = $self->{cache}{$path};
+
+    # Checked before the cache: the decoded path may hide what the raw one says
+    return 404 if index($path, "\0") >= 0 || ($env->{REQUEST_URI} // '') =~ /%2f|%00|%5c/i;
+    my $hit = $self->{cache}{$path};
     return $hit if $hit && $self->_still_good($hit);
     delete $self->{cache}{$path};
-    return 404 if index($path, "\0") >= 0 || ($env->{REQUEST_URI} // '') =~ /%2f|%00|%5c/i;
     my @parts = split m{/}, $path =~ s{\A/}{}r, -1;
     my $file  = $self->{root};
 

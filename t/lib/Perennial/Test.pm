@@ -85,8 +85,9 @@ sub dir       ($self) { $self->{dir} }
 sub error_log ($self) { _slurp("$self->{dir}/error.log") }
 
 sub get ($self, $path = '/', %opt) {
-    return HTTP::Tiny->new(timeout => 20, keep_alive => 0, %opt)
-        ->get("http://127.0.0.1:$self->{port}$path");
+    my $ua
+        = HTTP::Tiny->new(timeout => 20, keep_alive => 0, max_redirect => $opt{max_redirect} // 5);
+    return $ua->get("http://127.0.0.1:$self->{port}$path", {headers => $opt{headers} // {}});
 }
 
 sub idle ($self) { $self->scoreboard =~ tr/_// }

@@ -1,0 +1,4 @@
+#!/usr/bin/perl
+print "Content-Type: text/plain\n\n";
+
+die "died on purpose";

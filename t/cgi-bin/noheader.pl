@@ -1,0 +1,2 @@
+#!/usr/bin/perl
+print "just some text without a header\n";

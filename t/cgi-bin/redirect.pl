@@ -1,0 +1,2 @@
+#!/usr/bin/perl
+print "Location: http://example.com/elsewhere\n\n";

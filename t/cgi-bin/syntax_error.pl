@@ -1,0 +1,3 @@
+#!/usr/bin/perl
+print "Content-Type: text/plain\n\n";
+my $x =;

@@ -1,0 +1,169 @@
+use v5.36;
+use lib 't/lib';
+use Test::More;
+use HTTP::Tiny;
+use IO::Socket::IP;
+use Perennial::Test          qw(raw_request wait_until);
+use Perennial::Test::Scripts qw(start_script_server);
+
+# One fixture script per behaviour, each requested three times through every mode against a
+# single worker, with what each mode must answer written beside it (mod_cgi is the truth
+# except where the Registry's persistence is the point).
+my $srv   = start_script_server();
+my @cases = (
+
+    # script, [expected bodies for cgi-bin, perlrun, registry] over three requests
+    [   'count.pl',
+        {   'cgi-bin' => [('counted 1') x 3],
+            perlrun   => [('counted 1') x 3],
+            registry  => ['counted 1', 'counted 2', 'counted 3']
+        }
+    ],
+    [   'closure.pl',
+        {   'cgi-bin' => [('Counter: 1') x 3],
+            perlrun   => [('Counter: 1') x 3],
+            registry  => ['Counter: 1', 'Counter: 2', 'Counter: 3']
+        }
+    ],
+    [   'data.pl',
+        {   map { $_ => [('data: 2 lines, first: first data line') x 3] }
+                qw(cgi-bin perlrun registry)
+        }
+    ],
+    ['end.pl',   {map { $_ => [("body\nEND ran") x 3] } qw(cgi-bin perlrun registry)}],
+    ['exit1.pl', {map { $_ => [('before exit(1)') x 3] } qw(cgi-bin perlrun registry)}],
+    [   'cwd.pl',
+        {   map {
+                my $d = Cwd::abs_path('t/cgi-bin');
+                $_ => [("cwd=$d\ndata.txt=beside the scripts") x 3]
+            } qw(cgi-bin perlrun registry)
+        }
+    ],
+    [   'globals.pl',
+        {map { $_ => [("ALRM=undef RS=1 OFS=undef umask=022") x 3] } qw(cgi-bin perlrun registry)}
+    ],
+);
+use Cwd ();
+umask 022;
+
+for my $case (@cases) {
+    my ($script, $expect) = @$case;
+    for my $mode (sort keys %$expect) {
+        my @got = map {
+            my $r = $srv->get("/$mode/$script");
+            $r->{status} == 200 ? $r->{content} =~ s/\n\z//r : "status $r->{status}"
+        } 1 .. 3;
+        is_deeply \@got, $expect->{$mode}, "$script under /$mode";
+    }
+}
+
+for my $mode (qw(cgi-bin perlrun registry)) {
+    subtest "exit ends the request, not the worker: /$mode" => sub {
+        my $worker = ($srv->slots)[0]{pid};
+        my $res    = $srv->get("/$mode/exit.pl");
+        is $res->{status}, 200, 'answered';
+        like $res->{content}, qr/\Abefore exit \d+\n\z/, 'output up to exit, nothing after';
+        is + ($srv->slots)[0]{pid}, $worker, 'the same worker serves on';
+        my $eval = $srv->get("/$mode/eval_exit.pl")->{content};
+        if ($mode eq 'cgi-bin') {
+            is $eval, '', 'exit inside eval ends the process, as in any perl';
+        }
+        else { is $eval, "caught: yes\n", 'exit inside eval is caught, as under mod_perl' }
+    };
+    subtest "die and compile errors: 500, logged with path and line: /$mode" => sub {
+        my $res = $srv->get("/$mode/die_early.pl");
+        is $res->{status}, 500, 'die before output: 500';
+        unlike $res->{content}, qr/died before/, 'no internals in the page';
+        my $line = $srv->get("/$mode/die_line.pl");
+        is $srv->get("/$mode/syntax_error.pl")->{status}, 500, 'syntax error: 500';
+        is $srv->get("/$mode/syntax_error.pl")->{status}, 500,
+            'and again: the failed compile is retried';
+        my $log = $srv->error_log;
+        like $log, qr{die_early\.pl.*died before any output}, 'the die is logged with the script';
+        like $log, qr{died on purpose at \S*die_line\.pl line 4}, 'line numbers are the file\'s';
+        like $log, qr{syntax_error\.pl line 3},                   'compile errors name the line';
+    };
+    subtest "CGI/1.1 environment: /$mode" => sub {
+        my $res = $srv->get("/$mode/env.pl/extra/path?a=b",
+            headers => {'X-Test' => 'yes', 'Proxy' => 'http://evil/'});
+        my $body = $res->{content};
+        like $body, qr/^GATEWAY_INTERFACE=CGI\/1\.1$/m,  'GATEWAY_INTERFACE';
+        like $body, qr/^SCRIPT_NAME=\/$mode\/env\.pl$/m, 'SCRIPT_NAME';
+        like $body, qr/^PATH_INFO=\/extra\/path$/m,      'PATH_INFO';
+        like $body, qr/^QUERY_STRING=a=b$/m,             'QUERY_STRING';
+        like $body, qr/^HTTP_X_TEST=yes$/m,              'request headers as HTTP_*';
+        like $body, qr/^HTTP_PROXY=\(unset\)$/m,         'no HTTP_PROXY (httpoxy)';
+        like $body, qr/^SERVER_SOFTWARE=Perennial$/m,    'SERVER_SOFTWARE';
+        like $body, qr/^child sees: CGI\/1\.1$/m,        'child processes see the CGI variables';
+        like $srv->get("/$mode/env.pl")->{content}, qr/^LEAKED=\(unset\)$/m,
+            '%ENV changes do not leak';
+    };
+    subtest "STDIN is the body, binary-safe: /$mode" => sub {
+        my $body = join '', map {chr} 0 .. 255;
+        my $res  = HTTP::Tiny->new->post("http://127.0.0.1:" . $srv->port . "/$mode/stdin.pl",
+            {content => $body});
+        is $res->{content}, '256:' . unpack('H*', $body), 'every byte';
+    };
+    subtest "CGI headers as mod_cgi reads them: /$mode" => sub {
+        my $res = $srv->get("/$mode/status.pl");
+        is $res->{status}, 404, 'Status: 404';
+        $res = $srv->get("/$mode/redirect.pl", max_redirect => 0);
+        is $res->{status},            302,                            'Location with a URL: 302';
+        is $res->{headers}{location}, 'http://example.com/elsewhere', 'to it';
+        $res = $srv->get("/$mode/local_redirect.pl", max_redirect => 0);
+        is $res->{status}, 200, 'Location with a local path: internal redirect';
+        like $res->{content}, qr/first data line/, 'the target answered';
+        my $raw = raw_request($srv->port,
+            "GET /$mode/cookies.pl HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        like $raw, qr/Set-Cookie: a=1\r\nSet-Cookie: b=2\r\n/, 'repeated headers, CRLF input';
+        is $srv->get("/$mode/noheader.pl")->{status}, 500, 'no header: 500';
+        is $srv->get("/$mode/inject.pl")->{status},   500, 'CR in a header value: 500';
+        $res = $srv->get("/$mode/nph-status.pl");
+        is $res->{status}, 203, 'nph-: its own status line';
+        like $srv->error_log, qr/malformed header from script/, 'malformed headers logged';
+        like $srv->error_log, qr/holds a CR or LF/,             'injection logged';
+    };
+    subtest "output streams when the script flushes: /$mode" => sub {
+        my $marker = $srv->dir . "/marker-$mode";
+        my $sock   = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
+        $sock->syswrite(
+            "GET /$mode/stream.pl?$marker HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        my $got = '';
+        ok wait_until(sub { sysread($sock, $got, 4096, length $got); $got =~ /part one/ },
+            10, 'first part'),
+            'the first part arrived while the script waits';
+        open(my $fh, '>', $marker) or die $!;
+        close $fh;
+        local $/;
+        $got .= <$sock>;
+        like $got, qr/marker seen: yes/, 'and the script saw that it had';
+    };
+    subtest "warnings go to the error log with the script: /$mode" => sub {
+        is $srv->get("/$mode/warn.pl")->{content}, "after warn\n", 'output unaffected';
+        like $srv->error_log, qr/warn\.pl.*a warning from the script/, 'logged';
+    };
+    subtest "ISINDEX query words are \@ARGV, CGI.pm state never bleeds: /$mode" => sub {
+        is $srv->get("/$mode/argv.pl?one+two")->{content}, "argv=one|two\n", '@ARGV';
+        is $srv->get("/$mode/params.pl?x=1")->{content},   "x=1\n",          'a parameter';
+        is $srv->get("/$mode/params.pl")->{content},       "x=(none)\n", 'gone on the next request';
+    };
+}
+
+like $srv->error_log, qr/Variable "\$counter" will not stay shared/, 'the closure trap is logged';
+
+subtest 'CORE::exit kills only the worker; the client is not left hanging' => sub {
+    my $worker = ($srv->slots)[0]{pid};
+    my $out    = raw_request(
+        $srv->port,
+        "GET /registry/hard_exit.pl HTTP/1.1\r\nHost: x\r\n\r\n",
+        timeout => 10
+    );
+    unlike $out, qr/200 OK.*about to leave.*200 OK/s, 'one answer at most';
+    ok wait_until(sub { my ($s) = $srv->slots; $s && $s->{pid} != $worker && $s->{state} eq '_' },
+        10, 'replaced'),
+        'a new worker took over';
+    is $srv->get('/registry/count.pl')->{status}, 200, 'and serves';
+};
+
+$srv->stop;
+done_testing;
