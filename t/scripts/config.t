@@ -1,0 +1,148 @@
+use v5.36;
+use lib 't/lib';
+use Test::More;
+use Cwd             qw(abs_path);
+use File::Temp      qw(tempdir);
+use Perennial::Test qw(start_server wait_until);
+
+my $cgi = abs_path('t/cgi-bin');
+
+subtest 'ScriptAlias alone is mod_cgi; <Directory> settings apply to an Alias' => sub {
+    my $srv = start_server(args => ['--workers', 1], conf => <<"CONF");
+ScriptAlias /cgi-bin/ $cgi/
+Alias /perl $cgi
+<Directory $cgi>
+    SetHandler perl-script
+    PerlHandler ModPerl::Registry
+    Options +ExecCGI
+</Directory>
+CONF
+    is $srv->get('/cgi-bin/count.pl')->{content}, "counted 1\n", 'ScriptAlias: forked';
+    is $srv->get('/cgi-bin/count.pl')->{content}, "counted 1\n", 'every time';
+    is $srv->get('/perl/count.pl')->{content},    "counted 1\n", '<Directory>: Registry';
+    is $srv->get('/perl/count.pl')->{content},    "counted 2\n", 'persistent';
+    $srv->stop;
+};
+
+subtest 'PerlSetEnv, SetEnv and PassEnv reach scripts in every mode' => sub {
+    local $ENV{PERENNIAL_TEST_PASS} = 'passed';
+    my $dir = tempdir(CLEANUP => 1);
+    open(my $fh, '>', "$dir/env.pl") or die $!;
+    print {$fh}
+        qq{#!/usr/bin/perl\nprint "Content-Type: text/plain\\n\\n", join(',', map { \$ENV{\$_} // 'unset' } qw(A B PERENNIAL_TEST_PASS)), "\\n";\n};
+    close $fh;
+    chmod 0755, "$dir/env.pl";
+    my $srv = start_server(args => ['--workers', 1], conf => <<"CONF");
+PerlSetEnv A from-server
+Alias /cgi $dir
+Alias /reg $dir
+<Location /cgi>
+    SetHandler cgi-script
+    Options +ExecCGI
+    SetEnv B from-location
+    PassEnv PERENNIAL_TEST_PASS
+</Location>
+<Location /reg>
+    SetHandler perl-script
+    PerlResponseHandler ModPerl::Registry
+    Options +ExecCGI
+    PerlSetEnv B from-location
+    PerlPassEnv PERENNIAL_TEST_PASS
+</Location>
+CONF
+    is $srv->get('/cgi/env.pl')->{content}, "from-server,from-location,passed\n", 'CGI';
+    is $srv->get('/reg/env.pl')->{content}, "from-server,from-location,passed\n", 'Registry';
+    $srv->stop;
+};
+
+subtest 'a changed script is recompiled; PerlScriptCheck Never does not look' => sub {
+    my $dir   = tempdir(CLEANUP => 1);
+    my $write = sub ($version) {
+        open(my $fh, '>', "$dir/version.pl") or die $!;
+        print {$fh} qq{#!/usr/bin/perl\nprint "Content-Type: text/plain\\n\\n$version\\n";\n};
+        close $fh;
+        my $when = time + ($version eq 'v2' ? 10 : 0);
+        utime $when, $when, "$dir/version.pl";
+    };
+    $write->('v1');
+    my $srv = start_server(args => ['--workers', 1], conf => <<"CONF");
+Alias /always $dir
+Alias /never $dir
+<Location /always>
+    SetHandler perl-script
+    PerlResponseHandler ModPerl::Registry
+    Options +ExecCGI
+</Location>
+<Location /never>
+    SetHandler perl-script
+    PerlResponseHandler ModPerl::Registry
+    Options +ExecCGI
+    PerlScriptCheck Never
+</Location>
+CONF
+    is $srv->get('/always/version.pl')->{content}, "v1\n", 'v1';
+    is $srv->get('/never/version.pl')->{content},  "v1\n", 'v1 without checks';
+    $write->('v2');
+    is $srv->get('/always/version.pl')->{content}, "v2\n", 'Always: the edit shows at once';
+    is $srv->get('/never/version.pl')->{content},  "v1\n", 'Never: still the compiled one';
+    $srv->stop;
+};
+
+subtest 'PerlRun forgets required files; Registry keeps them' => sub {
+    my $dir = tempdir(CLEANUP => 1);
+    open(my $lib, '>', "$dir/lib.pl") or die $!;
+    print {$lib} qq{\$loaded++;\n1;\n};
+    close $lib;
+    open(my $fh, '>', "$dir/req.pl") or die $!;
+    print {$fh}
+        qq{#!/usr/bin/perl\nrequire "./lib.pl";\n\$loaded += 10;\nprint "Content-Type: text/plain\\n\\nloaded \$loaded\\n";\n};
+    close $fh;
+    chmod 0755, "$dir/req.pl";
+    my $srv = start_server(args => ['--workers', 1], conf => <<"CONF");
+Alias /perlrun $dir
+Alias /registry $dir
+<Location /perlrun>
+    SetHandler perl-script
+    PerlResponseHandler Perennial::PerlRun
+    Options +ExecCGI
+</Location>
+<Location /registry>
+    SetHandler perl-script
+    PerlResponseHandler Perennial::Registry
+    Options +ExecCGI
+</Location>
+CONF
+    is $srv->get('/perlrun/req.pl')->{content}, "loaded 11\n", 'PerlRun: required and run';
+    is $srv->get('/perlrun/req.pl')->{content}, "loaded 11\n",
+        'PerlRun: required again, into a fresh package';
+    is $srv->get('/registry/req.pl')->{content}, "loaded 11\n", 'Registry: required once';
+    is $srv->get('/registry/req.pl')->{content}, "loaded 21\n",
+        'Registry: not again, and the package lives on';
+    $srv->stop;
+};
+
+subtest 'configuration errors name the file and line' => sub {
+    my $dir  = tempdir(CLEANUP => 1);
+    my $conf = "$dir/bad.conf";
+    open(my $fh, '>', $conf) or die $!;
+    print {$fh} <<"CONF";
+Alias /a $cgi
+<Location /a>
+    SetHandler perl-script
+    PerlResponseHandler ModPerl::Nonsense
+    Options +ExecCGI +Frobnicate
+</Location>
+Alias /b $dir/missing
+<Location /c>
+    SetHandler perl-script
+</Location>
+CONF
+    close $fh;
+    my $out = qx{$^X -Ilib bin/perennial configtest -c $conf 2>&1};
+    like $out, qr/bad\.conf line 4: unknown handler 'ModPerl::Nonsense'/, 'unknown handler';
+    like $out, qr/bad\.conf line 5: unknown option '\+Frobnicate'/,       'unknown option';
+    like $out,
+        qr/bad\.conf line 8: <Location \/c> with SetHandler perl-script needs PerlResponseHandler/,
+        'perl-script without a handler';
+};
+done_testing;
