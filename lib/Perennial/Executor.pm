@@ -19,6 +19,8 @@ use Perennial::Executor::Resolver;
 
 my $IN_REQUEST  = 0;
 my %POLICY_KEYS = map { $_ => 1 } qw(cache flush reset_inc chdir);
+my @SIGNALS     = qw(ALRM CHLD HUP INT PIPE TERM USR1 USR2 __DIE__);
+my %CGI_SET;    # The CGI variables the last script request of this process put in %ENV
 
 # exit in a script ends the request, not the worker (compiled scripts call this)
 BEGIN {
@@ -43,6 +45,7 @@ sub new ($class, %args) {
         root_ns  => 'Perennial::ROOT::' . ($args{name} // 'Executor') =~ s/[^A-Za-z0-9_:]/_/gr,
         cache    => {},
         home     => getcwd(),
+        umask    => umask,
     }, $class;
     return $self;
 }
@@ -140,10 +143,28 @@ sub respond ($self, $script, $hit, $env, $respond) {
 # The script runs with the CGI environment (in %ENV unless PerlSetupEnv is Off, and put back
 # afterwards), STDIN, STDOUT and a clean set of globals
 sub _run ($self, $script, $hit, $env, $out) {
-    my @cgi = $self->{env}->variables($env, $hit);
-    return $self->_run_script($script, $hit, $env, $out) unless @cgi;
-    local %ENV = (%ENV, @cgi);
+    my %cgi = $self->{env}->variables($env, $hit);
+    _set_env(\%cgi);
+    return $self->_run_script($script, $hit, $env, $out) unless $script->{writes_env};
+
+    # A script that writes %ENV itself gets the whole environment back afterwards
+    local %ENV = %ENV;
     return $self->_run_script($script, $hit, $env, $out);
+}
+
+# The CGI variables go into the real environment (XS code and child processes see them), but
+# only those that differ from the last script request's are set, and those it had that this
+# one has not are removed: most of them (server, client, script) do not change between requests
+sub _set_env ($cgi) {
+    for my $name (keys %CGI_SET) {
+        delete $ENV{$name} unless exists $cgi->{$name};
+    }
+    while (my ($name, $value) = each %$cgi) {
+        my $now = $ENV{$name};
+        next if defined $now && $now eq $value;
+        $ENV{$name} = $value;    ## no critic (RequireLocalizedPunctuationVars)
+    }
+    %CGI_SET = map { $_ => 1 } keys %$cgi;
 }
 
 sub _run_script ($self, $script, $hit, $env, $out) {
@@ -154,9 +175,11 @@ sub _run_script ($self, $script, $hit, $env, $out) {
     local $SIG{__WARN__} = sub ($msg) { $self->{log}->warn("$file: $msg") };
     local ($/, $,, $\, $", $;, $@) = ("\n", undef, undef, ' ', "\034", '');
     local @ARGV = $self->{env}->argv($env);
-    my %sig   = map { $_ => $SIG{$_} } grep { defined $SIG{$_} } keys %SIG;
-    my $umask = umask;
-    local $^T = time;
+    local $^T   = time;
+
+    # Every handler is checked after scripts that mention signals; the usual ones after others
+    my @signals = $script->{signals} ? keys %SIG : @SIGNALS;
+    my %sig     = map { $_ => $SIG{$_} } @signals;
     CGI::initialize_globals() if defined &CGI::initialize_globals;
     my $chdir = $self->{policy}{chdir};
     my $error
@@ -167,7 +190,7 @@ sub _run_script ($self, $script, $hit, $env, $out) {
         untie *STDOUT;
     }
     _restore_signals(\%sig);
-    umask $umask;
+    umask $self->{umask};
     chdir $self->{home}      if $chdir;
     $self->_cleanup($script) if $self->{policy}{flush};
     return $error;
@@ -202,7 +225,7 @@ sub _cleanup ($self, $script) {
 }
 
 sub _restore_signals ($saved) {
-    for my $name (keys %SIG) {
+    for my $name (keys %$saved) {
         my ($now, $was) = ($SIG{$name}, $saved->{$name});
         next if (defined $now ? $now : '') eq (defined $was ? $was : '');
         $SIG{$name} = $was;    ## no critic (RequireLocalizedPunctuationVars) undef is the default

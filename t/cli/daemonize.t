@@ -26,7 +26,15 @@ ok kill(0, $pid), "manager $pid is running";
 ok wait_until(sub { HTTP::Tiny->new->get("http://127.0.0.1:$port/")->{status} == 200 },
     10, 'serving'),
     'serving';
-like do { open my $fh, '<', "$dir/access.log"; local $/; <$fh> }, qr/"GET \/ HTTP\/1\.1" 200/,
+ok wait_until(
+    sub {
+        (   do { open my $fh, '<', "$dir/access.log"; local $/; <$fh> }
+                // ''
+        ) =~ /"GET \/ HTTP\/1\.1" 200/;
+    },
+    5,
+    'access log'
+    ),
     'access log written';
 
 $out = qx{$^X -Ilib bin/perennial stop --pid $dir/p.pid 2>&1};

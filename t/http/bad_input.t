@@ -12,7 +12,8 @@ LimitRequestFieldSize 50
 LimitRequestBody 10
 Timeout 1
 CONF
-my $port   = $srv->port;
+my $port = $srv->port;
+wait_until(sub { $srv->idle == 1 }, 10, 'worker ready');
 my $worker = ($srv->slots)[0]{pid};
 
 my @cases = (

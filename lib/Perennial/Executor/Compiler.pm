@@ -24,7 +24,15 @@ sub compile ($class, %args) {
     my $err    = $@;
     my @ends   = _take_end_blocks($before);
     die $err =~ s/\s+\z//r . "\n" unless ref $sub eq 'CODE';
-    return {code => $sub, data => $data, ends => \@ends, package => $package, taint => $taint};
+    return {
+        code       => $sub,
+        data       => $data,
+        ends       => \@ends,
+        package    => $package,
+        taint      => $taint,
+        signals    => $code =~ /SIG|alarm/ ? 1 : 0,
+        writes_env => _writes_env($code)
+    };
 }
 
 # Deterministic, unique and safe: each path part escaped as ModPerl::RegistryCooker does
@@ -42,6 +50,14 @@ sub split_data ($source) {
     return ($source, undef) unless $source =~ /^__(?:END|DATA)__[ \t]*\r?$/m;
     my ($code, $data) = split /^__(?:END|DATA)__[ \t]*\r?\n?/m, $source, 2;
     return ($code, $data // '');
+}
+
+# Does the script change %ENV itself? Then the executor restores all of it after each request.
+sub _writes_env ($code) {
+    return $code
+        =~ /%ENV\s*=[^=~]|\$ENV\{[^}]*\}\s*(?:[.|\/&+*-]*=[^=~])|delete\s+\$ENV|local\s+%ENV|\bputenv\b/
+        ? 1
+        : 0;
 }
 
 sub _end_blocks () {
@@ -107,7 +123,9 @@ the script are removed from perl's global list and returned in C<ends>.
 
     my $compiled = Perennial::Executor::Compiler->compile(path => $p, package => $pkg, source => $s);
 
-Returns C<{code, data, ends, package, taint}>; dies with perl's message on a compile error.
+Returns C<{code, data, ends, package, taint, signals, writes_env}>; dies with perl's message on a
+compile error. C<signals> and C<writes_env> say whether the source mentions signal handlers or
+assigns to C<%ENV>, so the executor knows how much it must put back after a request.
 
 =head2 package_for
 

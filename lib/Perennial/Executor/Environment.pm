@@ -57,7 +57,8 @@ sub cgi ($self, $env, $hit) {
     push @vars, REMOTE_USER     => $env->{REMOTE_USER}    if defined $env->{REMOTE_USER};
 
     # Every request header but Proxy (httpoxy: a client must not set a script's HTTP_PROXY)
-    push @vars, map { ($_ => $env->{$_}) } grep { /\AHTTP_/ && !$SKIP{$_} } keys %$env;
+    push @vars,
+        map { ($_ => $env->{$_}) } grep { index($_, 'HTTP_') == 0 && !$SKIP{$_} } keys %$env;
     return @vars;
 }
 

@@ -13,7 +13,101 @@ our @EXPORT_OK = qw(start_server stop_server);
 
 my $ROOT = "$FindBin::RealBin/..";
 
-my %COMMAND = (
+my %COMMAND;
+%COMMAND = (
+    'perennial-scripts' => sub (%a) {
+        _write("$a{dir}/perennial.conf", <<"CONF");
+Listen 127.0.0.1:$a{port}
+LogLevel warn
+KeepAlive Off
+Alias /cgi-bin $a{scripts}
+Alias /perlrun $a{scripts}
+Alias /registry $a{scripts}
+<Location /cgi-bin>
+    SetHandler cgi-script
+    Options +ExecCGI
+</Location>
+<Location /perlrun>
+    SetHandler perl-script
+    Options +ExecCGI
+    PerlHandler ModPerl::PerlRun
+</Location>
+<Location /registry>
+    SetHandler perl-script
+    Options +ExecCGI
+    PerlResponseHandler ModPerl::Registry
+</Location>
+CONF
+        (   $^X, "$ROOT/bin/perennial",    'serve', '-c', "$a{dir}/perennial.conf", '--workers',
+            $a{workers}, '--max-requests', 0
+        );
+    },
+    apache => sub (%a) {
+        my $mods = '/usr/lib/apache2/modules';
+        _write("$a{dir}/httpd.conf", <<"CONF");
+ServerRoot $a{dir}
+ServerName localhost
+Listen 127.0.0.1:$a{port}
+DefaultRuntimeDir $a{dir}
+PidFile $a{dir}/httpd.pid
+ErrorLog $a{dir}/error.log
+LogLevel warn
+User www-data
+Group www-data
+LoadModule mpm_prefork_module $mods/mod_mpm_prefork.so
+LoadModule authz_core_module $mods/mod_authz_core.so
+LoadModule alias_module $mods/mod_alias.so
+LoadModule cgi_module $mods/mod_cgi.so
+LoadModule perl_module $mods/mod_perl.so
+StartServers $a{workers}
+MinSpareServers $a{workers}
+MaxSpareServers $a{workers}
+MaxRequestWorkers $a{workers}
+ServerLimit $a{workers}
+MaxConnectionsPerChild 0
+KeepAlive Off
+DocumentRoot $a{dir}
+PerlModule ModPerl::Registry ModPerl::PerlRun
+<Directory $a{scripts}>
+    AllowOverride None
+    Require all granted
+</Directory>
+Alias /cgi-bin $a{scripts}
+Alias /perlrun $a{scripts}
+Alias /registry $a{scripts}
+<Location /cgi-bin>
+    SetHandler cgi-script
+    Options +ExecCGI
+</Location>
+<Location /perlrun>
+    SetHandler perl-script
+    Options +ExecCGI
+    PerlResponseHandler ModPerl::PerlRun
+    PerlOptions +ParseHeaders
+</Location>
+<Location /registry>
+    SetHandler perl-script
+    Options +ExecCGI
+    PerlResponseHandler ModPerl::Registry
+    PerlOptions +ParseHeaders
+</Location>
+CONF
+        ('/usr/sbin/apache2', '-f', "$a{dir}/httpd.conf", '-DFOREGROUND');
+    },
+    'starman-cgibin' => sub (%a) {
+        _write("$a{dir}/cgibin.psgi", <<"PSGI");
+use Plack::Builder;
+use Plack::App::CGIBin;
+builder { mount '/cgi-bin' => Plack::App::CGIBin->new(root => '$a{scripts}')->to_app };
+PSGI
+        (   'starman',            '--workers',
+            $a{workers},          '--listen',
+            "127.0.0.1:$a{port}", '--max-requests',
+            1_000_000,            '-E',
+            'deployment',         '--disable-keepalive',
+            "$a{dir}/cgibin.psgi"
+        );
+    },
     perennial => sub (%a) {
         (   $^X,                  "$ROOT/bin/perennial",
             'serve',              '--workers',
@@ -57,8 +151,10 @@ sub start_server ($name, %args) {
     my $make = $COMMAND{$name} or die "Unknown server '$name'\n";
     my $port = _free_port();
     my $dir  = tempdir(CLEANUP => 1);
-    my @cmd  = $make->(%args, port => $port);
-    my $pid  = fork // die "Can't fork: $!\n";
+    chmod 0755, $dir;
+    my @cmd   = $make->(%args, port => $port, dir => $dir);
+    my $probe = $args{probe} // '/';
+    my $pid   = fork         // die "Can't fork: $!\n";
     if (!$pid) {
         setpgrp(0, 0);
         open(STDOUT, '>',  "$dir/out.log") or die;
@@ -69,10 +165,10 @@ sub start_server ($name, %args) {
     while (Time::HiRes::time() < $deadline) {
         my $sock = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $port);
         if ($sock) {
-            $sock->syswrite("GET / HTTP/1.0\r\n\r\n");
+            $sock->syswrite("GET $probe HTTP/1.0\r\n\r\n");
             local $/;
             my $out = <$sock> // '';
-            return {name => $name, pid => $pid, port => $port, dir => $dir} if $out =~ /Hello/;
+            return {name => $name, pid => $pid, port => $port, dir => $dir} if $out =~ /Hello/i;
         }
         select undef, undef, undef, 0.1;
     }
@@ -89,6 +185,12 @@ sub stop_server ($srv) {
     }
     kill 'KILL', -$srv->{pid};
     waitpid $srv->{pid}, 0;
+}
+
+sub _write ($file, $text) {
+    open(my $fh, '>', $file) or die "Can't write $file: $!\n";
+    print {$fh} $text;
+    close $fh or die "Can't write $file: $!\n";
 }
 
 sub _free_port () {

@@ -11,7 +11,7 @@ sub run_wrk (%a) {
     my @cmd     = (
         'wrk', "-t$threads", "-c$a{connections}", "-d$a{duration}s", '--latency',
         (map { ('-H', $_) } @{$a{headers} // []}),
-        "http://127.0.0.1:$a{port}/"
+        "http://127.0.0.1:$a{port}" . ($a{path} // "/")
     );
     open(my $fh, '-|', @cmd) or die "Can't run wrk: $!\n";
     my $out = do { local $/; <$fh> };

@@ -1,0 +1,92 @@
+#!/usr/bin/perl
+use v5.36;
+use FindBin;
+use lib "$FindBin::RealBin/lib";
+use Cwd                       qw(abs_path);
+use Getopt::Long              qw(GetOptions);
+use Perennial::Bench::Ab      qw(run_ab);
+use Perennial::Bench::Servers qw(start_server stop_server);
+use Perennial::Bench::Wrk     qw(run_wrk);
+
+# The seed talk's comparison: hello.pl (CGI.pm) under Perennial's CGI, PerlRun and Registry,
+# Apache 2.4 prefork's mod_cgi, ModPerl::PerlRun and ModPerl::Registry, and Starman with
+# Plack::App::CGIBin, all KeepAlive off with the same number of workers, measured in one run
+# with ab -c1 and wrk -c50, each as a ratio to mod_cgi. Every load is bounded in time.
+
+my %opt = (workers => 16, seconds => 5, duration => 10, script => 'hello.pl');
+GetOptions(\%opt, 'workers=i', 'seconds=i', 'duration=i', 'script=s', 'help') or exit 2;
+if ($opt{help}) {
+    say
+        'Usage: perl bench/cgi.pl [--workers 16] [--seconds 5 (ab)] [--duration 10 (wrk)] [--script hello.pl]';
+    exit 0;
+}
+my $scripts = abs_path("$FindBin::RealBin/../examples/cgi-bin");
+my @rows    = (
+    ['Apache mod_cgi',             'apache',            '/cgi-bin'],
+    ['Apache ModPerl::PerlRun',    'apache',            '/perlrun'],
+    ['Apache ModPerl::Registry',   'apache',            '/registry'],
+    ['Starman Plack::App::CGIBin', 'starman-cgibin',    '/cgi-bin'],
+    ['Perennial CGI',              'perennial-scripts', '/cgi-bin'],
+    ['Perennial PerlRun',          'perennial-scripts', '/perlrun'],
+    ['Perennial Registry',         'perennial-scripts', '/registry'],
+);
+my (%servers, %result);
+for my $row (@rows) {
+    my ($label, $server, $prefix) = @$row;
+    my $path = "$prefix/$opt{script}";
+    my $srv  = $servers{$server} //= start_server(
+        $server,
+        workers => $opt{workers},
+        scripts => $scripts,
+        probe   => $path
+    );
+    run_ab(port => $srv->{port}, path => $path, seconds => 1);    # warm every worker a little
+    run_wrk(
+        port        => $srv->{port},
+        path        => $path,
+        connections => $opt{workers},
+        duration    => 2,
+        headers     => ['Connection: close']
+    );
+    my $ab  = run_ab(port => $srv->{port}, path => $path, seconds => $opt{seconds});
+    my $wrk = run_wrk(
+        port        => $srv->{port},
+        path        => $path,
+        connections => 50,
+        duration    => $opt{duration},
+        headers     => ['Connection: close']
+    );
+    $result{$label} = {ab => $ab, wrk => $wrk};
+    printf STDERR "%-28s ab -c1 %8.1f req/s   wrk -c50 %8.1f req/s\n", $label, $ab->{rps},
+        $wrk->{rps};
+}
+stop_server($_) for values %servers;
+
+my $base = $result{'Apache mod_cgi'};
+say '';
+say
+    "$opt{script}, $opt{workers} workers each, KeepAlive off, 127.0.0.1; ab -c1 -t$opt{seconds}, wrk -t2 -c50 -d$opt{duration}s";
+say sprintf '%-28s %10s %8s %10s %8s %8s', 'server / mode', 'ab -c1', 'x cgi', 'wrk -c50', 'x cgi',
+    'errors';
+for my $row (@rows) {
+    my $r = $result{$row->[0]};
+    say sprintf '%-28s %10.1f %8.1f %10.1f %8.1f %8d', $row->[0], $r->{ab}{rps},
+        _ratio($r->{ab}{rps}, $base->{ab}{rps}), $r->{wrk}{rps},
+        _ratio($r->{wrk}{rps}, $base->{wrk}{rps}),
+        $r->{ab}{errors} + $r->{wrk}{errors};
+}
+say '';
+for my $pair (
+    ['Perennial Registry', 'Apache ModPerl::Registry'],
+    ['Perennial PerlRun',  'Apache ModPerl::PerlRun'],
+    ['Perennial CGI',      'Apache mod_cgi'],
+    ['Perennial Registry', 'Starman Plack::App::CGIBin']
+    )
+{
+    my ($a, $b) = map { $result{$_} } @$pair;
+    say sprintf '%-20s / %-28s ab %5.2fx   wrk %5.2fx', @$pair,
+        _ratio($a->{ab}{rps},  $b->{ab}{rps}),
+        _ratio($a->{wrk}{rps}, $b->{wrk}{rps});
+}
+
+sub _ratio ($x, $y) { $y ? $x / $y : 0 }
