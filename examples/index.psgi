@@ -13,6 +13,11 @@ my $html = <<'HTML';
 <li><a href="/stream">/stream</a>: a streamed (chunked) response</li>
 <li>/echo: answers a POST with its body (<code>curl --data hi http://127.0.0.1:8529/echo</code>)</li>
 </ul>
+<p>The same CGI scripts (<code>examples/cgi-bin</code>) three ways: forked per request as mod_cgi
+(<a href="/cgi-bin/hello.pl">/cgi-bin</a>), compiled per request
+(<a href="/perlrun/hello.pl">/perlrun</a>), compiled once per worker
+(<a href="/registry/hello.pl">/registry</a>). Try <code>count.pl</code>, <code>closure.pl</code>,
+<code>counter.pl</code>, <code>cwd.pl</code> and <code>form.pl</code> under each.</p>
 <p>Scoreboard: <code>bin/perennial status -c examples/perennial.conf</code></p>
 </body></html>
 HTML
