@@ -12,6 +12,15 @@ use Perennial::HTTP::Response::Writer;
 # can be replaced by a faster implementation without touching the rest.
 
 my ($MEMORY_BODY, $READ_SIZE) = (65_536, 65_536);
+my $IN_APP;    # The request the application is running, while it runs
+
+# An application that calls CORE::exit ends the worker mid-request; perl still runs END
+# blocks, so the client gets a 500 instead of a silently closed connection
+END {
+    if (my $c = $IN_APP) {
+        write_all($c, error_bytes(500, $c->{http11})) if !$c->{status} || exists $c->{head};
+    }
+}
 
 sub new ($class, %args) {
     my $config = $args{config};
@@ -77,6 +86,7 @@ sub serve ($self, $sock, $base, $remaining) {
 sub wants_exit ($self) { $self->{harakiri} }
 
 sub _call_app ($self, $c, $env) {
+    $IN_APP = $c;
     my $ok = eval {
         my $res = $self->{app}->($env);
         if (ref $res eq 'CODE') {
@@ -95,6 +105,7 @@ sub _call_app ($self, $c, $env) {
         else { write_response($c, $res) }
         1;
     };
+    undef $IN_APP;
     return 1 if $ok;
     my $err = ($@ || 'unknown error') =~ s/\s+\z//r;
     $self->{log}->error("app died: $err (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})");

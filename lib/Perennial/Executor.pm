@@ -60,6 +60,12 @@ sub _compile ($self, $hit) {
     my $source = do { local $/; <$fh> };
     close $fh;
     my $package = Perennial::Executor::Compiler->package_for($self->{root_ns}, $file);
+
+    # A script's `use lib` belongs to that script: kept with it, not left for the others
+    local @INC = @INC;
+    local @FindBin::{qw(Bin Script RealBin RealScript)};    ## no critic (ProhibitPackageVars)
+    my $findbin = _findbin_values($file);
+    _set_findbin($findbin);
     local $SIG{__WARN__} = sub ($msg) { $self->{log}->warn("$file: $msg") };
     my $compiled = eval {
         Perennial::Executor::Compiler->compile(
@@ -71,7 +77,9 @@ sub _compile ($self, $hit) {
         or return (undef, $@ =~ s/\s+\z//r);
     $self->{log}->warn("$file: -T is ignored: taint mode belongs to the whole interpreter")
         if $compiled->{taint};
-    $compiled->{mtime} = $hit->{mtime};
+    $compiled->{mtime}   = $hit->{mtime};
+    $compiled->{inc}     = [@INC];
+    $compiled->{findbin} = $findbin;
     return ($compiled, undef);
 }
 
@@ -175,7 +183,10 @@ sub _run_script ($self, $script, $hit, $env, $out) {
     local $SIG{__WARN__} = sub ($msg) { $self->{log}->warn("$file: $msg") };
     local ($/, $,, $\, $", $;, $@) = ("\n", undef, undef, ' ', "\034", '');
     local @ARGV = $self->{env}->argv($env);
-    local $^T   = time;
+    local @FindBin::{qw(Bin Script RealBin RealScript)};    ## no critic (ProhibitPackageVars)
+    _set_findbin($script->{findbin});
+    local @INC = @{$script->{inc}};    # Its own `use lib` paths, and changes last one request
+    local $^T  = time;
 
     # Every handler is checked after scripts that mention signals; the usual ones after others
     my @signals = $script->{signals} ? keys %SIG : @SIGNALS;
@@ -222,6 +233,19 @@ sub _cleanup ($self, $script) {
     for my $inc (keys %INC) {
         delete $INC{$inc} if $inc !~ /\.pm\z/ && !$script->{inc_before}{$inc};
     }
+}
+
+# FindBin describes the program, which here is the script, not bin/perennial (mod_perl gets
+# this wrong, and scripts doing `use lib "$FindBin::Bin/lib"` break under it)
+sub _findbin_values ($file) {
+    my $real = Cwd::realpath($file) // $file;
+    return [dirname($file), basename($file), dirname($real), basename($real)];
+}
+
+sub _set_findbin ($values) {
+    no strict 'refs';    ## no critic (ProhibitNoStrict) FindBin's own variables
+    (${'FindBin::Bin'}, ${'FindBin::Script'}, ${'FindBin::RealBin'}, ${'FindBin::RealScript'})
+        = @$values;
 }
 
 sub _restore_signals ($saved) {
