@@ -18,6 +18,7 @@ test: deps
 bench: deps
 	@sh script/install-deps bench
 	$(PERL) bench/hello.pl
+	$(PERL) bench/cgi.pl
 
 tidy:
 	@sh script/install-deps test

@@ -16,28 +16,9 @@ my $ROOT = "$FindBin::RealBin/..";
 my %COMMAND;
 %COMMAND = (
     'perennial-scripts' => sub (%a) {
-        _write("$a{dir}/perennial.conf", <<"CONF");
-Listen 127.0.0.1:$a{port}
-LogLevel warn
-KeepAlive Off
-Alias /cgi-bin $a{scripts}
-Alias /perlrun $a{scripts}
-Alias /registry $a{scripts}
-<Location /cgi-bin>
-    SetHandler cgi-script
-    Options +ExecCGI
-</Location>
-<Location /perlrun>
-    SetHandler perl-script
-    Options +ExecCGI
-    PerlHandler ModPerl::PerlRun
-</Location>
-<Location /registry>
-    SetHandler perl-script
-    Options +ExecCGI
-    PerlResponseHandler ModPerl::Registry
-</Location>
-CONF
+        _write("$a{dir}/perennial.conf",
+            "Listen 127.0.0.1:$a{port}\nLogLevel warn\nKeepAlive Off\n"
+                . _script_locations($a{scripts}));
         (   $^X, "$ROOT/bin/perennial",    'serve', '-c', "$a{dir}/perennial.conf", '--workers',
             $a{workers}, '--max-requests', 0
         );
@@ -72,25 +53,7 @@ PerlModule ModPerl::Registry ModPerl::PerlRun
     AllowOverride None
     Require all granted
 </Directory>
-Alias /cgi-bin $a{scripts}
-Alias /perlrun $a{scripts}
-Alias /registry $a{scripts}
-<Location /cgi-bin>
-    SetHandler cgi-script
-    Options +ExecCGI
-</Location>
-<Location /perlrun>
-    SetHandler perl-script
-    Options +ExecCGI
-    PerlResponseHandler ModPerl::PerlRun
-    PerlOptions +ParseHeaders
-</Location>
-<Location /registry>
-    SetHandler perl-script
-    Options +ExecCGI
-    PerlResponseHandler ModPerl::Registry
-    PerlOptions +ParseHeaders
-</Location>
+${\ _script_locations($a{scripts})}
 CONF
         ('/usr/sbin/apache2', '-f', "$a{dir}/httpd.conf", '-DFOREGROUND');
     },
@@ -185,6 +148,31 @@ sub stop_server ($srv) {
     }
     kill 'KILL', -$srv->{pid};
     waitpid $srv->{pid}, 0;
+}
+
+# The same httpd.conf fragment for Apache and for Perennial: that it works in both is the point
+sub _script_locations ($dir) {
+    return <<"CONF";
+Alias /cgi-bin $dir
+Alias /perlrun $dir
+Alias /registry $dir
+<Location /cgi-bin>
+    SetHandler cgi-script
+    Options +ExecCGI
+</Location>
+<Location /perlrun>
+    SetHandler perl-script
+    Options +ExecCGI
+    PerlResponseHandler ModPerl::PerlRun
+    PerlOptions +ParseHeaders
+</Location>
+<Location /registry>
+    SetHandler perl-script
+    Options +ExecCGI
+    PerlResponseHandler ModPerl::Registry
+    PerlOptions +ParseHeaders
+</Location>
+CONF
 }
 
 sub _write ($file, $text) {
