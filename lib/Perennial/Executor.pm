@@ -7,6 +7,7 @@ use Scalar::Util   qw(blessed);
 use Symbol         ();
 use Perennial::Executor::Compiler;
 use Perennial::Executor::Environment;
+use Perennial::Executor::Errors;
 use Perennial::Executor::Output;
 use Perennial::Executor::Resolver;
 
@@ -180,6 +181,8 @@ sub _run_script ($self, $script, $hit, $env, $out) {
     local *STDOUT;
     tie *STDOUT, 'Perennial::Executor::Output', $out;
     my $file = $hit->{file};
+    local *STDERR;
+    my $errors = tie *STDERR, 'Perennial::Executor::Errors', $self->{log}, $file;
     local $SIG{__WARN__} = sub ($msg) { $self->{log}->warn("$file: $msg") };
     local ($/, $,, $\, $", $;, $@) = ("\n", undef, undef, ' ', "\034", '');
     local @ARGV = $self->{env}->argv($env);
@@ -199,6 +202,8 @@ sub _run_script ($self, $script, $hit, $env, $out) {
     {
         no warnings 'untie';   ## no critic (ProhibitNoWarnings) the executor still holds the object
         untie *STDOUT;
+        $errors->flush;
+        untie *STDERR;
     }
     _restore_signals(\%sig);
     umask $self->{umask};

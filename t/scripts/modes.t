@@ -45,6 +45,11 @@ my @cases = (
         }
     ],
     ['inc.pl', {map { $_ => [('lib dirs in @INC: 0') x 3] } qw(cgi-bin perlrun registry)}],
+    [   'output.pl',
+        {   map { $_ => [("syswrite ok\nselect and autoflush ok\nscript=path\nbegin=ran") x 3] }
+                qw(cgi-bin perlrun registry)
+        }
+    ],
     [   'globals.pl',
         {map { $_ => [("ALRM=undef RS=1 OFS=undef umask=022") x 3] } qw(cgi-bin perlrun registry)}
     ],
@@ -156,6 +161,8 @@ for my $mode (qw(cgi-bin perlrun registry)) {
 }
 
 like $srv->error_log, qr/Variable "\$counter" will not stay shared/, 'the closure trap is logged';
+is scalar(() = $srv->error_log =~ /stderr from \S*output\.pl: to stderr/g), 9,
+    'STDERR lines are logged with the script, in every mode';
 
 subtest 'CORE::exit kills only the worker; the client gets a 500' => sub {
     my $worker = ($srv->slots)[0]{pid};

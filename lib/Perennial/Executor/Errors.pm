@@ -1,0 +1,63 @@
+package Perennial::Executor::Errors;
+use v5.36;
+
+# The tied STDERR of a resident script: each line goes to the error log with the script's
+# path, as mod_cgi logs "stderr from SCRIPT: ..." for forked scripts
+
+sub TIEHANDLE ($class, $log, $file) { bless {log => $log, file => $file, buf => ''}, $class }
+sub BINMODE   ($self, @layer)       {1}
+sub CLOSE     ($self)               { $self->flush; 1 }
+sub FILENO    ($self)               {undef}
+
+sub PRINT ($self, @list) {
+    $self->{buf} .= join($, // '', @list) . ($\ // '');
+    $self->_lines;
+    return 1;
+}
+
+sub PRINTF ($self, $format, @list) { $self->PRINT(sprintf $format, @list) }
+
+sub WRITE ($self, $buf, $len = undef, $offset = 0) {
+    my $part = substr $buf, $offset, $len // length $buf;
+    $self->PRINT($part);
+    return length $part;
+}
+
+# What is left without a newline at the end of the request
+sub flush ($self) {
+    $self->{log}->error("stderr from $self->{file}: $self->{buf}") if length $self->{buf};
+    $self->{buf} = '';
+}
+
+sub _lines ($self) {
+    while ($self->{buf} =~ s/\A([^\n]*)\n//) {
+        $self->{log}->error("stderr from $self->{file}: $1") if length $1;
+    }
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Executor::Errors - a resident script's STDERR, into the error log line by line
+
+=head1 SYNOPSIS
+
+    tie local *STDERR, 'Perennial::Executor::Errors', $log, $script_path;
+    print STDERR "something odd\n";    # [error] stderr from /srv/cgi-bin/x.pl: something odd
+
+=head1 DESCRIPTION
+
+Collects what a script prints to STDERR and logs each complete line with the script's path,
+the same line mod_cgi mode writes for a forked script. A last line without a newline is logged
+when the request ends.
+
+=head1 METHODS
+
+=head2 flush
+
+    tied(*STDERR)->flush;
+
+=cut
