@@ -1,0 +1,64 @@
+#!/usr/bin/perl
+use v5.36;
+use FindBin;
+use lib "$FindBin::RealBin/../lib";
+use Getopt::Long qw(GetOptions);
+use Time::HiRes  ();
+use Perennial::Config;
+use Perennial::Executor;
+use Perennial::Log;
+
+# The cost of running a script resident, without the network: the executor's PSGI app called
+# in-process for one script, best of several rounds, in microseconds per request
+
+my %opt = (script => 'hello.pl', requests => 5000, rounds => 5, check => 'always', setup_env => 1);
+GetOptions(\%opt, 'script=s', 'requests=i', 'rounds=i', 'check=s', 'setup_env|setup-env=i', 'help')
+    or exit 2;
+if ($opt{help}) {
+    say
+        'Usage: perl bench/executor.pl [--script hello.pl] [--check always|never|N] [--setup-env 0|1] [--requests 5000]';
+    exit 0;
+}
+my $log = Perennial::Log->new(config => Perennial::Config->new(log_level => 'warn'));
+my $app = Perennial::Executor->new(
+    root      => "$FindBin::RealBin/../examples/cgi-bin",
+    log       => $log,
+    name      => 'ModPerl::Registry',
+    policy    => {cache => 'mtime', flush => 0, reset_inc => 0, chdir => 0},
+    check     => $opt{check},
+    setup_env => $opt{setup_env},
+)->to_app;
+
+my $request = sub {
+    open(my $in, '<', \'') or die "Can't open an empty body: $!\n";
+    my %env = (
+        REQUEST_METHOD    => 'GET',
+        PATH_INFO         => "/$opt{script}",
+        SCRIPT_NAME       => '/registry',
+        REQUEST_URI       => "/registry/$opt{script}",
+        QUERY_STRING      => '',
+        SERVER_PROTOCOL   => 'HTTP/1.0',
+        SERVER_NAME       => '127.0.0.1',
+        SERVER_PORT       => 80,
+        REMOTE_ADDR       => '127.0.0.1',
+        REMOTE_PORT       => 1234,
+        HTTP_HOST         => '127.0.0.1',
+        HTTP_USER_AGENT   => 'ab',
+        HTTP_ACCEPT       => '*/*',
+        'psgi.url_scheme' => 'http',
+        'psgi.input'      => $in,
+    );
+    my $res = $app->(\%env);
+    $res->(sub ($r) { $r->[0] == 200 or die "status $r->[0]\n"; return }) if ref $res eq 'CODE';
+};
+$request->() for 1 .. 100;
+my $best;
+for (1 .. $opt{rounds}) {
+    my $t0 = Time::HiRes::time();
+    $request->() for 1 .. $opt{requests};
+    my $us = (Time::HiRes::time() - $t0) / $opt{requests} * 1e6;
+    $best = $us if !defined $best || $us < $best;
+}
+printf
+    "%s under the Registry executor: %.1f us per request (PerlScriptCheck %s, PerlSetupEnv %s), best of %d x %d\n",
+    $opt{script}, $best, $opt{check}, $opt{setup_env} ? 'On' : 'Off', $opt{rounds}, $opt{requests};
