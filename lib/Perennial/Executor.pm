@@ -136,7 +136,7 @@ sub _internal_redirect ($self, $env, $location, $respond) {
 sub respond ($self, $script, $hit, $env, $respond) {
     my $out = Perennial::Executor::Output->new(
         respond => $respond,
-        nph     => basename($hit->{file}) =~ /\Anph-/ ? 1 : 0
+        nph     => $hit->{nph}
     );
     my $died  = $self->_run($script, $hit, $env, $out);
     my $local = !$out->started && !$out->error && $out->local_redirect;
@@ -196,8 +196,7 @@ sub _run_script ($self, $script, $hit, $env, $out) {
     my %sig     = map { $_ => $SIG{$_} } @signals;
     CGI::initialize_globals() if defined &CGI::initialize_globals;
     my $chdir = $self->{policy}{chdir};
-    my $error
-        = $chdir && !chdir dirname($file) ? "Can't chdir to the script's directory: $!" : undef;
+    my $error = $chdir && !chdir $hit->{dir} ? "Can't chdir to the script's directory: $!" : undef;
     $error //= $self->_call($script, $file);
     {
         no warnings 'untie';   ## no critic (ProhibitNoWarnings) the executor still holds the object

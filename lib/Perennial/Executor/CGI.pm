@@ -1,10 +1,9 @@
 package Perennial::Executor::CGI;
 use v5.36;
 use parent 'Perennial::Executor';
-use Errno          qw(EINTR);
-use File::Basename qw(basename dirname);
-use POSIX          ();
-use Time::HiRes    ();
+use Errno       qw(EINTR);
+use POSIX       ();
+use Time::HiRes ();
 use Perennial::Executor::Output;
 
 # mod_cgi: fork and exec the script for every request, with the CGI environment, the body on
@@ -29,7 +28,7 @@ sub _child ($self, $hit, $env, $stdin, $stdout, $stderr) {
 
     # The child's own environment, until exec
     %ENV = %env;    ## no critic (RequireLocalizedPunctuationVars)
-    chdir dirname($hit->{file}) or do { print STDERR "Can't chdir: $!\n"; POSIX::_exit(126) };
+    chdir $hit->{dir} or do { print STDERR "Can't chdir: $!\n"; POSIX::_exit(126) };
     my @argv = $self->{env}->argv($env);
     $SIG{PIPE}
         = 'DEFAULT';  ## no critic (RequireLocalizedPunctuationVars) an ignored signal survives exec
@@ -68,7 +67,7 @@ sub respond ($self, $script, $hit, $env, $respond) {
     my $file = $hit->{file};
     my $out  = Perennial::Executor::Output->new(
         respond => $respond,
-        nph     => basename($file) =~ /\Anph-/ ? 1 : 0
+        nph     => $hit->{nph}
     );
 
     # What the script flushed reaches the client as it arrives, as with mod_cgi

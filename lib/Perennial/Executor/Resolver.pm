@@ -35,7 +35,10 @@ sub resolve ($self, $env) {
         next if -d _;
         return 404 unless -f _ && $self->_inside($file, $st[1]);
         my $rest = @parts ? '/' . join('/', @parts) : '';
+        my ($dir, $name) = $file =~ m{\A(.*)/([^/]*)\z};
         $hit = {
+            dir         => $dir,
+            nph         => $name =~ /\Anph-/ ? 1 : 0,
             file        => $file,
             path_info   => $rest,
             mtime       => $st[9],
@@ -63,7 +66,7 @@ sub _still_good ($self, $hit) {
 }
 
 sub _fresh ($self, $hit) {
-    $hit->{until} = Time::HiRes::time() + $self->{check} if $self->{check} =~ /\A\d/;
+    $hit->{until} = Time::HiRes::time() + $self->{check} if $self->{seconds};
     return $hit;
 }
 
