@@ -9,6 +9,9 @@ sub BINMODE   ($self, @layer)       {1}
 sub CLOSE     ($self)               { $self->flush; 1 }
 sub FILENO    ($self)               {undef}
 
+# Reopening STDERR inside a request is refused, quietly
+sub OPEN ($self, @args) {0}
+
 sub PRINT ($self, @list) {
     $self->{buf} .= join($, // '', @list) . ($\ // '');
     $self->_lines;
