@@ -79,6 +79,8 @@ sub _cmd_configtest ($config, $opt, $command) {
 }
 
 sub _cmd_serve ($config, $opt, $command) {
+    $ENV{PLACK_ENV}
+        = $config->environment;    ## no critic (RequireLocalizedPunctuationVars) as plackup does
     return Perennial::Runner->new(config => $config, reconfigure => sub { _config($opt) })->run;
 }
 
