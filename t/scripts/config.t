@@ -24,6 +24,35 @@ CONF
     $srv->stop;
 };
 
+subtest 'the httpd.conf of the seed talk works as written' => sub {
+    my $srv = start_server(args => ['--workers', 1], conf => <<"CONF");
+LoadModule perl_module modules/mod_perl.so
+PerlModule ModPerl::Registry
+Alias /cgi-bin $cgi
+Alias /perlrun $cgi
+Alias /registry $cgi
+<Location /cgi-bin>
+SetHandler cgi-script
+Options +ExecCGI
+</Location>
+<Location /perlrun>
+SetHandler perl-script
+Options +ExecCGI
+PerlHandler ModPerl::PerlRun
+</Location>
+<Location /registry>
+SetHandler perl-script
+Options +ExecCGI
+PerlHandler ModPerl::Registry
+</Location>
+CONF
+    is $srv->get("/$_/count.pl")->{content}, "counted 1\n", "/$_" for qw(cgi-bin perlrun registry);
+    is $srv->get('/registry/count.pl')->{content}, "counted 2\n", 'Registry keeps its globals';
+    like $srv->error_log, qr/LoadModule ignored: Perennial has no Apache modules/,
+        'LoadModule is noted';
+    $srv->stop;
+};
+
 subtest 'PerlSetEnv, SetEnv and PassEnv reach scripts in every mode' => sub {
     local $ENV{PERENNIAL_TEST_PASS} = 'passed';
     my $dir = tempdir(CLEANUP => 1);
