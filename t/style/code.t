@@ -13,6 +13,18 @@ subtest 'perltidy --assert-tidy' => sub {
     }
 };
 
+subtest 'POD is well formed' => sub {
+    require Pod::Checker;
+    my @pod;
+    find(sub { push @pod, $File::Find::name if /\.(?:pm|pod)\z/ }, 'lib');
+    for my $file (sort @pod) {
+        my $checker = Pod::Checker->new(-warnings => 0);
+        open(my $null, '>', '/dev/null') or die $!;
+        $checker->parse_from_file($file, $null);
+        is $checker->num_errors, 0, $file;
+    }
+};
+
 subtest 'perlcritic' => sub {
     my $out = qx{perlcritic --profile .perlcriticrc --quiet lib bin 2>&1};
     is $? >> 8, 0, 'lib and bin pass' or diag $out;
