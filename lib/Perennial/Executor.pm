@@ -206,8 +206,8 @@ sub _run_script ($self, $script, $hit, $env, $out) {
     }
     _restore_signals(\%sig);
     umask $self->{umask};
-    chdir $self->{home}      if $chdir;
-    $self->_cleanup($script) if $self->{policy}{flush};
+    chdir $self->{home} if $chdir;
+    $self->_cleanup($script);
     return $error;
 }
 
@@ -233,7 +233,9 @@ sub _call ($self, $script, $file) {
 
 # PerlRun: the package goes, and so do non-module files the script required
 sub _cleanup ($self, $script) {
-    Symbol::delete_package($script->{package});
+    my $policy = $self->{policy};
+    Symbol::delete_package($script->{package}) if $policy->{flush};
+    return unless $policy->{reset_inc};
     for my $inc (keys %INC) {
         delete $INC{$inc} if $inc !~ /\.pm\z/ && !$script->{inc_before}{$inc};
     }
