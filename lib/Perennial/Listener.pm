@@ -3,7 +3,8 @@ use v5.36;
 use Fcntl            qw(F_GETFD F_SETFD FD_CLOEXEC);
 use IO::Socket::IP   ();
 use IO::Socket::UNIX ();
-use Socket           qw(IPPROTO_TCP SOL_SOCKET SO_RCVTIMEO SO_SNDTIMEO SOMAXCONN TCP_NODELAY);
+use Socket
+    qw(IPPROTO_TCP SOL_SOCKET SO_RCVTIMEO SO_SNDTIMEO SOMAXCONN TCP_DEFER_ACCEPT TCP_NODELAY);
 
 # One listening socket: a TCP address, a Unix socket path, or a descriptor handed over by
 # whoever started us (fd:N). Bound once in the manager; workers inherit it.
@@ -99,6 +100,12 @@ sub _timeouts ($fh, $seconds) {
 
 sub _tcp_options ($self) {
     setsockopt($self->{fh}, IPPROTO_TCP, TCP_NODELAY, 1) or die "Can't set TCP_NODELAY: $!\n";
+
+    # As Apache's AcceptFilter http data: accept() returns once the request has arrived, so a
+    # worker is not woken to wait for it (one sleep and wake less per request), and clients
+    # that connect and send nothing wait in the kernel instead of holding a worker
+    setsockopt($self->{fh}, IPPROTO_TCP, TCP_DEFER_ACCEPT, 1)
+        or die "Can't set TCP_DEFER_ACCEPT: $!\n";
 }
 
 1;
