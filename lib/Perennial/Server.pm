@@ -12,6 +12,7 @@ use Perennial::Connection;
 sub new ($class, %args) {
     my $self = bless {map { $_ => $args{$_} } qw(config log board app listeners)}, $class;
     $self->{base} = [map { _base_env($_) } @{$self->{listeners}}];
+    $self->_epoll;
     return $self;
 }
 
@@ -28,7 +29,7 @@ sub serve ($self, $worker) {
         stopping => $stopping,
     );
     my @fh = map { $_->fh } @{$self->{listeners}};
-    if (@fh > 1) { $_->blocking(0) for @fh }
+    if (@fh > 1 || $self->{epoll}) { $_->blocking(0) for @fh }
     local $SIG{PIPE} = 'IGNORE';
     while (!$$stopping) {
         $board->state($slot, '_');
@@ -50,6 +51,7 @@ sub serve ($self, $worker) {
 }
 
 sub _accept ($self, $fh, $stopping) {
+    return $self->_accept_epoll($fh) if $self->{epoll};
     if (@$fh == 1) {
         my $peer = accept(my $client, $fh->[0]);
         return ($client, 0, $peer) if $peer;
@@ -69,6 +71,28 @@ sub _accept ($self, $fh, $stopping) {
         $self->_accept_failed unless $! == EAGAIN || $! == EINTR;
     }
     return ();
+}
+
+# All workers wait on one epoll instance made by the manager. Linux wakes the waiter that
+# came last (LIFO), so under light load the same few workers, with warm caches, take the
+# requests; a blocking accept() wakes them in turn (FIFO) and every request meets a cold one.
+sub _accept_epoll ($self, $fh) {
+    my $n    = $self->{epoll}->wait(1) or return ();
+    my $i    = $self->{ready};
+    my $peer = accept(my $client, $fh->[$i]);
+    return ($client, $i, $peer) if $peer;
+    $self->_accept_failed unless $! == EAGAIN || $! == EINTR;
+    return ();
+}
+
+sub _epoll ($self) {
+    return unless eval { require Linux::Epoll; 1 };
+    my $epoll     = Linux::Epoll->new;
+    my @listeners = @{$self->{listeners}};
+    for my $i (0 .. $#listeners) {
+        $epoll->add($listeners[$i]->fh, 'in', sub ($events) { $self->{ready} = $i });
+    }
+    $self->{epoll} = $epoll;
 }
 
 # Running out of descriptors must not spin the worker: say so and pause a little
