@@ -152,8 +152,11 @@ Perennial::Server - a worker's accept loop
 =head1 DESCRIPTION
 
 Accepts connections on the listeners inherited from the manager and serves each one with
-L<Perennial::Connection>, updating the worker's scoreboard slot (C<_> while waiting). One
-listener is a blocking C<accept>; several are watched with C<select>. The loop ends when the
+L<Perennial::Connection>, updating the worker's scoreboard slot (C<_> while waiting). All
+workers wait on one epoll instance that the manager made (L<Linux::Epoll>), which Linux wakes
+last-in first-out, so light load stays on the workers whose caches are warm; without
+Linux::Epoll, one listener is a blocking C<accept> and several are watched with C<select>.
+The loop ends when the
 worker's stop flag is set, when the application asks with C<psgix.harakiri.commit>, or after
 the worker's request limit.
 
