@@ -149,6 +149,12 @@ for my $mode (qw(cgi-bin perlrun registry)) {
         $got .= <$sock>;
         like $got, qr/marker seen: yes/, 'and the script saw that it had';
     };
+    subtest "large output streams whole and in order: /$mode" => sub {
+        my $res  = $srv->get("/$mode/big.pl");
+        my @rows = split /\n/, $res->{content};
+        is scalar(@rows), 20000, 'every line';
+        is_deeply [@rows[0, 9999, 19999]], ['000001', '010000', '020000'], 'in order';
+    };
     subtest "warnings go to the error log with the script: /$mode" => sub {
         is $srv->get("/$mode/warn.pl")->{content}, "after warn\n", 'output unaffected';
         like $srv->error_log, qr/warn\.pl.*a warning from the script/, 'logged';
