@@ -114,6 +114,11 @@ for my $mode (qw(cgi-bin perlrun registry)) {
         my $res  = HTTP::Tiny->new->post("http://127.0.0.1:" . $srv->port . "/$mode/stdin.pl",
             {content => $body});
         is $res->{content}, '256:' . unpack('H*', $body), 'every byte';
+        my $big = join '', map { chr($_ % 251) } 1 .. 200_000;
+        $res = HTTP::Tiny->new->post("http://127.0.0.1:" . $srv->port . "/$mode/stdin.pl",
+            {content => $big});
+        is $res->{content}, '200000:' . unpack('H*', $big),
+            'a body large enough to be spooled to a file';
     };
     subtest "CGI headers as mod_cgi reads them: /$mode" => sub {
         my $res = $srv->get("/$mode/status.pl");
