@@ -255,8 +255,12 @@ sub _spawn ($self) {
         for my $name (grep { $_ ne 'QUIT' } keys %FLAGS) {
             $SIG{$name} = 'DEFAULT';    ## no critic (RequireLocalizedPunctuationVars)
         }
+
+        # Ctrl-C in a terminal reaches the whole process group: the manager decides what the
+        # workers do (TERM), so a worker does not die from it in the middle of a request
+        $SIG{INT} = 'IGNORE';    ## no critic (RequireLocalizedPunctuationVars)
         srand;
-        $0 = 'perennial worker';        ## no critic (RequireLocalizedPunctuationVars)
+        $0 = 'perennial worker';    ## no critic (RequireLocalizedPunctuationVars)
         $board->set($slot, pid => $$);
         my $code = $self->{code};
         %$self = ();

@@ -30,8 +30,11 @@ sub _child ($self, $hit, $env, $stdin, $stdout, $stderr) {
     %ENV = %env;    ## no critic (RequireLocalizedPunctuationVars)
     chdir $hit->{dir} or do { print STDERR "Can't chdir: $!\n"; POSIX::_exit(126) };
     my @argv = $self->{env}->argv($env);
-    $SIG{PIPE}
-        = 'DEFAULT';  ## no critic (RequireLocalizedPunctuationVars) an ignored signal survives exec
+
+    # A signal the worker ignores would stay ignored in the script: exec keeps that
+    for my $name (qw(PIPE INT)) {
+        $SIG{$name} = 'DEFAULT';    ## no critic (RequireLocalizedPunctuationVars)
+    }
     exec {$hit->{file}} $hit->{file}, @argv or print STDERR "Can't exec $hit->{file}: $!\n";
     POSIX::_exit(127);
 }
