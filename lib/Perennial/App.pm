@@ -18,10 +18,7 @@ sub build ($class, $config, $log = undef) {
     for my $sec (grep { ($_->{handler} // '') eq 'psgi' } @{$config->sections}) {
         push @routes, [$sec->{path}, _load($sec->{app_path}, "$sec->{file} line $sec->{line}: ")];
     }
-    push @routes, _script_mounts($config, $log, \$top)
-        if @{$config->aliases}
-        || $config->document_root
-        || grep { ($_->{handler} // 'psgi') ne 'psgi' } @{$config->sections};
+    push @routes, _script_mounts($config, $log, \$top);
     push @routes, ['/', _load($config->app, '')] if defined $config->app;
     die "Nothing to serve: give an app.psgi or a config file with <Location> blocks\n"
         unless @routes;
@@ -35,14 +32,17 @@ sub build ($class, $config, $log = undef) {
 }
 
 # The executor for one mount, from its merged settings
-sub _executor ($config, $log, $top, $url, $dir, $set, $where) {
+sub _executor ($config, $log, $top, $dir, $set) {
     my %common = (
-        root          => $dir,
-        log           => $log,
-        dispatch      => $top,
-        exec_cgi      => $set->{exec_cgi} // 0,
-        set_env       => {%{$config->set_env}, %{$set->{set_env} // {}}},
-        pass_env      => [@{$config->pass_env}, @{$set->{pass_env} // []}],
+        root     => $dir,
+        log      => $log,
+        dispatch => $top,
+        exec_cgi => $set->{exec_cgi} // 0,
+        set_env  => {
+            %{$config->set_env},
+            %{$set->{set_env} // {}},
+            $config->passed_env(@{$config->pass_env}, @{$set->{pass_env} // []})
+        },
         document_root => $config->document_root // $dir,
     );
     if ($set->{handler} eq 'cgi-script') {
@@ -82,8 +82,8 @@ sub _map_url ($config, $url) {
         next if $best && length $best->{url} >= length $alias->{url};
         ($best, $rest) = ($alias, substr $url, length $prefix);
     }
-    return ($best->{dir} . $rest,          $best) if $best;
-    return ($config->document_root . $url, undef) if defined $config->document_root;
+    return $best->{dir} . $rest          if $best;
+    return $config->document_root . $url if defined $config->document_root;
     return;
 }
 
@@ -112,13 +112,13 @@ sub _script_mounts ($config, $log, $top) {
     for my $loc (@locations) {
         my $where = "$loc->{file} line $loc->{line}";
         (my $url = $loc->{path}) =~ s{/+\z}{};
-        my ($dir) = _map_url($config, $url);
+        my $dir = _map_url($config, $url);
         die
             "$where: no Alias, ScriptAlias or DocumentRoot maps <Location $loc->{path}> to a directory\n"
             unless defined $dir;
         my $set = _dir_settings($config, $dir);
         _merge($set, $loc);
-        push @routes, [$url || '/', _executor($config, $log, $top, $url, $dir, $set, $where)];
+        push @routes, [$url || '/', _executor($config, $log, $top, $dir, $set)];
         $mounted{$url} = 1;
     }
     for my $alias (@{$config->aliases}) {
@@ -131,8 +131,7 @@ sub _script_mounts ($config, $log, $top) {
             "$where: nothing handles $alias->{url}: Perennial runs scripts and PSGI applications, not static "
             . "files; add a <Location> or <Directory> with SetHandler\n"
             unless $set->{handler};
-        push @routes,
-            [$url || '/', _executor($config, $log, $top, $url, $alias->{dir}, $set, $where)];
+        push @routes, [$url || '/', _executor($config, $log, $top, $alias->{dir}, $set)];
     }
     return @routes;
 }

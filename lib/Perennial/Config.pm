@@ -87,7 +87,6 @@ sub load ($class, %args) {
         push @errors, @$syntax;
         %values = (source => $path, server_root => (File::Spec->splitpath($path))[1] =~ s{/\z}{}r);
         _apply_items(\%values, \@errors, $items);
-        delete $values{_listen_seen};
     }
     die join("\n", @errors) . "\n" if @errors;
     for my $key (sort keys %$over) {
@@ -120,6 +119,11 @@ sub new ($class, %args) {
     $self->{server_root} //= getcwd();
     $self->_normalise;
     return $self;
+}
+
+# The values of PassEnv/PerlPassEnv variables in the server's environment
+sub passed_env ($self, @names) {
+    return map { ($_ => $ENV{$_}) } grep { defined $ENV{$_} } @names;
 }
 
 sub path ($self, $path) {
@@ -176,7 +180,6 @@ sub _directive ($values, $item) {
     my @args = @{$item->{args}};
     if ($LIST_DIRECTIVES{$name}) {
         return "$item->{name} takes one or more arguments" unless @args;
-        $values->{$key} = [] if $key eq 'listen' && !$values->{_listen_seen}++;
         push @{$values->{$key}}, @args;
         return;
     }
@@ -355,6 +358,12 @@ Reads the file, applies the overrides and dies with every error found.
     my $config = Perennial::Config->new(listen => ['127.0.0.1:0']);
 
 Builds a config from keys; dies on an unknown key or a bad value.
+
+=head2 passed_env
+
+    my %vars = $config->passed_env(qw(TZ LANG));
+
+The named variables of the server's own environment that are set (for PassEnv).
 
 =head2 path
 

@@ -44,7 +44,7 @@ sub new ($class, %args) {
 }
 
 # Serves requests on $sock until it closes; returns the number of requests served
-sub serve ($self, $sock, $base, $remaining) {
+sub serve ($self, $sock, $base, $peer, $remaining) {
     my ($buf,   $served) = ('', 0);
     my ($board, $slot)   = @$self{qw(board slot)};
     while (1) {
@@ -53,7 +53,7 @@ sub serve ($self, $sock, $base, $remaining) {
             last unless $self->_wait_readable($sock);
         }
         $board->state($slot, 'R');
-        my %env = %$base;
+        my %env = (%$base, %$peer);
         my $t0  = Time::HiRes::time();
         my ($len, $status) = $self->_read_head($sock, \$buf, \%env);
         last unless $len || $status;
@@ -271,7 +271,7 @@ Perennial::Connection - serve the requests of one HTTP connection
 
     my $conn = Perennial::Connection->new(config => $config, app => $app, log => $log,
         board => $board, slot => $slot, stopping => \$stopping);
-    my $served = $conn->serve($socket, \%base_env, $requests_left);
+    my $served = $conn->serve($socket, \%listener_env, {REMOTE_ADDR => $ip, REMOTE_PORT => $port}, $left);
 
 =head1 DESCRIPTION
 
@@ -293,9 +293,11 @@ worker's stop flag).
 
 =head2 serve
 
-    my $served = $conn->serve($socket, $base_env, $remaining);
+    my $served = $conn->serve($socket, $listener_env, $peer_env, $remaining);
 
-Serves the connection until it ends and returns the number of requests answered.
+Serves the connection until it ends and returns the number of requests answered. Each request's
+environment starts from the listener's keys and the connection's (client address, psgix.io);
+neither hash is changed.
 C<$remaining> (or undef) is how many more requests this worker may serve.
 
 =head2 wants_exit

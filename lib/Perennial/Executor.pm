@@ -1,6 +1,7 @@
 package Perennial::Executor;
 use v5.36;
 use Carp           qw(croak);
+use HTTP::Status   ();
 use Cwd            qw(getcwd);
 use File::Basename qw(basename dirname);
 use Scalar::Util   qw(blessed);
@@ -84,24 +85,23 @@ sub _compile ($self, $hit) {
     return ($compiled, undef);
 }
 
-sub _error_page ($status) {
-    my %text = (403 => 'Forbidden', 404 => 'Not Found', 500 => 'Internal Server Error');
-    my $body = "$status " . ($text{$status} // 'Error') . "\n";
+sub _error_page ($self, $status) {
+    my $body = "$status " . (HTTP::Status::status_message($status) // 'Error') . "\n";
     return [$status, ['Content-Type' => 'text/plain', 'Content-Length' => length $body], [$body]];
 }
 
 sub _handle ($self, $env) {
     my $hit = $self->{resolver}->resolve($env);
-    return _error_page($hit) unless ref $hit;
+    return $self->_error_page($hit) unless ref $hit;
     if (!$self->{exec_cgi}) {
         $self->{log}->error("Options ExecCGI is off in this directory: $hit->{file}");
-        return _error_page(403);
+        return $self->_error_page(403);
     }
     my ($script, $err, $status) = $self->prepare($hit);
     if (!$script) {
         $self->{log}
             ->error("$hit->{file}: $err (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})");
-        return _error_page($status // 500);
+        return $self->_error_page($status // 500);
     }
     return sub ($respond) { $self->respond($script, $hit, $env, $respond) };
 }
@@ -113,7 +113,7 @@ sub _internal_redirect ($self, $env, $location, $respond) {
         $self->{log}->error("local redirect to $location not followed ("
                 . ($top ? 'too many' : 'no dispatcher')
                 . ')');
-        return $respond->(_error_page(500));
+        return $respond->($self->_error_page(500));
     }
     my ($path, $query) = split /\?/, $location, 2;
     my %new = (
@@ -145,7 +145,7 @@ sub respond ($self, $script, $hit, $env, $respond) {
     return unless $bad;
     my $where = "$hit->{file} (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})";
     $self->{log}->error("$where: $bad");
-    return $respond->(_error_page(500)) unless $out->started;
+    return $respond->($self->_error_page(500)) unless $out->started;
     die "script failed after its response began\n";    # The server closes the connection
 }
 
@@ -166,14 +166,16 @@ sub _run ($self, $script, $hit, $env, $out) {
 # one has not are removed: most of them (server, client, script) do not change between requests
 sub _set_env ($cgi) {
     for my $name (keys %CGI_SET) {
-        delete $ENV{$name} unless exists $cgi->{$name};
+        next if exists $cgi->{$name};
+        delete $ENV{$name};
+        delete $CGI_SET{$name};
     }
     while (my ($name, $value) = each %$cgi) {
+        $CGI_SET{$name} //= 1;
         my $now = $ENV{$name};
         next if defined $now && $now eq $value;
         $ENV{$name} = $value;    ## no critic (RequireLocalizedPunctuationVars)
     }
-    %CGI_SET = map { $_ => 1 } keys %$cgi;
 }
 
 sub _run_script ($self, $script, $hit, $env, $out) {
@@ -306,7 +308,7 @@ See L<Perennial::Manual::Scripts> for the whole behaviour.
 =head2 new
 
     my $executor = Perennial::Executor->new(root => $dir, log => $log, policy => \%policy,
-        check => 'always', exec_cgi => 1, setup_env => 1, set_env => {}, pass_env => []);
+        check => 'always', exec_cgi => 1, setup_env => 1, set_env => {});
 
 =head2 prepare
 

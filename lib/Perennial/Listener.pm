@@ -50,8 +50,6 @@ sub set_timeout ($self, $seconds) {
     return $self;
 }
 
-sub spec ($self) { $self->{spec} }
-
 sub _adopt ($self, $fd) {
     my $fh = IO::Socket::IP->new_from_fd($fd, 'r') or die "Can't use descriptor $fd: $!\n";
     $fh->sockdomain or die "Can't use descriptor $fd: not a socket\n";
@@ -165,11 +163,5 @@ Gives a just-accepted connection what it did not inherit (the timeouts, for Unix
     $listener->set_timeout(60);
 
 Sets the I/O timeout that accepted connections inherit.
-
-=head2 spec
-
-    say $listener->spec;
-
-What the listener was created from.
 
 =cut

@@ -41,8 +41,6 @@ sub error ($self, $msg) { $self->_log(error => $msg) }
 sub info  ($self, $msg) { $self->_log(info => $msg) if $self->{level} <= 1 }
 sub warn  ($self, $msg) { $self->_log(warn => $msg) if $self->{level} <= 2 }
 
-sub is_debug ($self) { $self->{level} <= 0 }
-
 sub reopen ($self) {
     $self->{error} = _open($self->{error_path}) if defined $self->{error_path};
     $self->{error} //= \*STDERR;
@@ -109,12 +107,6 @@ Writes one access-log line, if an access log is configured.
     $log->warn('server reached MaxClients setting');
 
 Writes one error-log line at that level, if the level is enabled.
-
-=head2 is_debug
-
-    $log->debug(dump_state()) if $log->is_debug;
-
-True when debug lines are written.
 
 =head2 reopen
 

@@ -66,8 +66,6 @@ sub claim ($self, $i, $pid, $generation) {
         $now, 0,    $old->{slot_requests}, $old->{slot_bytes}, 0, '', '');
 }
 
-sub file ($self) { $self->{file} }
-
 sub generation ($self, $set = undef) {
     substr(${$self->{map}}, 24, 4) = pack 'N', $set if defined $set;
     return unpack 'N', substr(${$self->{map}}, 24, 4);

@@ -35,10 +35,8 @@ sub serve ($self, $worker) {
         $board->state($slot, '_');
         my ($client, $index, $peer) = $self->_accept(\@fh, $stopping) or next;
         $self->{listeners}[$index]->prepare($client);
-        my %base = %{$self->{base}[$index]};
-        $base{'psgix.io'} = $client;
-        _peer(\%base, $peer);
-        my $served = $conn->serve($client, \%base, $remaining);
+        my %peer   = ('psgix.io' => $client, _peer($peer));
+        my $served = $conn->serve($client, $self->{base}[$index], \%peer, $remaining);
         if (defined $remaining && ($remaining -= $served) <= 0) {
             $self->{log}
                 ->info("worker $$ reached MaxRequestsPerChild ($worker->{max_requests} requests)");
@@ -122,17 +120,18 @@ sub _base_env ($listener) {
 }
 
 # The address accept() returned, so no getpeername() call
-sub _peer ($env, $addr) {
-    return if length $addr < 2;
+sub _peer ($addr) {
+    return () if length $addr < 2;
     my $family = sockaddr_family($addr);
     if ($family == AF_INET) {
         my ($port, $ip) = unpack_sockaddr_in($addr);
-        @$env{qw(REMOTE_ADDR REMOTE_PORT)} = (inet_ntoa($ip), $port);
+        return (REMOTE_ADDR => inet_ntoa($ip), REMOTE_PORT => $port);
     }
-    elsif ($family == AF_INET6) {
+    if ($family == AF_INET6) {
         my ($port, $ip) = unpack_sockaddr_in6($addr);
-        @$env{qw(REMOTE_ADDR REMOTE_PORT)} = (inet_ntop(AF_INET6, $ip), $port);
+        return (REMOTE_ADDR => inet_ntop(AF_INET6, $ip), REMOTE_PORT => $port);
     }
+    return ();
 }
 
 1;

@@ -7,11 +7,9 @@ use Perennial;
 my %SKIP = map { $_ => 1 } qw(HTTP_PROXY HTTP_CONTENT_LENGTH HTTP_CONTENT_TYPE);
 
 sub new ($class, %args) {
-    my %set = %{$args{set_env} // {}};
-    $set{$_} = $ENV{$_} for grep { defined $ENV{$_} } @{$args{pass_env} // []};
     return bless {
         setup    => $args{setup_env} // 1,
-        set      => \%set,
+        set      => {%{$args{set_env} // {}}},
         docroot  => $args{document_root} // $args{root},
         software => "Perennial/$Perennial::VERSION",
         marker   => "Perennial/$Perennial::VERSION " . ($args{name} // 'Executor'),
@@ -84,7 +82,7 @@ CONTENT_TYPE, HTTPS when the scheme is https, and HTTP_* for each request header
 C<Proxy> (httpoxy). C<PERENNIAL> tells a script where it runs (for example
 C<Perennial/0.01 ModPerl::Registry>); C<MOD_PERL> is deliberately not set, because CGI.pm would
 then look for Apache's request object. PerlSetEnv/SetEnv values and PerlPassEnv/PassEnv
-variables are added. With PerlSetupEnv Off, C<variables> returns nothing.
+variables (resolved by L<Perennial::Config/passed_env>) are added. With PerlSetupEnv Off, C<variables> returns nothing.
 
 =head1 METHODS
 
@@ -98,7 +96,7 @@ variables are added. With PerlSetupEnv Off, C<variables> returns nothing.
 
 =head2 new
 
-    Perennial::Executor::Environment->new(setup_env => 1, set_env => {A => 1}, pass_env => ['TZ']);
+    Perennial::Executor::Environment->new(setup_env => 1, set_env => {A => 1, TZ => 'UTC'});
 
 =head2 variables
 

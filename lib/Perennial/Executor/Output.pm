@@ -82,8 +82,6 @@ sub set_autoflush ($self, $on) { $self->{autoflush} = $on }
 
 sub started ($self) { $self->{writer} ? 1 : 0 }
 
-sub status ($self) { $self->{status} }
-
 # Headers as mod_cgi reads them. Status: sets the status; a Location without Status is a
 # redirect (302 for a URL; a local path is marked for an internal redirect by the caller).
 sub parse_cgi_headers ($head) {
@@ -184,9 +182,9 @@ injection attempt), makes the output an error that the executor turns into a 500
     $out->flush;
     my $error = $out->finish;    # undef when the response went out
 
-=head2 error, local_redirect, started, status
+=head2 error, local_redirect, started
 
-    my $status = $out->status;
+    my $error = $out->error;
 
 =head2 parse_cgi_headers
 

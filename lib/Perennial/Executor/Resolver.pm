@@ -52,8 +52,6 @@ sub resolve ($self, $env) {
     return 404;    # A directory: no listings here
 }
 
-sub root ($self) { $self->{root} }
-
 # A known URL: trusted for ever, for a while, or after one stat() shows the same file
 sub _still_good ($self, $hit) {
     my $check = $self->{check};
@@ -115,9 +113,5 @@ C<'never'> makes no system call at all once a URL is known.
     my $hit = $resolver->resolve($env);
 
 Returns C<{file, script_name, path_info, mtime}> or 404.
-
-=head2 root
-
-    my $dir = $resolver->root;
 
 =cut
