@@ -3,7 +3,7 @@ use lib 't/lib';
 use Test::More;
 use Perennial::Test qw(start_server wait_until);
 
-my $srv = start_server(app => 'pid.psgi', args => ['--workers', 3]);
+my $srv = start_server(app => 'pid.psgi', workers => 3);
 ok wait_until(sub { $srv->idle == 3 }, 10, 'three idle'), 'three workers idle';
 $srv->get('/') for 1 .. 5;
 my ($out, $code) = $srv->cli('status', '--pid', $srv->pid_file);

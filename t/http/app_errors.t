@@ -4,7 +4,7 @@ use Test::More;
 use Perennial::Test qw(raw_request start_server);
 
 # An application that dies: a clean 500 while nothing was sent, a cut connection after
-my $srv = start_server(app => 'die_late.psgi', args => ['--workers', 1]);
+my $srv = start_server(app => 'die_late.psgi', workers => 1);
 for my $case (['/before', 'before the head'], ['/head', 'after the head, before any body']) {
     my ($path, $why) = @$case;
     my $out = raw_request($srv->port, "GET $path HTTP/1.1\r\nHost: x\r\n\r\n");

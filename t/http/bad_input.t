@@ -5,7 +5,7 @@ use IO::Socket::IP;
 use Perennial::Test qw(raw_request start_server wait_until);
 
 # Each bad request gets its status, never reaches the app, and leaves the workers serving
-my $srv = start_server(app => 'echo.psgi', args => ['--workers', 1], conf => <<'CONF');
+my $srv = start_server(app => 'echo.psgi', workers => 1, conf => <<'CONF');
 LimitRequestLine 100
 LimitRequestFields 5
 LimitRequestFieldSize 50

@@ -8,9 +8,9 @@ sub responses ($out) { scalar(() = $out =~ m{HTTP/1\.1 200 OK}g) }
 
 subtest 'MaxKeepAliveRequests closes the connection after N requests' => sub {
     my $srv = start_server(
-        app  => 'pid.psgi',
-        args => ['--workers', 1],
-        conf => "MaxKeepAliveRequests 3\n"
+        app     => 'pid.psgi',
+        workers => 1,
+        conf    => "MaxKeepAliveRequests 3\n"
     );
     my $out = raw_request($srv->port, "GET / HTTP/1.1\r\nHost: x\r\n\r\n" x 5);
     is responses($out), 3, 'three answered on one connection';
@@ -20,11 +20,11 @@ subtest 'MaxKeepAliveRequests closes the connection after N requests' => sub {
 
 subtest 'KeepAliveTimeout closes an idle connection and frees the worker' => sub {
     my $srv = start_server(
-        app  => 'pid.psgi',
-        args => ['--workers', 1],
-        conf => "KeepAliveTimeout 300ms\n"
+        app     => 'pid.psgi',
+        workers => 1,
+        conf    => "KeepAliveTimeout 300ms\n"
     );
-    my $sock = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
+    my $sock = $srv->connect;
     $sock->syswrite("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
     local $/;
     my $out = <$sock>;    # returns at end of file: the server closed the idle connection
@@ -34,7 +34,7 @@ subtest 'KeepAliveTimeout closes an idle connection and frees the worker' => sub
 };
 
 subtest 'KeepAlive Off answers with Connection: close' => sub {
-    my $srv = start_server(app => 'pid.psgi', args => ['--workers', 1, '--disable-keepalive']);
+    my $srv = start_server(app => 'pid.psgi', workers => 1, args => ['--disable-keepalive']);
     my $out = raw_request($srv->port,
         "GET / HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n");
     is responses($out), 1, 'one response per connection';
@@ -43,7 +43,7 @@ subtest 'KeepAlive Off answers with Connection: close' => sub {
 };
 
 subtest 'streamed responses: chunked for HTTP/1.1, close-delimited for HTTP/1.0' => sub {
-    my $srv = start_server(app => 'stream.psgi', args => ['--workers', 1]);
+    my $srv = start_server(app => 'stream.psgi', workers => 1);
     my $out = raw_request($srv->port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     like $out, qr/Transfer-Encoding: chunked\r\n/, 'chunked';
     like $out, qr/\r\n\r\n7\r\nline 1\n\r\n7\r\nline 2\n\r\n0\r\n\r\n\z/,
@@ -57,9 +57,9 @@ subtest 'streamed responses: chunked for HTTP/1.1, close-delimited for HTTP/1.0'
 };
 
 subtest 'a client that leaves during a large response is dropped quietly' => sub {
-    my $srv = start_server(app => 'big.psgi', args => ['--workers', 1]);
+    my $srv = start_server(app => 'big.psgi', workers => 1);
     for (1 .. 3) {
-        my $sock = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
+        my $sock = $srv->connect;
         $sock->syswrite("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
         sysread $sock, my $buf, 100;
         close $sock;

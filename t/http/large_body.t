@@ -5,7 +5,7 @@ use IO::Socket::IP;
 use Perennial::Test qw(raw_request start_server);
 
 # Bodies past 64 KiB go to a temporary file as they arrive, Content-Length and chunked alike
-my $srv  = start_server(app => 'digest.psgi', args => ['--workers', 1]);
+my $srv  = start_server(app => 'digest.psgi', workers => 1);
 my $body = join '', map { chr(($_ * 7) % 256) } 1 .. 3_000_000;
 my $sum  = unpack '%32C*', $body;
 

@@ -3,7 +3,7 @@ use lib 't/lib';
 use Test::More;
 use Perennial::Test qw(raw_request start_server);
 
-my $srv  = start_server(app => 'echo.psgi', args => ['--workers', 2]);
+my $srv  = start_server(app => 'echo.psgi', workers => 2);
 my $port = $srv->port;
 
 subtest 'GET with HTTP::Tiny' => sub {

@@ -8,7 +8,7 @@ use Perennial::Test qw(start_server wait_until);
 my $psgi = abs_path('t/psgi');
 
 subtest 'graceful restart under continuous requests loses none' => sub {
-    my $srv = start_server(app => 'pid.psgi', args => ['--workers', 2]);
+    my $srv = start_server(app => 'pid.psgi', workers => 2);
     my ($ok, $failed, %pids) = (0, 0);
     for my $i (1 .. 400) {
         my $res = $srv->get('/');
@@ -26,8 +26,8 @@ subtest 'graceful restart under continuous requests loses none' => sub {
 
 subtest 'graceful restart re-reads the configuration, and refuses a broken one' => sub {
     my $srv = start_server(
-        conf => "<Location />\nSetHandler psgi\nPSGIApp $psgi/version_a.psgi\n</Location>\n",
-        args => ['--workers', 1]
+        conf    => "<Location />\nSetHandler psgi\nPSGIApp $psgi/version_a.psgi\n</Location>\n",
+        workers => 1
     );
     like $srv->get('/')->{content}, qr/\AA /, 'first version';
     _edit($srv->conf, 'version_a', 'version_b');
@@ -46,7 +46,7 @@ subtest 'graceful restart re-reads the configuration, and refuses a broken one' 
 };
 
 subtest 'HUP restarts: workers stopped at once, a new generation started' => sub {
-    my $srv = start_server(app => 'pid.psgi', args => ['--workers', 2]);
+    my $srv = start_server(app => 'pid.psgi', workers => 2);
     ok wait_until(sub { $srv->idle == 2 }, 10, 'two idle'), 'two workers';
     my %old = map { $_->{pid} => 1 } $srv->slots;
     $srv->signal('HUP');
@@ -66,8 +66,8 @@ subtest 'HUP restarts: workers stopped at once, a new generation started' => sub
 };
 
 subtest 'graceful-stop lets the request in flight finish' => sub {
-    my $srv  = start_server(app => 'pid.psgi', args => ['--workers', 2]);
-    my $sock = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
+    my $srv  = start_server(app => 'pid.psgi', workers => 2);
+    my $sock = $srv->connect;
     $sock->syswrite("GET /sleep/1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     ok wait_until(sub { $srv->scoreboard =~ /W/ }, 5, 'request running'), 'a request is running';
     my ($out, $code) = $srv->cli('graceful-stop', '--pid', $srv->pid_file);
@@ -80,7 +80,7 @@ subtest 'graceful-stop lets the request in flight finish' => sub {
 };
 
 subtest 'stop, and commands that find no server' => sub {
-    my $srv = start_server(app => 'pid.psgi', args => ['--workers', 1]);
+    my $srv = start_server(app => 'pid.psgi', workers => 1);
     my ($out, $code) = $srv->cli('stop', '--pid', $srv->pid_file);
     is $code, 0, 'stop command';
     like $out, qr/manager \d+ stopped/, 'waits for the manager';
@@ -91,7 +91,7 @@ subtest 'stop, and commands that find no server' => sub {
 };
 
 subtest 'TTIN and TTOU add and remove a worker' => sub {
-    my $srv = start_server(app => 'pid.psgi', args => ['--workers', 2]);
+    my $srv = start_server(app => 'pid.psgi', workers => 2);
     ok wait_until(sub { $srv->idle == 2 }, 10, 'two workers'), 'two workers';
     $srv->signal('TTIN');
     ok wait_until(sub { $srv->idle == 3 }, 10, 'three workers'), 'TTIN: three';
@@ -102,8 +102,8 @@ subtest 'TTIN and TTOU add and remove a worker' => sub {
 };
 
 subtest 'a connection accepted just before the stop signal is still served' => sub {
-    my $srv  = start_server(app => 'pid.psgi', args => ['--workers', 1]);
-    my $sock = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
+    my $srv  = start_server(app => 'pid.psgi', workers => 1);
+    my $sock = $srv->connect;
     ok wait_until(sub { $srv->scoreboard eq 'R' }, 5, 'accepted'),
         'the worker accepted and waits for the request';
     my ($worker) = map { $_->{pid} } $srv->slots;
@@ -121,11 +121,11 @@ subtest 'a connection accepted just before the stop signal is still served' => s
 
 subtest 'GracefulShutdownTimeout bounds the wait for a request that does not finish' => sub {
     my $srv = start_server(
-        app  => 'pid.psgi',
-        args => ['--workers', 1],
-        conf => "GracefulShutdownTimeout 1\n"
+        app     => 'pid.psgi',
+        workers => 1,
+        conf    => "GracefulShutdownTimeout 1\n"
     );
-    my $sock = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
+    my $sock = $srv->connect;
     $sock->syswrite("GET /sleep/30 HTTP/1.1\r\nHost: x\r\n\r\n");
     ok wait_until(sub { $srv->scoreboard =~ /W/ }, 5, 'request running'),
         'a long request is running';

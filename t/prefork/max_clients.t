@@ -13,7 +13,7 @@ MaxClients 3
 CONF
 
 my @socks = map {
-    my $s = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
+    my $s = $srv->connect;
     $s->syswrite("GET /sleep/1.5 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     $s;
 } 1 .. 7;

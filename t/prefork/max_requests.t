@@ -4,7 +4,7 @@ use Test::More;
 use Perennial::Test qw(start_server wait_until);
 
 # A worker exits after MaxRequestsPerChild requests and is replaced at once
-my $srv = start_server(app => 'pid.psgi', args => ['--workers', 1], conf => <<'CONF');
+my $srv = start_server(app => 'pid.psgi', workers => 1, conf => <<'CONF');
 MaxRequestsPerChild 5
 MaxRequestsJitter 0
 CONF
@@ -23,9 +23,9 @@ $srv->stop;
 
 subtest 'jitter spreads the limits below MaxRequestsPerChild' => sub {
     my $srv = start_server(
-        app  => 'pid.psgi',
-        args => ['--workers', 1],
-        conf => "MaxRequestsPerChild 10\nMaxRequestsJitter 50%\n"
+        app     => 'pid.psgi',
+        workers => 1,
+        conf    => "MaxRequestsPerChild 10\nMaxRequestsJitter 50%\n"
     );
     my @pids = map { $srv->get('/')->{content} } 1 .. 40;
     my %count;
@@ -37,7 +37,7 @@ subtest 'jitter spreads the limits below MaxRequestsPerChild' => sub {
 };
 
 subtest 'psgix.harakiri.commit recycles the worker after the response' => sub {
-    my $srv    = start_server(app => 'harakiri.psgi', args => ['--workers', 1]);
+    my $srv    = start_server(app => 'harakiri.psgi', workers => 1);
     my $first  = $srv->get('/')->{content};
     my $second = $srv->get('/')->{content};
     isnt $second, $first, 'a new worker answered the next request';

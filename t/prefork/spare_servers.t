@@ -24,7 +24,7 @@ subtest 'busy workers are replaced by new idle ones, up to MaxClients' => sub {
     # Keep-alive connections hold their workers: each one is busy (K) while open
     my @held;
     for my $n (1 .. 4) {
-        my $sock = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
+        my $sock = $srv->connect;
         $sock->syswrite("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
         sysread $sock, my $buf, 4096;
         push @held, $sock;

@@ -4,7 +4,7 @@ use Test::More;
 use Perennial::Test qw(start_server wait_until);
 
 # A worker that is killed or dies is replaced, and the event is logged with the reason
-my $srv = start_server(app => 'pid.psgi', args => ['--workers', 2]);
+my $srv = start_server(app => 'pid.psgi', workers => 2);
 ok wait_until(sub { $srv->idle == 2 }, 10, 'two idle'), 'two workers';
 my ($victim) = map { $_->{pid} } $srv->slots;
 kill 'KILL', $victim;

@@ -8,7 +8,7 @@ use Perennial::Test qw(start_server wait_until);
 my $cgi = abs_path('t/cgi-bin');
 
 subtest 'ScriptAlias alone is mod_cgi; <Directory> settings apply to an Alias' => sub {
-    my $srv = start_server(args => ['--workers', 1], conf => <<"CONF");
+    my $srv = start_server(workers => 1, conf => <<"CONF");
 ScriptAlias /cgi-bin/ $cgi/
 Alias /perl $cgi
 <Directory $cgi>
@@ -25,7 +25,7 @@ CONF
 };
 
 subtest 'the httpd.conf of the seed talk works as written' => sub {
-    my $srv = start_server(args => ['--workers', 1], conf => <<"CONF");
+    my $srv = start_server(workers => 1, conf => <<"CONF");
 LoadModule perl_module modules/mod_perl.so
 PerlModule ModPerl::Registry
 Alias /cgi-bin $cgi
@@ -61,7 +61,7 @@ subtest 'PerlSetEnv, SetEnv and PassEnv reach scripts in every mode' => sub {
         qq{#!/usr/bin/perl\nprint "Content-Type: text/plain\\n\\n", join(',', map { \$ENV{\$_} // 'unset' } qw(A B PERENNIAL_TEST_PASS)), "\\n";\n};
     close $fh;
     chmod 0755, "$dir/env.pl";
-    my $srv = start_server(args => ['--workers', 1], conf => <<"CONF");
+    my $srv = start_server(workers => 1, conf => <<"CONF");
 PerlSetEnv A from-server
 Alias /cgi $dir
 Alias /reg $dir
@@ -94,7 +94,7 @@ subtest 'a changed script is recompiled; PerlScriptCheck Never does not look' =>
         utime $when, $when, "$dir/version.pl";
     };
     $write->('v1');
-    my $srv = start_server(args => ['--workers', 1], conf => <<"CONF");
+    my $srv = start_server(workers => 1, conf => <<"CONF");
 Alias /always $dir
 Alias /never $dir
 <Location /always>
@@ -127,7 +127,7 @@ subtest 'PerlRun forgets required files; Registry keeps them' => sub {
         qq{#!/usr/bin/perl\nrequire "./lib.pl";\n\$loaded += 10;\nprint "Content-Type: text/plain\\n\\nloaded \$loaded\\n";\n};
     close $fh;
     chmod 0755, "$dir/req.pl";
-    my $srv = start_server(args => ['--workers', 1], conf => <<"CONF");
+    my $srv = start_server(workers => 1, conf => <<"CONF");
 Alias /perlrun $dir
 Alias /registry $dir
 <Location /perlrun>

@@ -141,7 +141,7 @@ for my $mode (qw(cgi-bin perlrun registry)) {
     };
     subtest "output streams when the script flushes: /$mode" => sub {
         my $marker = $srv->dir . "/marker-$mode";
-        my $sock   = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
+        my $sock   = $srv->connect;
         $sock->syswrite(
             "GET /$mode/stream.pl?$marker HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
         my $got = '';

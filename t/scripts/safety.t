@@ -18,41 +18,36 @@ symlink "$tree/cgi/ok.pl",    "$tree/cgi/link-in.pl"  or die $!;
 
 my $srv = start_script_server(dir => "$tree/cgi");
 
-sub status_of ($path) {
-    raw_request($srv->port, "GET $path HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        =~ m{\AHTTP/1\.1 (\d+)} ? $1 : 'none';
-}
-
 for my $mode (qw(cgi-bin perlrun registry)) {
     subtest "/$mode" => sub {
-        is status_of("/$mode/ok.pl"),                  200, 'a script inside runs';
-        is status_of("/$mode/missing.pl"),             404, 'a missing script: 404';
-        is status_of("/$mode/../secret-above.pl"),     404, '.. never climbs out';
-        is status_of("/$mode/%2e%2e/secret-above.pl"), 404, 'nor encoded';
-        is status_of("/$mode/sub%2fok.pl"),            404, 'encoded slash: 404';
-        is status_of("/$mode/ok.pl%00.txt"),           404, 'NUL byte: 404';
-        is status_of("/$mode/link-out.pl"),            404, 'a symlink out of the tree: 404';
-        is status_of("/$mode/link-in.pl"),             200, 'a symlink inside the tree runs';
-        is status_of("/$mode/"),                       404, 'no directory listing';
+        is $srv->status_of("/$mode/ok.pl"),                  200, 'a script inside runs';
+        is $srv->status_of("/$mode/missing.pl"),             404, 'a missing script: 404';
+        is $srv->status_of("/$mode/../secret-above.pl"),     404, '.. never climbs out';
+        is $srv->status_of("/$mode/%2e%2e/secret-above.pl"), 404, 'nor encoded';
+        is $srv->status_of("/$mode/sub%2fok.pl"),            404, 'encoded slash: 404';
+        is $srv->status_of("/$mode/ok.pl%00.txt"),           404, 'NUL byte: 404';
+        is $srv->status_of("/$mode/link-out.pl"),            404, 'a symlink out of the tree: 404';
+        is $srv->status_of("/$mode/link-in.pl"),             200, 'a symlink inside the tree runs';
+        is $srv->status_of("/$mode/"),                       404, 'no directory listing';
         my $out = raw_request($srv->port,
             "GET /$mode/ok.pl HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
         unlike $out, qr/Content-Type: text\/plain\\n/, 'the source is never served';
     };
 }
-is status_of('/cgi-bin/noexec.pl'),  403, 'mod_cgi needs the execute bit: 403';
-is status_of('/registry/noexec.pl'), 200, 'Registry compiles it anyway, as mod_perl does';
+is $srv->status_of('/cgi-bin/noexec.pl'),  403, 'mod_cgi needs the execute bit: 403';
+is $srv->status_of('/registry/noexec.pl'), 200, 'Registry compiles it anyway, as mod_perl does';
 unlike $srv->error_log, qr/secret/, 'the log never names what is outside';
 $srv->stop;
 
 subtest 'without Options +ExecCGI: 403, as Apache' => sub {
-    my $srv = start_server(args => ['--workers', 1], conf => <<"CONF");
+    my $srv = start_server(workers => 1, conf => <<"CONF");
 Alias /registry $tree/cgi
 <Location /registry>
     SetHandler perl-script
     PerlResponseHandler ModPerl::Registry
 </Location>
 CONF
-    is status_of_on($srv, '/registry/ok.pl'), 403, 'forbidden';
+    is $srv->status_of('/registry/ok.pl'), 403, 'forbidden';
     like $srv->error_log, qr/Options ExecCGI is off in this directory/, 'and the reason is logged';
     $srv->stop;
 };
@@ -63,7 +58,7 @@ subtest 'PerlSetupEnv Off keeps the CGI variables out of %ENV' => sub {
         qq{print "Content-Type: text/plain\\n\\n", (defined \$ENV{GATEWAY_INTERFACE} ? 'set' : 'unset'), "\\n";\n},
         0755
     );
-    my $srv = start_server(args => ['--workers', 1], conf => <<"CONF");
+    my $srv = start_server(workers => 1, conf => <<"CONF");
 Alias /on $tree/cgi
 Alias /off $tree/cgi
 <Location /on>
@@ -82,11 +77,6 @@ CONF
     is $srv->get('/off/env.pl')->{content}, "unset\n", 'Off: not set';
     $srv->stop;
 };
-
-sub status_of_on ($srv, $path) {
-    raw_request($srv->port, "GET $path HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        =~ m{\AHTTP/1\.1 (\d+)} ? $1 : 'none';
-}
 
 sub _script ($file, $body, $mode) {
     open(my $fh, '>', $file) or die "$file: $!";

@@ -36,11 +36,12 @@ sub start_server (%args) {
     close $fh;
     my $app = $args{app} && "$ROOT/t/psgi/$args{app}";
     my @cmd = (
-        $^X,                   "-I$ROOT/lib",
-        "$ROOT/bin/perennial", 'serve',
-        '-c',                  $conf,
-        '--listen',            'fd:' . fileno($listen),
-        @{$args{args} // []}, ($app ? ($app) : ())
+        $^X,                                                           "-I$ROOT/lib",
+        "$ROOT/bin/perennial",                                         'serve',
+        '-c',                                                          $conf,
+        '--listen',                                                    'fd:' . fileno($listen),
+        (defined $args{workers} ? ('--workers', $args{workers}) : ()), @{$args{args} // []},
+        ($app ? ($app) : ())
     );
     my $pid = fork // die "Can't fork: $!";
 
@@ -80,7 +81,13 @@ sub cli ($self, @args) {
     return ($out, $? >> 8);
 }
 
-sub conf      ($self) { $self->{conf} }
+sub conf ($self) { $self->{conf} }
+
+# A raw client socket to the server
+sub connect ($self) {
+    return IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $self->{port})
+        // die "Can't connect to 127.0.0.1:$self->{port}: $@";
+}
 sub dir       ($self) { $self->{dir} }
 sub error_log ($self) { _slurp("$self->{dir}/error.log") }
 
@@ -109,6 +116,13 @@ sub signal ($self, $name) { kill $name, $self->{pid} }
 sub slots ($self) {
     my $board = $self->{board};
     return grep { $_->{state} ne '.' } map { $board->slot($_) } 0 .. $board->slots - 1;
+}
+
+# The status code the server answers a GET of $path with, over a raw connection
+sub status_of ($self, $path) {
+    my $out
+        = raw_request($self->{port}, "GET $path HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    return $out =~ m{\AHTTP/1\.[01] (\d+)} ? $1 : 'none';
 }
 
 sub stop ($self) {

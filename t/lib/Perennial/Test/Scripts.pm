@@ -34,7 +34,7 @@ Alias /registry $dir
     $extra
 </Location>
 CONF
-    return start_server(conf => $conf . ($args{conf} // ''), args => ['--workers', 1]);
+    return start_server(conf => $conf . ($args{conf} // ''), workers => 1);
 }
 
 1;
