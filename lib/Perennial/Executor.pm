@@ -22,7 +22,8 @@ use Perennial::Executor::Resolver;
 my $IN_REQUEST  = 0;
 my %POLICY_KEYS = map { $_ => 1 } qw(cache flush reset_inc chdir);
 my @SIGNALS     = qw(ALRM CHLD HUP INT PIPE TERM USR1 USR2 __DIE__);
-my %CGI_SET;    # The CGI variables the last script request of this process put in %ENV
+my %CGI_SET;       # The CGI variables script requests of this process put in %ENV: name => serial
+my $SERIAL = 0;    # Which script request set them last
 
 # exit in a script ends the request, not the worker (compiled scripts call this)
 BEGIN {
@@ -82,6 +83,8 @@ sub _compile ($self, $hit) {
     $compiled->{mtime}   = $hit->{mtime};
     $compiled->{inc}     = [@INC];
     $compiled->{findbin} = $findbin;
+    $compiled->{warn}    = sub ($msg) { $self->{log}->warn("$file: $msg") };
+    $compiled->{stderr}  = Perennial::Executor::Errors->new($self->{log}, $file);
     return ($compiled, undef);
 }
 
@@ -152,8 +155,7 @@ sub respond ($self, $script, $hit, $env, $respond) {
 # The script runs with the CGI environment (in %ENV unless PerlSetupEnv is Off, and put back
 # afterwards), STDIN, STDOUT and a clean set of globals
 sub _run ($self, $script, $hit, $env, $out) {
-    my %cgi = $self->{env}->variables($env, $hit);
-    _set_env(\%cgi);
+    _set_env($self->{env}->variables($env, $hit));
     return $self->_run_script($script, $hit, $env, $out) unless $script->{writes_env};
 
     # A script that writes %ENV itself gets the whole environment back afterwards
@@ -162,19 +164,22 @@ sub _run ($self, $script, $hit, $env, $out) {
 }
 
 # The CGI variables go into the real environment (XS code and child processes see them), but
-# only those that differ from the last script request's are set, and those it had that this
-# one has not are removed: most of them (server, client, script) do not change between requests
-sub _set_env ($cgi) {
+# only those that differ from what %ENV holds are set, and those an earlier script request set
+# that this one has not are removed: most of them (server, client, script) do not change
+# between requests. Pairs come in order; a later one wins.
+sub _set_env ($pairs) {
+    my $serial = ++$SERIAL;
+    for (my $i = 0; $i < @$pairs; $i += 2) {    ## no critic (ProhibitCStyleForLoops) pairs
+        $CGI_SET{$pairs->[$i]} = $serial;
+        my $now = $ENV{$pairs->[$i]};
+        $ENV{$pairs->[$i]} = $pairs->[$i + 1]    ## no critic (RequireLocalizedPunctuationVars)
+            unless defined $now && $now eq $pairs->[$i + 1];
+    }
+    return if keys %CGI_SET == @$pairs / 2;      # Nothing left over from before
     for my $name (keys %CGI_SET) {
-        next if exists $cgi->{$name};
+        next if $CGI_SET{$name} == $serial;
         delete $ENV{$name};
         delete $CGI_SET{$name};
-    }
-    while (my ($name, $value) = each %$cgi) {
-        $CGI_SET{$name} //= 1;
-        my $now = $ENV{$name};
-        next if defined $now && $now eq $value;
-        $ENV{$name} = $value;    ## no critic (RequireLocalizedPunctuationVars)
     }
 }
 
@@ -184,18 +189,21 @@ sub _run_script ($self, $script, $hit, $env, $out) {
     tie *STDOUT, 'Perennial::Executor::Output', $out;
     my $file = $hit->{file};
     local *STDERR;
-    my $errors = tie *STDERR, 'Perennial::Executor::Errors', $self->{log}, $file;
-    local $SIG{__WARN__} = sub ($msg) { $self->{log}->warn("$file: $msg") };
+    my $errors = tie *STDERR, 'Perennial::Executor::Errors', $script->{stderr};
+    local $SIG{__WARN__} = $script->{warn};
     local ($/, $,, $\, $", $;, $@) = ("\n", undef, undef, ' ', "\034", '');
     local @ARGV = $self->{env}->argv($env);
-    local @FindBin::{qw(Bin Script RealBin RealScript)};    ## no critic (ProhibitPackageVars)
-    _set_findbin($script->{findbin});
-    local @INC = @{$script->{inc}};    # Its own `use lib` paths, and changes last one request
-    local $^T  = time;
+    local @INC  = @{$script->{inc}};         # Its own `use lib` paths, and changes last one request
+    local $^T   = time;
+
+    # FindBin, when something loaded it, describes the script
+    local @FindBin::{qw(Bin Script RealBin RealScript)}    ## no critic (ProhibitPackageVars)
+        if $INC{'FindBin.pm'};
+    _set_findbin($script->{findbin}) if $INC{'FindBin.pm'};
 
     # Every handler is checked after scripts that mention signals; the usual ones after others
     my @signals = $script->{signals} ? keys %SIG : @SIGNALS;
-    my %sig     = map { $_ => $SIG{$_} } @signals;
+    my @was     = @SIG{@signals};
     CGI::initialize_globals() if defined &CGI::initialize_globals;
     my $chdir = $self->{policy}{chdir};
     my $error = $chdir && !chdir $hit->{dir} ? "Can't chdir to the script's directory: $!" : undef;
@@ -206,7 +214,7 @@ sub _run_script ($self, $script, $hit, $env, $out) {
         $errors->flush;
         untie *STDERR;
     }
-    _restore_signals(\%sig);
+    _restore_signals(\@signals, \@was);
     umask $self->{umask};
     chdir $self->{home} if $chdir;
     $self->_cleanup($script);
@@ -256,11 +264,11 @@ sub _set_findbin ($values) {
         = @$values;
 }
 
-sub _restore_signals ($saved) {
-    for my $name (keys %$saved) {
-        my ($now, $was) = ($SIG{$name}, $saved->{$name});
-        next if (defined $now ? $now : '') eq (defined $was ? $was : '');
-        $SIG{$name} = $was;    ## no critic (RequireLocalizedPunctuationVars) undef is the default
+sub _restore_signals ($names, $was) {
+    my @now = @SIG{@$names};
+    for my $i (0 .. $#now) {
+        next if ($now[$i] // '') eq ($was->[$i] // '');
+        $SIG{$names->[$i]} = $was->[$i];    ## no critic (RequireLocalizedPunctuationVars)
     }
 }
 

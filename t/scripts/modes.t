@@ -108,6 +108,17 @@ for my $mode (qw(cgi-bin perlrun registry)) {
         like $body, qr/^child sees: CGI\/1\.1$/m,        'child processes see the CGI variables';
         like $srv->get("/$mode/env.pl")->{content}, qr/^LEAKED=\(unset\)$/m,
             '%ENV changes do not leak';
+        my $post = HTTP::Tiny->new->post(
+            "http://127.0.0.1:" . $srv->port . "/$mode/env_read.pl",
+            {   content => 'a=1',
+                headers => {'Content-Type' => 'text/x-once', 'X-Once' => 'here'}
+            }
+        )->{content};
+        like $post, qr/^CONTENT_LENGTH=3\nCONTENT_TYPE=text\/x-once\nHTTP_X_ONCE=here$/m,
+            'a POST sees its body\'s variables';
+        like $srv->get("/$mode/env_read.pl")->{content},
+            qr/^CONTENT_LENGTH=\(unset\)\nCONTENT_TYPE=\(unset\)\nHTTP_X_ONCE=\(unset\)$/m,
+            'the next request does not';
     };
     subtest "STDIN is the body, binary-safe: /$mode" => sub {
         my $body = join '', map {chr} 0 .. 255;

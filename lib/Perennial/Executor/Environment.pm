@@ -7,13 +7,20 @@ use Perennial;
 my %SKIP = map { $_ => 1 } qw(HTTP_PROXY HTTP_CONTENT_LENGTH HTTP_CONTENT_TYPE);
 
 sub new ($class, %args) {
-    return bless {
-        setup    => $args{setup_env} // 1,
-        set      => {%{$args{set_env} // {}}},
-        docroot  => $args{document_root} // $args{root},
-        software => "Perennial/$Perennial::VERSION",
-        marker   => "Perennial/$Perennial::VERSION " . ($args{name} // 'Executor'),
+    my $self = bless {
+        setup   => $args{setup_env}     // 1,
+        docroot => $args{document_root} // $args{root},
     }, $class;
+
+    # What is the same for every request of this location, computed once
+    $self->{static} = [
+        GATEWAY_INTERFACE => 'CGI/1.1',
+        SERVER_SOFTWARE   => "Perennial/$Perennial::VERSION",
+        PERENNIAL         => "Perennial/$Perennial::VERSION " . ($args{name} // 'Executor'),
+        DOCUMENT_ROOT     => $self->{docroot},
+    ];
+    $self->{set} = [%{$args{set_env} // {}}];
+    return $self;
 }
 
 # @ARGV of an ISINDEX query (no '='), as mod_cgi gives it
@@ -23,41 +30,53 @@ sub argv ($self, $env) {
     return map {s/%([0-9A-Fa-f]{2})/chr hex $1/ger} split /\+/, $query;
 }
 
-# The variables, as a list of pairs; empty when PerlSetupEnv is Off
+# The variables, as a reference to a list of pairs (SetEnv ones first, so the CGI ones win);
+# an empty list when PerlSetupEnv is Off
 sub variables ($self, $env, $hit) {
-    return () unless $self->{setup};
-    return (%{$self->{set}}, $self->cgi($env, $hit));
+    return [] unless $self->{setup};
+    my $vars = $self->pairs($env, $hit);
+    unshift @$vars, @{$self->{set}} if @{$self->{set}};
+    return $vars;
 }
 
-sub cgi ($self, $env, $hit) {
+sub cgi ($self, $env, $hit) { @{$self->pairs($env, $hit)} }
+
+sub pairs ($self, $env, $hit) {
     my ($host) = ($env->{HTTP_HOST} // $env->{SERVER_NAME} // '') =~ /\A(\[[^\]]*\]|[^:]*)/;
     my @vars = (
-        GATEWAY_INTERFACE => 'CGI/1.1',
-        SERVER_SOFTWARE   => $self->{software},
-        PERENNIAL         => $self->{marker},
-        SERVER_NAME       => $host,
-        SERVER_PORT       => $env->{SERVER_PORT},
-        SERVER_PROTOCOL   => $env->{SERVER_PROTOCOL},
-        REQUEST_METHOD    => $env->{REQUEST_METHOD},
-        REQUEST_URI       => $env->{REQUEST_URI},
-        SCRIPT_NAME       => $hit->{script_name},
-        SCRIPT_FILENAME   => $hit->{file},
-        PATH_INFO         => $hit->{path_info},
-        QUERY_STRING      => $env->{QUERY_STRING} // '',
-        DOCUMENT_ROOT     => $self->{docroot},
-        REMOTE_ADDR       => $env->{REMOTE_ADDR} // '',
-        REMOTE_PORT       => $env->{REMOTE_PORT} // '',
+        @{$self->{static}},
+        @{$hit->{cgi} //= $self->_script_variables($hit)},
+        SERVER_NAME     => $host,
+        SERVER_PORT     => $env->{SERVER_PORT},
+        SERVER_PROTOCOL => $env->{SERVER_PROTOCOL},
+        REQUEST_METHOD  => $env->{REQUEST_METHOD},
+        REQUEST_URI     => $env->{REQUEST_URI},
+        QUERY_STRING    => $env->{QUERY_STRING} // '',
+        REMOTE_ADDR     => $env->{REMOTE_ADDR}  // '',
+        REMOTE_PORT     => $env->{REMOTE_PORT}  // '',
     );
-    push @vars, PATH_TRANSLATED => $self->{docroot} . $hit->{path_info} if length $hit->{path_info};
-    push @vars, HTTPS           => 'on' if ($env->{'psgi.url_scheme'} // '') eq 'https';
-    push @vars, CONTENT_LENGTH  => $env->{CONTENT_LENGTH} if $env->{CONTENT_LENGTH};
-    push @vars, CONTENT_TYPE    => $env->{CONTENT_TYPE}   if defined $env->{CONTENT_TYPE};
-    push @vars, REMOTE_USER     => $env->{REMOTE_USER}    if defined $env->{REMOTE_USER};
+    push @vars, HTTPS          => 'on' if ($env->{'psgi.url_scheme'} // '') eq 'https';
+    push @vars, CONTENT_LENGTH => $env->{CONTENT_LENGTH} if $env->{CONTENT_LENGTH};
+    push @vars, CONTENT_TYPE   => $env->{CONTENT_TYPE}   if defined $env->{CONTENT_TYPE};
+    push @vars, REMOTE_USER    => $env->{REMOTE_USER}    if defined $env->{REMOTE_USER};
 
     # Every request header but Proxy (httpoxy: a client must not set a script's HTTP_PROXY)
-    push @vars,
-        map { ($_ => $env->{$_}) } grep { index($_, 'HTTP_') == 0 && !$SKIP{$_} } keys %$env;
-    return @vars;
+    for my $name (keys %$env) {
+        push @vars, $name, $env->{$name} if index($name, 'HTTP_') == 0 && !$SKIP{$name};
+    }
+    return \@vars;
+}
+
+# What depends only on the script and the URL that named it (kept with the resolved hit)
+sub _script_variables ($self, $hit) {
+    my @vars = (
+        SCRIPT_NAME     => $hit->{script_name},
+        SCRIPT_FILENAME => $hit->{file},
+        PATH_INFO       => $hit->{path_info},
+    );
+    push @vars, PATH_TRANSLATED => $self->{docroot} . $hit->{path_info}
+        if length $hit->{path_info};
+    return \@vars;
 }
 
 1;
@@ -71,7 +90,7 @@ Perennial::Executor::Environment - the CGI/1.1 variables of a request
 =head1 SYNOPSIS
 
     my $cgi = Perennial::Executor::Environment->new(setup_env => 1, root => '/srv/cgi-bin');
-    local %ENV = (%ENV, $cgi->variables($psgi_env, $hit));
+    local %ENV = (%ENV, @{$cgi->variables($psgi_env, $hit)});
 
 =head1 DESCRIPTION
 
@@ -98,8 +117,12 @@ variables (resolved by L<Perennial::Config/passed_env>) are added. With PerlSetu
 
     Perennial::Executor::Environment->new(setup_env => 1, set_env => {A => 1, TZ => 'UTC'});
 
+=head2 pairs
+
+    my $pairs = $cgi->pairs($env, $hit);    # as cgi, by reference
+
 =head2 variables
 
-    my @pairs = $cgi->variables($env, $hit);
+    my $pairs = $cgi->variables($env, $hit);    # [] when PerlSetupEnv is Off
 
 =cut

@@ -4,10 +4,13 @@ use v5.36;
 # The tied STDERR of a resident script: each line goes to the error log with the script's
 # path, as mod_cgi logs "stderr from SCRIPT: ..." for forked scripts
 
-sub TIEHANDLE ($class, $log, $file) { bless {log => $log, file => $file, buf => ''}, $class }
-sub BINMODE   ($self, @layer)       {1}
-sub CLOSE     ($self)               { $self->flush; 1 }
-sub FILENO    ($self)               {undef}
+sub new ($class, $log, $file) { bless {log => $log, file => $file, buf => ''}, $class }
+
+# Tied with the object that new made: one per script, kept from request to request
+sub TIEHANDLE ($class, $self) {$self}
+sub BINMODE   ($self, @layer) {1}
+sub CLOSE     ($self)         { $self->flush; 1 }
+sub FILENO    ($self)         {undef}
 
 # Reopening STDERR inside a request is refused, quietly
 sub OPEN ($self, @args) {0}
@@ -48,7 +51,8 @@ Perennial::Executor::Errors - a resident script's STDERR, into the error log lin
 
 =head1 SYNOPSIS
 
-    tie local *STDERR, 'Perennial::Executor::Errors', $log, $script_path;
+    my $errors = Perennial::Executor::Errors->new($log, $script_path);
+    tie local *STDERR, 'Perennial::Executor::Errors', $errors;
     print STDERR "something odd\n";    # [error] stderr from /srv/cgi-bin/x.pl: something odd
 
 =head1 DESCRIPTION
@@ -62,5 +66,9 @@ when the request ends.
 =head2 flush
 
     tied(*STDERR)->flush;
+
+=head2 new
+
+    my $errors = Perennial::Executor::Errors->new($log, $script_path);
 
 =cut

@@ -1,0 +1,2 @@
+#!/usr/bin/perl
+print "Content-Type: text/plain\n\nHello\n";
