@@ -11,7 +11,6 @@ our @EXPORT_OK = qw(parse_cgi_headers);
 
 my $BUFFER     = 8192;
 my $HEAD_LIMIT = 65_536;
-my $TOKEN      = qr/\A[!#\$%&'*+.^_`|~0-9A-Za-z-]+\z/;
 
 sub new ($class, %args) {
     return bless {
@@ -88,9 +87,8 @@ sub parse_cgi_headers ($head) {
     my ($status, @headers, $location);
     for my $line (split /\r?\n/, $head) {
         return (undef, undef, "malformed header from script: '$line'")
-            unless $line =~ /\A([^:\s]+):[ \t]*(.*?)[ \t]*\z/s;
+            unless $line =~ /\A([!#\$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*\z/s;
         my ($name, $value) = ($1, $2);
-        return (undef, undef, "malformed header from script: '$line'")       if $name  !~ $TOKEN;
         return (undef, undef, "header '$name' from script holds a CR or LF") if $value =~ /[\r\n]/;
         if (lc $name eq 'status') {
             return (undef, undef, "bad Status header from script: '$value'")

@@ -20,7 +20,8 @@ sub resolve ($self, $env) {
     my $path = $env->{PATH_INFO} // '';
 
     # Checked before the cache: the decoded path may hide what the raw one says
-    return 404 if index($path, "\0") >= 0 || ($env->{REQUEST_URI} // '') =~ /%2f|%00|%5c/i;
+    my $uri = $env->{REQUEST_URI} // '';
+    return 404 if index($path, "\0") >= 0 || (index($uri, '%') >= 0 && $uri =~ /%2f|%00|%5c/i);
     my $hit = $self->{cache}{$path};
     return $hit if $hit && $self->_still_good($hit);
     delete $self->{cache}{$path};

@@ -1,2 +1,0 @@
-#!/usr/bin/perl
-print "Content-Type: text/plain\n\nHello\n";
