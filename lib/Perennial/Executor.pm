@@ -22,8 +22,8 @@ use Perennial::Executor::Resolver;
 my $IN_REQUEST  = 0;
 my %POLICY_KEYS = map { $_ => 1 } qw(cache flush reset_inc chdir);
 my @SIGNALS     = qw(ALRM CHLD HUP INT PIPE TERM USR1 USR2 __DIE__);
-my %CGI_SET;       # The CGI variables script requests of this process put in %ENV: name => serial
-my $SERIAL = 0;    # Which script request set them last
+my %CGI_SET;           # The CGI variables the last script request of this process put in %ENV
+my $CGI_NAMES = '';    # Their names, joined, to see at once that the set is the same
 
 # exit in a script ends the request, not the worker (compiled scripts call this)
 BEGIN {
@@ -64,8 +64,10 @@ sub _compile ($self, $hit) {
     close $fh;
     my $package = Perennial::Executor::Compiler->package_for($self->{root_ns}, $file);
 
-    # A script's `use lib` belongs to that script: kept with it, not left for the others
+    # A script's `use lib` belongs to that script: kept with it, not left for the others. Its
+    # BEGIN blocks see $0 as its path, and so does FindBin if the script is the first to load it
     local @INC = @INC;
+    local $0   = $file;
     local @FindBin::{qw(Bin Script RealBin RealScript)};    ## no critic (ProhibitPackageVars)
     my $findbin = _findbin_values($file);
     _set_findbin($findbin);
@@ -155,7 +157,7 @@ sub respond ($self, $script, $hit, $env, $respond) {
 # The script runs with the CGI environment (in %ENV unless PerlSetupEnv is Off, and put back
 # afterwards), STDIN, STDOUT and a clean set of globals
 sub _run ($self, $script, $hit, $env, $out) {
-    _set_env($self->{env}->variables($env, $hit));
+    _set_env($self->{env}->groups($env, $hit));
     return $self->_run_script($script, $hit, $env, $out) unless $script->{writes_env};
 
     # A script that writes %ENV itself gets the whole environment back afterwards
@@ -166,21 +168,28 @@ sub _run ($self, $script, $hit, $env, $out) {
 # The CGI variables go into the real environment (XS code and child processes see them), but
 # only those that differ from what %ENV holds are set, and those an earlier script request set
 # that this one has not are removed: most of them (server, client, script) do not change
-# between requests. Pairs come in order; a later one wins.
-sub _set_env ($pairs) {
-    my $serial = ++$SERIAL;
-    for (my $i = 0; $i < @$pairs; $i += 2) {    ## no critic (ProhibitCStyleForLoops) pairs
-        $CGI_SET{$pairs->[$i]} = $serial;
-        my $now = $ENV{$pairs->[$i]};
-        $ENV{$pairs->[$i]} = $pairs->[$i + 1]    ## no critic (RequireLocalizedPunctuationVars)
-            unless defined $now && $now eq $pairs->[$i + 1];
+# between requests, and a whole group that is already in place is seen with one join. (An
+# empty value and a missing variable join alike; each group has a variable that is never
+# empty, so a group that was removed is always set again.)
+sub _set_env ($groups) {
+    no warnings 'uninitialized';    ## no critic (ProhibitNoWarnings) undef is '' in the joins
+    my @names;
+    for my $group (@$groups) {
+        my ($names, $values, $joined) = @$group;
+        push @names, @$names;
+        next if join("\0", @ENV{@$names}) eq ($joined // join "\0", @$values);
+        for my $i (0 .. $#$names) {
+            my $now = $ENV{$names->[$i]};
+            next if defined $now && $now eq $values->[$i];
+            $ENV{$names->[$i]} = $values->[$i];    ## no critic (RequireLocalizedPunctuationVars)
+        }
     }
-    return if keys %CGI_SET == @$pairs / 2;      # Nothing left over from before
-    for my $name (keys %CGI_SET) {
-        next if $CGI_SET{$name} == $serial;
-        delete $ENV{$name};
-        delete $CGI_SET{$name};
-    }
+    my $key = join ' ', @names;
+    return if $key eq $CGI_NAMES;
+    my %now = map { $_ => 1 } @names;
+    delete @ENV{grep { !$now{$_} } keys %CGI_SET};
+    %CGI_SET   = %now;
+    $CGI_NAMES = $key;
 }
 
 sub _run_script ($self, $script, $hit, $env, $out) {

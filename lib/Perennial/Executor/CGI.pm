@@ -23,7 +23,6 @@ sub _child ($self, $hit, $env, $stdin, $stdout, $stderr) {
     my %env = (
         PATH => $ENV{PATH} // '/usr/local/bin:/usr/bin:/bin',
         $self->{env}->cgi($env, $hit),
-        @{$self->{env}{set}}
     );
 
     # The child's own environment, until exec

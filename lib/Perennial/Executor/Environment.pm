@@ -4,7 +4,9 @@ use Perennial;
 
 # The CGI/1.1 environment of RFC 3875 for one request, built from the PSGI environment
 
-my %SKIP = map { $_ => 1 } qw(HTTP_PROXY HTTP_CONTENT_LENGTH HTTP_CONTENT_TYPE);
+# Request headers that are not exported: Proxy would become HTTP_PROXY (httpoxy), and the
+# body's length and type have their own variables
+my $HEADER = qr/\AHTTP_(?!PROXY\z|CONTENT_LENGTH\z|CONTENT_TYPE\z)/;
 
 sub new ($class, %args) {
     my $self = bless {
@@ -12,14 +14,15 @@ sub new ($class, %args) {
         docroot => $args{document_root} // $args{root},
     }, $class;
 
-    # What is the same for every request of this location, computed once
+    # What is the same for every request of this location, computed once; SetEnv ones first,
+    # so that a CGI variable of the same name wins
     $self->{static} = [
+        %{$args{set_env} // {}},
         GATEWAY_INTERFACE => 'CGI/1.1',
         SERVER_SOFTWARE   => "Perennial/$Perennial::VERSION",
         PERENNIAL         => "Perennial/$Perennial::VERSION " . ($args{name} // 'Executor'),
         DOCUMENT_ROOT     => $self->{docroot},
     ];
-    $self->{set} = [%{$args{set_env} // {}}];
     return $self;
 }
 
@@ -30,53 +33,60 @@ sub argv ($self, $env) {
     return map {s/%([0-9A-Fa-f]{2})/chr hex $1/ger} split /\+/, $query;
 }
 
-# The variables, as a reference to a list of pairs (SetEnv ones first, so the CGI ones win);
-# an empty list when PerlSetupEnv is Off
-sub variables ($self, $env, $hit) {
-    return [] unless $self->{setup};
-    my $vars = $self->pairs($env, $hit);
-    unshift @$vars, @{$self->{set}} if @{$self->{set}};
-    return $vars;
+# All the variables as one list of pairs, as a forked script gets them
+sub cgi ($self, $env, $hit) {
+    return map {
+        my ($names, $values) = @$_;
+        map { ($names->[$_], $values->[$_]) } 0 .. $#$names
+    } $self->_groups($env, $hit);
 }
 
-sub cgi ($self, $env, $hit) { @{$self->pairs($env, $hit)} }
+# The variables in groups that tend to change together: [names, values, joined values] for
+# the location and script (the same on every request, so kept with the resolved hit), [names,
+# values] for the request line and server, the request headers, and the client's port (new
+# with every connection). None when PerlSetupEnv is Off.
+sub groups ($self, $env, $hit) {
+    return $self->{setup} ? [$self->_groups($env, $hit)] : [];
+}
 
-sub pairs ($self, $env, $hit) {
+sub _groups ($self, $env, $hit) {
     my ($host) = ($env->{HTTP_HOST} // $env->{SERVER_NAME} // '') =~ /\A(\[[^\]]*\]|[^:]*)/;
-    my @vars = (
-        @{$self->{static}},
-        @{$hit->{cgi} //= $self->_script_variables($hit)},
-        SERVER_NAME     => $host,
-        SERVER_PORT     => $env->{SERVER_PORT},
-        SERVER_PROTOCOL => $env->{SERVER_PROTOCOL},
-        REQUEST_METHOD  => $env->{REQUEST_METHOD},
-        REQUEST_URI     => $env->{REQUEST_URI},
-        QUERY_STRING    => $env->{QUERY_STRING} // '',
-        REMOTE_ADDR     => $env->{REMOTE_ADDR}  // '',
-        REMOTE_PORT     => $env->{REMOTE_PORT}  // '',
+    my @names = qw(SERVER_NAME SERVER_PORT SERVER_PROTOCOL REQUEST_METHOD REQUEST_URI
+        QUERY_STRING REMOTE_ADDR);
+    my @values = (
+        $host,
+        @$env{qw(SERVER_PORT SERVER_PROTOCOL REQUEST_METHOD REQUEST_URI)},
+        $env->{QUERY_STRING} // '',
+        $env->{REMOTE_ADDR}  // ''
     );
-    push @vars, HTTPS          => 'on' if ($env->{'psgi.url_scheme'} // '') eq 'https';
-    push @vars, CONTENT_LENGTH => $env->{CONTENT_LENGTH} if $env->{CONTENT_LENGTH};
-    push @vars, CONTENT_TYPE   => $env->{CONTENT_TYPE}   if defined $env->{CONTENT_TYPE};
-    push @vars, REMOTE_USER    => $env->{REMOTE_USER}    if defined $env->{REMOTE_USER};
-
-    # Every request header but Proxy (httpoxy: a client must not set a script's HTTP_PROXY)
-    for my $name (keys %$env) {
-        push @vars, $name, $env->{$name} if index($name, 'HTTP_') == 0 && !$SKIP{$name};
+    if (($env->{'psgi.url_scheme'} // '') eq 'https') { push @names, 'HTTPS'; push @values, 'on' }
+    for my $name (qw(CONTENT_LENGTH CONTENT_TYPE REMOTE_USER)) {
+        next unless $name eq 'CONTENT_LENGTH' ? $env->{$name} : defined $env->{$name};
+        push @names,  $name;
+        push @values, $env->{$name};
     }
-    return \@vars;
+    my @headers = sort grep {/$HEADER/o} keys %$env;
+    return (
+        $hit->{cgi} //= $self->_script_group($hit),
+        [\@names,         \@values],
+        [\@headers,       [@$env{@headers}]],
+        [['REMOTE_PORT'], [$env->{REMOTE_PORT} // '']]
+    );
 }
 
-# What depends only on the script and the URL that named it (kept with the resolved hit)
-sub _script_variables ($self, $hit) {
-    my @vars = (
+# What depends only on the location, the script and the URL that named it
+sub _script_group ($self, $hit) {
+    my @pairs = (
+        @{$self->{static}},
         SCRIPT_NAME     => $hit->{script_name},
         SCRIPT_FILENAME => $hit->{file},
         PATH_INFO       => $hit->{path_info},
     );
-    push @vars, PATH_TRANSLATED => $self->{docroot} . $hit->{path_info}
+    push @pairs, PATH_TRANSLATED => $self->{docroot} . $hit->{path_info}
         if length $hit->{path_info};
-    return \@vars;
+    my @names  = @pairs[grep { $_ % 2 == 0 } 0 .. $#pairs];
+    my @values = @pairs[grep { $_ % 2 } 0 .. $#pairs];
+    return [\@names, \@values, join "\0", @values];
 }
 
 1;
@@ -90,7 +100,7 @@ Perennial::Executor::Environment - the CGI/1.1 variables of a request
 =head1 SYNOPSIS
 
     my $cgi = Perennial::Executor::Environment->new(setup_env => 1, root => '/srv/cgi-bin');
-    local %ENV = (%ENV, @{$cgi->variables($psgi_env, $hit)});
+    local %ENV = (%ENV, $cgi->cgi($psgi_env, $hit));
 
 =head1 DESCRIPTION
 
@@ -101,7 +111,8 @@ CONTENT_TYPE, HTTPS when the scheme is https, and HTTP_* for each request header
 C<Proxy> (httpoxy). C<PERENNIAL> tells a script where it runs (for example
 C<Perennial/0.01 ModPerl::Registry>); C<MOD_PERL> is deliberately not set, because CGI.pm would
 then look for Apache's request object. PerlSetEnv/SetEnv values and PerlPassEnv/PassEnv
-variables (resolved by L<Perennial::Config/passed_env>) are added. With PerlSetupEnv Off, C<variables> returns nothing.
+variables (resolved by L<Perennial::Config/passed_env>) are added. With PerlSetupEnv Off,
+C<groups> returns nothing.
 
 =head1 METHODS
 
@@ -113,16 +124,15 @@ variables (resolved by L<Perennial::Config/passed_env>) are added. With PerlSetu
 
     my %vars = $cgi->cgi($env, $hit);
 
+=head2 groups
+
+    for my $group (@{$cgi->groups($env, $hit)}) { my ($names, $values) = @$group; ... }
+
+The same variables in groups that tend to change together, so a caller can see at once that
+a whole group is already in place; an empty list when PerlSetupEnv is Off.
+
 =head2 new
 
     Perennial::Executor::Environment->new(setup_env => 1, set_env => {A => 1, TZ => 'UTC'});
-
-=head2 pairs
-
-    my $pairs = $cgi->pairs($env, $hit);    # as cgi, by reference
-
-=head2 variables
-
-    my $pairs = $cgi->variables($env, $hit);    # [] when PerlSetupEnv is Off
 
 =cut

@@ -20,8 +20,7 @@ sub resolve ($self, $env) {
     my $path = $env->{PATH_INFO} // '';
 
     # Checked before the cache: the decoded path may hide what the raw one says
-    my $uri = $env->{REQUEST_URI} // '';
-    return 404 if index($path, "\0") >= 0 || (index($uri, '%') >= 0 && $uri =~ /%2f|%00|%5c/i);
+    return 404 if _hides_something($path, $env->{REQUEST_URI} // '');
     my $hit = $self->{cache}{$path};
     return $hit if $hit && $self->_still_good($hit);
     delete $self->{cache}{$path};
@@ -51,6 +50,12 @@ sub resolve ($self, $env) {
         return $self->_fresh($hit);
     }
     return 404;    # A directory: no listings here
+}
+
+# A NUL byte, or an encoded slash, NUL or backslash in the URI as the client wrote it
+sub _hides_something ($path, $uri) {
+    return 1 if index($path, "\0") >= 0;
+    return index($uri, '%') >= 0 && $uri =~ /%2f|%00|%5c/i ? 1 : 0;
 }
 
 # A known URL: trusted for ever, for a while, or after one stat() shows the same file
