@@ -117,6 +117,42 @@ CONF
     $srv->stop;
 };
 
+subtest 'PerlScriptCheck SECONDS looks at the file at most that often' => sub {
+    my $dir   = tempdir(CLEANUP => 1);
+    my $write = sub ($version, $when) {
+        open(my $fh, '>', "$dir/version.pl") or die $!;
+        print {$fh} qq{#!/usr/bin/perl\nprint "Content-Type: text/plain\\n\\n$version\\n";\n};
+        close $fh;
+        utime $when, $when, "$dir/version.pl";
+    };
+    $write->('v1', time);
+    my $srv = start_server(workers => 1, conf => <<"CONF");
+Alias /hour $dir
+Alias /second $dir
+<Location /hour>
+    SetHandler perl-script
+    PerlResponseHandler ModPerl::Registry
+    Options +ExecCGI
+    PerlScriptCheck 3600
+</Location>
+<Location /second>
+    SetHandler perl-script
+    PerlResponseHandler ModPerl::Registry
+    Options +ExecCGI
+    PerlScriptCheck 1
+</Location>
+CONF
+    is $srv->get('/hour/version.pl')->{content},   "v1\n", 'v1, checked every hour';
+    is $srv->get('/second/version.pl')->{content}, "v1\n", 'v1, checked every second';
+    $write->('v2', time + 10);
+    is $srv->get('/hour/version.pl')->{content}, "v1\n", 'not looked at again within the hour';
+    ok wait_until(sub { $srv->get('/second/version.pl')->{content} eq "v2\n" },
+        10, 'v2 after a second'),
+        'looked at again once the second is over';
+    unlike $srv->error_log, qr/uninitialized/, 'no warnings on the way';
+    $srv->stop;
+};
+
 subtest 'PerlRun forgets required files; Registry keeps them' => sub {
     my $dir = tempdir(CLEANUP => 1);
     open(my $lib, '>', "$dir/lib.pl") or die $!;

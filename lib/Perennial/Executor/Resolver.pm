@@ -11,8 +11,14 @@ use Time::HiRes ();
 sub new ($class, %args) {
     my $root = realpath($args{root}) // die "Can't find script directory \"$args{root}\": $!\n";
     die "Script directory \"$args{root}\" is not a directory\n" unless -d $root;
-    return bless {root => $root, check => $args{check} // 'always', cache => {}, real => {}},
-        $class;
+    my $check = $args{check} // 'always';
+    return bless {
+        root    => $root,
+        check   => $check,
+        seconds => $check =~ /\A\d+\z/ ? $check : 0,
+        cache   => {},
+        real    => {}
+    }, $class;
 }
 
 # Returns {file, script_name, path_info, mtime} or an HTTP status
@@ -60,12 +66,13 @@ sub _hides_something ($path, $uri) {
 
 # A known URL: trusted for ever, for a while, or after one stat() shows the same file
 sub _still_good ($self, $hit) {
-    my $check = $self->{check};
-    return 1 if $check eq 'never' || ($check ne 'always' && $hit->{until} > Time::HiRes::time());
+    return 1
+        if $self->{check} eq 'never'
+        || ($self->{seconds} && $hit->{until} > Time::HiRes::time());
     my @st = stat $hit->{file};
     return 0 unless @st && -f _ && $st[1] == $hit->{ino};
     $hit->{mtime} = $st[9];
-    $self->_fresh($hit);
+    $self->_fresh($hit) if $self->{seconds};
     return 1;
 }
 
