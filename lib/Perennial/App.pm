@@ -32,9 +32,10 @@ sub build ($class, $config, $log = undef) {
 }
 
 # The executor for one mount, from its merged settings
-sub _executor ($config, $log, $top, $dir, $set) {
+sub _executor ($config, $log, $top, $url, $dir, $set) {
     my %common = (
         root     => $dir,
+        location => $url || '/',
         log      => $log,
         dispatch => $top,
         exec_cgi => $set->{exec_cgi} // 0,
@@ -118,7 +119,7 @@ sub _script_mounts ($config, $log, $top) {
             unless defined $dir;
         my $set = _dir_settings($config, $dir);
         _merge($set, $loc);
-        push @routes, [$url || '/', _executor($config, $log, $top, $dir, $set)];
+        push @routes, [$url || '/', _executor($config, $log, $top, $url, $dir, $set)];
         $mounted{$url} = 1;
     }
     for my $alias (@{$config->aliases}) {
@@ -131,7 +132,7 @@ sub _script_mounts ($config, $log, $top) {
             "$where: nothing handles $alias->{url}: Perennial runs scripts and PSGI applications, not static "
             . "files; add a <Location> or <Directory> with SetHandler\n"
             unless $set->{handler};
-        push @routes, [$url || '/', _executor($config, $log, $top, $alias->{dir}, $set)];
+        push @routes, [$url || '/', _executor($config, $log, $top, $url, $alias->{dir}, $set)];
     }
     return @routes;
 }

@@ -9,6 +9,7 @@ use Symbol         ();
 use Perennial::Executor::Compiler;
 use Perennial::Executor::Environment;
 use Perennial::Executor::Errors;
+use Perennial::Executor::Inc;
 use Perennial::Executor::Output;
 use Perennial::Executor::Resolver;
 
@@ -16,14 +17,13 @@ use Perennial::Executor::Resolver;
 # policy; Registry and PerlRun are this class with different policy hashes:
 #   cache     mtime: compile once, again when the file changes | never: compile every request
 #   flush     empty the script's package after each request (PerlRun)
-#   reset_inc forget files the script require'd that are not modules (PerlRun)
+#   reset_inc forget files the script require'd that are not modules (PerlRun); otherwise they
+#             stay the script's own (Perennial::Executor::Inc)
 #   chdir     run with the script's directory as the current directory
 
 my $IN_REQUEST  = 0;
 my %POLICY_KEYS = map { $_ => 1 } qw(cache flush reset_inc chdir);
 my @SIGNALS     = qw(ALRM CHLD HUP INT PIPE TERM USR1 USR2 __DIE__);
-my %CGI_SET;           # The CGI variables the last script request of this process put in %ENV
-my $CGI_NAMES = '';    # Their names, joined, to see at once that the set is the same
 
 # exit in a script ends the request, not the worker (compiled scripts call this)
 BEGIN {
@@ -45,7 +45,7 @@ sub new ($class, %args) {
         env      => Perennial::Executor::Environment->new(%args),
         exec_cgi => $args{exec_cgi} // 1,
         dispatch => $args{dispatch},
-        root_ns  => 'Perennial::ROOT::' . ($args{name} // 'Executor') =~ s/[^A-Za-z0-9_:]/_/gr,
+        root_ns  => _root_namespace($args{name} // 'Executor', $args{location}),
         cache    => {},
         home     => getcwd(),
         umask    => umask,
@@ -71,7 +71,12 @@ sub _compile ($self, $hit) {
     local @FindBin::{qw(Bin Script RealBin RealScript)};    ## no critic (ProhibitPackageVars)
     my $findbin = _findbin_values($file);
     _set_findbin($findbin);
-    local $SIG{__WARN__} = sub ($msg) { $self->{log}->warn("$file: $msg") };
+
+    # A library loaded again after it changed redefines its subs: that is the point, not news
+    my $reload = delete $self->{reloading};
+    local $SIG{__WARN__} = sub ($msg) {
+        $self->{log}->warn("$file: $msg") unless $reload && $msg =~ /\ASubroutine \S+ redefined /;
+    };
     my $compiled = eval {
         Perennial::Executor::Compiler->compile(
             path    => $file,
@@ -83,6 +88,7 @@ sub _compile ($self, $hit) {
     $self->{log}->warn("$file: -T is ignored: taint mode belongs to the whole interpreter")
         if $compiled->{taint};
     $compiled->{mtime}   = $hit->{mtime};
+    $compiled->{checked} = $hit->{stamp};    # Its libraries are as loaded now
     $compiled->{inc}     = [@INC];
     $compiled->{findbin} = $findbin;
     $compiled->{warn}    = sub ($msg) { $self->{log}->warn("$file: $msg") };
@@ -157,39 +163,12 @@ sub respond ($self, $script, $hit, $env, $respond) {
 # The script runs with the CGI environment (in %ENV unless PerlSetupEnv is Off, and put back
 # afterwards), STDIN, STDOUT and a clean set of globals
 sub _run ($self, $script, $hit, $env, $out) {
-    _set_env($self->{env}->groups($env, $hit));
+    Perennial::Executor::Environment->apply($self->{env}->groups($env, $hit));
     return $self->_run_script($script, $hit, $env, $out) unless $script->{writes_env};
 
     # A script that writes %ENV itself gets the whole environment back afterwards
     local %ENV = %ENV;
     return $self->_run_script($script, $hit, $env, $out);
-}
-
-# The CGI variables go into the real environment (XS code and child processes see them), but
-# only those that differ from what %ENV holds are set, and those an earlier script request set
-# that this one has not are removed: most of them (server, client, script) do not change
-# between requests, and a whole group that is already in place is seen with one join. (An
-# empty value and a missing variable join alike; each group has a variable that is never
-# empty, so a group that was removed is always set again.)
-sub _set_env ($groups) {
-    no warnings 'uninitialized';    ## no critic (ProhibitNoWarnings) undef is '' in the joins
-    my @names;
-    for my $group (@$groups) {
-        my ($names, $values, $joined) = @$group;
-        push @names, @$names;
-        next if join("\0", @ENV{@$names}) eq ($joined // join "\0", @$values);
-        for my $i (0 .. $#$names) {
-            my $now = $ENV{$names->[$i]};
-            next if defined $now && $now eq $values->[$i];
-            $ENV{$names->[$i]} = $values->[$i];    ## no critic (RequireLocalizedPunctuationVars)
-        }
-    }
-    my $key = join ' ', @names;
-    return if $key eq $CGI_NAMES;
-    my %now = map { $_ => 1 } @names;
-    delete @ENV{grep { !$now{$_} } keys %CGI_SET};
-    %CGI_SET   = %now;
-    $CGI_NAMES = $key;
 }
 
 sub _run_script ($self, $script, $hit, $env, $out) {
@@ -216,7 +195,9 @@ sub _run_script ($self, $script, $hit, $env, $out) {
     CGI::initialize_globals() if defined &CGI::initialize_globals;
     my $chdir = $self->{policy}{chdir};
     my $error = $chdir && !chdir $hit->{dir} ? "Can't chdir to the script's directory: $!" : undef;
+    Perennial::Executor::Inc->enter($script);
     $error //= $self->_call($script, $file);
+    Perennial::Executor::Inc->leave($script, $chdir ? $hit->{dir} : $self->{home});
     {
         no warnings 'untie';   ## no critic (ProhibitNoWarnings) the executor still holds the object
         untie *STDOUT;
@@ -250,14 +231,21 @@ sub _call ($self, $script, $file) {
     return $err;
 }
 
-# PerlRun: the package goes, and so do non-module files the script required
+# PerlRun: the package goes, and so do the files the script required that are not modules
 sub _cleanup ($self, $script) {
     my $policy = $self->{policy};
     Symbol::delete_package($script->{package}) if $policy->{flush};
-    return unless $policy->{reset_inc};
-    for my $inc (keys %INC) {
-        delete $INC{$inc} if $inc !~ /\.pm\z/ && !$script->{inc_before}{$inc};
-    }
+    delete $script->{own}                      if $policy->{reset_inc};
+    return;
+}
+
+# Scripts compile into packages named from the handler, the location (one segment, so a
+# location and a path never make the same name) and the file: the same file under two
+# locations is two scripts, each with its own globals and check policy
+sub _root_namespace ($name, $location) {
+    my $root = 'Perennial::ROOT::' . $name =~ s/[^A-Za-z0-9_:]/_/gr;
+    return $root unless defined $location;
+    return "${root}::" . $location =~ s/([^A-Za-z0-9_])/sprintf '_%2x', ord $1/ger;
 }
 
 # FindBin describes the program, which here is the script, not bin/perennial (mod_perl gets
@@ -284,16 +272,34 @@ sub _restore_signals ($names, $was) {
 sub prepare ($self, $hit) {
     my $cached = $self->{cache}{$hit->{file}};
     return ($cached, undef)
-        if $cached && $self->{policy}{cache} eq 'mtime' && $cached->{mtime} == $hit->{mtime};
-    my %inc_before = map { $_ => 1 } keys %INC;
+        if $cached
+        && $self->{policy}{cache} eq 'mtime'
+        && $cached->{mtime} == $hit->{mtime}
+        && !$self->_libraries_changed($cached, $hit);
 
-    # A changed script starts from an empty package: no stale subs, no "redefined" warnings
+    # A changed script starts from an empty package: no stale subs, no "redefined" warnings.
+    # It compiles where it will run, so a BEGIN-time require of a relative path finds its file.
     Symbol::delete_package($cached->{package}) if $cached;
+    my $chdir = $self->{policy}{chdir};
+    chdir $hit->{dir} or return (undef, "Can't chdir to the script's directory: $!") if $chdir;
+    Perennial::Executor::Inc->enter({});
     my ($compiled, $err) = $self->_compile($hit);
+    Perennial::Executor::Inc->leave($compiled // {}, $chdir ? $hit->{dir} : $self->{home});
+    chdir $self->{home} if $chdir;
     return (undef, $err) unless $compiled;
-    $compiled->{inc_before} = \%inc_before;
     $self->{cache}{$hit->{file}} = $compiled if $self->{policy}{cache} eq 'mtime';
     return ($compiled, undef);
+}
+
+# Looked at when the script itself is (PerlScriptCheck): a library it loaded from outside
+# perl's own directories that changed recompiles it, and the library is loaded again
+sub _libraries_changed ($self, $script, $hit) {
+    return 0 if !$script->{deps} || ($script->{checked} // -1) == $hit->{stamp};
+    $script->{checked} = $hit->{stamp};
+    my @changed = Perennial::Executor::Inc->changed($script) or return 0;
+    $self->{log}->info("$hit->{file}: compiling again, changed: @changed");
+    $self->{reloading} = 1;
+    return 1;
 }
 
 1;
@@ -325,7 +331,11 @@ See L<Perennial::Manual::Scripts> for the whole behaviour.
 =head2 new
 
     my $executor = Perennial::Executor->new(root => $dir, log => $log, policy => \%policy,
-        check => 'always', exec_cgi => 1, setup_env => 1, set_env => {});
+        name => 'ModPerl::Registry', location => '/registry', check => 'always',
+        exec_cgi => 1, setup_env => 1, set_env => {});
+
+C<name> (the handler) and C<location> name the packages scripts compile into:
+C<Perennial::ROOT::ModPerl::Registry::_2fregistry::srv::cgi_2dbin::hello_2epl>.
 
 =head2 prepare
 

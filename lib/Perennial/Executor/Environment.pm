@@ -8,6 +8,36 @@ use Perennial;
 # body's length and type have their own variables
 my $HEADER = qr/\AHTTP_(?!PROXY\z|CONTENT_LENGTH\z|CONTENT_TYPE\z)/;
 
+my %CGI_SET;           # The CGI variables the last script request of this process put in %ENV
+my $CGI_NAMES = '';    # Their names, joined, to see at once that the set is the same
+
+# The CGI variables go into the real environment (XS code and child processes see them), but
+# only those that differ from what %ENV holds are set, and those an earlier script request set
+# that this one has not are removed: most of them (server, client, script) do not change
+# between requests, and a whole group that is already in place is seen with one join. (An
+# empty value and a missing variable join alike; each group has a variable that is never
+# empty, so a group that was removed is always set again.)
+sub apply ($class, $groups) {
+    no warnings 'uninitialized';    ## no critic (ProhibitNoWarnings) undef is '' in the joins
+    my @names;
+    for my $group (@$groups) {
+        my ($names, $values, $joined) = @$group;
+        push @names, @$names;
+        next if join("\0", @ENV{@$names}) eq ($joined // join "\0", @$values);
+        for my $i (0 .. $#$names) {
+            my $now = $ENV{$names->[$i]};
+            next if defined $now && $now eq $values->[$i];
+            $ENV{$names->[$i]} = $values->[$i];    ## no critic (RequireLocalizedPunctuationVars)
+        }
+    }
+    my $key = join ' ', @names;
+    return if $key eq $CGI_NAMES;
+    my %now = map { $_ => 1 } @names;
+    delete @ENV{grep { !$now{$_} } keys %CGI_SET};
+    %CGI_SET   = %now;
+    $CGI_NAMES = $key;
+}
+
 sub new ($class, %args) {
     my $self = bless {
         setup   => $args{setup_env}     // 1,
@@ -115,6 +145,14 @@ variables (resolved by L<Perennial::Config/passed_env>) are added. With PerlSetu
 C<groups> returns nothing.
 
 =head1 METHODS
+
+=head2 apply
+
+    Perennial::Executor::Environment->apply($cgi->groups($env, $hit));
+
+Puts the variables in C<%ENV>: the real environment, so XS code and child processes see them.
+Only those that differ from what C<%ENV> holds are set, and those an earlier script request
+of this process set that this one has not are removed.
 
 =head2 argv
 

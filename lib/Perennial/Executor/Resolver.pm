@@ -48,6 +48,7 @@ sub resolve ($self, $env) {
             file        => $file,
             path_info   => $rest,
             mtime       => $st[9],
+            stamp       => ++$self->{stamps},
             ino         => $st[1],
             script_name => ($env->{SCRIPT_NAME} // '')
                 . substr($path, 0, length($path) - length $rest)
@@ -72,6 +73,7 @@ sub _still_good ($self, $hit) {
     my @st = stat $hit->{file};
     return 0 unless @st && -f _ && $st[1] == $hit->{ino};
     $hit->{mtime} = $st[9];
+    $hit->{stamp} = ++$self->{stamps};    # Which look this was: libraries are looked at with it
     $self->_fresh($hit) if $self->{seconds};
     return 1;
 }

@@ -1,0 +1,122 @@
+package Perennial::Executor::Inc;
+use v5.36;
+use Config;
+
+# A resident script's share of %INC. Files it requires that are not modules (`require
+# "lib.pl"`) are its own: they are in %INC only while it runs, so another script that requires
+# a file of the same name gets its own copy (mod_cgi's behaviour; under ModPerl::Registry the
+# second script silently gets nothing). Everything it loads from outside perl's own library
+# directories is remembered with its mtime, so that a changed library recompiles the script.
+# Noticing what is new costs a count of %INC's keys per request; the keys are walked only
+# when the count changed.
+
+my @SYSTEM = _perl_dirs();
+my %KNOWN;         # The %INC keys that were there at the last look (shared modules)
+my $COUNT = -1;    # How many
+
+# Before a script runs: its own files are back in %INC
+sub enter ($class, $script) {
+    _sync() if keys %INC != $COUNT;
+    my $own = $script->{own} or return;
+    @INC{keys %$own} = values %$own; ## no critic (RequireLocalizedPunctuationVars) %INC, on purpose
+    return;
+}
+
+# After a script ran or compiled: what it loaded is noticed, and its own files leave %INC.
+# $dir is the directory relative paths in %INC were loaded from.
+sub leave ($class, $script, $dir) {
+    my $own = $script->{own} //= {};
+    delete @INC{keys %$own};
+    return if keys %INC == $COUNT;
+    for my $key (grep { !$KNOWN{$_} } keys %INC) {
+        my $path = $INC{$key};
+        if   ($key !~ /\.pm\z/) { $own->{$key} = delete $INC{$key} }
+        else                    { $KNOWN{$key} = 1 }
+        next                 if ref $path || !defined $path;
+        $path = "$dir/$path" if $path !~ m{\A/};
+        next                 if grep { index($path, "$_/") == 0 } @SYSTEM;
+        $script->{deps}{$key} = [$path, (stat $path)[9] // 0];
+    }
+    $COUNT = keys %INC;
+    return;
+}
+
+# The libraries of a script that changed on disk since it loaded them; they are taken out of
+# %INC so that the recompiled script loads them again
+sub changed ($class, $script) {
+    my @changed;
+    while (my ($key, $dep) = each %{$script->{deps} // {}}) {
+        push @changed, $key if ((stat $dep->[0])[9] // -1) != $dep->[1];
+    }
+    for my $key (@changed) {
+        delete $INC{$key};
+        delete $KNOWN{$key};
+    }
+    $COUNT = -1 if @changed;
+    return @changed;
+}
+
+# Perl's own library directories: those of its build configuration and the @INC it starts
+# with (Debian adds /etc/perl and perl-base), asked of a perl with no PERL5LIB, once
+sub _perl_dirs () {
+    my @dirs = map { $Config{$_} // '' }
+        qw(privlibexp archlibexp sitelibexp sitearchexp vendorlibexp vendorarchexp);
+    delete local @ENV{qw(PERL5LIB PERLLIB PERL5OPT)};
+    if (open(my $perl, '-|', $^X, '-e', 'print "$_\n" for @INC')) {
+        push @dirs, map { chomp; $_ } <$perl>;
+        close $perl;
+    }
+    my %seen;
+    return grep { m{\A/.} && !$seen{$_}++ } map {s{/+\z}{}r} @dirs;
+}
+
+sub _sync () {
+    %KNOWN = map { $_ => 1 } keys %INC;
+    $COUNT = keys %INC;
+    return;
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Executor::Inc - a resident script's own files in %INC, and the libraries it loaded
+
+=head1 SYNOPSIS
+
+    Perennial::Executor::Inc->enter($script);
+    $script->{code}->();
+    Perennial::Executor::Inc->leave($script, $script_dir);
+    ...
+    recompile($script) if Perennial::Executor::Inc->changed($script);
+
+=head1 DESCRIPTION
+
+Keeps C<< $script->{own} >> (the non-module files the script required, with their C<%INC>
+values) and C<< $script->{deps} >> (every file it loaded from outside perl's own library
+directories, with its path and mtime). Own files are in C<%INC> only while their script runs,
+so two scripts that each C<require "config.pl"> from their own directories each get theirs.
+Files under perl's installation directories (C<privlib>, C<archlib>, C<sitelib>,
+C<vendorlib> ..., and the C<@INC> perl starts with when no C<PERL5LIB> is set) are not
+watched: upgrading those needs a restart, as for any module loaded in the manager.
+
+=head1 METHODS
+
+=head2 changed
+
+    my @keys = Perennial::Executor::Inc->changed($script);
+
+The C<%INC> keys of the script's libraries whose mtime changed, already removed from C<%INC>.
+One stat() per library.
+
+=head2 enter
+
+    Perennial::Executor::Inc->enter($script);
+
+=head2 leave
+
+    Perennial::Executor::Inc->leave($script, $dir);
+
+=cut

@@ -1,0 +1,93 @@
+use v5.36;
+use lib 't/lib';
+use Test::More;
+use File::Path      qw(make_path);
+use File::Temp      qw(tempdir);
+use Perennial::Test qw(start_server);
+
+# What scripts load through %INC: a file that is not a module belongs to the script that
+# required it (the pitfalls list's P15), and a library that changes on disk recompiles the
+# Registry scripts that loaded it (P16)
+
+my $dir = tempdir(CLEANUP => 1);
+my $put = sub ($file, $text, $age = 0) {
+    my ($parent) = $file =~ m{\A(.*)/};
+    make_path("$dir/$parent") if defined $parent;
+    open(my $fh, '>', "$dir/$file") or die "Can't write $file: $!";
+    print {$fh} $text;
+    close $fh;
+    chmod 0755, "$dir/$file";
+    utime time + $age, time + $age, "$dir/$file";
+};
+my $script
+    = sub ($body) {"#!/usr/bin/perl\n$body\nprint \"Content-Type: text/plain\\n\\n\", main();\n"};
+
+$put->('a/lib.pl',        qq{sub greeting { "from a" }\n1;\n});
+$put->('b/lib.pl',        qq{sub greeting { "from b" }\n1;\n});
+$put->('a/say.pl',        $script->(qq{require "./lib.pl";\nsub main { greeting() . "\\n" }}));
+$put->('b/say.pl',        $script->(qq{require "./lib.pl";\nsub main { greeting() . "\\n" }}));
+$put->('a/count.pl',      qq{my \$n = 0;\nsub up { ++\$n }\n1;\n});
+$put->('a/one.pl',        $script->(qq{require "./count.pl";\nsub main { "one " . up() . "\\n" }}));
+$put->('a/two.pl',        $script->(qq{require "./count.pl";\nsub main { "two " . up() . "\\n" }}));
+$put->('c/lib/My/Lib.pm', qq{package My::Lib;\nuse warnings;\nsub version { "lib v1" }\n1;\n});
+$put->('c/part.pl',       qq{sub part { "part v1" }\n1;\n});
+$put->('d/part.pl',       qq{sub part { "part v1" }\n1;\n});
+$put->('d/uses.pl',       $script->(qq{require "./part.pl";\nsub main { part() . "\\n" }}));
+$put->(
+    'c/uses.pl',
+    $script->(
+              qq{use FindBin ();\nuse lib "\$FindBin::Bin/lib";\nuse My::Lib;\n}
+            . qq{require "./part.pl";\nsub main { My::Lib::version() . ", " . part() . "\\n" }}
+    )
+);
+
+my $srv = start_server(workers => 1, conf => <<"CONF");
+Alias /reg $dir
+Alias /never $dir
+<Location /reg>
+    SetHandler perl-script
+    PerlResponseHandler ModPerl::RegistryPrefork
+    Options +ExecCGI
+</Location>
+<Location /never>
+    SetHandler perl-script
+    PerlResponseHandler ModPerl::RegistryPrefork
+    Options +ExecCGI
+    PerlScriptCheck Never
+</Location>
+CONF
+my $get = sub ($path) { $srv->get($path)->{content} };
+
+subtest 'two scripts each require "./lib.pl" from their own directory' => sub {
+    is_deeply [map { ($get->('/reg/a/say.pl'), $get->('/reg/b/say.pl')) } 1 .. 2],
+        [("from a\n", "from b\n") x 2], 'each gets its own, on every request';
+    unlike $srv->error_log, qr/Undefined subroutine/, 'nothing missing';
+};
+
+subtest 'two scripts in one directory share a file name, not its copy' => sub {
+    is_deeply [map { ($get->('/reg/a/one.pl'), $get->('/reg/a/two.pl')) } 1 .. 2],
+        ["one 1\n", "two 1\n", "one 2\n", "two 2\n"],
+        'each keeps its own counter across requests, as its own globals';
+};
+
+subtest 'a changed library compiles the scripts that use it again' => sub {
+    is $get->('/reg/c/uses.pl'),   "lib v1, part v1\n", 'first version';
+    is $get->('/never/d/uses.pl'), "part v1\n",         'first version, never checked';
+    $put->(
+        'c/lib/My/Lib.pm', qq{package My::Lib;\nuse warnings;\nsub version { "lib v2" }\n1;\n}, 10
+    );
+    is $get->('/reg/c/uses.pl'), "lib v2, part v1\n", 'the changed module is loaded again';
+    $put->('c/part.pl', qq{sub part { "part v2" }\n1;\n}, 20);
+    $put->('d/part.pl', qq{sub part { "part v2" }\n1;\n}, 20);
+    is $get->('/reg/c/uses.pl'),   "lib v2, part v2\n", 'and so is a required file';
+    is $get->('/reg/c/uses.pl'),   "lib v2, part v2\n", 'once';
+    is $get->('/never/d/uses.pl'), "part v1\n",         'PerlScriptCheck Never looks at nothing';
+    my $log = $srv->error_log;
+    like $log,   qr{uses\.pl: compiling again, changed: My/Lib\.pm},  'the reason is logged';
+    like $log,   qr{uses\.pl: compiling again, changed: \./part\.pl}, 'for each change';
+    unlike $log, qr/redefined/,             'without "redefined" warnings';
+    unlike $log, qr{d/uses\.pl: compiling}, 'nothing for the script never checked';
+};
+
+$srv->stop;
+done_testing;
