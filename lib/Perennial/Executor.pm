@@ -195,9 +195,9 @@ sub _run_script ($self, $script, $hit, $env, $out) {
     CGI::initialize_globals() if defined &CGI::initialize_globals;
     my $chdir = $self->{policy}{chdir};
     my $error = $chdir && !chdir $hit->{dir} ? "Can't chdir to the script's directory: $!" : undef;
-    Perennial::Executor::Inc->enter($script);
+    Perennial::Executor::Inc::enter($script);
     $error //= $self->_call($script, $file);
-    Perennial::Executor::Inc->leave($script, $chdir ? $hit->{dir} : $self->{home});
+    Perennial::Executor::Inc::leave($script, $chdir ? $hit->{dir} : $self->{home});
     {
         no warnings 'untie';   ## no critic (ProhibitNoWarnings) the executor still holds the object
         untie *STDOUT;
@@ -275,16 +275,16 @@ sub prepare ($self, $hit) {
         if $cached
         && $self->{policy}{cache} eq 'mtime'
         && $cached->{mtime} == $hit->{mtime}
-        && !$self->_libraries_changed($cached, $hit);
+        && !($cached->{deps} && $self->_libraries_changed($cached, $hit));
 
     # A changed script starts from an empty package: no stale subs, no "redefined" warnings.
     # It compiles where it will run, so a BEGIN-time require of a relative path finds its file.
     Symbol::delete_package($cached->{package}) if $cached;
     my $chdir = $self->{policy}{chdir};
     chdir $hit->{dir} or return (undef, "Can't chdir to the script's directory: $!") if $chdir;
-    Perennial::Executor::Inc->enter({});
+    Perennial::Executor::Inc::enter({});
     my ($compiled, $err) = $self->_compile($hit);
-    Perennial::Executor::Inc->leave($compiled // {}, $chdir ? $hit->{dir} : $self->{home});
+    Perennial::Executor::Inc::leave($compiled // {}, $chdir ? $hit->{dir} : $self->{home});
     chdir $self->{home} if $chdir;
     return (undef, $err) unless $compiled;
     $self->{cache}{$hit->{file}} = $compiled if $self->{policy}{cache} eq 'mtime';
@@ -294,9 +294,9 @@ sub prepare ($self, $hit) {
 # Looked at when the script itself is (PerlScriptCheck): a library it loaded from outside
 # perl's own directories that changed recompiles it, and the library is loaded again
 sub _libraries_changed ($self, $script, $hit) {
-    return 0 if !$script->{deps} || ($script->{checked} // -1) == $hit->{stamp};
+    return 0 if $script->{checked} == $hit->{stamp};
     $script->{checked} = $hit->{stamp};
-    my @changed = Perennial::Executor::Inc->changed($script) or return 0;
+    my @changed = Perennial::Executor::Inc::changed($script) or return 0;
     $self->{log}->info("$hit->{file}: compiling again, changed: @changed");
     $self->{reloading} = 1;
     return 1;

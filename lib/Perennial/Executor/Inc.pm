@@ -15,7 +15,7 @@ my %KNOWN;         # The %INC keys that were there at the last look (shared modu
 my $COUNT = -1;    # How many
 
 # Before a script runs: its own files are back in %INC
-sub enter ($class, $script) {
+sub enter ($script) {
     _sync() if keys %INC != $COUNT;
     my $own = $script->{own} or return;
     @INC{keys %$own} = values %$own; ## no critic (RequireLocalizedPunctuationVars) %INC, on purpose
@@ -24,10 +24,10 @@ sub enter ($class, $script) {
 
 # After a script ran or compiled: what it loaded is noticed, and its own files leave %INC.
 # $dir is the directory relative paths in %INC were loaded from.
-sub leave ($class, $script, $dir) {
+sub leave ($script, $dir) {
+    delete @INC{keys %{$script->{own}}} if $script->{own};
+    return                              if keys %INC == $COUNT;
     my $own = $script->{own} //= {};
-    delete @INC{keys %$own};
-    return if keys %INC == $COUNT;
     for my $key (grep { !$KNOWN{$_} } keys %INC) {
         my $path = $INC{$key};
         if   ($key !~ /\.pm\z/) { $own->{$key} = delete $INC{$key} }
@@ -43,7 +43,7 @@ sub leave ($class, $script, $dir) {
 
 # The libraries of a script that changed on disk since it loaded them; they are taken out of
 # %INC so that the recompiled script loads them again
-sub changed ($class, $script) {
+sub changed ($script) {
     my @changed;
     while (my ($key, $dep) = each %{$script->{deps} // {}}) {
         push @changed, $key if ((stat $dep->[0])[9] // -1) != $dep->[1];
@@ -86,11 +86,11 @@ Perennial::Executor::Inc - a resident script's own files in %INC, and the librar
 
 =head1 SYNOPSIS
 
-    Perennial::Executor::Inc->enter($script);
+    Perennial::Executor::Inc::enter($script);
     $script->{code}->();
-    Perennial::Executor::Inc->leave($script, $script_dir);
+    Perennial::Executor::Inc::leave($script, $script_dir);
     ...
-    recompile($script) if Perennial::Executor::Inc->changed($script);
+    recompile($script) if Perennial::Executor::Inc::changed($script);
 
 =head1 DESCRIPTION
 
@@ -106,17 +106,19 @@ watched: upgrading those needs a restart, as for any module loaded in the manage
 
 =head2 changed
 
-    my @keys = Perennial::Executor::Inc->changed($script);
+    my @keys = Perennial::Executor::Inc::changed($script);
 
 The C<%INC> keys of the script's libraries whose mtime changed, already removed from C<%INC>.
 One stat() per library.
 
 =head2 enter
 
-    Perennial::Executor::Inc->enter($script);
+    Perennial::Executor::Inc::enter($script);
+
+Functions, not methods: they run on every script request.
 
 =head2 leave
 
-    Perennial::Executor::Inc->leave($script, $dir);
+    Perennial::Executor::Inc::leave($script, $dir);
 
 =cut
