@@ -75,6 +75,7 @@ sub _compile ($self, $hit) {
     # A library loaded again after it changed redefines its subs: that is the point, not news
     my $reload = delete $self->{reloading};
     local $SIG{__WARN__} = sub ($msg) {
+        return if $msg =~ /\AToo late to run INIT block/;    # It runs, just after
         $self->{log}->warn("$file: $msg") unless $reload && $msg =~ /\ASubroutine \S+ redefined /;
     };
     my $compiled = eval {

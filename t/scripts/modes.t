@@ -30,7 +30,13 @@ my @cases = (
                 qw(cgi-bin perlrun registry)
         }
     ],
-    ['end.pl',   {map { $_ => [("body\nEND ran") x 3] } qw(cgi-bin perlrun registry)}],
+    ['end.pl', {map { $_ => [("body\nEND ran") x 3] } qw(cgi-bin perlrun registry)}],
+    [   'phases.pl',
+        {   'cgi-bin' => [('BEGIN CHECK INIT main') x 3],
+            perlrun   => [('BEGIN CHECK INIT main') x 3],
+            registry  => ['BEGIN CHECK INIT main', 'main', 'main']
+        }
+    ],
     ['exit1.pl', {map { $_ => [('before exit(1)') x 3] } qw(cgi-bin perlrun registry)}],
     [   'cwd.pl',
         {   map {
@@ -183,6 +189,8 @@ for my $mode (qw(cgi-bin perlrun registry)) {
 }
 
 like $srv->error_log, qr/Variable "\$counter" will not stay shared/, 'the closure trap is logged';
+unlike $srv->error_log, qr/Too late to run/,
+    'CHECK and INIT blocks run, so perl\'s warning is not logged';
 is scalar(() = $srv->error_log =~ /stderr from \S*output\.pl: to stderr/g), 9,
     'STDERR lines are logged with the script, in every mode';
 

@@ -6,12 +6,18 @@ use B ();
 # becomes `use warnings`, `#line` keeps error line numbers true to the file, the text after
 # __END__ or __DATA__ is kept for a per-request DATA handle, and the END blocks the script
 # declares are taken out of perl's global list so the executor can run them after each request.
+# CHECK and INIT blocks, which perl only queues ("Too late to run INIT block") when code is
+# compiled at run time, run once the script has compiled, as they would in a new perl: a CHECK
+# block at the start of a line becomes a UNITCHECK block (run, last first, at the end of the
+# script's compilation; perl gives no access to its live CHECK queue), and the INIT blocks are
+# taken from perl's queue and run after it.
 
 sub compile ($class, %args) {
     my ($path, $package, $source) = @args{qw(path package source)};
     my ($code, $data) = split_data($source);
     my $warnings = $code =~ /\A#![^\n]*\s-\w*w/ ? 'use warnings;' : '';
     my $taint    = $code =~ /\A#![^\n]*\s-\w*T/ ? 1               : 0;
+    $code =~ s/^([ \t]*)CHECK(\s*\{)/${1}UNITCHECK$2/mg;
     (my $file = $path) =~ s/"/\\"/g;
 
     # A named sub, as mod_perl makes: file-level my variables used by the script's own subs
@@ -19,11 +25,16 @@ sub compile ($class, %args) {
     my $text
         = "package $package; $warnings sub __perennial_script { local \$0 = \$_[0];\n#line 1 \"$file\"\n$code\n;}"
         . "\\&__perennial_script;";
-    my $before = _end_blocks();
-    my $sub    = _eval($text);
-    my $err    = $@;
-    my @ends   = _take_end_blocks($before);
+    my ($ends, $inits) = (_count(B::end_av), _count(B::init_av));
+    my $sub   = _eval($text);
+    my $err   = $@;
+    my @ends  = _take_blocks(B::end_av,  0, $ends);
+    my @inits = _take_blocks(B::init_av, 1, $inits);
     die $err =~ s/\s+\z//r . "\n" unless ref $sub eq 'CODE';
+
+    for my $init (@inits) {
+        eval { $init->(); 1 } or die(($@ =~ s/\s+\z//r) . "\nINIT failed--call queue aborted\n");
+    }
     return {
         code       => $sub,
         data       => $data,
@@ -60,21 +71,19 @@ sub _writes_env ($code) {
         : 0;
 }
 
-sub _end_blocks () {
-    my $av = B::end_av;
-    return $av->isa('B::AV') ? scalar @{$av->object_2svref} : 0;
-}
+sub _count ($av) { $av->isa('B::AV') ? scalar @{$av->object_2svref} : 0 }
 
-# Perl puts new END blocks at the front of PL_endav; take them out so that they run after
-# every request and not again at worker exit (as mod_perl does for Registry scripts)
-sub _take_end_blocks ($before) {
-    my $av = B::end_av;
+# Perl puts new END blocks at the front of their list and INIT blocks at the back;
+# the new ones are taken out, in the order perl would run them. END blocks then run after
+# every request and not again at worker exit (as mod_perl does for Registry scripts).
+sub _take_blocks ($av, $at_back, $before) {
     return () unless $av->isa('B::AV');
     my $list = $av->object_2svref;
     my $new  = @$list - $before;
     return () if $new <= 0;
     return map { $_->object_2svref }
-        grep { $_->isa('B::CV') } map { B::svref_2object(\$_) } splice @$list, 0, $new;
+        grep   { $_->isa('B::CV') }
+        map    { B::svref_2object(\$_) } splice @$list, $at_back ? $before : 0, $new;
 }
 
 # Compiled far from any lexical, with perl's default pragmas (no strict, no warnings, the
