@@ -4,12 +4,14 @@ use Carp           qw(croak);
 use HTTP::Status   ();
 use Cwd            qw(getcwd);
 use File::Basename qw(basename dirname);
+use POSIX          ();
 use Scalar::Util   qw(blessed);
 use Symbol         ();
 use Perennial::Executor::Compiler;
 use Perennial::Executor::Environment;
 use Perennial::Executor::Errors;
 use Perennial::Executor::Inc;
+use Perennial::Executor::Lint;
 use Perennial::Executor::Output;
 use Perennial::Executor::Resolver;
 
@@ -88,6 +90,9 @@ sub _compile ($self, $hit) {
         or return (undef, $@ =~ s/\s+\z//r);
     $self->{log}->warn("$file: -T is ignored: taint mode belongs to the whole interpreter")
         if $compiled->{taint};
+    if ($self->{policy}{cache} eq 'mtime') {
+        $self->{log}->warn("$file: $_") for Perennial::Executor::Lint::compile_notes($source);
+    }
     $compiled->{mtime}   = $hit->{mtime};
     $compiled->{checked} = $hit->{stamp};    # Its libraries are as loaded now
     $compiled->{inc}     = [@INC];
@@ -193,12 +198,15 @@ sub _run_script ($self, $script, $hit, $env, $out) {
     # Every handler is checked after scripts that mention signals; the usual ones after others
     my @signals = $script->{signals} ? keys %SIG : @SIGNALS;
     my @was     = @SIG{@signals};
+    my $locale  = $script->{locale} ? POSIX::setlocale(POSIX::LC_ALL()) : undef;
     CGI::initialize_globals() if defined &CGI::initialize_globals;
     my $chdir = $self->{policy}{chdir};
     my $error = $chdir && !chdir $hit->{dir} ? "Can't chdir to the script's directory: $!" : undef;
     Perennial::Executor::Inc::enter($script);
     $error //= $self->_call($script, $file);
     Perennial::Executor::Inc::leave($script, $chdir ? $hit->{dir} : $self->{home});
+    $self->_lint_handles($script, $file)
+        if $self->{policy}{cache} eq 'mtime' && !$script->{linted}++;
     {
         no warnings 'untie';   ## no critic (ProhibitNoWarnings) the executor still holds the object
         untie *STDOUT;
@@ -206,6 +214,7 @@ sub _run_script ($self, $script, $hit, $env, $out) {
         untie *STDERR;
     }
     _restore_signals(\@signals, \@was);
+    POSIX::setlocale(POSIX::LC_ALL(), $locale) if defined $locale;
     umask $self->{umask};
     chdir $self->{home} if $chdir;
     $self->_cleanup($script);
@@ -230,6 +239,13 @@ sub _call ($self, $script, $file) {
     }
     $IN_REQUEST = 0;
     return $err;
+}
+
+# After a resident script's first request: handles it left open stay open for the next ones
+sub _lint_handles ($self, $script, $file) {
+    my @open = Perennial::Executor::Lint::open_handles($script->{package}) or return;
+    $self->{log}->warn("$file: file handle(s) @open still open after the request: under "
+            . 'Registry they stay open, with their locks, until reopened or the worker exits');
 }
 
 # PerlRun: the package goes, and so do the files the script required that are not modules

@@ -194,6 +194,19 @@ unlike $srv->error_log, qr/Too late to run/,
 is scalar(() = $srv->error_log =~ /stderr from \S*output\.pl: to stderr/g), 9,
     'STDERR lines are logged with the script, in every mode';
 
+subtest 'a changed locale is put back; /o and handles left open are said once' => sub {
+    for my $mode (qw(cgi-bin perlrun registry)) {
+        my @got = map { $srv->get("/$mode/lint.pl")->{content} } 1 .. 3;
+        like $got[0], qr/\Alocale=\S+ matched=yes\n\z/, "/$mode: runs";
+        is_deeply [@got[1, 2]], [@got[0, 0]], "/$mode: every request starts from the same locale";
+    }
+    my $log = $srv->error_log;
+    is scalar(() = $log =~ m{lint\.pl: uses the /o regex flag}g), 1,
+        '/o is said once, for the resident copy';
+    is scalar(() = $log =~ m{lint\.pl: file handle\(s\) KEPT still open after the request}g),
+        1, 'so is the handle left open in the package';
+};
+
 subtest 'CORE::exit kills only the worker; the client gets a 500' => sub {
     my $worker = ($srv->slots)[0]{pid};
     my $out    = raw_request(

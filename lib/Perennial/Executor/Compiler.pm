@@ -41,7 +41,8 @@ sub compile ($class, %args) {
         ends       => \@ends,
         package    => $package,
         taint      => $taint,
-        signals    => $code =~ /SIG|alarm/ ? 1 : 0,
+        signals    => $code =~ /SIG|alarm/     ? 1 : 0,
+        locale     => $code =~ /\bsetlocale\b/ ? 1 : 0,
         writes_env => _writes_env($code)
     };
 }
