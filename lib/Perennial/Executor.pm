@@ -13,6 +13,7 @@ use Perennial::Executor::Errors;
 use Perennial::Executor::Inc;
 use Perennial::Executor::Lint;
 use Perennial::Executor::Output;
+use Perennial::Executor::Request;
 use Perennial::Executor::Resolver;
 
 # Runs CGI scripts inside the worker. One executor serves one script directory with one
@@ -203,7 +204,9 @@ sub _run_script ($self, $script, $hit, $env, $out) {
     my $chdir = $self->{policy}{chdir};
     my $error = $chdir && !chdir $hit->{dir} ? "Can't chdir to the script's directory: $!" : undef;
     Perennial::Executor::Inc::enter($script);
+    Perennial::Executor::Request->begin($env, $hit, $out, $self->{log}) if $script->{request};
     $error //= $self->_call($script, $file);
+    Perennial::Executor::Request->end if $script->{request};
     Perennial::Executor::Inc::leave($script, $chdir ? $hit->{dir} : $self->{home});
     $self->_lint_handles($script, $file)
         if $self->{policy}{cache} eq 'mtime' && !$script->{linted}++;

@@ -207,6 +207,26 @@ subtest 'a changed locale is put back; /o and handles left open are said once' =
         1, 'so is the handle left open in the package';
 };
 
+for my $mode (qw(perlrun registry)) {
+    subtest "mod_perl's request object: /$mode" => sub {
+        for (1 .. 2) {
+            my $res = $srv->get("/$mode/request.pl?accept=1", headers => {'X-Test' => 'yes'});
+            is $res->{status},                  202,              'status set through $r';
+            is $res->{headers}{'content-type'}, 'text/plain',     'content type';
+            is $res->{headers}{'x-served-by'},  'request object', 'headers_out';
+            is_deeply $res->{headers}{'set-cookie'}, ['a=1', 'b=2'], 'err_headers_out, repeated';
+            is $res->{content},
+                "method=GET uri=/$mode/request.pl args=accept=1 x=yes file=request.pl\n"
+                . "printed through \$r\n", 'the request as $r tells it; print and $r->print';
+        }
+        my $res = $srv->get("/$mode/request1.pl");
+        is $res->{status},                  200,         'mod_perl 1: Apache->request';
+        is $res->{headers}{'content-type'}, 'text/html', 'send_http_header';
+        is $res->{headers}{pragma},         'no-cache',  'no_cache';
+        is $res->{content}, "<p>sent by GET /$mode/request1.pl HTTP/1.1</p>\n", 'the_request';
+    };
+}
+
 subtest 'CORE::exit kills only the worker; the client gets a 500' => sub {
     my $worker = ($srv->slots)[0]{pid};
     my $out    = raw_request(

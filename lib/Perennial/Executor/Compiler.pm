@@ -43,6 +43,7 @@ sub compile ($class, %args) {
         taint      => $taint,
         signals    => $code =~ /SIG|alarm/     ? 1 : 0,
         locale     => $code =~ /\bsetlocale\b/ ? 1 : 0,
+        request    => $code =~ /->request\b/   ? 1 : 0,
         writes_env => _writes_env($code)
     };
 }

@@ -26,7 +26,7 @@ sub new ($class, %args) {
 # Adds bytes the script wrote. Returns false once the output is known to be bad.
 sub add ($self, $bytes) {
     return 0 if $self->{error} || $self->{closed};
-    if (!$self->{headers}) {
+    if (!$self->{headers} && !($self->{head_from} && $self->set_head($self->{head_from}->()))) {
         $self->{head} .= $bytes;
         my ($head, $rest) = split /\r?\n\r?\n/, $self->{head}, 2;
         if (!defined $rest) {
@@ -74,10 +74,22 @@ sub flush ($self) {
     $self->{body} = '';
 }
 
+# Where the head comes from when the script sets it through a request object ($r) rather than
+# printing it: called before the first bytes are taken as a CGI header block
+sub head_from ($self, $code) { $self->{head_from} = $code }
+
 # A Location that is a local path, with no Status: RFC 3875's local redirect
 sub local_redirect ($self) { $self->{local} }
 
 sub set_autoflush ($self, $on) { $self->{autoflush} = $on }
+
+# The head, given rather than parsed: what was printed before it is body. False when a head
+# was already there, or none was given.
+sub set_head ($self, $status = undef, $headers = undef) {
+    return 0 if $self->{headers} || !$status;
+    @$self{qw(status headers body head)} = ($status, $headers, $self->{head} . $self->{body}, '');
+    return 1;
+}
 
 sub started ($self) { $self->{writer} ? 1 : 0 }
 
@@ -187,6 +199,11 @@ injection attempt), makes the output an error that the executor turns into a 500
 =head2 parse_cgi_headers
 
     my ($status, $headers, $error) = parse_cgi_headers("Content-Type: text/plain\nStatus: 404");
+
+=head2 head_from, set_head
+
+    $out->set_head(200, ['Content-Type' => 'text/html']);
+    $out->head_from(sub { $r->pending_head });    # used at the first output, if it returns one
 
 =head2 set_autoflush
 
