@@ -4,6 +4,7 @@ use FindBin;
 use lib "$FindBin::RealBin/lib";
 use Cwd                       qw(abs_path);
 use Getopt::Long              qw(GetOptions);
+use List::Util                ();
 use Perennial::Bench::Ab      qw(run_ab);
 use Perennial::Bench::Servers qw(start_server stop_server);
 use Perennial::Bench::Wrk     qw(run_wrk);
@@ -11,13 +12,17 @@ use Perennial::Bench::Wrk     qw(run_wrk);
 # The seed talk's comparison: hello.pl (CGI.pm) under Perennial's CGI, PerlRun and Registry,
 # Apache 2.4 prefork's mod_cgi, ModPerl::PerlRun and ModPerl::Registry, and Starman with
 # Plack::App::CGIBin, all KeepAlive off with the same number of workers, measured in one run
-# with ab -c1 and wrk -c50, each as a ratio to mod_cgi. Every load is bounded in time.
+# with ab -c1 and wrk -c50, each as a ratio to mod_cgi. On a shared two-core machine one pass
+# in a fixed order swings by a third between runs, so the servers take turns: every round
+# measures each of them once, and the table gives each one's median. Every load is bounded in
+# time.
 
-my %opt = (workers => 16, seconds => 5, duration => 10, script => 'hello.pl');
-GetOptions(\%opt, 'workers=i', 'seconds=i', 'duration=i', 'script=s', 'help') or exit 2;
+my %opt = (workers => 16, seconds => 3, duration => 5, rounds => 3, script => 'hello.pl');
+GetOptions(\%opt, 'workers=i', 'seconds=i', 'duration=i', 'rounds=i', 'script=s', 'help')
+    or exit 2;
 if ($opt{help}) {
-    say
-        'Usage: perl bench/cgi.pl [--workers 16] [--seconds 5 (ab)] [--duration 10 (wrk)] [--script hello.pl]';
+    say 'Usage: perl bench/cgi.pl [--workers 16] [--rounds 3] [--seconds 3 (ab)]'
+        . ' [--duration 5 (wrk)] [--script hello.pl]';
     exit 0;
 }
 my $scripts = abs_path("$FindBin::RealBin/../examples/cgi-bin");
@@ -30,7 +35,7 @@ my @rows    = (
     ['Perennial PerlRun',          'perennial-scripts', '/perlrun'],
     ['Perennial Registry',         'perennial-scripts', '/registry'],
 );
-my (%servers, %result);
+my (%servers, %runs);
 for my $row (@rows) {
     my ($label, $server, $prefix) = @$row;
     my $path = "$prefix/$opt{script}";
@@ -40,7 +45,9 @@ for my $row (@rows) {
         scripts => $scripts,
         probe   => $path
     );
-    run_ab(port => $srv->{port}, path => $path, seconds => 1);    # warm every worker a little
+
+    # Every worker warm, and the script compiled in each
+    run_ab(port => $srv->{port}, path => $path, seconds => 1);
     run_wrk(
         port        => $srv->{port},
         path        => $path,
@@ -48,32 +55,47 @@ for my $row (@rows) {
         duration    => 2,
         headers     => ['Connection: close']
     );
-    my $ab  = run_ab(port => $srv->{port}, path => $path, seconds => $opt{seconds});
-    my $wrk = run_wrk(
-        port        => $srv->{port},
-        path        => $path,
-        connections => 50,
-        duration    => $opt{duration},
-        headers     => ['Connection: close']
-    );
-    $result{$label} = {ab => $ab, wrk => $wrk};
-    printf STDERR "%-28s ab -c1 %8.1f req/s   wrk -c50 %8.1f req/s\n", $label, $ab->{rps},
-        $wrk->{rps};
+}
+for my $round (1 .. $opt{rounds}) {
+    for my $row ($round % 2 ? @rows : reverse @rows) {
+        my ($label, $server, $prefix) = @$row;
+        my $port = $servers{$server}{port};
+        my $path = "$prefix/$opt{script}";
+        my $ab   = run_ab(port => $port, path => $path, seconds => $opt{seconds});
+        my $wrk  = run_wrk(
+            port        => $port,
+            path        => $path,
+            connections => 50,
+            duration    => $opt{duration},
+            headers     => ['Connection: close']
+        );
+        push @{$runs{$label}}, {ab => $ab, wrk => $wrk};
+        printf STDERR "round %d  %-28s ab -c1 %8.1f req/s   wrk -c50 %8.1f req/s\n", $round,
+            $label, $ab->{rps}, $wrk->{rps};
+    }
 }
 stop_server($_) for values %servers;
 
+my %result = map {
+    my $label = $_->[0];
+    my $runs  = $runs{$label};
+    (   $label => {
+            ab     => _median(map { $_->{ab}{rps} } @$runs),
+            wrk    => _median(map { $_->{wrk}{rps} } @$runs),
+            errors => List::Util::sum(map { $_->{ab}{errors} + $_->{wrk}{errors} } @$runs),
+        }
+    )
+} @rows;
 my $base = $result{'Apache mod_cgi'};
 say '';
-say
-    "$opt{script}, $opt{workers} workers each, KeepAlive off, 127.0.0.1; ab -c1 -t$opt{seconds}, wrk -t2 -c50 -d$opt{duration}s";
+say "$opt{script}, $opt{workers} workers each, KeepAlive off, 127.0.0.1; median of $opt{rounds} "
+    . "rounds of ab -c1 -t$opt{seconds} and wrk -t2 -c50 -d$opt{duration}s";
 say sprintf '%-28s %10s %8s %10s %8s %8s', 'server / mode', 'ab -c1', 'x cgi', 'wrk -c50', 'x cgi',
     'errors';
 for my $row (@rows) {
     my $r = $result{$row->[0]};
-    say sprintf '%-28s %10.1f %8.1f %10.1f %8.1f %8d', $row->[0], $r->{ab}{rps},
-        _ratio($r->{ab}{rps}, $base->{ab}{rps}), $r->{wrk}{rps},
-        _ratio($r->{wrk}{rps}, $base->{wrk}{rps}),
-        $r->{ab}{errors} + $r->{wrk}{errors};
+    say sprintf '%-28s %10.1f %8.1f %10.1f %8.1f %8d', $row->[0], $r->{ab},
+        _ratio($r->{ab}, $base->{ab}), $r->{wrk}, _ratio($r->{wrk}, $base->{wrk}), $r->{errors};
 }
 say '';
 for my $pair (
@@ -85,8 +107,15 @@ for my $pair (
 {
     my ($a, $b) = map { $result{$_} } @$pair;
     say sprintf '%-20s / %-28s ab %5.2fx   wrk %5.2fx', @$pair,
-        _ratio($a->{ab}{rps},  $b->{ab}{rps}),
-        _ratio($a->{wrk}{rps}, $b->{wrk}{rps});
+        _ratio($a->{ab}, $b->{ab}), _ratio($a->{wrk}, $b->{wrk});
+}
+
+sub _median (@values) {
+    my @sorted = sort { $a <=> $b } @values;
+    return 0 unless @sorted;
+    return @sorted % 2
+        ? $sorted[$#sorted / 2]
+        : ($sorted[@sorted / 2 - 1] + $sorted[@sorted / 2]) / 2;
 }
 
 sub _ratio ($x, $y) { $y ? $x / $y : 0 }
