@@ -11,20 +11,33 @@ use Perennial::Log;
 # The cost of running a script resident, without the network: the executor's PSGI app called
 # in-process for one script, best of several rounds, in microseconds per request
 
-my %opt = (script => 'hello.pl', requests => 5000, rounds => 5, check => 'always', setup_env => 1);
-GetOptions(\%opt, 'script=s', 'requests=i', 'rounds=i', 'check=s', 'setup_env|setup-env=i', 'help')
+my %opt = (
+    script    => 'hello.pl',
+    requests  => 5000,
+    rounds    => 5,
+    check     => 'always',
+    setup_env => 1,
+    mode      => 'registry'
+);
+GetOptions(\%opt, 'script=s', 'requests=i', 'rounds=i', 'check=s', 'setup_env|setup-env=i',
+    'mode=s', 'help')
     or exit 2;
 if ($opt{help}) {
-    say
-        'Usage: perl bench/executor.pl [--script hello.pl] [--check always|never|N] [--setup-env 0|1] [--requests 5000]';
+    say 'Usage: perl bench/executor.pl [--script hello.pl] [--mode registry|perlrun]'
+        . ' [--check always|never|N] [--setup-env 0|1] [--requests 5000] [--rounds 5]';
     exit 0;
 }
+my %policy = (
+    registry => {cache => 'mtime', flush => 0, reset_inc => 0, chdir => 0},
+    perlrun  => {cache => 'never', flush => 1, reset_inc => 1, chdir => 0},
+);
+die "--mode is registry or perlrun\n" unless $policy{$opt{mode}};
 my $log = Perennial::Log->new(config => Perennial::Config->new(log_level => 'warn'));
 my $app = Perennial::Executor->new(
     root      => "$FindBin::RealBin/../examples/cgi-bin",
     log       => $log,
-    name      => 'ModPerl::Registry',
-    policy    => {cache => 'mtime', flush => 0, reset_inc => 0, chdir => 0},
+    name      => $opt{mode} eq 'registry' ? 'ModPerl::Registry' : 'ModPerl::PerlRun',
+    policy    => $policy{$opt{mode}},
     check     => $opt{check},
     setup_env => $opt{setup_env},
 )->to_app;
@@ -60,5 +73,6 @@ for (1 .. $opt{rounds}) {
     $best = $us if !defined $best || $us < $best;
 }
 printf
-    "%s under the Registry executor: %.1f us per request (PerlScriptCheck %s, PerlSetupEnv %s), best of %d x %d\n",
-    $opt{script}, $best, $opt{check}, $opt{setup_env} ? 'On' : 'Off', $opt{rounds}, $opt{requests};
+    "%s under the %s executor: %.1f us per request (PerlScriptCheck %s, PerlSetupEnv %s), best of %d x %d\n",
+    $opt{script}, $opt{mode}, $best, $opt{check}, $opt{setup_env} ? 'On' : 'Off', $opt{rounds},
+    $opt{requests};

@@ -71,14 +71,14 @@ sub _compile ($self, $hit) {
     # BEGIN blocks see $0 as its path, and so does FindBin if the script is the first to load it
     local @INC = @INC;
     local $0   = $file;
-    local @FindBin::{qw(Bin Script RealBin RealScript)};    ## no critic (ProhibitPackageVars)
-    my $findbin = _findbin_values($file);
+    local @FindBin::{qw(Bin Script RealBin RealScript)};         ## no critic (ProhibitPackageVars)
+    my $findbin = $hit->{findbin} //= _findbin_values($file);    # realpath: once per URL
     _set_findbin($findbin);
 
     # A library loaded again after it changed redefines its subs: that is the point, not news
     my $reload = delete $self->{reloading};
     local $SIG{__WARN__} = sub ($msg) {
-        return if $msg =~ /\AToo late to run INIT block/;    # It runs, just after
+        return if $msg =~ /\AToo late to run INIT block/;        # It runs, just after
         $self->{log}->warn("$file: $msg") unless $reload && $msg =~ /\ASubroutine \S+ redefined /;
     };
     my $compiled = eval {

@@ -6,7 +6,7 @@ use Perennial;
 
 # Request headers that are not exported: Proxy would become HTTP_PROXY (httpoxy), and the
 # body's length and type have their own variables
-my $HEADER = qr/\AHTTP_(?!PROXY\z|CONTENT_LENGTH\z|CONTENT_TYPE\z)/;
+my %SKIP = map { $_ => 1 } qw(HTTP_PROXY HTTP_CONTENT_LENGTH HTTP_CONTENT_TYPE);
 
 my %CGI_SET;           # The CGI variables the last script request of this process put in %ENV
 my $CGI_NAMES = '';    # Their names, joined, to see at once that the set is the same
@@ -95,7 +95,7 @@ sub _groups ($self, $env, $hit) {
         push @names,  $name;
         push @values, $env->{$name};
     }
-    my @headers = sort grep {/$HEADER/o} keys %$env;
+    my @headers = sort grep { index($_, 'HTTP_') == 0 && !$SKIP{$_} } keys %$env;
     return (
         $hit->{cgi} //= $self->_script_group($hit),
         [\@names,         \@values],

@@ -55,7 +55,7 @@ PerlModule ModPerl::Registry ModPerl::PerlRun
 </Directory>
 ${\ _script_locations($a{scripts})}
 CONF
-        ('/usr/sbin/apache2', '-f', "$a{dir}/httpd.conf", '-DFOREGROUND');
+        ('/usr/sbin/apache2', '-f', "$a{dir}/httpd.conf", '-DFOREGROUND', ($a{single} ? '-X' : ()));
     },
     'starman-cgibin' => sub (%a) {
         _write("$a{dir}/cgibin.psgi", <<"PSGI");
@@ -115,7 +115,9 @@ sub start_server ($name, %args) {
     my $port = _free_port();
     my $dir  = tempdir(CLEANUP => 1);
     chmod 0755, $dir;
-    my @cmd   = $make->(%args, port => $port, dir => $dir);
+
+    # prefix: a command to run the server under (valgrind); single: one process (Apache's -X)
+    my @cmd   = (@{$args{prefix} // []}, $make->(%args, port => $port, dir => $dir));
     my $probe = $args{probe} // '/';
     my $pid   = fork         // die "Can't fork: $!\n";
     if (!$pid) {
@@ -124,7 +126,7 @@ sub start_server ($name, %args) {
         open(STDERR, '>&', \*STDOUT)       or die;
         exec @cmd or die "Can't run $cmd[0]: $!\n";
     }
-    my $deadline = Time::HiRes::time() + 30;
+    my $deadline = Time::HiRes::time() + ($args{timeout} // 30);
     while (Time::HiRes::time() < $deadline) {
         my $sock = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $port);
         if ($sock) {

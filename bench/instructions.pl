@@ -1,0 +1,81 @@
+#!/usr/bin/perl
+use v5.36;
+use FindBin;
+use lib "$FindBin::RealBin/lib";
+use Cwd                       qw(abs_path);
+use Getopt::Long              qw(GetOptions);
+use Perennial::Bench::Ab      qw(run_ab);
+use Perennial::Bench::Servers qw(start_server stop_server);
+
+# The work a server does per request, as user-space instructions counted by valgrind's
+# callgrind: unlike requests per second on a shared machine, the count is the same from one
+# run to the next. Each server runs as one process under callgrind (Apache with -X, Perennial
+# with --workers 0); the count of a run that serves N sequential requests of the script after
+# a warm-up, less that of a run that only warms up, is the N requests' work. System calls and the kernel's work are not in it: see
+# `strace -c` for those (docs/design-notes.md).
+
+my %opt = (requests => 1000, script => 'hello.pl', warm => 50);
+GetOptions(\%opt, 'requests=i', 'script=s', 'warm=i', 'help') or exit 2;
+if ($opt{help}) {
+    say 'Usage: perl bench/instructions.pl [--script hello.pl] [--requests 1000] [--warm 50]';
+    exit 0;
+}
+my $scripts = abs_path("$FindBin::RealBin/../examples/cgi-bin");
+my @rows    = (    # label, server, location, the row it is compared with
+    ['Apache ModPerl::Registry', 'apache',            '/registry', 'Apache ModPerl::Registry'],
+    ['Perennial Registry',       'perennial-scripts', '/registry', 'Apache ModPerl::Registry'],
+    ['Apache ModPerl::PerlRun',  'apache',            '/perlrun',  'Apache ModPerl::PerlRun'],
+    ['Perennial PerlRun',        'perennial-scripts', '/perlrun',  'Apache ModPerl::PerlRun'],
+);
+my %count;
+for my $row (@rows) {
+    my ($label, $server, $prefix) = @$row;
+    $count{$label} = _count($server, "$prefix/$opt{script}");
+    printf STDERR "%-26s %10.0f instructions per request\n", $label, $count{$label};
+}
+say '';
+say "$opt{script}: user-space instructions per request (callgrind, one process, "
+    . "$opt{requests} sequential requests after $opt{warm} to warm up)";
+say sprintf '%-26s %14s %10s', 'server / mode', 'instructions', 'x Apache';
+for my $row (@rows) {
+    my ($label, $base) = @$row[0, 3];
+    say sprintf '%-26s %14.0f %10.2f', $label, $count{$label},
+        $count{$base} ? $count{$label} / $count{$base} : 0;
+}
+
+# Instructions per request of one server: two runs under callgrind, one that only warms up
+# and one that then serves N requests more; the difference is the N requests. (Zeroing the
+# counters of a running server through vgdb fails once Apache has become www-data.)
+sub _count ($server, $path) {
+    my $warm = _run($server, $path, 0);
+    my $full = _run($server, $path, $opt{requests});
+    return ($full - $warm) / $opt{requests};
+}
+
+# The instructions of a whole server's life: start, warm-up, N requests, stop
+sub _run ($server, $path, $requests) {
+    my $srv = start_server(
+        $server,
+        workers => $server eq 'apache' ? 1 : 0,    # Apache wants 1, and -X makes it one
+        single  => 1,
+        scripts => $scripts,
+        probe   => $path,
+        timeout => 180,
+        prefix  => ['valgrind', '--tool=callgrind', '--callgrind-out-file=/dev/null'],
+    );
+    run_ab(port => $srv->{port}, path => $path, requests => $opt{warm}, seconds => 120);
+    if ($requests) {
+        my $ab = run_ab(
+            port     => $srv->{port},
+            path     => $path,
+            requests => $requests,
+            seconds  => 600
+        );
+        die "$server: $ab->{errors} failed requests\n" if $ab->{errors};
+    }
+    stop_server($srv);
+    open(my $log, '<', "$srv->{dir}/out.log") or die "Can't read the log of $server: $!\n";
+    my ($total) = map { /I\s+refs:\s+([\d,]+)/ ? $1 : () } <$log>;
+    die "$server: valgrind reported no total\n" unless defined $total;
+    return $total =~ tr/,//dr;
+}
