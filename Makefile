@@ -19,6 +19,7 @@ bench: deps
 	@sh script/install-deps bench
 	$(PERL) bench/hello.pl
 	$(PERL) bench/cgi.pl
+	$(PERL) bench/instructions.pl
 
 tidy:
 	@sh script/install-deps test

@@ -12,6 +12,13 @@ use FindBin     ();
 our @EXPORT_OK = qw(start_server stop_server);
 
 my $ROOT = "$FindBin::RealBin/..";
+my %RUNNING;    # pid => server: stopped at exit even when a benchmark dies half-way
+
+END {
+    my $status = $?;
+    stop_server($_) for values %RUNNING;
+    $? = $status;
+}
 
 my %COMMAND;
 %COMMAND = (
@@ -133,7 +140,8 @@ sub start_server ($name, %args) {
             $sock->syswrite("GET $probe HTTP/1.0\r\n\r\n");
             local $/;
             my $out = <$sock> // '';
-            return {name => $name, pid => $pid, port => $port, dir => $dir} if $out =~ /Hello/i;
+            return $RUNNING{$pid} = {name => $name, pid => $pid, port => $port, dir => $dir}
+                if $out =~ /Hello/i;
         }
         select undef, undef, undef, 0.1;
     }
@@ -142,6 +150,7 @@ sub start_server ($name, %args) {
 }
 
 sub stop_server ($srv) {
+    delete $RUNNING{$srv->{pid}};
     kill 'TERM', -$srv->{pid};
     my $deadline = Time::HiRes::time() + 15;
     while (Time::HiRes::time() < $deadline) {
