@@ -224,6 +224,14 @@ for my $mode (qw(perlrun registry)) {
         is $res->{headers}{'content-type'}, 'text/html', 'send_http_header';
         is $res->{headers}{pragma},         'no-cache',  'no_cache';
         is $res->{content}, "<p>sent by GET /$mode/request1.pl HTTP/1.1</p>\n", 'the_request';
+        $res = $srv->get("/$mode/request_head.pl?redirect", max_redirect => 0);
+        is $res->{status},            302, 'a Location set through $r redirects, as a printed one';
+        is $res->{headers}{location}, 'http://example.com/moved', 'to it';
+        $res = $srv->get("/$mode/request_head.pl?bad");
+        is $res->{status}, 500, 'a CR or LF in a value set through $r: 500';
+        ok !exists $res->{headers}{'set-cookie'}, 'and nothing injected';
+        like $srv->error_log, qr/request_head\.pl.*header 'X-Bad' from script holds a CR or LF/,
+            'logged with the script';
     };
 }
 

@@ -7,7 +7,7 @@ use Exporter qw(import);
 # flushes (autoflush, or more than the buffer), so long-running scripts stream. Used as the
 # tied STDOUT of resident scripts and as the reader of a forked script's output.
 
-our @EXPORT_OK = qw(parse_cgi_headers);
+our @EXPORT_OK = qw(cgi_head parse_cgi_headers);
 
 my $BUFFER     = 8192;
 my $HEAD_LIMIT = 65_536;
@@ -27,6 +27,7 @@ sub new ($class, %args) {
 sub add ($self, $bytes) {
     return 0 if $self->{error} || $self->{closed};
     if (!$self->{headers} && !($self->{head_from} && $self->set_head($self->{head_from}->()))) {
+        return 0 if $self->{error};
         $self->{head} .= $bytes;
         my ($head, $rest) = split /\r?\n\r?\n/, $self->{head}, 2;
         if (!defined $rest) {
@@ -83,24 +84,39 @@ sub local_redirect ($self) { $self->{local} }
 
 sub set_autoflush ($self, $on) { $self->{autoflush} = $on }
 
-# The head, given rather than parsed: what was printed before it is body. False when a head
-# was already there, or none was given.
-sub set_head ($self, $status = undef, $headers = undef) {
-    return 0 if $self->{headers} || !$status;
-    @$self{qw(status headers body head)} = ($status, $headers, $self->{head} . $self->{body}, '');
+# The head as name => value fields rather than printed, read by the same rules (Status,
+# Location, no CR or LF in a value); what was printed before it is body. False when a head was
+# already there, none was given, or it is bad (then the output is an error, as for a bad
+# printed head).
+sub set_head ($self, @fields) {
+    return 0 if $self->{headers} || !@fields;
+    my ($status, $headers, $err, $local) = cgi_head(@fields);
+    return $self->_fail($err) if $err;
+    @$self{qw(status headers local body head)}
+        = ($status, $headers, $local, $self->{head} . $self->{body}, '');
     return 1;
 }
 
 sub started ($self) { $self->{writer} ? 1 : 0 }
 
-# Headers as mod_cgi reads them. Status: sets the status; a Location without Status is a
-# redirect (302 for a URL; a local path is marked for an internal redirect by the caller).
+# A printed header block, as mod_cgi reads it
 sub parse_cgi_headers ($head) {
-    my ($status, @headers, $location);
+    my @fields;
     for my $line (split /\r?\n/, $head) {
         return (undef, undef, "malformed header from script: '$line'")
             unless $line =~ /\A([!#\$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*\z/s;
-        my ($name, $value) = ($1, $2);
+        push @fields, $1, $2;
+    }
+    return cgi_head(@fields);
+}
+
+# Header fields as mod_cgi reads them. Status: sets the status; a Location without Status is a
+# redirect (302 for a URL; a local path is marked for an internal redirect by the caller).
+sub cgi_head (@fields) {
+    my ($status, @headers, $location);
+    while (my ($name, $value) = splice @fields, 0, 2) {
+        return (undef, undef, "malformed header from script: '$name'")
+            unless $name =~ /\A[!#\$%&'*+.^_`|~0-9A-Za-z-]+\z/;
         return (undef, undef, "header '$name' from script holds a CR or LF") if $value =~ /[\r\n]/;
         if (lc $name eq 'status') {
             return (undef, undef, "bad Status header from script: '$value'")
@@ -200,10 +216,16 @@ injection attempt), makes the output an error that the executor turns into a 500
 
     my ($status, $headers, $error) = parse_cgi_headers("Content-Type: text/plain\nStatus: 404");
 
+=head2 cgi_head
+
+    my ($status, $headers, $error, $local) = cgi_head(Status => 404, 'Content-Type' => 'text/plain');
+
+The rules C<parse_cgi_headers> applies to a printed block, for name => value fields.
+
 =head2 head_from, set_head
 
-    $out->set_head(200, ['Content-Type' => 'text/html']);
-    $out->head_from(sub { $r->pending_head });    # used at the first output, if it returns one
+    $out->set_head(Status => 404, 'Content-Type' => 'text/html');
+    $out->head_from(sub { $r->fields });    # asked at the first output; nothing: parse it
 
 =head2 set_autoflush
 

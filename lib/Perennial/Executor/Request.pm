@@ -43,8 +43,8 @@ sub _new ($class, $env, $hit, $out, $log) {
 
     # The output asks for the head when the script first prints; weakly, so no cycle is left
     Scalar::Util::weaken(my $weak = $self);
-    $out->head_from(sub { $weak && $weak->{head_set} && !$weak->{head_sent}++ ? $weak->_head : () }
-    );
+    $out->head_from(
+        sub { $weak && $weak->{head_set} && !$weak->{head_sent}++ ? $weak->_fields : () });
     return $self;
 }
 
@@ -109,7 +109,7 @@ sub rflush ($self) { $self->{out}->flush; 1 }
 sub send_http_header ($self, $type = undef) {
     $self->content_type($type) if defined $type;
     $self->{head_sent} = 1;
-    $self->{out}->set_head($self->_head);
+    $self->{out}->set_head($self->_fields);
     return;
 }
 
@@ -126,18 +126,16 @@ sub unparsed_uri ($self)   { $self->{env}{REQUEST_URI} }
 sub uri          ($self)   { ($self->{env}{REQUEST_URI} // '') =~ s/\?.*//sr }
 sub warn ($self, @message) { $self->{log}->warn("$self->{hit}{file}: " . join '', @message) }
 
-# Status and headers as set so far, checked as a script's printed head would be
-sub _head ($self) {
-    my @headers = ('Content-Type' => $self->{content_type} // 'text/html');
-    push @headers, 'Pragma' => 'no-cache', 'Cache-Control' => 'no-cache' if $self->{no_cache};
-    push @headers, $self->{headers_out}->pairs, $self->{err_headers_out}->pairs;
-    for my $i (grep { $_ % 2 } 0 .. $#headers) {
-        die "header '$headers[$i - 1]' set through the request object holds a CR or LF\n"
-            if $headers[$i] =~ /[\r\n]/;
-    }
-    my $status = $self->{status} // 200;
-    $status = 302 if $status == 200 && defined $self->{headers_out}->get('Location');
-    return ($status, \@headers);
+# The head as set so far, as the fields a script would have printed: the output reads them
+# by the same rules (a Location without a Status redirects, no CR or LF in a value)
+sub _fields ($self) {
+    return (
+        (defined $self->{status} ? (Status => $self->{status}) : ()),
+        'Content-Type' => $self->{content_type} // 'text/html',
+        ($self->{no_cache} ? (Pragma => 'no-cache', 'Cache-Control' => 'no-cache') : ()),
+        $self->{headers_out}->pairs,
+        $self->{err_headers_out}->pairs
+    );
 }
 
 package Perennial::Executor::Request::Connection;    ## no critic (ProhibitMultiplePackages)
@@ -209,7 +207,9 @@ C<uri>.
 
 C<content_type>, C<err_headers_out>, C<header_out>, C<headers_out> (tables: C<set>, C<add>,
 C<unset>, C<get>), C<no_cache>, C<print>, C<printf>, C<rflush>, C<send_http_header>
-(mod_perl 1), C<status> (a C<Location> with status 200 becomes 302).
+(mod_perl 1), C<status>. The head is read as a printed CGI head would be: a C<Location>
+without a status is a 302 for a URL and an internal redirect for a local path, and a value
+with a CR or LF makes the response a 500.
 
     $r->status(404);
 
