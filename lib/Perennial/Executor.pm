@@ -53,6 +53,7 @@ sub new ($class, %args) {
         home     => getcwd(),
         umask    => umask,
     }, $class;
+    Perennial::Executor::Inc::init();
     return $self;
 }
 
@@ -76,10 +77,11 @@ sub _compile ($self, $hit) {
     _set_findbin($findbin);
 
     # A library loaded again after it changed redefines its subs: that is the point, not news
+    my $warn   = sub ($msg) { $self->{log}->warn("$file: $msg") };
     my $reload = delete $self->{reloading};
     local $SIG{__WARN__} = sub ($msg) {
-        return if $msg =~ /\AToo late to run INIT block/;        # It runs, just after
-        $self->{log}->warn("$file: $msg") unless $reload && $msg =~ /\ASubroutine \S+ redefined /;
+        return if $msg =~ /\AToo late to run INIT block/;    # It runs, just after
+        $warn->($msg) unless $reload && $msg =~ /\ASubroutine \S+ redefined /;
     };
     my $compiled = eval {
         Perennial::Executor::Compiler->compile(
@@ -91,14 +93,17 @@ sub _compile ($self, $hit) {
         or return (undef, $@ =~ s/\s+\z//r);
     $self->{log}->warn("$file: -T is ignored: taint mode belongs to the whole interpreter")
         if $compiled->{taint};
+
+    # What staying resident will do to it, said once: at compile, and after its first request
     if ($self->{policy}{cache} eq 'mtime') {
-        $self->{log}->warn("$file: $_") for Perennial::Executor::Lint::compile_notes($source);
+        $warn->($_) for Perennial::Executor::Lint::compile_notes($source);
+        $compiled->{lint_handles} = 1;
     }
     $compiled->{mtime}   = $hit->{mtime};
     $compiled->{checked} = $hit->{stamp};    # Its libraries are as loaded now
     $compiled->{inc}     = [@INC];
     $compiled->{findbin} = $findbin;
-    $compiled->{warn}    = sub ($msg) { $self->{log}->warn("$file: $msg") };
+    $compiled->{warn}    = $warn;
     $compiled->{stderr}  = Perennial::Executor::Errors->new($self->{log}, $file);
     return ($compiled, undef);
 }
@@ -208,8 +213,7 @@ sub _run_script ($self, $script, $hit, $env, $out) {
     $error //= $self->_call($script, $file);
     Perennial::Executor::Request->end if $script->{request};
     Perennial::Executor::Inc::leave($script, $chdir ? $hit->{dir} : $self->{home});
-    $self->_lint_handles($script, $file)
-        if $self->{policy}{cache} eq 'mtime' && !$script->{linted}++;
+    $self->_lint_handles($script, $file) if delete $script->{lint_handles};
     {
         no warnings 'untie';   ## no critic (ProhibitNoWarnings) the executor still holds the object
         untie *STDOUT;
@@ -265,7 +269,7 @@ sub _cleanup ($self, $script) {
 sub _root_namespace ($name, $location) {
     my $root = 'Perennial::ROOT::' . $name =~ s/[^A-Za-z0-9_:]/_/gr;
     return $root unless defined $location;
-    return "${root}::" . $location =~ s/([^A-Za-z0-9_])/sprintf '_%2x', ord $1/ger;
+    return "${root}::" . Perennial::Executor::Compiler->package_part($location);
 }
 
 # FindBin describes the program, which here is the script, not bin/perennial (mod_perl gets
@@ -302,8 +306,10 @@ sub prepare ($self, $hit) {
     Symbol::delete_package($cached->{package}) if $cached;
     my $chdir = $self->{policy}{chdir};
     chdir $hit->{dir} or return (undef, "Can't chdir to the script's directory: $!") if $chdir;
-    Perennial::Executor::Inc::enter({});
+    Perennial::Executor::Inc::enter();
     my ($compiled, $err) = $self->_compile($hit);
+
+    # What a failed compile loaded that is not a module goes with it (into a script discarded)
     Perennial::Executor::Inc::leave($compiled // {}, $chdir ? $hit->{dir} : $self->{home});
     chdir $self->{home} if $chdir;
     return (undef, $err) unless $compiled;

@@ -50,12 +50,12 @@ sub compile ($class, %args) {
 
 # Deterministic, unique and safe: each path part escaped as ModPerl::RegistryCooker does
 sub package_for ($class, $root, $path) {
-    my @parts = grep {length} split m{/}, $path;
-    for (@parts) {
-        s/([^A-Za-z0-9_])/sprintf '_%2x', ord $1/ge;
-        s/\A(\d)/_$1/;
-    }
-    return join '::', $root, @parts;
+    return join '::', $root, map { $class->package_part($_) } grep {length} split m{/}, $path;
+}
+
+# One segment of a package name from any string: "cgi-bin" -> "cgi_2dbin", "/x" -> "_2fx"
+sub package_part ($class, $text) {
+    return $text =~ s/([^A-Za-z0-9_])/sprintf '_%2x', ord $1/ger =~ s/\A(\d)/_$1/r;
 }
 
 # Code and data: everything from a line holding only __END__ or __DATA__ is data
@@ -137,6 +137,10 @@ the script are removed from perl's global list and returned in C<ends>.
 Returns C<{code, data, ends, package, taint, signals, writes_env}>; dies with perl's message on a
 compile error. C<signals> and C<writes_env> say whether the source mentions signal handlers or
 assigns to C<%ENV>, so the executor knows how much it must put back after a request.
+
+=head2 package_part
+
+    Perennial::Executor::Compiler->package_part('/registry');    # _2fregistry
 
 =head2 package_for
 

@@ -46,12 +46,13 @@ sub new ($class, %args) {
 
     # What is the same for every request of this location, computed once; SetEnv ones first,
     # so that a CGI variable of the same name wins
-    $self->{static} = [
-        %{$args{set_env} // {}},
-        GATEWAY_INTERFACE => 'CGI/1.1',
-        SERVER_SOFTWARE   => "Perennial/$Perennial::VERSION",
-        PERENNIAL         => "Perennial/$Perennial::VERSION " . ($args{name} // 'Executor'),
-        DOCUMENT_ROOT     => $self->{docroot},
+    my %set = %{$args{set_env} // {}};
+    $self->{names}  = [keys %set, qw(GATEWAY_INTERFACE SERVER_SOFTWARE PERENNIAL DOCUMENT_ROOT)];
+    $self->{values} = [
+        values %set, 'CGI/1.1',
+        "Perennial/$Perennial::VERSION",
+        "Perennial/$Perennial::VERSION " . ($args{name} // 'Executor'),
+        $self->{docroot}
     ];
     return $self;
 }
@@ -106,16 +107,12 @@ sub _groups ($self, $env, $hit) {
 
 # What depends only on the location, the script and the URL that named it
 sub _script_group ($self, $hit) {
-    my @pairs = (
-        @{$self->{static}},
-        SCRIPT_NAME     => $hit->{script_name},
-        SCRIPT_FILENAME => $hit->{file},
-        PATH_INFO       => $hit->{path_info},
-    );
-    push @pairs, PATH_TRANSLATED => $self->{docroot} . $hit->{path_info}
-        if length $hit->{path_info};
-    my @names  = @pairs[grep { $_ % 2 == 0 } 0 .. $#pairs];
-    my @values = @pairs[grep { $_ % 2 } 0 .. $#pairs];
+    my @names  = (@{$self->{names}},  qw(SCRIPT_NAME SCRIPT_FILENAME PATH_INFO));
+    my @values = (@{$self->{values}}, @$hit{qw(script_name file path_info)});
+    if (length $hit->{path_info}) {
+        push @names,  'PATH_TRANSLATED';
+        push @values, $self->{docroot} . $hit->{path_info};
+    }
     return [\@names, \@values, join "\0", @values];
 }
 

@@ -10,14 +10,21 @@ use Config;
 # Noticing what is new costs a count of %INC's keys per request; the keys are walked only
 # when the count changed.
 
-my @SYSTEM = _perl_dirs();
+my @SYSTEM;        # Perl's own library directories, once init has asked
 my %KNOWN;         # The %INC keys that were there at the last look (shared modules)
 my $COUNT = -1;    # How many
 
-# Before a script runs: its own files are back in %INC
-sub enter ($script) {
+# Once per process, before scripts run (the executor calls it in the manager, so that no
+# server without scripts, and no worker, starts a perl to ask)
+sub init () {
+    @SYSTEM = _perl_dirs() unless @SYSTEM;
+    return;
+}
+
+# Before a script runs or compiles: its own files are back in %INC
+sub enter ($script = undef) {
     _sync() if keys %INC != $COUNT;
-    my $own = $script->{own} or return;
+    my $own = $script && $script->{own} or return;
     @INC{keys %$own} = values %$own; ## no critic (RequireLocalizedPunctuationVars) %INC, on purpose
     return;
 }
@@ -27,11 +34,10 @@ sub enter ($script) {
 sub leave ($script, $dir) {
     delete @INC{keys %{$script->{own}}} if $script->{own};
     return                              if keys %INC == $COUNT;
-    my $own = $script->{own} //= {};
     for my $key (grep { !$KNOWN{$_} } keys %INC) {
         my $path = $INC{$key};
-        if   ($key !~ /\.pm\z/) { $own->{$key} = delete $INC{$key} }
-        else                    { $KNOWN{$key} = 1 }
+        if   ($key !~ /\.pm\z/) { $script->{own}{$key} = delete $INC{$key} }
+        else                    { $KNOWN{$key}         = 1 }
         next                 if ref $path || !defined $path;
         $path = "$dir/$path" if $path !~ m{\A/};
         next                 if grep { index($path, "$_/") == 0 } @SYSTEM;
@@ -113,9 +119,16 @@ One stat() per library.
 
 =head2 enter
 
-    Perennial::Executor::Inc::enter($script);
+    Perennial::Executor::Inc::enter($script);    # or enter() before a compile
 
 Functions, not methods: they run on every script request.
+
+=head2 init
+
+    Perennial::Executor::Inc::init();
+
+Finds perl's own library directories (one short-lived perl without PERL5LIB): files under them
+are never watched.
 
 =head2 leave
 

@@ -53,8 +53,8 @@ sub resolve ($self, $env) {
             script_name => ($env->{SCRIPT_NAME} // '')
                 . substr($path, 0, length($path) - length $rest)
         };
-        $self->{cache}{$path} = $hit;
-        return $self->_fresh($hit);
+        $hit->{until} = Time::HiRes::time() + $self->{seconds} if $self->{seconds};
+        return $self->{cache}{$path} = $hit;
     }
     return 404;    # A directory: no listings here
 }
@@ -74,13 +74,8 @@ sub _still_good ($self, $hit) {
     return 0 unless @st && -f _ && $st[1] == $hit->{ino};
     $hit->{mtime} = $st[9];
     $hit->{stamp} = ++$self->{stamps};    # Which look this was: libraries are looked at with it
-    $self->_fresh($hit) if $self->{seconds};
+    $hit->{until} = Time::HiRes::time() + $self->{seconds} if $self->{seconds};
     return 1;
-}
-
-sub _fresh ($self, $hit) {
-    $hit->{until} = Time::HiRes::time() + $self->{check} if $self->{seconds};
-    return $hit;
 }
 
 # Symlinks may point anywhere inside the tree, never outside it (checked once per inode)
