@@ -107,16 +107,28 @@ sub parse_cgi_headers ($head) {
             unless $line =~ /\A([!#\$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*\z/s;
         push @fields, $1, $2;
     }
-    return cgi_head(@fields);
+    return _read_fields(\@fields);
 }
 
-# Header fields as mod_cgi reads them. Status: sets the status; a Location without Status is a
-# redirect (302 for a URL; a local path is marked for an internal redirect by the caller).
+# Header fields given as name => value, read by the same rules
 sub cgi_head (@fields) {
-    my ($status, @headers, $location);
-    while (my ($name, $value) = splice @fields, 0, 2) {
+    for my $name (@fields[grep { $_ % 2 == 0 } 0 .. $#fields]) {
         return (undef, undef, "malformed header from script: '$name'")
             unless $name =~ /\A[!#\$%&'*+.^_`|~0-9A-Za-z-]+\z/;
+    }
+    return _read_fields(\@fields);
+}
+
+sub _fail ($self, $why) {
+    $self->{error} = $why;
+    return 0;
+}
+
+# Status: sets the status; a Location without Status is a redirect (302 for a URL; a local
+# path is marked for an internal redirect by the caller). Takes the fields it is given.
+sub _read_fields ($fields) {
+    my ($status, @headers, $location);
+    while (my ($name, $value) = splice @$fields, 0, 2) {
         return (undef, undef, "header '$name' from script holds a CR or LF") if $value =~ /[\r\n]/;
         if (lc $name eq 'status') {
             return (undef, undef, "bad Status header from script: '$value'")
@@ -131,11 +143,6 @@ sub cgi_head (@fields) {
     my $local = !$status && defined $location && $location =~ m{\A/} ? $location : undef;
     $status //= defined $location ? 302 : 200;
     return ($status, \@headers, undef, $local);
-}
-
-sub _fail ($self, $why) {
-    $self->{error} = $why;
-    return 0;
 }
 
 # An nph- script writes its own status line; its headers pass through as they are
