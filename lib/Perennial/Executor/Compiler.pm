@@ -50,13 +50,13 @@ sub compile ($class, %args) {
 
 # Deterministic, unique and safe: each path part escaped as ModPerl::RegistryCooker does
 sub package_for ($class, $root, $path) {
-    return join '::', $root, map { $class->package_part($_) } grep {length} split m{/}, $path;
+    return join '::', $root, map { _part($_) } grep {length} split m{/}, $path;
 }
 
 # One segment of a package name from any string: "cgi-bin" -> "cgi_2dbin", "/x" -> "_2fx"
-sub package_part ($class, $text) {
-    return $text =~ s/([^A-Za-z0-9_])/sprintf '_%2x', ord $1/ger =~ s/\A(\d)/_$1/r;
-}
+sub package_part ($class, $text) { _part($text) }
+
+sub _part ($text) { $text =~ s/([^A-Za-z0-9_])/sprintf '_%2x', ord $1/ger =~ s/\A(\d)/_$1/r }
 
 # Code and data: everything from a line holding only __END__ or __DATA__ is data
 sub split_data ($source) {
