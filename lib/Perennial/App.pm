@@ -1,11 +1,14 @@
 package Perennial::App;
 use v5.36;
+use File::Find                  ();
+use Cwd                         ();
 use Plack::Util                 ();
 use Scalar::Util                ();
 use Perennial::Config::Sections qw(handler_policy);
 use Perennial::Executor;
 use Perennial::Executor::CGI;
 use Perennial::Router;
+use Perennial::Watchdog;
 
 # Builds the one PSGI application a server runs from the configuration: PSGI files mounted at
 # <Location>s, and script directories (Alias, ScriptAlias, DocumentRoot) run by an executor
@@ -14,12 +17,13 @@ use Perennial::Router;
 
 sub build ($class, $config, $log = undef) {
     my $top;    # The finished application, for the executors' local redirects
-    my @routes;
+    my (@routes, @registries);
     for my $sec (grep { ($_->{handler} // '') eq 'psgi' } @{$config->sections}) {
-        push @routes, [$sec->{path}, _load($sec->{app_path}, "$sec->{file} line $sec->{line}: ")];
+        my $app = _load($sec->{app_path}, "$sec->{file} line $sec->{line}: ");
+        push @routes, [$sec->{path}, _time_limits($config, $sec, $app)];
     }
-    push @routes, _script_mounts($config, $log, \$top);
-    push @routes, ['/', _load($config->app, '')] if defined $config->app;
+    push @routes, _script_mounts($config, $log, \$top, \@registries);
+    push @routes, ['/', _time_limits($config, {}, _load($config->app, ''))] if defined $config->app;
     die "Nothing to serve: give an app.psgi or a config file with <Location> blocks\n"
         unless @routes;
     my $app = Perennial::Router->new(routes => \@routes)->to_app;
@@ -28,11 +32,20 @@ sub build ($class, $config, $log = undef) {
         require Plack::Middleware::StackTrace;
         $app = Plack::Middleware::StackTrace->wrap(Plack::Middleware::Lint->wrap($app));
     }
+    _preload_scripts($config, $log, \@registries);
     return $top = $app;
 }
 
-# The executor for one mount, from its merged settings
-sub _executor ($config, $log, $top, $url, $dir, $set) {
+# The executor for one mount, from its merged settings; Registry ones are noted for preloading
+sub _executor ($config, $log, $top, $url, $dir, $set, $registries) {
+    my $executor = _new_executor($config, $log, $top, $url, $dir, $set);
+    push @$registries, [$executor, $dir, $set->{response_handler}]
+        if $set->{handler} ne 'cgi-script'
+        && handler_policy($set->{response_handler})->{mode} eq 'registry';
+    return _time_limits($config, $set, $executor->to_app);
+}
+
+sub _new_executor ($config, $log, $top, $url, $dir, $set) {
     my %common = (
         root     => $dir,
         location => $url || '/',
@@ -47,8 +60,7 @@ sub _executor ($config, $log, $top, $url, $dir, $set) {
         document_root => $config->document_root // $dir,
     );
     if ($set->{handler} eq 'cgi-script') {
-        return Perennial::Executor::CGI->new(%common, name => 'CGI', timeout => $config->timeout)
-            ->to_app;
+        return Perennial::Executor::CGI->new(%common, name => 'CGI', timeout => $config->timeout);
     }
     my $name   = $set->{response_handler};
     my $policy = handler_policy($name);
@@ -62,7 +74,7 @@ sub _executor ($config, $log, $top, $url, $dir, $set) {
         policy    => {%$run, chdir => $policy->{chdir}},
         check     => $set->{script_check} // $policy->{check} // 'always',
         setup_env => $set->{setup_env}    // $config->setup_env
-    )->to_app;
+    );
 }
 
 sub _load ($path, $where) {
@@ -99,14 +111,69 @@ sub _dir_settings ($config, $dir) {
 }
 
 sub _merge ($set, $sec) {
-    for my $key (qw(handler response_handler exec_cgi setup_env script_check)) {
+    for my $key (
+        qw(handler response_handler exec_cgi setup_env script_check request_deadline slow_request_time)
+        )
+    {
         $set->{$key} = $sec->{$key} if defined $sec->{$key};
     }
     $set->{set_env}  = {%{$set->{set_env}  // {}}, %{$sec->{set_env} // {}}};
     $set->{pass_env} = [@{$set->{pass_env} // []}, @{$sec->{pass_env} // []}];
 }
 
-sub _script_mounts ($config, $log, $top) {
+# PerlPreloadScripts DIR: every file below DIR compiled now by each Registry location serving
+# it, so workers fork with the compiled code (ModPerl::RegistryLoader)
+sub _preload_scripts ($config, $log, $registries) {
+    for my $want (@{$config->preload_scripts}) {
+        my $real = Cwd::realpath($want)
+            // die "PerlPreloadScripts: Can't find directory \"$want\"\n";
+        my @serving = grep {
+            my $root = Cwd::realpath($_->[1]) // '';
+            $real eq $root || index($real, "$root/") == 0
+        } @$registries;
+        die "PerlPreloadScripts $want: no Registry location serves this directory\n"
+            unless @serving;
+        for my $r (@serving) {
+            my $root = Cwd::realpath($r->[1]);
+            my ($done, @failed) = (0);
+            for my $file (_files($real)) {
+                my $err = $r->[0]->preload(substr $file, length $root);
+                if ($err) {
+                    push @failed, $file;
+                    $log->warn("PerlPreloadScripts: $file: $err") if $log;
+                }
+                else { $done++ }
+            }
+            $log->info("PerlPreloadScripts $want: $done scripts compiled for $r->[2]"
+                    . (@failed ? ', ' . @failed . ' did not compile' : ''))
+                if $log;
+        }
+    }
+}
+
+sub _files ($dir) {
+    my @files;
+    File::Find::find(
+        {   no_chdir => 1,
+            wanted   => sub {
+                return $File::Find::prune = 1 if m{/\.[^/]*\z} && $_ ne $dir;
+                push @files, $_ if -f $_;
+            }
+        },
+        $dir
+    );
+    return sort @files;
+}
+
+# RequestDeadline and SlowRequestTime of a location, or else the server's, for the watchdog
+sub _time_limits ($config, $set, $app) {
+    my $deadline = $set->{request_deadline}  // $config->request_deadline;
+    my $slow     = $set->{slow_request_time} // $config->slow_request_time;
+    return $app unless $deadline || $slow;
+    return sub ($env) { Perennial::Watchdog::arm($deadline, $slow); $app->($env) };
+}
+
+sub _script_mounts ($config, $log, $top, $registries) {
     my (@routes, %mounted);
     my @locations = grep { $_->{kind} eq 'location' && ($_->{handler} // 'psgi') ne 'psgi' }
         @{$config->sections};
@@ -119,7 +186,7 @@ sub _script_mounts ($config, $log, $top) {
             unless defined $dir;
         my $set = _dir_settings($config, $dir);
         _merge($set, $loc);
-        push @routes, [$url || '/', _executor($config, $log, $top, $url, $dir, $set)];
+        push @routes, [$url || '/', _executor($config, $log, $top, $url, $dir, $set, $registries)];
         $mounted{$url} = 1;
     }
     for my $alias (@{$config->aliases}) {
@@ -132,7 +199,8 @@ sub _script_mounts ($config, $log, $top) {
             "$where: nothing handles $alias->{url}: Perennial runs scripts and PSGI applications, not static "
             . "files; add a <Location> or <Directory> with SetHandler\n"
             unless $set->{handler};
-        push @routes, [$url || '/', _executor($config, $log, $top, $url, $alias->{dir}, $set)];
+        push @routes,
+            [$url || '/', _executor($config, $log, $top, $url, $alias->{dir}, $set, $registries)];
     }
     return @routes;
 }

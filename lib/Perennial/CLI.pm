@@ -46,7 +46,9 @@ my %COMMANDS = (
     graceful        => \&_cmd_signal,
     'graceful-stop' => \&_cmd_signal,
     help            => undef,
+    'reopen-logs'   => \&_cmd_signal,
     restart         => \&_cmd_signal,
+    upgrade         => \&_cmd_signal,
     serve           => \&_cmd_serve,
     status          => \&_cmd_status,
     stop            => \&_cmd_signal,
@@ -54,6 +56,9 @@ my %COMMANDS = (
 );
 
 sub run ($class, @argv) {
+
+    # A hot upgrade runs the same command line again
+    my @again   = ($^X, '-I' . _lib_dir(), File::Spec->rel2abs($0), @argv);
     my $command = @argv && exists $COMMANDS{$argv[0]} ? shift @argv : 'serve';
     my %opt;
     Getopt::Long::Configure(qw(no_ignore_case bundling));
@@ -63,6 +68,7 @@ sub run ($class, @argv) {
     if ($opt{version} || $command eq 'version') { say "Perennial $Perennial::VERSION"; return 0 }
     $opt{app} //= shift @argv if @argv;
     if (@argv) { print STDERR "perennial: unexpected arguments: @argv\n"; return 2 }
+    $opt{command} = \@again;
     my $ok = eval {
         my $config = _config(\%opt);
         return $COMMANDS{$command}->($config, \%opt, $command);
@@ -81,7 +87,12 @@ sub _cmd_configtest ($config, $opt, $command) {
 sub _cmd_serve ($config, $opt, $command) {
     $ENV{PLACK_ENV}
         = $config->environment;    ## no critic (RequireLocalizedPunctuationVars) as plackup does
-    return Perennial::Runner->new(config => $config, reconfigure => sub { _config($opt) })->run;
+    return Perennial::Runner->new(
+        config      => $config,
+        reconfigure => sub { _config($opt) },
+        command     => $opt->{command},
+        replaces    => $ENV{PERENNIAL_UPGRADE_FROM}
+    )->run;
 }
 
 sub _cmd_signal ($config, $opt, $command) {
@@ -108,6 +119,9 @@ sub _config ($opt) {
     $over{keep_alive} = 0 if $opt->{'disable-keepalive'};
     _paths(\%over);
     my @listen = (@{$opt->{listen} // []}, @{$opt->{socket} // []});
+
+    # Sockets handed over by the manager this one replaces (hot upgrade)
+    @listen = map {"fd:$_"} split /,/, $ENV{PERENNIAL_LISTEN_FDS} if $ENV{PERENNIAL_LISTEN_FDS};
     push @listen, ($opt->{host} // '0.0.0.0') . ':' . ($opt->{port} // 5000)
         if defined $opt->{port} || defined $opt->{host};
     $over{listen} = \@listen          if @listen;
@@ -118,6 +132,8 @@ sub _config ($opt) {
     $over{environment} //= $ENV{PLACK_ENV}         if defined $ENV{PLACK_ENV};
     return Perennial::Config->load(file => $opt->{config}, overrides => \%over);
 }
+
+sub _lib_dir () { $INC{'Perennial.pm'} =~ s{/Perennial\.pm\z}{}r }
 
 # Paths on the command line are the user's, relative to where the command runs
 sub _paths ($over) {
@@ -138,7 +154,8 @@ sub _usage ($code) {
     print <<'USAGE';
 Usage: perennial [serve] [options] [app.psgi]
        perennial configtest -c perennial.conf
-       perennial status|stop|graceful|graceful-stop|restart (--pid FILE | -c perennial.conf)
+       perennial status|stop|graceful|graceful-stop|restart|upgrade|reopen-logs
+                 (--pid FILE | -c perennial.conf)
 
 Serving:
   -c, --config FILE        httpd.conf-style configuration (see perldoc Perennial::Config)
@@ -158,7 +175,7 @@ Serving:
   -X, --single-process     serve in one process, for debugging
 
 Signals to the manager: TERM stop, WINCH graceful stop, USR1 graceful restart, HUP restart,
-TTIN/TTOU one worker more/less.
+USR2 hot upgrade, URG reopen the logs, TTIN/TTOU one worker more/less.
 USAGE
     return $code;
 }
@@ -179,7 +196,7 @@ Perennial::CLI - the perennial command
 
 Turns the command line into a L<Perennial::Config> (flags override the config file) and runs a
 subcommand: C<serve> (the default), C<configtest>, C<status>, C<stop>, C<graceful-stop>,
-C<graceful> and C<restart>. See L<Perennial> for the whole story.
+C<graceful>, C<restart>, C<upgrade> and C<reopen-logs>. See L<Perennial> for the whole story.
 
 =head1 METHODS
 

@@ -38,6 +38,18 @@ my %SETTINGS = (
     max_keep_alive_requests   => [100,                'int'],
     max_requests_jitter       => ['10%',              'jitter'],
     max_requests_per_child    => [0,                  'int'],
+    max_lifetime              => [0,                  'seconds'],
+    max_lifetime_jitter       => ['10%',              'jitter'],
+    max_process_size          => [0,                  'size'],
+    max_unshared_size         => [0,                  'size'],
+    min_shared_size           => [0,                  'size'],
+    pool_private_limit        => [0,                  'size'],
+    size_check_interval       => [1,                  'posint'],
+    request_deadline          => [0,                  'seconds'],
+    slow_request_time         => [0,                  'seconds'],
+    child_init                => [[],                 'list'],
+    child_exit                => [[],                 'list'],
+    preload_scripts           => [[],                 'list'],
     max_spare_servers         => [10,                 'int'],
     min_spare_servers         => [5,                  'int'],
     modules                   => [[],                 'list'],
@@ -63,13 +75,17 @@ my %DIRECTIVES = (
     maxrequestworkers      => 'max_clients',
     pidfile                => 'pid_file',
     perlmodule             => 'modules',
+    perlchildinithandler   => 'child_init',
+    perlchildexithandler   => 'child_exit',
+    perlpreloadscripts     => 'preload_scripts',
     scoreboardfile         => 'scoreboard_file',
     transferlog            => 'access_log',
 );
 my %NOT_DIRECTIVES = map { $_ => 1 }
-    qw(aliases app daemonize includes listen max_clients_directive notes pass_env requires sections set_env
+    qw(aliases app child_exit child_init daemonize preload_scripts includes listen max_clients_directive notes pass_env requires sections set_env
     modules single_process source environment);
-my %LIST_DIRECTIVES  = (listen => 1, perlmodule => 1);
+my %LIST_DIRECTIVES = map { $_ => 1 }
+    qw(listen perlmodule perlchildinithandler perlchildexithandler perlpreloadscripts);
 my $MAX_SERVER_LIMIT = 20_000;
 
 for my $key (keys %SETTINGS) {
@@ -154,6 +170,7 @@ my %VALID = (
     seconds => [qr/\A\d+(?:\.\d+)?\z/,             'a number of seconds'],
     level   => [qr/\A(?:debug|info|warn|error)\z/, 'one of debug info warn error'],
     jitter  => [qr/\A\d+%?\z/,                     'a number or a percentage'],
+    size    => [qr/\A\d+\z/,                       'a size in KB, or with K, M or G'],
 );
 my %REF = (list => 'ARRAY', hash => 'HASH');
 
@@ -202,10 +219,17 @@ sub _value ($key, $name, $value) {
         return (undef, "$name must be On or Off, got '$value'") if $value !~ /\A(?:on|off)\z/i;
         return (lc $value eq 'on' ? 1 : 0);
     }
-    $value = lc $value     if $key eq 'log_level';
-    $value = $value / 1000 if $key =~ /timeout/ && $value =~ s/ms\z//;
+    $value = lc $value          if $key eq 'log_level';
+    $value = $value / 1000      if $key =~ /timeout/ && $value =~ s/ms\z//;
+    $value = _kilobytes($value) if $SETTINGS{$key}[1] eq 'size';
     my $err = _check($key, $value);
     return $err ? (undef, "$name $err") : ($value);
+}
+
+# Sizes are in KB, as Apache2::SizeLimit's; a K, M or G suffix says otherwise
+sub _kilobytes ($value) {
+    my ($n, $unit) = $value =~ /\A(\d+(?:\.\d+)?)\s*([KMG]?)B?\z/i or return $value;
+    return int($n * {'' => 1, K => 1, M => 1024, G => 1024 * 1024}->{uc $unit});
 }
 
 sub _normalise ($self) {
@@ -232,8 +256,9 @@ sub _normalise ($self) {
     $self->{$_}    = $self->path($self->{$_}) for qw(document_root);
     $_->{app_path} = $self->path($_->{app})   for grep { defined $_->{app} } @{$self->{sections}};
     $_->{dir}      = $self->path($_->{dir})   for @{$self->{aliases}};
-    $self->{requires}  = [map { $self->path($_) } @{$self->{requires}}];
-    $self->{_warnings} = [@warnings, @{$self->{notes}}];
+    $self->{requires}        = [map { $self->path($_) } @{$self->{requires}}];
+    $self->{preload_scripts} = [map { $self->path($_) =~ s{/+\z}{}r } @{$self->{preload_scripts}}];
+    $self->{_warnings}       = [@warnings, @{$self->{notes}}];
 }
 
 1;

@@ -12,7 +12,8 @@ use Perennial::HTTP::Response::Writer;
 # can be replaced by a faster implementation without touching the rest.
 
 my ($MEMORY_BODY, $READ_SIZE) = (65_536, 65_536);
-my $IN_APP;    # The request the application is running, while it runs
+my $IN_APP;     # The request the application is running, while it runs
+my $SERVING;    # The connection it came on
 
 # An application that calls CORE::exit ends the worker mid-request; perl still runs END
 # blocks, so the client gets a 500 instead of a silently closed connection
@@ -22,9 +23,24 @@ END {
     }
 }
 
+# Answers the request the application is running with $status when nothing of the response
+# went out yet, and logs it. For a worker about to end itself (a request deadline).
+sub abort_request ($status) {
+    my $c = $IN_APP or return 0;
+    if (!$c->{status} || exists $c->{head}) {
+        delete $c->{head};
+        $c->{status} = $status;
+        write_all($c, error_bytes($status, $c->{http11}));
+    }
+    my $micros = int((Time::HiRes::time() - $c->{t0}) * 1e6);
+    $SERVING->{log}->access($c->{env}, $c->{status}, $c->{bytes}, $micros);
+    return 1;
+}
+
 sub new ($class, %args) {
     my $config = $args{config};
     return bless {
+        after     => $args{after_request},
         app       => $args{app},
         log       => $args{log},
         board     => $args{board},
@@ -47,6 +63,8 @@ sub new ($class, %args) {
 sub serve ($self, $sock, $base, $peer, $remaining) {
     my ($buf,   $served) = ('', 0);
     my ($board, $slot)   = @$self{qw(board slot)};
+    my $after = $self->{after};
+    $SERVING = $self;
     while (1) {
         if ($served && !length $buf) {
             $board->state($slot, 'K');
@@ -57,7 +75,13 @@ sub serve ($self, $sock, $base, $peer, $remaining) {
         my $t0  = Time::HiRes::time();
         my ($len, $status) = $self->_read_head($sock, \$buf, \%env);
         last unless $len || $status;
-        my $c = {sock => $sock, http11 => $env{SERVER_PROTOCOL} eq 'HTTP/1.1', bytes => 0};
+        my $c = {
+            sock   => $sock,
+            http11 => $env{SERVER_PROTOCOL} eq 'HTTP/1.1',
+            bytes  => 0,
+            env    => \%env,
+            t0     => $t0
+        };
         $board->request_start(
             $slot,
             $env{REMOTE_ADDR} // '',
@@ -75,8 +99,8 @@ sub serve ($self, $sock, $base, $peer, $remaining) {
         my $micros = int((Time::HiRes::time() - $t0) * 1e6);
         $board->request_done($slot, $c->{bytes}, $micros);
         $self->{log}->access(\%env, $c->{status} // 0, $c->{bytes}, $micros);
-        $self->{harakiri} = 1 if $env{'psgix.harakiri.commit'};
-        last                  if !$c->{keep_alive} || $self->{harakiri} || ${$self->{stopping}};
+        $self->{harakiri} = 1 if $env{'psgix.harakiri.commit'} || ($after && $after->());
+        last if !$c->{keep_alive} || $self->{harakiri} || ${$self->{stopping}};
     }
     $board->state($slot, 'C');
     CORE::close($sock);
@@ -282,6 +306,16 @@ gets its status (400, 408, 413, 414, 417, 431, 501, 505) and a log line and neve
 application. Time limits are the socket's own (set once on the listener), and the keep-alive
 wait is one C<select>.
 
+=head1 FUNCTIONS
+
+=head2 abort_request
+
+    Perennial::Connection::abort_request(504);
+
+From a signal handler in a worker that is about to exit: answers the request the application
+is running with this status if its head has not gone out yet, and writes its access-log line.
+Returns false when no application is running.
+
 =head1 METHODS
 
 =head2 new
@@ -289,7 +323,8 @@ wait is one C<select>.
     my $conn = Perennial::Connection->new(%args);
 
 Takes C<config>, C<app>, C<log>, C<board>, C<slot> and C<stopping> (a reference to the
-worker's stop flag).
+worker's stop flag), and optionally C<after_request>, a code reference called after each
+request: when it returns true, the worker ends after this connection.
 
 =head2 serve
 

@@ -5,7 +5,14 @@ use Time::HiRes ();
 
 # The manager's pid file, and the commands that find a running manager through it
 
-my %SIGNAL = (stop => 'TERM', 'graceful-stop' => 'WINCH', graceful => 'USR1', restart => 'HUP');
+my %SIGNAL = (
+    stop            => 'TERM',
+    'graceful-stop' => 'WINCH',
+    graceful        => 'USR1',
+    restart         => 'HUP',
+    upgrade         => 'USR2',
+    'reopen-logs'   => 'URG'
+);
 
 sub daemonize ($class) {
     defined(my $pid = fork) or die "Can't fork: $!\n";
@@ -34,7 +41,8 @@ sub send ($class, $command, $file, $wait = 30) {
     die "Can't find a running server: no pid in \"$file\"\n" unless $pid;
     die "Can't find a running server: process $pid from \"$file\" is gone\n" unless kill 0, $pid;
     kill $signal, $pid or die "Can't send $signal to $pid: $!\n";
-    return "sent $signal to manager $pid" if $command ne 'stop';
+    return $class->_wait_upgrade($pid, $file, $wait) if $command eq 'upgrade';
+    return "sent $signal to manager $pid"            if $command ne 'stop';
     my $deadline = Time::HiRes::time() + $wait;
 
     # The manager removes its pid file last; a dead manager that could not is gone too
@@ -45,10 +53,29 @@ sub send ($class, $command, $file, $wait = 30) {
     return "manager $pid stopped";
 }
 
-sub write_pid ($class, $file) {
+# The new manager writes its pid when it starts; the old one is gone once its workers finished
+sub _wait_upgrade ($class, $pid, $file, $wait) {
+    my $deadline = Time::HiRes::time() + $wait;
+    while (1) {
+        my $new = $class->read_pid($file) // $pid;
+        return "manager $pid replaced by manager $new" if $new != $pid && _gone($pid);
+        die "upgrade not finished after $wait seconds (see the error log)\n"
+            if Time::HiRes::time() > $deadline;
+        Time::HiRes::sleep(0.05);
+    }
+}
+
+# Exited, even if its parent has not collected it yet
+sub _gone ($pid) {
+    return 1 unless kill 0, $pid;
+    open(my $fh, '<', "/proc/$pid/stat") or return 0;
+    return ((<$fh> // '') =~ /\)\s+Z/) ? 1 : 0;
+}
+
+sub write_pid ($class, $file, $replacing = 0) {
     my $old = $class->read_pid($file);
     die "Can't start: a server with pid $old is running (pid file \"$file\")\n"
-        if $old && $old != $$ && kill 0, $old;
+        if $old && $old != $$ && $old != ($replacing // 0) && kill 0, $old;
     open(my $fh, '>', $file) or die "Can't write pid file \"$file\": $!\n";
     print {$fh} "$$\n"       or die "Can't write pid file \"$file\": $!\n";
     close $fh                or die "Can't write pid file \"$file\": $!\n";
@@ -70,8 +97,9 @@ Perennial::Control - the pid file, daemonizing, and signals to a running manager
 =head1 DESCRIPTION
 
 What C<apachectl> does: find the manager through its pid file and signal it. C<stop> sends
-TERM and waits until the manager is gone, C<graceful-stop> sends WINCH, C<graceful> USR1 and
-C<restart> HUP.
+TERM and waits until the manager is gone, C<graceful-stop> sends WINCH, C<graceful> USR1,
+C<restart> HUP, C<reopen-logs> URG, and C<upgrade> sends USR2 and waits until a new manager has
+written the pid file and the old one is gone.
 
 =head1 METHODS
 
@@ -99,8 +127,9 @@ Signals the manager; for C<stop>, waits up to the given seconds for it to exit.
 
 =head2 write_pid
 
-    Perennial::Control->write_pid($file);
+    Perennial::Control->write_pid($file, $replacing_pid);
 
-Refuses to start when the pid file names a live process.
+Refuses to start when the pid file names a live process, unless it is the manager being
+replaced by a hot upgrade.
 
 =cut

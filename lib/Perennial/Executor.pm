@@ -317,6 +317,15 @@ sub prepare ($self, $hit) {
     return ($compiled, undef);
 }
 
+# ModPerl::RegistryLoader's work: a script compiled in the manager is shared by every worker.
+# $path is below the executor's directory; returns the error, or undef once compiled.
+sub preload ($self, $path) {
+    my $hit = $self->{resolver}->resolve({PATH_INFO => $path, REQUEST_URI => $path});
+    return "not found below the script directory (status $hit)" unless ref $hit;
+    my (undef, $err) = $self->prepare($hit);
+    return $err;
+}
+
 # Looked at when the script itself is (PerlScriptCheck): a library it loaded from outside
 # perl's own directories that changed recompiles it, and the library is loaded again
 sub _libraries_changed ($self, $script, $hit) {
@@ -362,6 +371,13 @@ See L<Perennial::Manual::Scripts> for the whole behaviour.
 
 C<name> (the handler) and C<location> name the packages scripts compile into:
 C<Perennial::ROOT::ModPerl::Registry::_2fregistry::srv::cgi_2dbin::hello_2epl>.
+
+=head2 preload
+
+    my $error = $registry->preload('/hello.pl');
+
+Compiles a script now (in the manager, before workers fork), as ModPerl::RegistryLoader does.
+The path is below the executor's directory. Returns undef, or why it did not compile.
 
 =head2 prepare
 

@@ -20,9 +20,12 @@ sub new ($class, %args) {
 
 sub close ($self) {
     CORE::close($self->{fh})  if $self->{fh};
-    unlink $self->{unix_path} if $self->{unix_path} && $self->{owner} == $$;
+    unlink $self->{unix_path} if $self->{unix_path} && $self->{owner} == $$ && !$self->{lent};
     delete $self->{fh};
 }
+
+# While a new manager takes the socket over (hot upgrade), closing it must not remove its path
+sub disown ($self, $lent) { $self->{lent} = $lent }
 
 sub fh ($self) { $self->{fh} }
 
@@ -127,6 +130,12 @@ descriptor given as C<fd:N>. Options that accepted sockets inherit (C<TCP_NODELA
 receive and send timeouts) are set here once, so the request path does not set them again.
 
 =head1 METHODS
+
+=head2 disown
+
+    $listener->disown(1);
+
+While true, C<close> leaves a Unix socket's path in place: a new manager has the socket.
 
 =head2 close
 

@@ -1,20 +1,27 @@
 package Perennial::Prefork;
 use v5.36;
+use Config      ();
 use POSIX       qw(WNOHANG);
 use Time::HiRes ();
+use Perennial::Prefork::Recycle;
+use Perennial::Watchdog;
 
 # The manager: keeps a pool of workers as Apache's prefork MPM does. It knows nothing of HTTP:
 # a worker's life is the code reference it is given, and the only state it reads is the
 # scoreboard's letter per slot.
 
-my ($MAX_SPAWN_RATE, $KILL_AFTER) = (32, 10);
-my %IDLE  = ('_' => 1, S => 1);
-my %FLAGS = (
+my ($MAX_SPAWN_RATE, $KILL_AFTER, $WATCH_EVERY) = (32, 10, 0.1);
+my %IDLE     = ('_' => 1, S => 1);
+my %BUSY     = (R   => 1, W => 1);
+my @SIG_NAME = split ' ', $Config::Config{sig_name};
+my %FLAGS    = (
     TERM  => 'stop',
     INT   => 'stop',
     WINCH => 'graceful_stop',
     QUIT  => 'graceful_stop',
     USR1  => 'graceful',
+    USR2  => 'upgrade',
+    URG   => 'reopen',
     HUP   => 'restart',
     TTIN  => 'ttin',
     TTOU  => 'ttou',
@@ -23,17 +30,21 @@ my %FLAGS = (
 
 sub new ($class, %args) {
     my $self = bless {
-        log        => $args{log},
-        board      => $args{board},
-        code       => $args{worker},
-        reload     => $args{reload},
-        on_stop    => $args{on_graceful_stop} // sub { },
-        workers    => {},
-        slots      => {},
-        generation => 1,
-        rate       => 1,
-        flags      => {},
+        log            => $args{log},
+        board          => $args{board},
+        code           => $args{worker},
+        reload         => $args{reload},
+        on_stop        => $args{on_graceful_stop} // sub { },
+        on_ready       => $args{on_ready},
+        upgrade        => $args{upgrade},
+        upgrade_failed => $args{upgrade_failed},
+        workers        => {},
+        slots          => {},
+        generation     => 1,
+        rate           => 1,
+        flags          => {},
     }, $class;
+    $self->{recycle} = Perennial::Prefork::Recycle->new(config => $args{config});
     $self->_use_config($args{config});
     return $self;
 }
@@ -56,12 +67,17 @@ sub run ($self) {
         return $self->_graceful_stop if $flags->{graceful_stop};
         $self->_graceful_restart     if $flags->{graceful};
         $self->_restart              if $flags->{restart};
+        $self->_reopen               if $flags->{reopen};
+        $self->_upgrade              if $flags->{upgrade};
         $self->_resize(1)  for 1 .. ($flags->{ttin} // 0);
         $self->_resize(-1) for 1 .. ($flags->{ttou} // 0);
         my $now = Time::HiRes::time();
         if ($now >= $tick) { $self->_maintain; $tick = $now + 1 }
-        next if %{$self->{flags}};
+        Perennial::Watchdog->watch($self->{board}, $self->{workers}, $log) if $self->{watch};
+        $self->_ready                                                      if $self->{on_ready};
+        next                                                               if %{$self->{flags}};
         my $wait = $tick - Time::HiRes::time();
+        $wait = $WATCH_EVERY if $self->{watch} && $wait > $WATCH_EVERY;
         Time::HiRes::sleep($wait) if $wait > 0;
     }
 }
@@ -98,13 +114,14 @@ sub _graceful_restart ($self) {
     $log->info("generation $self->{generation} started");
 }
 
-# A worker's QUIT sets its stop flag. SA_RESTART lets the application's own system calls (a
-# database read) carry on; accept() and reads on the client, which have a timeout, and
-# select() still return EINTR, so an idle worker notices at once.
-sub _graceful_signal ($flag) {
+# A worker's QUIT sets its stop flag, URG its reopen-the-logs flag. SA_RESTART lets the
+# application's own system calls (a database read) carry on; accept() and reads on the client,
+# which have a timeout, and select() and epoll still return EINTR, so an idle worker notices at
+# once.
+sub _flag_signal ($signal, $flag) {
     my $action = POSIX::SigAction->new(sub { $$flag = 1 }, POSIX::SigSet->new, POSIX::SA_RESTART());
     $action->safe(1);
-    POSIX::sigaction(POSIX::SIGQUIT(), $action) or die "Can't install the QUIT handler: $!\n";
+    POSIX::sigaction($signal, $action) or die "Can't install a handler for signal $signal: $!\n";
 }
 
 sub _graceful_stop ($self) {
@@ -134,6 +151,15 @@ sub _maintain ($self) {
     my ($idle, $total) = $self->_count;
     my $log = $self->{log};
     $self->_retire($_, 1) for grep { $_->{retiring} } values %{$self->{workers}};
+    my $board = $self->{board};
+    for my $due (
+        $self->{recycle}->due($self->{workers}, sub ($w) { $IDLE{$board->state_of($w->{slot})} }))
+    {
+        my ($w, $why) = @$due;
+        $log->info("worker $w->{pid} retires after its request: $why");
+        $w->{replace} = 1;
+        $self->_retire($w);
+    }
     if ($idle > $self->{max_spare}) {
         my ($victim) = sort { $b->{slot} <=> $a->{slot} }
             grep {
@@ -168,24 +194,43 @@ sub _reap ($self) {
     my $log = $self->{log};
     while ((my $pid = waitpid(-1, WNOHANG)) > 0) {
         my $status = $?;
+        $self->_upgrade_ended($status) if $pid == ($self->{upgrade_pid} // 0);
         my $w      = delete $self->{workers}{$pid} or next;
         my $slot   = $self->{board}->slot($w->{slot});
-        my $how    = $status & 127 ? 'signal ' . ($status & 127) : 'status ' . ($status >> 8);
+        my $signal = $status & 127;
+        my $how    = $signal ? "signal $signal, $SIG_NAME[$signal]" : 'status ' . ($status >> 8);
         $log->info("worker $pid exited ($how, $slot->{requests} requests)");
+        $log->error("worker $pid died ($how) serving '$slot->{request}' for $slot->{client}: "
+                . 'that request is lost')
+            if $status && $BUSY{$slot->{state}};
         $self->{board}->release($w->{slot});
         delete $self->{slots}{$w->{slot}};
 
-        # Replace workers that recycled themselves or belonged to an older generation; a
-        # worker retired as a spare or one that failed waits for the once-a-second check
+        # Replace at once workers that recycled themselves, crashed after a good start,
+        # belonged to an older generation or were retired to be replaced; a worker retired as
+        # a spare, or one that failed as it started, waits for the once-a-second check
         next
             if $self->{stopping}
-            || $status
-            || ($w->{retiring} && $w->{generation} == $self->{generation});
+            || ($status && Time::HiRes::time() - $w->{born} < 1)
+            || ($w->{retiring} && !$w->{replace} && $w->{generation} == $self->{generation});
         my ($idle, $total, $current) = $self->_count;
         $self->_spawn
             if $total < $self->{max_clients}
             && ($idle < $self->{min_spare} || $current < $self->{config}->start_servers);
     }
+}
+
+# Once the first generation is waiting for requests: a new manager's signal to the old one
+sub _ready ($self) {
+    my ($idle) = $self->_count;
+    return if $idle < $self->{config}->start_servers;
+    (delete $self->{on_ready})->();
+}
+
+sub _reopen ($self) {
+    $self->{log}->reopen;
+    kill 'URG', keys %{$self->{workers}};
+    $self->{log}->info('logs reopened');
 }
 
 sub _resize ($self, $by) {
@@ -250,9 +295,10 @@ sub _spawn ($self) {
     if (!$pid) {
 
         # The worker's own signals and name, for the rest of its life (so not local)
-        my $stopping = 0;
-        _graceful_signal(\$stopping);
-        for my $name (grep { $_ ne 'QUIT' } keys %FLAGS) {
+        my ($stopping, $reopen) = (0, 0);
+        _flag_signal(POSIX::SIGQUIT(), \$stopping);
+        _flag_signal(POSIX::SIGURG(),  \$reopen);
+        for my $name (grep { $_ ne 'QUIT' && $_ ne 'URG' } keys %FLAGS) {
             $SIG{$name} = 'DEFAULT';    ## no critic (RequireLocalizedPunctuationVars)
         }
 
@@ -268,6 +314,7 @@ sub _spawn ($self) {
             {   slot         => $slot,
                 generation   => $board->generation,
                 stopping     => \$stopping,
+                reopen       => \$reopen,
                 max_requests => $limit
             }
         );
@@ -275,7 +322,13 @@ sub _spawn ($self) {
     }
     $board->set($slot, pid => $pid);
     $self->{slots}{$slot}  = 1;
-    $self->{workers}{$pid} = {pid => $pid, slot => $slot, generation => $self->{generation}};
+    $self->{workers}{$pid} = {
+        pid        => $pid,
+        slot       => $slot,
+        generation => $self->{generation},
+        born       => Time::HiRes::time(),
+        lifetime   => scalar $self->{recycle}->lifetime
+    };
     $self->{log}->info("worker $pid started");
 }
 
@@ -311,8 +364,35 @@ sub _terminate_all ($self) {
     }
 }
 
+sub _upgrade ($self) {
+    my $log = $self->{log};
+    return $log->error('upgrade refused: a new manager is already starting')
+        if $self->{upgrade_pid};
+    return $log->error('upgrade not available: serving in one process or without a command')
+        unless $self->{upgrade};
+    $log->info('upgrade requested');
+    $self->{upgrade_pid} = $self->{upgrade}->();
+}
+
+# The new manager exits at once when it daemonized (status 0) or when it failed
+sub _upgrade_ended ($self, $status) {
+    delete $self->{upgrade_pid};
+    return if !$status;
+    $self->{log}->error('upgrade failed: the new manager exited with '
+            . ($status & 127 ? 'signal ' . ($status & 127) : 'status ' . ($status >> 8))
+            . '; this manager keeps serving');
+    $self->{upgrade_failed}->() if $self->{upgrade_failed};
+}
+
 sub _use_config ($self, $config) {
     $self->{config} = $config;
+    $self->{recycle}->configure($config);
+    $self->{watch} = grep { $_->{request_deadline} || $_->{slow_request_time} }
+        {
+        request_deadline  => $config->request_deadline,
+        slow_request_time => $config->slow_request_time
+        },
+        @{$config->sections};
     @$self{qw(min_spare max_spare max_clients)}
         = ($config->min_spare_servers, $config->max_spare_servers, $config->max_clients);
     $self->{reported} = 0;

@@ -5,23 +5,25 @@ use Perennial::App;
 use Perennial::Control;
 use Perennial::Listener;
 use Perennial::Log;
+use Perennial::Preload;
 use Perennial::Prefork;
 use Perennial::Scoreboard;
 use Perennial::Server;
+use Perennial::Upgrade;
 
 # Puts a server together from a Config: preloads, binds, writes the pid file, creates the
 # scoreboard, then hands over to the manager (or serves in one process) until stopped.
 
 sub new ($class, %args) {
-    return bless {config => $args{config}, app => $args{app}, reconfigure => $args{reconfigure}},
-        $class;
+    return bless {map { $_ => $args{$_} } qw(config app reconfigure command replaces)}, $class;
 }
 
 sub run ($self) {
     my $config = $self->{config};
     my $log    = Perennial::Log->new(config => $config);
     $log->warn($_) for $config->warnings;
-    _preload($config);
+    my $preload   = $self->{preload} = Perennial::Preload->new(log => $log);
+    my $hooks     = $preload->load($config);
     my $app       = $self->{app} // Perennial::App->build($config, $log);
     my @listeners = map {
         Perennial::Listener->new(spec => $_, backlog => $config->listen_backlog)
@@ -33,7 +35,7 @@ sub run ($self) {
         Perennial::Control->daemonize;
     }
     my $pid_file = $config->pid_file;
-    Perennial::Control->write_pid($pid_file) if defined $pid_file;
+    Perennial::Control->write_pid($pid_file, $self->{replaces}) if defined $pid_file;
     my $board_file = $config->scoreboard_file
         // (defined $pid_file ? "$pid_file.scoreboard" : undef);
     my $board = Perennial::Scoreboard->create(slots => $config->server_limit, file => $board_file);
@@ -52,36 +54,32 @@ sub run ($self) {
             config           => $config,
             log              => $log,
             board            => $board,
-            worker           => sub ($w) { $server->serve($w) },
+            worker           => $self->_worker($server, $hooks),
             reload           => sub { $self->_reload },
-            on_graceful_stop => $cleanup
+            on_graceful_stop => $cleanup,
+            on_ready         => scalar $self->_on_ready,
+            upgrade          => $self->{command} && sub { $self->_upgrade },
+            upgrade_failed   => sub { $_->disown(0) for @listeners },
         )->run;
     };
     my $err = $@;
     $cleanup->();
-    unlink $board_file if defined $board_file;
+    $board->remove;
     die $err unless defined $code;
     return $code;
 }
 
-sub _preload ($config) {
-    unshift @INC, @{$config->includes};
-    for my $file (@{$config->requires}) {
-        my $ok = do $file;
-        die "Can't load PerlRequire file $file: "
-            . ($@ || $! || 'it did not return a true value') . "\n"
-            unless $ok;
-    }
-    for my $module (@{$config->modules}) {
-        next if $module =~ /\A(?:ModPerl|Apache2?)::/;  # Their work is built in: see Perennial::App
-        die "Can't load module '$module': not a module name\n"
-            unless $module =~ /\A\w+(?:::\w+)*\z/;
-        (my $file = "$module.pm") =~ s{::}{/}g;
-        eval { require $file; 1 } or die "Can't load module $module: $@";
-    }
+# A new manager started by a hot upgrade asks the old one to stop once its workers are ready
+sub _on_ready ($self) {
+    my $old = $self->{replaces} or return;
+    return sub () {
+        $self->{log}->info("upgrade: workers ready, asking manager $old to stop gracefully");
+        kill 'QUIT', $old;
+    };
 }
 
-# USR1 and HUP: read the configuration again and build the next generation's application
+# USR1 and HUP: read the configuration again, run the preloads again and build the next
+# generation's application
 sub _reload ($self) {
     my $old    = $self->{config};
     my $config = $self->{reconfigure} ? $self->{reconfigure}->() : $old;
@@ -90,12 +88,35 @@ sub _reload ($self) {
         if join(' ', @{$config->listen}) ne join(' ', @{$old->listen});
     $config = $config->with(server_limit => $old->server_limit)
         if $config->server_limit != $old->server_limit;
-    my $app = $self->{app} // Perennial::App->build($config, $log);
+    my $hooks = $self->{preload}->load($config);
+    my $app   = $self->{app} // Perennial::App->build($config, $log);
     $_->set_timeout($config->timeout) for @{$self->{listeners}};
     $log->reopen;
     $self->{config} = $config;
     my $server = $self->_server($config, $app);
-    return ($config, sub ($w) { $server->serve($w) });
+    return ($config, $self->_worker($server, $hooks));
+}
+
+# USR2: a new manager with the same command line takes the listeners over
+sub _upgrade ($self) {
+    $_->disown(1) for @{$self->{listeners}};
+    return Perennial::Upgrade->start(
+        log       => $self->{log},
+        listeners => $self->{listeners},
+        command   => $self->{command}
+    );
+}
+
+# A worker's life: its init hooks, serving, its exit hooks
+sub _worker ($self, $server, $hooks) {
+    my $preload = $self->{preload};
+    return sub ($w) {
+        my %about = (slot => $w->{slot}, generation => $w->{generation});
+        $preload->run_hooks($hooks->{init}, PerlChildInitHandler => \%about);
+        my $code = $server->serve($w);
+        $preload->run_hooks($hooks->{exit}, PerlChildExitHandler => \%about);
+        return $code;
+    };
 }
 
 sub _server ($self, $config, $app) {

@@ -8,11 +8,11 @@ use Time::HiRes ();
 # the mapped string: no system call. Apache's state letters:
 #   _ waiting   S starting   R reading   W writing   K keep-alive   L logging   C closing
 #   G gracefully finishing   I idle cleanup   . open slot
-my ($HEADER, $SLOT, $MAGIC) = (64, 256, 'PERENNS1');
+my ($HEADER, $SLOT, $MAGIC) = (64, 320, 'PERENNS2');
 my $HEAD_PACK   = 'a8 N N d N';
-my $SLOT_PACK   = 'a1 x3 N N N N N d d Q Q Q a48 a144';
+my $SLOT_PACK   = 'a1 x3 N N N N N d d Q Q Q a48 a144 d f f x48';
 my @SLOT_FIELDS = qw(state pid generation requests conn_requests last_micros started
-    request_started slot_requests slot_bytes bytes client request);
+    request_started slot_requests slot_bytes bytes client request armed_for deadline slow);
 my %FIELD = (
     state           => [0,   'a1'],
     pid             => [4,   'N'],
@@ -27,6 +27,9 @@ my %FIELD = (
     bytes           => [56,  'Q'],
     client          => [64,  'a48'],
     request         => [112, 'a144'],
+    armed_for       => [256, 'd'],
+    deadline        => [264, 'f'],
+    slow            => [268, 'f'],
 );
 
 sub attach ($class, $file) {
@@ -45,10 +48,17 @@ sub create ($class, %args) {
     my $self  = bless {slots => $slots, file => $args{file}}, $class;
     my $map;
     if (defined $args{file}) {
-        open(my $fh, '+>', $args{file}) or die "Can't create scoreboard \"$args{file}\": $!\n";
-        truncate($fh, $size)            or die "Can't size scoreboard \"$args{file}\": $!\n";
+
+        # A new file put in place, never the old one emptied: after a hot upgrade the old
+        # manager's workers still write to theirs
+        my $file = $args{file};
+        my $new  = "$file.$$";
+        open(my $fh, '+>', $new) or die "Can't create scoreboard \"$new\": $!\n";
+        truncate($fh, $size)     or die "Can't size scoreboard \"$new\": $!\n";
         close $fh;
-        map_file $map, $args{file}, '+<';
+        map_file $map, $new, '+<';
+        rename $new, $file or die "Can't create scoreboard \"$file\": $!\n";
+        $self->{inode} = (stat $file)[1];
     }
     else { map_anonymous $map, $size, 'shared' }
     $self->{map} = \$map;
@@ -58,12 +68,20 @@ sub create ($class, %args) {
     return $self;
 }
 
+# The time limits of the request now running (seconds, 0: none), for the manager's watchdog;
+# they hold only while request_started is still the one they were set for
+sub arm ($self, $i, $deadline, $slow) {
+    my $base = $HEADER + $SLOT * $i;
+    my $map  = $self->{map};
+    substr($$map, $base + 256, 16) = substr($$map, $base + 32, 8) . pack('f f', $deadline, $slow);
+}
+
 sub claim ($self, $i, $pid, $generation) {
     my $now = Time::HiRes::time();
     my $old = $self->slot($i);
     substr(${$self->{map}}, $HEADER + $SLOT * $i, $SLOT) = pack($SLOT_PACK,
         'S',  $pid, $generation, 0, 0, 0,
-        $now, 0,    $old->{slot_requests}, $old->{slot_bytes}, 0, '', '');
+        $now, 0,    $old->{slot_requests}, $old->{slot_bytes}, 0, '', '', 0, 0, 0);
 }
 
 sub generation ($self, $set = undef) {
@@ -79,7 +97,13 @@ sub release ($self, $i) {
         '.', 0, 0, 0, 0, 0, 0, 0,
         $old->{slot_requests} // 0,
         $old->{slot_bytes}    // 0,
-        0, '', '');
+        0, '', '', 0, 0, 0);
+}
+
+# Removes the scoreboard file, unless another manager's has taken its place
+sub remove ($self) {
+    my $file = $self->{file} // return;
+    unlink $file if defined $self->{inode} && ((stat $file)[1] // -1) == $self->{inode};
 }
 
 sub request_done ($self, $i, $bytes, $micros) {
@@ -150,6 +174,13 @@ request, the client and the current request line. Updates are writes to mapped m
 
 Maps an existing scoreboard file read-only.
 
+=head2 arm
+
+    $board->arm($slot, 30, 5);    # deadline and slow-request time of the current request
+
+Gives the request now running in the slot its time limits in seconds (0: none). They belong to
+that request only: the next C<request_start> makes them stale.
+
 =head2 claim
 
     $board->claim($slot, $pid, $generation);
@@ -177,6 +208,12 @@ Reads or sets the manager's current generation.
     $board->release($slot);
 
 Marks a slot open (C<.>) after its worker exited.
+
+=head2 remove
+
+    $board->remove;
+
+Removes the file of a scoreboard this process created, if it is still the one at that path.
 
 =head2 request_done
 

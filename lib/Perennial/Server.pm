@@ -5,6 +5,8 @@ use Time::HiRes ();
 use Socket
     qw(AF_INET AF_INET6 inet_ntoa inet_ntop sockaddr_family unpack_sockaddr_in unpack_sockaddr_in6);
 use Perennial::Connection;
+use Perennial::SizeLimit;
+use Perennial::Watchdog;
 
 # A worker's life: accept a connection, hand it to Perennial::Connection, repeat until told to
 # stop or until the request limit is reached.
@@ -20,18 +22,24 @@ sub serve ($self, $worker) {
     my ($board, $slot) = ($self->{board}, $worker->{slot});
     my $stopping  = $worker->{stopping};
     my $remaining = $worker->{max_requests};
+    my $log       = $self->{log};
     my $conn      = Perennial::Connection->new(
-        config   => $self->{config},
-        app      => $self->{app},
-        log      => $self->{log},
-        board    => $board,
-        slot     => $slot,
-        stopping => $stopping,
+        config        => $self->{config},
+        app           => $self->{app},
+        log           => $log,
+        board         => $board,
+        slot          => $slot,
+        stopping      => $stopping,
+        after_request => scalar $self->_size_limit,
     );
     my @fh = map { $_->fh } @{$self->{listeners}};
     if (@fh > 1 || $self->{epoll}) { $_->blocking(0) for @fh }
     local $SIG{PIPE} = 'IGNORE';
+    Perennial::Watchdog->install(board => $board, slot => $slot, log => $log);
+
     while (!$$stopping) {
+        my $reopen = $worker->{reopen};
+        if ($reopen && $$reopen) { $$reopen = 0; $log->reopen }
         $board->state($slot, '_');
         my ($client, $index, $peer) = $self->_accept(\@fh, $stopping) or next;
         $self->{listeners}[$index]->prepare($client);
@@ -46,6 +54,18 @@ sub serve ($self, $worker) {
     }
     $board->state($slot, $$stopping ? 'I' : 'C');
     return 0;
+}
+
+# Apache2::SizeLimit's check after each request, when a limit is set
+sub _size_limit ($self) {
+    my $limit = Perennial::SizeLimit->new(config => $self->{config});
+    return unless $limit->is_set;
+    my $log = $self->{log};
+    return sub () {
+        my $why = $limit->exceeded or return 0;
+        $log->info("worker $$ retires after this request: $why");
+        return 1;
+    };
 }
 
 sub _accept ($self, $fh, $stopping) {

@@ -1,24 +1,90 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Perennial::Test qw(start_server wait_until);
+use Perennial::Test qw(load_start load_stop start_server wait_until);
 
-# A worker that is killed or dies is replaced, and the event is logged with the reason
-my $srv = start_server(app => 'pid.psgi', workers => 2);
-ok wait_until(sub { $srv->idle == 2 }, 10, 'two idle'), 'two workers';
-my ($victim) = map { $_->{pid} } $srv->slots;
-kill 'KILL', $victim;
-ok wait_until(sub { $srv->error_log =~ /worker $victim exited \(signal 9, \d+ requests\)/ },
-    10, 'logged'),
-    'the kill is logged with the signal';
-ok wait_until(
+# A worker that is killed or dies is replaced, and the event is logged with the reason; a
+# crash in the middle of a request loses that request only, and the log names it
+subtest 'an idle worker killed is logged and replaced' => sub {
+    my $srv = start_server(app => 'pid.psgi', workers => 2);
+    ok wait_until(sub { $srv->idle == 2 }, 10, 'two idle'), 'two workers';
+    my ($victim) = map { $_->{pid} } $srv->slots;
+    kill 'KILL', $victim;
+    ok wait_until(
+        sub { $srv->error_log =~ /worker $victim exited \(signal 9, KILL, \d+ requests\)/ },
+        10, 'logged'),
+        'the kill is logged with the signal';
+    ok wait_until(
+        sub {
+            $srv->idle == 2 && !grep { $_->{pid} == $victim } $srv->slots;
+        },
+        10,
+        'replaced'
+        ),
+        'a new worker took its place: ' . $srv->scoreboard;
+    is $srv->get('/')->{status}, 200, 'serving';
+    $srv->stop;
+};
+
+subtest 'crashes in the middle of a request: KILL, a segfault, _exit' => sub {
+    my $srv = start_server(app => 'crash.psgi', workers => 2);
+    ok wait_until(sub { $srv->idle == 2 }, 10, 'two idle'), 'two workers';
+    for my $case (['/segv', qr/signal 11, SEGV/], ['/exit', qr/status 3/]) {
+        my ($path, $how) = @$case;
+        my $res = $srv->get($path);
+        isnt $res->{status}, 200, "$path: the client sees the request fail ($res->{status})";
+        ok wait_until(
+            sub {
+                $srv->error_log
+                    =~ /died \($how\) serving 'GET \Q$path\E HTTP\/1\.1' for 127\.0\.0\.1: that request is lost/;
+            },
+            10,
+            "$path logged"
+            ),
+            "$path: logged with the signal or status and the request line";
+    }
+    ok wait_until(sub { $srv->idle == 2 }, 10, 'refilled'), 'both slots refilled';
+    is $srv->get('/')->{status}, 200, 'serving';
+    $srv->stop;
+
+    $srv = start_server(app => 'pid.psgi', workers => 1);
+    my $client = $srv->connect;
+    print {$client} "GET /sleep/30 HTTP/1.1\r\nHost: x\r\n\r\n";
+    ok wait_until(sub { $srv->scoreboard eq 'W' }, 10, 'busy'), 'the worker is busy';
+    my ($pid) = map { $_->{pid} } $srv->slots;
+    kill 'KILL', $pid;
+    ok wait_until(
+        sub {
+            $srv->error_log
+                =~ /worker $pid died \(signal 9, KILL\) serving 'GET \/sleep\/30 HTTP\/1\.1'/;
+        },
+        10,
+        'KILL logged'
+        ),
+        'KILL in the middle of a request: logged with the request line';
+    is $srv->get('/')->{status}, 200, 'the slot is refilled and serving';
+    $srv->stop;
+};
+
+subtest 'workers killed under load: only the requests in flight are lost, the pool recovers' =>
     sub {
-        $srv->idle == 2 && !grep { $_->{pid} == $victim } $srv->slots;
-    },
-    10,
-    'replaced'
-    ),
-    'a new worker took its place: ' . $srv->scoreboard;
-is $srv->get('/')->{status}, 200, 'serving';
-$srv->stop;
+    my $srv = start_server(app => 'pid.psgi', workers => 4);
+    ok wait_until(sub { $srv->idle == 4 }, 10, 'four idle'), 'four workers';
+    my $load  = load_start($srv->port, clients => 4, path => '/sleep/0.002', seconds => 30);
+    my $kills = 0;
+    for (1 .. 6) {
+        select undef, undef, undef, 0.4;
+        my @pids = grep {$_} map { $_->{pid} } $srv->slots;
+        $kills += kill 'KILL', grep {defined} @pids[0 .. 1];
+    }
+    select undef, undef, undef, 0.5;
+    my $sum = load_stop($load);
+    cmp_ok $sum->{ok}, '>', 100, "requests were served under load ($sum->{ok})";
+    cmp_ok $sum->{failed}, '<=', $kills,
+        "at most one request lost per worker killed ($sum->{failed} lost, $kills killed)";
+    ok wait_until(sub { $srv->idle == 4 }, 10, 'recovered'), 'the pool is back to four workers';
+    is $srv->get('/')->{status}, 200, 'serving';
+    $srv->stop;
+    };
+
 done_testing;

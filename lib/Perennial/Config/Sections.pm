@@ -20,6 +20,7 @@ my %HANDLERS = (
     'Perennial::Registry'      => {mode => 'registry', chdir => 1},
     'Perennial::PerlRun'       => {mode => 'perlrun',  chdir => 1},
 );
+my %SECONDS_KEY = (RequestDeadline => 'request_deadline', SlowRequestTime => 'slow_request_time');
 my %SET_HANDLER = map { $_ => 1 } qw(psgi perl-script cgi-script);
 
 sub handler_policy ($name) { $HANDLERS{$name} }
@@ -134,7 +135,9 @@ my %INNER;
         $sec->{script_check} = lc $value;
         return;
     },
-    allowoverride => sub ($sec, $value) {
+    requestdeadline => sub ($sec, $value) { _seconds($sec, RequestDeadline => $value) },
+    slowrequesttime => sub ($sec, $value) { _seconds($sec, SlowRequestTime => $value) },
+    allowoverride   => sub ($sec, $value) {
         return lc $value eq 'none'
             ? undef
             : "AllowOverride $value is not supported: Perennial reads no .htaccess files (use None)";
@@ -152,6 +155,13 @@ sub _inner_directive ($sec, $item) {
     return "$item->{name} takes one argument" if @args != 1;
     my $set = $INNER{$name} or return "unknown directive '$item->{name}' inside <\u$sec->{kind}>";
     return $set->($sec, $args[0]);
+}
+
+sub _seconds ($sec, $name, $value) {
+    return "$name must be a number of seconds (0: off), got '$value'"
+        unless $value =~ /\A\d+(?:\.\d+)?\z/;
+    $sec->{$SECONDS_KEY{$name}} = $value;
+    return;
 }
 
 sub _options ($sec, $args) {

@@ -21,6 +21,12 @@ sub init () {
     return;
 }
 
+# True for a file under perl's own library directories (core, vendor, site)
+sub perls_own ($path) {
+    init();
+    return scalar grep { index($path, "$_/") == 0 } @SYSTEM;
+}
+
 # Before a script runs or compiles: its own files are back in %INC
 sub enter ($script = undef) {
     _sync() if keys %INC != $COUNT;
@@ -133,5 +139,11 @@ are never watched.
 =head2 leave
 
     Perennial::Executor::Inc::leave($script, $dir);
+
+=head2 perls_own
+
+    next if Perennial::Executor::Inc::perls_own($INC{'CGI.pm'});
+
+True for a file in perl's own library directories, which are never watched or reloaded.
 
 =cut

@@ -15,7 +15,7 @@ use Perennial::Scoreboard;
 # Real servers for tests: the test binds 127.0.0.1 port 0 itself and hands the socket to
 # bin/perennial as fd:N, so there is no race for a free port.
 
-our @EXPORT_OK = qw(raw_request start_server wait_until);
+our @EXPORT_OK = qw(load_start load_stop raw_request start_server wait_until);
 
 my $ROOT = abs_path(dirname(__FILE__) . '/../../..');
 my @STARTED;
@@ -138,6 +138,49 @@ sub wait_exit ($self, $seconds = 15) {
 }
 
 sub workers ($self) { scalar $self->slots }
+
+# Continuous load: $n client processes send GET $path one after another, each on a new
+# connection (or keep-alive, as HTTP::Tiny retries an idempotent request once when the server
+# closed the idle connection), until load_stop or at most $seconds and $max requests each
+sub load_start ($port, %opt) {
+    my $dir = tempdir(CLEANUP => 1);
+    my @pids;
+    for my $i (1 .. $opt{clients} // 4) {
+        my $pid = fork // die "Can't fork: $!";
+        if (!$pid) {
+            my $ua = HTTP::Tiny->new(timeout => 20, keep_alive => $opt{keep_alive} ? 1 : 0);
+            my ($ok, $failed, $stop, @why) = (0, 0, 0);
+            local $SIG{TERM} = sub { $stop = 1 };
+            my $until = Time::HiRes::time() + ($opt{seconds} // 30);
+            while (!$stop && Time::HiRes::time() < $until && $ok + $failed < ($opt{max} // 20_000))
+            {
+                my $res = $ua->get("http://127.0.0.1:$port" . ($opt{path} // '/'));
+                if ($res->{status} == 200) { $ok++ }
+                else { $failed++; push @why, "$res->{status} $res->{content}" =~ s/\s+\z//r }
+            }
+            open(my $fh, '>', "$dir/$i") or POSIX::_exit(1);
+            print {$fh} join("\n", $ok, $failed, @why[0 .. ($#why > 4 ? 4 : $#why)]), "\n";
+            close $fh;
+            POSIX::_exit(0);
+        }
+        push @pids, $pid;
+    }
+    return {dir => $dir, pids => \@pids};
+}
+
+# Stops the clients; returns {ok => N, failed => N, why => [first failures]}
+sub load_stop ($load) {
+    kill 'TERM', @{$load->{pids}};
+    waitpid $_, 0 for @{$load->{pids}};
+    my %sum = (ok => 0, failed => 0, why => []);
+    for my $i (1 .. @{$load->{pids}}) {
+        my ($ok, $failed, @why) = split /\n/, _slurp("$load->{dir}/$i");
+        $sum{ok}     += $ok     // 0;
+        $sum{failed} += $failed // 1;
+        push @{$sum{why}}, @why;
+    }
+    return \%sum;
+}
 
 sub raw_request ($port, $bytes, %opt) {
     my $sock = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $port, Timeout => 5)

@@ -1,0 +1,141 @@
+package Perennial::Preload;
+use v5.36;
+use Perennial::Executor::Inc;
+
+# What the manager loads before workers fork, so that they share it copy-on-write: -I
+# directories, PerlRequire files and PerlModule modules, and the PerlChildInitHandler and
+# PerlChildExitHandler subs. On a graceful restart it runs again: PerlRequire files run again,
+# and modules loaded from outside perl's own directories whose file changed are loaded again.
+
+sub new ($class, %args) { bless {log => $args{log}, mtimes => {}}, $class }
+
+# Loads what the config names; returns the worker hooks {init => [...], exit => [...]}
+sub load ($self, $config) {
+    my %seen = map { $_ => 1 } @INC;
+    unshift @INC, grep { !$seen{$_} } @{$config->includes};
+    my $again = $self->{loaded}++;
+    my $log   = $self->{log};
+
+    # Loading again redefines subs: that is the point, not news
+    local $SIG{__WARN__} = sub ($msg) {
+        $log->warn($msg) unless $again && $msg =~ /\ASubroutine \S+ redefined /;
+    };
+    $self->_refresh if $again;
+    for my $file (@{$config->requires}) {
+        my $ok = do $file;
+        die "Can't load PerlRequire file $file: "
+            . ($@ || $! || 'it did not return a true value') . "\n"
+            unless $ok;
+    }
+    _require($_) for grep { !/\A(?:ModPerl|Apache2?)::/ } @{$config->modules};
+    $self->{mtimes} = {
+        map { $_ => (stat $INC{$_})[9] }
+            grep {
+            defined $INC{$_} && !ref $INC{$_} && !Perennial::Executor::Inc::perls_own($INC{$_})
+            }
+            keys %INC
+    };
+    return {
+        init => [map { _handler($_, 'PerlChildInitHandler') } @{$config->child_init}],
+        exit => [map { _handler($_, 'PerlChildExitHandler') } @{$config->child_exit}],
+    };
+}
+
+# Runs a worker's hooks; a hook that dies is logged, and the worker goes on
+sub run_hooks ($self, $hooks, $directive, $worker) {
+    for my $hook (@$hooks) {
+        eval { $hook->[1]->({%$worker, pid => $$}); 1 }
+            or
+            $self->{log}->error("$directive $hook->[0] failed in worker $$: " . ($@ =~ s/\s+\z//r));
+    }
+}
+
+# "My::Module" is My::Module::handler, as in mod_perl; "My::Module::setup" is that sub
+sub _handler ($name, $directive) {
+    die "$directive '$name': not a Perl name\n" unless $name =~ /\A\w+(?:::\w+)*\z/;
+    my @errors;
+    for my $module ($name, $name =~ /\A(.+)::\w+\z/) {
+        (my $file = "$module.pm") =~ s{::}{/}g;
+        next if $INC{$file} || eval { require $file; 1 };
+        push @errors, $@ =~ s/\s+\z//r unless $@ =~ /\ACan't locate \Q$file\E /;
+    }
+    no strict 'refs';    ## no critic (ProhibitNoStrict) a sub named in the configuration
+    my $code
+        = defined &{"${name}::handler"} ? \&{"${name}::handler"}
+        : defined &{$name}              ? \&{$name}
+        :                                 undef;
+    die "$directive '$name': no sub ${name}::handler or $name is loaded"
+        . (@errors ? " (@errors)" : '') . "\n"
+        unless $code;
+    return [$name, $code];
+}
+
+sub _refresh ($self) {
+    for my $key (sort keys %{$self->{mtimes}}) {
+        my $path = $INC{$key} // next;
+        next if ((stat $path)[9] // 0) == $self->{mtimes}{$key};
+        delete $INC{$key};
+        eval { require $key; 1 } or do {
+            $INC{$key} = $path;
+            die "$path changed and does not load: " . ($@ =~ s/\s+\z//r) . "\n";
+        };
+        $self->{log}->info("$path changed: loaded again for the new generation");
+    }
+}
+
+sub _require ($module) {
+    die "Can't load module '$module': not a module name\n" unless $module =~ /\A\w+(?:::\w+)*\z/;
+    (my $file = "$module.pm") =~ s{::}{/}g;
+    eval { require $file; 1 } or die "Can't load module $module: $@";
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Preload - load code in the manager before workers fork, and again on a graceful restart
+
+=head1 SYNOPSIS
+
+    my $preload = Perennial::Preload->new(log => $log);
+    my $hooks = $preload->load($config);
+    # in each worker
+    $preload->run_hooks($hooks->{init}, PerlChildInitHandler => {slot => 0, generation => 1});
+
+=head1 DESCRIPTION
+
+Adds the C<-I> directories to C<@INC>, runs each C<PerlRequire> file (C<startup.pl>) and loads
+each C<PerlModule> (mod_perl's own names, ModPerl:: and Apache::, are built in and skipped).
+Code loaded here is compiled once, in the manager, and every worker shares its pages until it
+writes to them.
+
+Called again on a graceful restart: C<PerlRequire> files run again (their "redefined" warnings
+are not logged) and every module loaded from outside perl's own directories whose file changed
+since is loaded again, so the new generation forks with the new code. A file that no longer
+compiles makes the restart fail: the running generation keeps serving.
+
+C<PerlChildInitHandler> and C<PerlChildExitHandler> name subs, C<My::Hooks> meaning
+C<My::Hooks::handler> as in mod_perl, or C<My::Hooks::start> itself; the module is loaded if it
+is not yet. Each worker calls its init hooks after it forked and before it accepts, and its exit
+hooks when it ends normally (not when it is killed or stopped by a request deadline), with one
+argument: C<< {pid, slot, generation} >>.
+
+=head1 METHODS
+
+=head2 load
+
+    my $hooks = $preload->load($config);    # {init => [...], exit => [...]}
+
+=head2 new
+
+    my $preload = Perennial::Preload->new(log => $log);
+
+=head2 run_hooks
+
+    $preload->run_hooks($hooks->{exit}, PerlChildExitHandler => $worker);
+
+A hook that dies is logged with its name and the worker goes on.
+
+=cut

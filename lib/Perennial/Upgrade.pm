@@ -1,0 +1,62 @@
+package Perennial::Upgrade;
+use v5.36;
+use Fcntl qw(F_GETFD F_SETFD FD_CLOEXEC);
+use POSIX ();
+
+# Hot upgrade, as Hypnotoad's USR2 and Server::Starter do it: the manager starts a new perennial
+# with the same command line and hands it the listening sockets as inherited descriptors, so
+# no connection is ever refused. The new manager loads everything afresh (new Perl code, new
+# configuration), starts its workers, and when they are ready asks the old manager to stop
+# gracefully; the old workers finish their requests. If the new one fails, the old one serves on.
+
+# Starts the new manager; returns its pid, or undef when it could not be started
+sub start ($class, %args) {
+    my ($log, $listeners, $command) = @args{qw(log listeners command)};
+    my @fh = map { $_->fh } @$listeners;
+    _cloexec($_, 0) for @fh;
+    my $pid = fork;
+    if (defined $pid && !$pid) {
+        local $ENV{PERENNIAL_LISTEN_FDS}   = join ',', map { fileno $_ } @fh;
+        local $ENV{PERENNIAL_UPGRADE_FROM} = getppid;
+        exec {$command->[0]} @$command or POSIX::_exit(127);
+    }
+    my $err = $!;
+    _cloexec($_, 1) for @fh;
+    if (!defined $pid) { $log->error("Can't start the new manager: $err"); return }
+    $log->info("upgrade: new manager $pid started (@$command[2 .. $#$command])");
+    return $pid;
+}
+
+sub _cloexec ($fh, $on) {
+    my $flags = fcntl($fh, F_GETFD, 0) or return;
+    fcntl($fh, F_SETFD, $on ? $flags | FD_CLOEXEC : $flags & ~FD_CLOEXEC);
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Upgrade - start a new manager that takes over the listening sockets
+
+=head1 SYNOPSIS
+
+    my $pid = Perennial::Upgrade->start(log => $log, listeners => \@listeners,
+        command => [$^X, '-Ilib', 'bin/perennial', 'serve', '-c', 'perennial.conf']);
+
+=head1 DESCRIPTION
+
+Clears close-on-exec on the listening sockets, forks, and runs the command with
+C<PERENNIAL_LISTEN_FDS> (the descriptors, comma-separated) and C<PERENNIAL_UPGRADE_FROM> (the
+old manager's pid) in its environment. L<Perennial::CLI> reads them: the new manager adopts
+those sockets instead of binding its C<Listen> addresses, takes over the pid file, and sends
+QUIT to the old manager once its own StartServers workers are waiting for requests.
+
+=head1 METHODS
+
+=head2 start
+
+    my $pid = Perennial::Upgrade->start(log => $log, listeners => \@listeners, command => \@argv);
+
+=cut

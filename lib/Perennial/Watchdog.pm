@@ -1,0 +1,154 @@
+package Perennial::Watchdog;
+use v5.36;
+use POSIX       ();
+use Time::HiRes ();
+use Perennial::Connection;
+
+# Request deadlines and the slow-request log. A worker writes the time limits of the location
+# it is serving into its scoreboard slot (arm); the manager looks at the slots several times a
+# second (watch) and signals a worker whose request has run too long: PROF asks for a stack
+# sample, XCPU stops the worker after it wrote its stack and answered the client, and KILL
+# follows when the worker does not stop (it is stuck outside Perl code).
+
+my ($STOP_GRACE, $DEPTH) = (2, 30);
+my ($BOARD, $SLOT, $LOG);    # The worker's own, once installed
+
+sub arm ($deadline, $slow) { $BOARD->arm($SLOT, $deadline, $slow) if $BOARD }
+
+# The manager's side: signal the workers whose request passed a limit
+sub watch ($class, $board, $workers, $log) {
+    my $now = Time::HiRes::time();
+    for my $w (values %$workers) {
+        if (my $at = $w->{kill_at}) {
+            next if $now < $at;
+            $log->error("worker $w->{pid} did not stop $STOP_GRACE s after its request deadline "
+                    . '(stuck outside Perl code, so no stack): killing it');
+            kill 'KILL', $w->{pid};
+            $w->{kill_at} = $now + 3600;
+            next;
+        }
+        my $s = $board->slot($w->{slot});
+        next
+            unless $s->{state} eq 'W'
+            && $s->{armed_for}
+            && $s->{armed_for} == $s->{request_started};
+        my $age = $now - $s->{request_started};
+        if ($s->{deadline} && $age >= $s->{deadline}) {
+            $log->error(
+                "worker $w->{pid} passed the request deadline ($s->{deadline} s) serving '$s->{request}' "
+                    . "for $s->{client}: stopping it");
+            kill 'XCPU', $w->{pid};
+            $w->{kill_at} = $now + $STOP_GRACE;
+        }
+        elsif ($s->{slow} && $age >= $s->{slow} && ($w->{sampled} // 0) != $s->{request_started}) {
+            $w->{sampled} = $s->{request_started};
+            kill 'PROF', $w->{pid};
+        }
+    }
+}
+
+# The worker's side: its signal handlers for the rest of its life
+sub install ($class, %args) {
+    ($BOARD, $SLOT, $LOG) = @args{qw(board slot log)};
+    $SIG{XCPU} = \&_deadline;    ## no critic (RequireLocalizedPunctuationVars)
+
+    # SA_RESTART: a stack sample should not cut the application's reads short
+    my $action = POSIX::SigAction->new(\&_sample, POSIX::SigSet->new, POSIX::SA_RESTART());
+    $action->safe(1);
+    POSIX::sigaction(POSIX::SIGPROF(), $action) or die "Can't install the PROF handler: $!\n";
+}
+
+# Where the code was when the signal came, innermost first: "FILE line N (in SUB)"
+sub stack () {
+    my @at;
+    for my $i (2 .. $DEPTH + 1) {
+        my (undef, $file, $line) = caller $i - 1 or last;
+        my $sub = (caller $i)[3] // 'main';
+        push @at, "$file line $line" . ($sub eq '(eval)' ? '' : " (in $sub)");
+    }
+    return join ' <- ', @at;
+}
+
+sub _deadline ($signal) {
+    my $s = $BOARD->slot($SLOT);
+    $LOG->error(sprintf "request deadline (%s s) passed: '%s' for %s stopped at %s",
+        $s->{deadline}, $s->{request}, $s->{client}, stack());
+    Perennial::Connection::abort_request(504);
+    POSIX::_exit(1);
+}
+
+sub _sample ($signal) {
+    my $s = $BOARD->slot($SLOT);
+    $LOG->warn(sprintf "slow request (SlowRequestTime %s s): '%s' for %s running %.1f s, at %s",
+        $s->{slow}, $s->{request}, $s->{client}, Time::HiRes::time() - $s->{request_started},
+        stack());
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Watchdog - request deadlines and the slow-request log
+
+=head1 SYNOPSIS
+
+    # In a worker, once
+    Perennial::Watchdog->install(board => $board, slot => $slot, log => $log);
+    # Per request, by the location's application
+    Perennial::Watchdog::arm(30, 5);
+    # In the manager, several times a second
+    Perennial::Watchdog->watch($board, \%workers, $log);
+
+=head1 DESCRIPTION
+
+C<RequestDeadline> and C<SlowRequestTime> (server-wide or per C<< <Location> >>, in seconds, 0
+for none) are checked by the manager against each busy worker's scoreboard slot, so the worker
+spends no system call on them. When a request runs past C<SlowRequestTime>, the worker gets
+PROF and writes the Perl stack of the request to the error log (once per request; the request
+goes on). When it runs past C<RequestDeadline>, the worker gets XCPU: it writes the stack, answers
+C<504 Gateway Timeout> if the response has not started (else the connection is closed), logs
+the access line and exits; the manager starts a new worker. A worker stuck outside Perl code
+(an XS call that restarts on signals, a regular expression that backtracks for ever) does not
+run its handler, so after 2 seconds more it gets KILL and the client sees the connection close.
+
+=head1 SIGNALS
+
+Workers: XCPU (deadline passed: stack, 504, exit), PROF (slow: stack sample, go on).
+
+=head1 EVENTS
+
+C<worker N passed the request deadline (S s) serving 'REQUEST' for CLIENT: stopping it> (manager,
+error), C<request deadline (S s) passed: 'REQUEST' for CLIENT stopped at FILE line N (in SUB)
+E<lt>- ...> (worker, error), C<slow request (SlowRequestTime S s): 'REQUEST' for CLIENT running
+T s, at FILE line N ...> (worker, warn), C<worker N did not stop 2 s after its request deadline
+... killing it> (manager, error).
+
+=head1 FUNCTIONS
+
+=head2 arm
+
+    Perennial::Watchdog::arm($deadline, $slow);
+
+Sets the limits of the request now running in this worker.
+
+=head2 stack
+
+    my $where = Perennial::Watchdog::stack();
+
+The caller frames of the code a signal handler interrupted, innermost first.
+
+=head1 METHODS
+
+=head2 install
+
+    Perennial::Watchdog->install(board => $board, slot => $slot, log => $log);
+
+=head2 watch
+
+    Perennial::Watchdog->watch($board, $workers, $log);
+
+C<$workers> maps pids to C<< {pid, slot} >>; the method keeps its own notes in those hashes.
+
+=cut
