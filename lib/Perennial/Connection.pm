@@ -70,6 +70,10 @@ sub serve ($self, $sock, $base, $peer, $remaining) {
             $board->state($slot, 'K');
             last unless $self->_wait_readable($sock);
         }
+        if ($served && ${$self->{stopping}} && !length $buf && !_readable($sock, 0)) {
+            _linger($sock);
+            last;
+        }
         $board->state($slot, 'R');
         my %env = (%$base, %$peer);
         my $t0  = Time::HiRes::time();
@@ -100,7 +104,10 @@ sub serve ($self, $sock, $base, $peer, $remaining) {
         $board->request_done($slot, $c->{bytes}, $micros);
         $self->{log}->access(\%env, $c->{status} // 0, $c->{bytes}, $micros);
         $self->{harakiri} = 1 if $env{'psgix.harakiri.commit'} || ($after && $after->());
-        last if !$c->{keep_alive} || $self->{harakiri} || ${$self->{stopping}};
+        last                  if !$c->{keep_alive};
+
+        # Keep-alive was promised: a request may already be on its way
+        if ($self->{harakiri} || ${$self->{stopping}}) { _linger($sock); last }
     }
     $board->state($slot, 'C');
     CORE::close($sock);
@@ -273,13 +280,38 @@ sub _spill ($body) {
     $body->{data} = '';
 }
 
+# Closing a kept-alive connection with a request unread would reset it, and the client could
+# not tell whether it was served; half-closed first and drained, it sees the end of the stream
+# and sends the request again (RFC 9112 9.3.1), as Apache's lingering close allows
+sub _linger ($sock) {
+    shutdown($sock, 1) or return;
+    my $until = Time::HiRes::time() + 2;
+    my $junk;
+    while (_readable($sock, $until - Time::HiRes::time())) {
+        last unless sysread($sock, $junk, $READ_SIZE);
+    }
+}
+
+# Whether the socket has bytes (or its end) within $wait seconds; a signal does not cut the wait
+sub _readable ($sock, $wait) {
+    my $until = Time::HiRes::time() + $wait;
+    my $rin   = '';
+    vec($rin, fileno $sock, 1) = 1;
+    while (1) {
+        my $n = select(my $rout = $rin, undef, undef, $wait > 0 ? $wait : 0);
+        return $n > 0 if $n >= 0 || $! != EINTR;
+        $wait = $until - Time::HiRes::time();
+    }
+}
+
 sub _wait_readable ($self, $sock) {
     my $rin = '';
     vec($rin, fileno $sock, 1) = 1;
     while (1) {
         my $n = select(my $rout = $rin, undef, undef, $self->{keep_wait});
         return $n > 0 if $n >= 0;
-        return 0      if $! != EINTR || ${$self->{stopping}};
+        return 1      if ${$self->{stopping}};    # Served if it is there, else a lingering close
+        return 0      if $! != EINTR;
     }
 }
 

@@ -220,10 +220,11 @@ sub _reap ($self) {
     }
 }
 
-# Once the first generation is waiting for requests: a new manager's signal to the old one
+# Once StartServers workers are serving (past S): a new manager's signal to the old one
 sub _ready ($self) {
-    my ($idle) = $self->_count;
-    return if $idle < $self->{config}->start_servers;
+    my $board = $self->{board};
+    my $ready = grep { $board->state_of($_->{slot}) ne 'S' } values %{$self->{workers}};
+    return if $ready < $self->{config}->start_servers;
     (delete $self->{on_ready})->();
 }
 
@@ -387,8 +388,7 @@ sub _upgrade_ended ($self, $status) {
 sub _use_config ($self, $config) {
     $self->{config} = $config;
     $self->{recycle}->configure($config);
-    $self->{watch} = grep { $_->{request_deadline} || $_->{slow_request_time} }
-        {
+    $self->{watch} = grep { $_->{request_deadline} || $_->{slow_request_time} } {
         request_deadline  => $config->request_deadline,
         slow_request_time => $config->slow_request_time
         },

@@ -1,7 +1,8 @@
 package Perennial::Watchdog;
 use v5.36;
-use POSIX       ();
-use Time::HiRes ();
+use File::Basename qw(dirname);
+use POSIX          ();
+use Time::HiRes    ();
 use Perennial::Connection;
 
 # Request deadlines and the slow-request log. A worker writes the time limits of the location
@@ -58,15 +59,23 @@ sub install ($class, %args) {
     POSIX::sigaction(POSIX::SIGPROF(), $action) or die "Can't install the PROF handler: $!\n";
 }
 
-# Where the code was when the signal came, innermost first: "FILE line N (in SUB)"
+# Where the application was when the signal came, innermost first, "FILE line N (in SUB)",
+# down to where Perennial called it
 sub stack () {
-    my @at;
-    for my $i (2 .. $DEPTH + 1) {
-        my (undef, $file, $line) = caller $i - 1 or last;
-        my $sub = (caller $i)[3] // 'main';
-        push @at, "$file line $line" . ($sub eq '(eval)' ? '' : " (in $sub)");
+    my ($own, @frames, @at) = (dirname(__FILE__) . '/');
+    for (my $i = 1; my @f = caller $i; $i++) { push @frames, [@f[1, 2, 3]] }
+    for my $k (0 .. $#frames) {
+        my ($file, $line) = @{$frames[$k]};
+        last if index($file, $own) == 0 || @at >= $DEPTH;
+
+        # The sub this line is in: the next frame up that is not an eval (perl calls signal
+        # handlers inside one)
+        my ($in) = grep { $_ ne '(eval)' } map { $_->[2] } @frames[$k + 1 .. $#frames];
+        my $where = "$file line $line";
+        next if @at && index($at[-1], $where) == 0;
+        push @at, "$where (in " . ($in // 'main') . ')';
     }
-    return join ' <- ', @at;
+    return @at ? join(' <- ', @at) : 'Perennial itself (between requests)';
 }
 
 sub _deadline ($signal) {

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # Blocks in a system call for ten minutes
 print "Content-Type: text/plain\n\n";
-sleep 600;
+nap();
 print "woke\n";
+sub nap { sleep 600 }
