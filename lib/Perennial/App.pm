@@ -162,7 +162,8 @@ sub _files ($dir) {
         },
         $dir
     );
-    return sort @files;
+    my @sorted = sort @files;
+    return @sorted;
 }
 
 # RequestDeadline and SlowRequestTime of a location, or else the server's, for the watchdog

@@ -226,10 +226,12 @@ sub _value ($key, $name, $value) {
     return $err ? (undef, "$name $err") : ($value);
 }
 
+my %UNIT_KB = ('' => 1, K => 1, M => 1024, G => 1024 * 1024);
+
 # Sizes are in KB, as Apache2::SizeLimit's; a K, M or G suffix says otherwise
 sub _kilobytes ($value) {
     my ($n, $unit) = $value =~ /\A(\d+(?:\.\d+)?)\s*([KMG]?)B?\z/i or return $value;
-    return int($n * {'' => 1, K => 1, M => 1024, G => 1024 * 1024}->{uc $unit});
+    return int($n * $UNIT_KB{uc $unit});
 }
 
 sub _normalise ($self) {

@@ -66,14 +66,7 @@ sub serve ($self, $sock, $base, $peer, $remaining) {
     my $after = $self->{after};
     $SERVING = $self;
     while (1) {
-        if ($served && !length $buf) {
-            $board->state($slot, 'K');
-            last unless $self->_wait_readable($sock);
-        }
-        if ($served && ${$self->{stopping}} && !length $buf && !_readable($sock, 0)) {
-            _linger($sock);
-            last;
-        }
+        last if $served && !length $buf && !$self->_next_request($sock);
         $board->state($slot, 'R');
         my %env = (%$base, %$peer);
         my $t0  = Time::HiRes::time();
@@ -104,10 +97,7 @@ sub serve ($self, $sock, $base, $peer, $remaining) {
         $board->request_done($slot, $c->{bytes}, $micros);
         $self->{log}->access(\%env, $c->{status} // 0, $c->{bytes}, $micros);
         $self->{harakiri} = 1 if $env{'psgix.harakiri.commit'} || ($after && $after->());
-        last                  if !$c->{keep_alive};
-
-        # Keep-alive was promised: a request may already be on its way
-        if ($self->{harakiri} || ${$self->{stopping}}) { _linger($sock); last }
+        last                  if !$self->_keep_going($c, $sock);
     }
     $board->state($slot, 'C');
     CORE::close($sock);
@@ -115,6 +105,25 @@ sub serve ($self, $sock, $base, $peer, $remaining) {
 }
 
 sub wants_exit ($self) { $self->{harakiri} }
+
+# After a response: whether to wait for the next request. When keep-alive was promised but
+# the worker is stopping, a request may already be on its way: close it lingering.
+sub _keep_going ($self, $c, $sock) {
+    return 0 if !$c->{keep_alive};
+    return 1 if !$self->{harakiri} && !${$self->{stopping}};
+    _linger($sock);
+    return 0;
+}
+
+# Waits on a kept-alive connection; false when it is to be closed (idle too long, closed by
+# the client, or the worker stopping with no request there yet)
+sub _next_request ($self, $sock) {
+    $self->{board}->state($self->{slot}, 'K');
+    return 0 unless $self->_wait_readable($sock);
+    return 1 if !${$self->{stopping}} || _readable($sock, 0);
+    _linger($sock);
+    return 0;
+}
 
 sub _call_app ($self, $c, $env) {
     $IN_APP = $c;

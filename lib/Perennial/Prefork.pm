@@ -13,7 +13,7 @@ use Perennial::Watchdog;
 my ($MAX_SPAWN_RATE, $KILL_AFTER, $WATCH_EVERY) = (32, 10, 0.1);
 my %IDLE     = ('_' => 1, S => 1);
 my %BUSY     = (R   => 1, W => 1);
-my @SIG_NAME = split ' ', $Config::Config{sig_name};
+my @SIG_NAME = split ' ', $Config::Config{sig_name};   ## no critic (ProhibitPackageVars) perl's own
 my %FLAGS    = (
     TERM  => 'stop',
     INT   => 'stop',
@@ -65,12 +65,7 @@ sub run ($self) {
         $self->{flags} = {};
         return $self->_stop          if $flags->{stop};
         return $self->_graceful_stop if $flags->{graceful_stop};
-        $self->_graceful_restart     if $flags->{graceful};
-        $self->_restart              if $flags->{restart};
-        $self->_reopen               if $flags->{reopen};
-        $self->_upgrade              if $flags->{upgrade};
-        $self->_resize(1)  for 1 .. ($flags->{ttin} // 0);
-        $self->_resize(-1) for 1 .. ($flags->{ttou} // 0);
+        $self->_act($flags);
         my $now = Time::HiRes::time();
         if ($now >= $tick) { $self->_maintain; $tick = $now + 1 }
         Perennial::Watchdog->watch($self->{board}, $self->{workers}, $log) if $self->{watch};
@@ -80,6 +75,16 @@ sub run ($self) {
         $wait = $WATCH_EVERY if $self->{watch} && $wait > $WATCH_EVERY;
         Time::HiRes::sleep($wait) if $wait > 0;
     }
+}
+
+# The signals that change the pool without ending it
+sub _act ($self, $flags) {
+    $self->_graceful_restart if $flags->{graceful};
+    $self->_restart          if $flags->{restart};
+    $self->_reopen           if $flags->{reopen};
+    $self->_upgrade          if $flags->{upgrade};
+    $self->_resize(1)  for 1 .. ($flags->{ttin} // 0);
+    $self->_resize(-1) for 1 .. ($flags->{ttou} // 0);
 }
 
 sub _count ($self) {
@@ -191,18 +196,11 @@ sub _maintain ($self) {
 
 # Collects exited workers; a worker that recycled itself is replaced at once
 sub _reap ($self) {
-    my $log = $self->{log};
     while ((my $pid = waitpid(-1, WNOHANG)) > 0) {
         my $status = $?;
         $self->_upgrade_ended($status) if $pid == ($self->{upgrade_pid} // 0);
-        my $w      = delete $self->{workers}{$pid} or next;
-        my $slot   = $self->{board}->slot($w->{slot});
-        my $signal = $status & 127;
-        my $how    = $signal ? "signal $signal, $SIG_NAME[$signal]" : 'status ' . ($status >> 8);
-        $log->info("worker $pid exited ($how, $slot->{requests} requests)");
-        $log->error("worker $pid died ($how) serving '$slot->{request}' for $slot->{client}: "
-                . 'that request is lost')
-            if $status && $BUSY{$slot->{state}};
+        my $w = delete $self->{workers}{$pid} or next;
+        $self->_log_exit($pid, $status, $self->{board}->slot($w->{slot}));
         $self->{board}->release($w->{slot});
         delete $self->{slots}{$w->{slot}};
 
@@ -218,6 +216,15 @@ sub _reap ($self) {
             if $total < $self->{max_clients}
             && ($idle < $self->{min_spare} || $current < $self->{config}->start_servers);
     }
+}
+
+sub _log_exit ($self, $pid, $status, $slot) {
+    my $signal = $status & 127;
+    my $how    = $signal ? "signal $signal, $SIG_NAME[$signal]" : 'status ' . ($status >> 8);
+    $self->{log}->info("worker $pid exited ($how, $slot->{requests} requests)");
+    $self->{log}->error("worker $pid died ($how) serving '$slot->{request}' for $slot->{client}: "
+            . 'that request is lost')
+        if $status && $BUSY{$slot->{state}};
 }
 
 # Once StartServers workers are serving (past S): a new manager's signal to the old one

@@ -76,7 +76,7 @@ sub _refresh ($self) {
         next if ((stat $path)[9] // 0) == $self->{mtimes}{$key};
         delete $INC{$key};
         eval { require $key; 1 } or do {
-            $INC{$key} = $path;
+            $INC{$key} = $path;    ## no critic (RequireLocalizedPunctuationVars) as it was
             die "$path changed and does not load: " . ($@ =~ s/\s+\z//r) . "\n";
         };
         $self->{log}->info("$path changed: loaded again for the new generation");

@@ -1,5 +1,6 @@
 package Perennial::Runner;
 use v5.36;
+use POSIX ();
 use Perennial;
 use Perennial::App;
 use Perennial::Control;
@@ -107,14 +108,18 @@ sub _upgrade ($self) {
     );
 }
 
-# A worker's life: its init hooks, serving, its exit hooks
+# A worker's life: its init hooks, serving, its exit hooks (also when told to stop at once,
+# as Apache's children run their child_exit hooks on TERM)
 sub _worker ($self, $server, $hooks) {
     my $preload = $self->{preload};
     return sub ($w) {
         my %about = (slot => $w->{slot}, generation => $w->{generation});
+        my $bye   = sub () { $preload->run_hooks($hooks->{exit}, PerlChildExitHandler => \%about) };
+        local $SIG{TERM} = sub ($signal) { $bye->(); POSIX::_exit(0) }
+            if @{$hooks->{exit}};
         $preload->run_hooks($hooks->{init}, PerlChildInitHandler => \%about);
         my $code = $server->serve($w);
-        $preload->run_hooks($hooks->{exit}, PerlChildExitHandler => \%about);
+        $bye->();
         return $code;
     };
 }

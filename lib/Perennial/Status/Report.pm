@@ -3,6 +3,7 @@ use v5.36;
 use Exporter    qw(import);
 use POSIX       qw(strftime);
 use Time::HiRes ();
+use Perennial::SizeLimit;
 
 # Reads a scoreboard into totals and renders them as text, as `apachectl status` does
 
@@ -30,6 +31,7 @@ sub summary ($board) {
         $sum{scoreboard} .= $slot->{state};
         next if $slot->{state} eq '.';
         $sum{processes}++;
+        $slot->{memory} = Perennial::SizeLimit::memory($slot->{pid}) if $slot->{pid};
         if   ($slot->{state} eq '_') { $sum{idle}++ }
         else                         { $sum{busy}++ }
         push @{$sum{workers}}, $slot;
@@ -54,16 +56,23 @@ sub text ($board) {
         .= "Scoreboard key: \"_\" waiting for connection, \"S\" starting up, \"R\" reading request,\n"
         . "\"W\" sending reply, \"K\" keepalive (read), \"L\" logging, \"C\" closing connection,\n"
         . "\"G\" gracefully finishing, \"I\" idle cleanup of worker, \".\" open slot with no current process\n\n";
-    $out .= sprintf "%-5s %-7s %-5s %-3s %8s %10s %9s %-15s %s\n", 'Slot', 'PID', 'Gen', 'M', 'Acc',
-        'Bytes', 'Last(ms)', 'Client', 'Request';
+    $out .= sprintf "%-5s %-7s %-5s %-3s %8s %10s %9s %8s %8s %8s %8s %-15s %s\n", 'Slot', 'PID',
+        'Gen', 'M', 'Acc', 'Bytes', 'Last(ms)', 'RSS(kB)', 'PSS(kB)', 'Shared', 'Private', 'Client',
+        'Request';
+    my %total;
 
     for my $w (@{$s->{workers}}) {
-        $out .= sprintf "%-5d %-7d %-5d %-3s %8d %10d %9.1f %-15s %s\n", @$w{
-            qw(slot pid generation state requests
-                bytes)
-            },
-            $w->{last_micros} / 1000, $w->{client} || '-', $w->{request} || '-';
+        my $m = $w->{memory} // {};
+        $total{$_} += $m->{$_} // 0 for qw(rss pss shared private);
+        $out .= sprintf "%-5d %-7d %-5d %-3s %8d %10d %9.1f %8s %8s %8s %8s %-15s %s\n",
+            @$w{qw(slot pid generation state requests bytes)}, $w->{last_micros} / 1000,
+            (map { $m->{$_} // '-' } qw(rss pss shared private)), $w->{client} || '-',
+            $w->{request} || '-';
     }
+    $out
+        .= sprintf "\nWorkers' memory: RSS %d kB, PSS %d kB, shared %d kB, private %d kB "
+        . "(from /proc/PID/smaps_rollup)\n", @total{qw(rss pss shared private)}
+        if %total;
     return $out;
 }
 
@@ -95,6 +104,9 @@ life, busy and idle workers, and the scoreboard string of state letters.
 
     print text($board);
 
-The summary and one line per worker, as C<apachectl status> shows them.
+The summary and one line per worker, as C<apachectl status> shows them, with each worker's
+memory from C</proc/PID/smaps_rollup> in kB: resident (RSS), proportional (PSS: shared pages
+divided among the processes that map them), shared with other processes, and private (what
+retiring the worker would give back). Memory shows as C<-> for workers of another user.
 
 =cut

@@ -1,0 +1,142 @@
+use v5.36;
+use lib 't/lib';
+use Test::More;
+use Cwd             qw(abs_path);
+use File::Temp      ();
+use Perennial::Test qw(start_server wait_until);
+
+# Preloading in the manager, fork safety and hooks, recycling by age and by the pool's memory,
+# and reopening the logs
+my $dir = abs_path('t/life');
+
+sub registry_conf ($extra = '') {
+    return <<"CONF";
+Alias /life $dir
+<Location /life>
+    SetHandler perl-script
+    PerlResponseHandler ModPerl::Registry
+    Options +ExecCGI
+</Location>
+$extra
+CONF
+}
+
+subtest 'PerlPreloadScripts compiles in the manager; workers reseed rand; child hooks run' => sub {
+    my $hooks = File::Temp->new;
+    local $ENV{LIFE_HOOKS_FILE} = "$hooks";
+    my $srv = start_server(
+        workers => 2,
+        args    => ['-I', "$dir/lib"],
+        conf    => registry_conf(<<"CONF"));
+PerlPreloadScripts $dir
+PerlChildInitHandler Life::Hooks
+PerlChildExitHandler Life::Hooks::bye
+CONF
+    ok wait_until(sub { $srv->idle == 2 }, 10, 'two idle'), 'two workers';
+    like $srv->error_log,
+        qr/PerlPreloadScripts \Q$dir\E: \d+ scripts compiled for ModPerl::Registry/,
+        'the manager compiled the directory';
+    my ($compiled_in, $ran_in) = split ' ', $srv->get('/life/compiled.pl')->{content};
+    is $compiled_in, $srv->pid, 'the script was compiled in the manager';
+    isnt $ran_in,    $srv->pid, 'and runs in a worker';
+
+    my (%numbers, %workers);
+    for (1 .. 40) {
+        my ($n, $pid) = split ' ', $srv->get('/life/random.pl')->{content};
+        $numbers{$pid}{$n}++;
+        $workers{$pid}++;
+    }
+    my @pids = keys %workers;
+    is scalar(@pids), 2, 'both workers answered';
+    my ($first) = sort { $a <=> $b } keys %{$numbers{$pids[0]}};
+    ok !exists $numbers{$pids[1]}{$first}, 'the workers do not share a random sequence';
+
+    my @init = _lines("$hooks", qr/^init (\d+) (\d+)$/);
+    is_deeply [sort @init], [sort @pids], 'PerlChildInitHandler ran in each worker, with its pid';
+    $srv->stop;
+    my @exit = _lines("$hooks", qr/^exit (\d+)$/);
+    is_deeply [sort @exit], [sort @pids], 'PerlChildExitHandler ran as each worker ended';
+};
+
+subtest 'MaxLifetime retires workers and replaces them' => sub {
+    my $srv = start_server(
+        app     => 'pid.psgi',
+        workers => 2,
+        conf    => "MaxLifetime 2\nMaxLifetimeJitter 0\n"
+    );
+    ok wait_until(sub { $srv->idle == 2 }, 10, 'two idle'), 'two workers';
+    my %first = map { $_->{pid} => 1 } $srv->slots;
+    ok wait_until(
+        sub {
+            $srv->error_log =~ /worker \d+ retires after its request: reached MaxLifetime \(2 s\)/;
+        },
+        10,
+        'lifetime'
+        ),
+        'a worker past its lifetime retires, and the log says why';
+    ok wait_until(
+        sub {
+            my @s = $srv->slots;
+            @s == 2 && !grep { $first{$_->{pid}} } @s;
+        },
+        10,
+        'replaced'
+        ),
+        'both were replaced: ' . $srv->scoreboard;
+    is $srv->get('/')->{status}, 200, 'serving';
+    $srv->stop;
+};
+
+subtest 'PoolPrivateLimit retires the largest idle worker first' => sub {
+    my $srv = start_server(app => 'leak.psgi', workers => 3, conf => "PoolPrivateLimit 40M\n");
+    ok wait_until(sub { $srv->idle == 3 }, 10, 'three idle'), 'three workers';
+    my %grown;
+    $grown{$srv->get('/')->{content}}++ for 1 .. 12;
+    my ($big) = sort { $grown{$b} <=> $grown{$a} } keys %grown;
+    ok wait_until(
+        sub {
+            $srv->error_log
+                =~ /worker (\d+) retires after its request: pool private memory \d+ KB over PoolPrivateLimit 40960 KB; idle worker with \d+ KB private/;
+        },
+        20,
+        'ceiling'
+        ),
+        'the ceiling retires a worker and says why';
+    my ($retired) = $srv->error_log =~ /worker (\d+) retires after its request: pool private/;
+    is $retired, $big, "the one with the most private memory went first ($grown{$big} requests)";
+    ok wait_until(
+        sub {
+            $srv->idle == 3 && !grep { $_->{pid} == $big } $srv->slots;
+        },
+        10,
+        'refilled'
+        ),
+        'and was replaced';
+    $srv->stop;
+};
+
+subtest 'reopen-logs: the manager and the workers write to new files' => sub {
+    my $srv = start_server(app => 'pid.psgi', workers => 2);
+    ok wait_until(sub { $srv->idle == 2 }, 10, 'two idle'), 'two workers';
+    $srv->get('/') for 1 .. 4;
+    my @before = sort map { $_->{pid} } $srv->slots;
+    my $d      = $srv->dir;
+    rename "$d/access.log", "$d/access.log.1" or die;
+    rename "$d/error.log",  "$d/error.log.1"  or die;
+    my ($out, $code) = $srv->cli('reopen-logs', '-c', $srv->conf);
+    is $code, 0, 'reopen-logs sent' or diag $out;
+    ok wait_until(sub { -s "$d/error.log" && $srv->error_log =~ /logs reopened/ }, 10, 'reopened'),
+        'the manager writes the new error log';
+    my %pids   = map { $srv->get('/')->{content} => 1 } 1 .. 10;
+    my $access = $srv->access_log;
+    is scalar(() = $access =~ /" 200 /g), 10, 'every later request is in the new access log';
+    is scalar(keys %pids),                2,  'by both workers, without a restart';
+    $srv->stop;
+};
+
+sub _lines ($file, $re) {
+    open(my $fh, '<', $file) or return;
+    return map { $_ =~ $re ? $1 : () } <$fh>;
+}
+
+done_testing;
