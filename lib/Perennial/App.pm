@@ -121,8 +121,9 @@ sub _merge ($set, $sec) {
     $set->{pass_env} = [@{$set->{pass_env} // []}, @{$sec->{pass_env} // []}];
 }
 
-# PerlPreloadScripts DIR: every file below DIR compiled now by each Registry location serving
-# it, so workers fork with the compiled code (ModPerl::RegistryLoader)
+# PerlPreloadScripts DIR: every script below DIR (a .pl or .cgi file, or an executable one; not
+# dot files) compiled now by each Registry location serving it, so workers fork with the
+# compiled code (ModPerl::RegistryLoader)
 sub _preload_scripts ($config, $log, $registries) {
     for my $want (@{$config->preload_scripts}) {
         my $real = Cwd::realpath($want)
@@ -157,7 +158,7 @@ sub _files ($dir) {
         {   no_chdir => 1,
             wanted   => sub {
                 return $File::Find::prune = 1 if m{/\.[^/]*\z} && $_ ne $dir;
-                push @files, $_ if -f $_;
+                push @files, $_ if -f $_ && (/\.(?:pl|cgi)\z/ || -x _);
             }
         },
         $dir

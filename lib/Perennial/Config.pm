@@ -350,13 +350,61 @@ Each worker's own limit is MaxRequestsPerChild minus a random number between 0 a
 A worker exits after this many requests. Unlike Apache 2.4, every request on a keep-alive
 connection counts, so one long connection cannot keep a worker past its limit.
 
+=item max_lifetime (C<MaxLifetime>; 0 = never; seconds)
+
+A worker retires (after its request) once it has lived this long.
+
+=item max_lifetime_jitter (C<MaxLifetimeJitter>; 10%)
+
+Each worker's lifetime is shortened by a random part of this (seconds or a percentage, at most
+half), so workers do not retire together.
+
+=item max_process_size, min_shared_size, max_unshared_size (C<MaxProcessSize>,
+C<MinSharedSize>, C<MaxUnsharedSize>; 0 = no limit; KB, or with a K, M or G suffix)
+
+Apache2::SizeLimit's limits, measured from smaps: a worker retires after the request that
+finds its size (resident plus swap) over the first, its shared memory under the second, or its
+unshared memory (private plus swap) over the third. See L<Perennial::SizeLimit>.
+
+=item size_check_interval (C<SizeCheckInterval>; 1; requests)
+
+How often a worker measures itself against those limits.
+
+=item pool_private_limit (C<PoolPrivateLimit>; 0 = none; KB, or with a K, M or G suffix)
+
+A ceiling on the sum of the workers' private memory; past it the largest idle workers are
+retired first. See L<Perennial::Prefork::Recycle>.
+
+=item request_deadline (C<RequestDeadline>, server-wide or in a C<< <Location> >>; 0 = none;
+seconds)
+
+A request still running after this is cut: its Perl stack goes to the error log, the client
+gets 504, the worker is replaced. See L<Perennial::Watchdog>.
+
+=item slow_request_time (C<SlowRequestTime>, server-wide or in a C<< <Location> >>; 0 = none;
+seconds)
+
+A request still running after this gets one stack sample in the error log, and goes on.
+
+=item child_init, child_exit (C<PerlChildInitHandler NAME>, C<PerlChildExitHandler NAME>,
+repeatable)
+
+Subs run in each worker as it starts and as it ends (C<My::Hooks> means C<My::Hooks::handler>).
+See L<Perennial::Preload>.
+
+=item preload_scripts (C<PerlPreloadScripts DIR>, repeatable)
+
+Scripts below DIR are compiled in the manager by each Registry location serving them, as
+ModPerl::RegistryLoader does, so workers share them.
+
 =item max_spare_servers (C<MaxSpareServers>; 10)
 
 =item min_spare_servers (C<MinSpareServers>; 5)
 
 =item modules (C<PerlModule Name ...>, C<-M>)
 
-Modules loaded in the manager before workers fork.
+Modules loaded in the manager before workers fork. A graceful restart loads again those whose
+file changed, if they are not in perl's own directories.
 
 =item pid_file (C<PidFile>; none)
 

@@ -451,6 +451,17 @@ configuration stays and the error is logged.
 
 Restart: workers are stopped at once, the configuration is reloaded, and a new generation starts.
 
+=item USR2
+
+Hot upgrade: the C<upgrade> callback starts a new manager that takes the listening sockets
+over (L<Perennial::Upgrade>); a new manager calls C<on_ready> once StartServers of its workers
+are serving, to stop the old one. If the new manager exits with an error, C<upgrade_failed> is
+called and this one serves on.
+
+=item URG
+
+Reopen the logs, here and in every worker (workers do it between connections).
+
 =item TTIN, TTOU
 
 One worker more or less: MinSpareServers and MaxSpareServers go up or down by one (and
@@ -458,12 +469,20 @@ MaxClients too when the pool is full), until the next restart.
 
 =back
 
-Workers get QUIT to finish their request and exit, and TERM to stop at once.
+Workers get QUIT to finish their request and exit, TERM to stop at once, URG to reopen the
+logs, and from L<Perennial::Watchdog> XCPU (deadline) and PROF (stack sample).
+
+Once a second the manager also retires workers past C<MaxLifetime> and, over
+C<PoolPrivateLimit>, the largest idle ones (L<Perennial::Prefork::Recycle>); with request
+deadlines or a slow-request time configured it looks at the busy workers ten times a second.
 
 =head1 EVENTS
 
 Log lines at info: C<manager N started>, C<worker N started>, C<worker N exited (status S, R
-requests)>, C<stopping worker N gracefully>, C<generation N started>, C<manager N stopped>.
+requests)> (or C<signal N, NAME>), C<stopping worker N gracefully>, C<worker N retires after
+its request: REASON>, C<generation N started>, C<logs reopened>, C<upgrade requested>,
+C<manager N stopped>. At error: C<worker N died (HOW) serving 'REQUEST' for CLIENT: that request
+is lost>, C<upgrade failed: ...>.
 
 =head1 METHODS
 
@@ -471,7 +490,8 @@ requests)>, C<stopping worker N gracefully>, C<generation N started>, C<manager 
 
     my $manager = Perennial::Prefork->new(config => $c, log => $l, board => $b, worker => $code);
 
-C<reload> and C<on_graceful_stop> are optional callbacks.
+C<reload>, C<on_graceful_stop>, C<on_ready>, C<upgrade> and C<upgrade_failed> are optional
+callbacks.
 
 =head2 run
 
