@@ -4,13 +4,15 @@ use Config      ();
 use POSIX       qw(WNOHANG);
 use Time::HiRes ();
 use Perennial::Prefork::Recycle;
+use Perennial::Prefork::Restarts;
+use parent -norequire, 'Perennial::Prefork::Restarts';
 use Perennial::Watchdog;
 
 # The manager: keeps a pool of workers as Apache's prefork MPM does. It knows nothing of HTTP:
 # a worker's life is the code reference it is given, and the only state it reads is the
 # scoreboard's letter per slot.
 
-my ($MAX_SPAWN_RATE, $KILL_AFTER, $WATCH_EVERY) = (32, 10, 0.1);
+my ($MAX_SPAWN_RATE, $WATCH_EVERY) = (32, 0.1);
 my %IDLE     = ('_' => 1, S => 1);
 my %BUSY     = (R   => 1, W => 1);
 my @SIG_NAME = split ' ', $Config::Config{sig_name};   ## no critic (ProhibitPackageVars) perl's own
@@ -63,8 +65,8 @@ sub run ($self) {
         $self->_reap;
         my $flags = $self->{flags};
         $self->{flags} = {};
-        return $self->_stop          if $flags->{stop};
-        return $self->_graceful_stop if $flags->{graceful_stop};
+        return $self->stop          if $flags->{stop};
+        return $self->graceful_stop if $flags->{graceful_stop};
         $self->_act($flags);
         my $now = Time::HiRes::time();
         if ($now >= $tick) { $self->_maintain; $tick = $now + 1 }
@@ -79,10 +81,10 @@ sub run ($self) {
 
 # The signals that change the pool without ending it
 sub _act ($self, $flags) {
-    $self->_graceful_restart if $flags->{graceful};
-    $self->_restart          if $flags->{restart};
-    $self->_reopen           if $flags->{reopen};
-    $self->_upgrade          if $flags->{upgrade};
+    $self->graceful_restart if $flags->{graceful};
+    $self->restart          if $flags->{restart};
+    $self->reopen_logs      if $flags->{reopen};
+    $self->upgrade          if $flags->{upgrade};
     $self->_resize(1)  for 1 .. ($flags->{ttin} // 0);
     $self->_resize(-1) for 1 .. ($flags->{ttou} // 0);
 }
@@ -99,26 +101,6 @@ sub _count ($self) {
     return ($idle, $total, $current);
 }
 
-sub _graceful_restart ($self) {
-    my $log = $self->{log};
-    $log->info('graceful restart requested');
-    my ($config, $code) = eval { $self->{reload}->() } or do {
-        $log->error(
-            "graceful restart refused, keeping the running configuration: " . ($@ || 'no config'));
-        return;
-    };
-    $self->_use_config($config);
-    $self->{code} = $code;
-    $self->{board}->generation(++$self->{generation});
-    $self->_retire($_)
-        for grep { $_->{generation} < $self->{generation} } values %{$self->{workers}};
-    my (undef, $total) = $self->_count;
-    my $room = $self->{max_clients} - $total;
-    my $want = $config->start_servers;
-    $self->_spawn for 1 .. ($room < $want ? $room : $want);
-    $log->info("generation $self->{generation} started");
-}
-
 # A worker's QUIT sets its stop flag, URG its reopen-the-logs flag. SA_RESTART lets the
 # application's own system calls (a database read) carry on; accept() and reads on the client,
 # which have a timeout, and select() and epoll still return EINTR, so an idle worker notices at
@@ -127,29 +109,6 @@ sub _flag_signal ($signal, $flag) {
     my $action = POSIX::SigAction->new(sub { $$flag = 1 }, POSIX::SigSet->new, POSIX::SA_RESTART());
     $action->safe(1);
     POSIX::sigaction($signal, $action) or die "Can't install a handler for signal $signal: $!\n";
-}
-
-sub _graceful_stop ($self) {
-    my $log = $self->{log};
-    $log->info('graceful stop requested');
-    $self->{on_stop}->();
-    $self->{stopping} = 1;
-    $self->_retire($_) for values %{$self->{workers}};
-    my $limit    = $self->{config}->graceful_shutdown_timeout;
-    my $deadline = $limit ? Time::HiRes::time() + $limit : undef;
-    while (%{$self->{workers}}) {
-        if ($deadline && Time::HiRes::time() >= $deadline) {
-            $log->warn("GracefulShutdownTimeout reached, stopping " .
-                    keys(%{$self->{workers}}) . " workers");
-            return $self->_stop;
-        }
-        return $self->_stop if delete $self->{flags}{stop};
-        Time::HiRes::sleep(0.2);
-        $self->_reap;
-        $self->_retire($_, 1) for values %{$self->{workers}};
-    }
-    $log->info("manager $$ stopped");
-    return 0;
 }
 
 sub _maintain ($self) {
@@ -198,7 +157,7 @@ sub _maintain ($self) {
 sub _reap ($self) {
     while ((my $pid = waitpid(-1, WNOHANG)) > 0) {
         my $status = $?;
-        $self->_upgrade_ended($status) if $pid == ($self->{upgrade_pid} // 0);
+        $self->upgrade_ended($status) if $pid == ($self->{upgrade_pid} // 0);
         my $w = delete $self->{workers}{$pid} or next;
         $self->_log_exit($pid, $status, $self->{board}->slot($w->{slot}));
         $self->{board}->release($w->{slot});
@@ -235,12 +194,6 @@ sub _ready ($self) {
     (delete $self->{on_ready})->();
 }
 
-sub _reopen ($self) {
-    $self->{log}->reopen;
-    kill 'URG', keys %{$self->{workers}};
-    $self->{log}->info('logs reopened');
-}
-
 sub _resize ($self, $by) {
     my $config = $self->{config};
     my (undef, $total) = $self->_count;
@@ -264,20 +217,6 @@ sub _resize ($self, $by) {
         . " (MinSpareServers $self->{min_spare}, MaxSpareServers $self->{max_spare}, "
             . $config->max_clients_directive
             . " $self->{max_clients})");
-}
-
-sub _restart ($self) {
-    my $log = $self->{log};
-    $log->info('restart requested');
-    my ($config, $code) = eval { $self->{reload}->() } or do {
-        $log->error("restart refused, keeping the running configuration: " . ($@ || 'no config'));
-        return;
-    };
-    $self->_terminate_all;
-    $self->_use_config($config);
-    $self->{code} = $code;
-    $self->{board}->generation(++$self->{generation});
-    $self->_spawn for 1 .. $config->start_servers;
 }
 
 # Asks a worker to finish its request and exit. Asked again each second while it still looks
@@ -348,50 +287,7 @@ sub _request_limit ($self) {
     return $max - int rand($jitter + 1);
 }
 
-sub _stop ($self) {
-    $self->{log}->info('stopping now');
-    $self->{stopping} = 1;
-    $self->_terminate_all;
-    $self->{log}->info("manager $$ stopped");
-    return 0;
-}
-
-sub _terminate_all ($self) {
-    kill 'TERM', keys %{$self->{workers}};
-    my $deadline = Time::HiRes::time() + $KILL_AFTER;
-    while (%{$self->{workers}}) {
-        if (Time::HiRes::time() >= $deadline) {
-            $self->{log}
-                ->warn("killing workers that ignored TERM: @{[sort keys %{$self->{workers}}]}");
-            kill 'KILL', keys %{$self->{workers}};
-            $deadline += $KILL_AFTER;
-        }
-        Time::HiRes::sleep(0.05);
-        local $self->{stopping} = 1;
-        $self->_reap;
-    }
-}
-
-sub _upgrade ($self) {
-    my $log = $self->{log};
-    return $log->error('upgrade refused: a new manager is already starting')
-        if $self->{upgrade_pid};
-    return $log->error('upgrade not available: serving in one process or without a command')
-        unless $self->{upgrade};
-    $log->info('upgrade requested');
-    $self->{upgrade_pid} = $self->{upgrade}->();
-}
-
 # The new manager exits at once when it daemonized (status 0) or when it failed
-sub _upgrade_ended ($self, $status) {
-    delete $self->{upgrade_pid};
-    return if !$status;
-    $self->{log}->error('upgrade failed: the new manager exited with '
-            . ($status & 127 ? 'signal ' . ($status & 127) : 'status ' . ($status >> 8))
-            . '; this manager keeps serving');
-    $self->{upgrade_failed}->() if $self->{upgrade_failed};
-}
-
 sub _use_config ($self, $config) {
     $self->{config} = $config;
     $self->{recycle}->configure($config);

@@ -1,0 +1,164 @@
+package Perennial::Prefork::Restarts;
+use v5.36;
+use Time::HiRes ();
+
+# The manager's ways of ending or renewing its pool: stop, graceful stop, restart, graceful
+# restart, hot upgrade and log reopening. Perennial::Prefork inherits them; they work on its
+# state (workers, generation, config) and call back into it (_spawn, _reap, _retire, _count).
+
+my $KILL_AFTER = 10;
+
+sub graceful_restart ($self) {
+    my $log = $self->{log};
+    $log->info('graceful restart requested');
+    my ($config, $code) = eval { $self->{reload}->() } or do {
+        $log->error(
+            "graceful restart refused, keeping the running configuration: " . ($@ || 'no config'));
+        return;
+    };
+    $self->_use_config($config);
+    $self->{code} = $code;
+    $self->{board}->generation(++$self->{generation});
+    $self->_retire($_)
+        for grep { $_->{generation} < $self->{generation} } values %{$self->{workers}};
+    my (undef, $total) = $self->_count;
+    my $room = $self->{max_clients} - $total;
+    my $want = $config->start_servers;
+    $self->_spawn for 1 .. ($room < $want ? $room : $want);
+    $log->info("generation $self->{generation} started");
+}
+
+sub graceful_stop ($self) {
+    my $log = $self->{log};
+    $log->info('graceful stop requested');
+    $self->{on_stop}->();
+    $self->{stopping} = 1;
+    $self->_retire($_) for values %{$self->{workers}};
+    my $limit    = $self->{config}->graceful_shutdown_timeout;
+    my $deadline = $limit ? Time::HiRes::time() + $limit : undef;
+    while (%{$self->{workers}}) {
+        if ($deadline && Time::HiRes::time() >= $deadline) {
+            $log->warn("GracefulShutdownTimeout reached, stopping " .
+                    keys(%{$self->{workers}}) . " workers");
+            return $self->stop;
+        }
+        return $self->stop if delete $self->{flags}{stop};
+        Time::HiRes::sleep(0.2);
+        $self->_reap;
+        $self->_retire($_, 1) for values %{$self->{workers}};
+    }
+    $log->info("manager $$ stopped");
+    return 0;
+}
+
+sub reopen_logs ($self) {
+    $self->{log}->reopen;
+    kill 'URG', keys %{$self->{workers}};
+    $self->{log}->info('logs reopened');
+}
+
+sub restart ($self) {
+    my $log = $self->{log};
+    $log->info('restart requested');
+    my ($config, $code) = eval { $self->{reload}->() } or do {
+        $log->error("restart refused, keeping the running configuration: " . ($@ || 'no config'));
+        return;
+    };
+    $self->_terminate_all;
+    $self->_use_config($config);
+    $self->{code} = $code;
+    $self->{board}->generation(++$self->{generation});
+    $self->_spawn for 1 .. $config->start_servers;
+}
+
+sub stop ($self) {
+    $self->{log}->info('stopping now');
+    $self->{stopping} = 1;
+    $self->_terminate_all;
+    $self->{log}->info("manager $$ stopped");
+    return 0;
+}
+
+sub _terminate_all ($self) {
+    kill 'TERM', keys %{$self->{workers}};
+    my $deadline = Time::HiRes::time() + $KILL_AFTER;
+    while (%{$self->{workers}}) {
+        if (Time::HiRes::time() >= $deadline) {
+            $self->{log}
+                ->warn("killing workers that ignored TERM: @{[sort keys %{$self->{workers}}]}");
+            kill 'KILL', keys %{$self->{workers}};
+            $deadline += $KILL_AFTER;
+        }
+        Time::HiRes::sleep(0.05);
+        local $self->{stopping} = 1;
+        $self->_reap;
+    }
+}
+
+sub upgrade ($self) {
+    my $log = $self->{log};
+    return $log->error('upgrade refused: a new manager is already starting')
+        if $self->{upgrade_pid};
+    return $log->error('upgrade not available: serving in one process or without a command')
+        unless $self->{upgrade};
+    $log->info('upgrade requested');
+    $self->{upgrade_pid} = $self->{upgrade}->();
+}
+
+sub upgrade_ended ($self, $status) {
+    delete $self->{upgrade_pid};
+    return if !$status;
+    $self->{log}->error('upgrade failed: the new manager exited with '
+            . ($status & 127 ? 'signal ' . ($status & 127) : 'status ' . ($status >> 8))
+            . '; this manager keeps serving');
+    $self->{upgrade_failed}->() if $self->{upgrade_failed};
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Prefork::Restarts - stop, restart, upgrade and reopen for the manager
+
+=head1 DESCRIPTION
+
+The signal handlers' work for L<Perennial::Prefork>, which inherits these methods: TERM (stop
+now), WINCH and QUIT (graceful stop), HUP (restart), USR1 (graceful restart), USR2 (hot
+upgrade) and URG (reopen the logs). See L<Perennial::Prefork/SIGNALS>.
+
+=head1 METHODS
+
+=head2 graceful_restart
+
+    $manager->graceful_restart;    # USR1
+
+=head2 graceful_stop
+
+    my $exit_code = $manager->graceful_stop;    # WINCH, QUIT
+
+=head2 reopen_logs
+
+    $manager->reopen_logs;    # URG
+
+=head2 restart
+
+    $manager->restart;    # HUP
+
+=head2 stop
+
+    my $exit_code = $manager->stop;    # TERM, INT: workers get TERM, then KILL after 10 s
+
+=head2 upgrade
+
+    $manager->upgrade;    # USR2
+
+=head2 upgrade_ended
+
+    $manager->upgrade_ended($wait_status);
+
+Called when the new manager a hot upgrade started exits: status 0 is a manager that put
+itself in the background; anything else is a failed upgrade, logged.
+
+=cut
