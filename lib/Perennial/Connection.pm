@@ -106,21 +106,22 @@ sub serve ($self, $sock, $base, $peer, $remaining) {
 
 sub wants_exit ($self) { $self->{harakiri} }
 
-# After a response: whether to wait for the next request. When keep-alive was promised but
-# the worker is stopping, a request may already be on its way: close it lingering.
+# After a response: whether to wait for the next request. An application that asked the
+# worker to exit (psgix.harakiri) had keep-alive promised: a request may already be on its
+# way, so the connection is closed lingering. A worker told to stop still serves the next
+# request of a kept-alive connection (with Connection: close), so none is lost.
 sub _keep_going ($self, $c, $sock) {
     return 0 if !$c->{keep_alive};
-    return 1 if !$self->{harakiri} && !${$self->{stopping}};
+    return 1 if !$self->{harakiri};
     _linger($sock);
     return 0;
 }
 
-# Waits on a kept-alive connection; false when it is to be closed (idle too long, closed by
-# the client, or the worker stopping with no request there yet)
+# Waits on a kept-alive connection for the next request; false when it is to be closed (idle
+# for KeepAliveTimeout, or closed by the client)
 sub _next_request ($self, $sock) {
     $self->{board}->state($self->{slot}, 'K');
-    return 0 unless $self->_wait_readable($sock);
-    return 1 if !${$self->{stopping}} || _readable($sock, 0);
+    return 1 if _readable($sock, $self->{keep_wait});
     _linger($sock);
     return 0;
 }
@@ -310,17 +311,6 @@ sub _readable ($sock, $wait) {
         my $n = select(my $rout = $rin, undef, undef, $wait > 0 ? $wait : 0);
         return $n > 0 if $n >= 0 || $! != EINTR;
         $wait = $until - Time::HiRes::time();
-    }
-}
-
-sub _wait_readable ($self, $sock) {
-    my $rin = '';
-    vec($rin, fileno $sock, 1) = 1;
-    while (1) {
-        my $n = select(my $rout = $rin, undef, undef, $self->{keep_wait});
-        return $n > 0 if $n >= 0;
-        return 1      if ${$self->{stopping}};    # Served if it is there, else a lingering close
-        return 0      if $! != EINTR;
     }
 }
 
