@@ -72,6 +72,7 @@ sub run ($self) {
         if ($now >= $tick) { $self->_maintain; $tick = $now + 1 }
         Perennial::Watchdog->watch($self->{board}, $self->{workers}, $log) if $self->{watch};
         $self->_ready                                                      if $self->{on_ready};
+        $self->hand_over                                                   if $self->{handover};
         next                                                               if %{$self->{flags}};
         my $wait = $tick - Time::HiRes::time();
         $wait = $WATCH_EVERY if $self->{watch} && $wait > $WATCH_EVERY;

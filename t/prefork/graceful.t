@@ -24,6 +24,35 @@ subtest 'graceful restart under continuous requests loses none' => sub {
     $srv->stop;
 };
 
+subtest 'graceful restart: new workers first, then the old ones go as the new are ready' => sub {
+    my $srv = start_server(
+        app  => 'pid.psgi',
+        conf => "StartServers 2\nMinSpareServers 1\nMaxSpareServers 4\nMaxClients 8\n"
+    );
+    ok wait_until(sub { $srv->idle == 2 }, 10, 'two idle'), 'two workers';
+    my %old = map { $_->{pid} => 1 } $srv->slots;
+    $srv->signal('USR1');
+    ok wait_until(
+        sub {
+            my @s = $srv->slots;
+            @s == 2 && !grep { $old{$_->{pid}} } @s;
+        },
+        10,
+        'new'
+        ),
+        'the old generation was replaced';
+    my ($after) = $srv->error_log =~ /graceful restart requested\n(.*)\z/s;
+    my @events
+        = map { /worker (\d+) started/ ? "new" : /stopping worker (\d+) gracefully/ ? "stop" : () }
+        split /\n/, $after // '';
+    my $first_stop = (grep { $events[$_] eq 'stop' } 0 .. $#events)[0] // 0;
+    is scalar(grep { $_ eq 'new' } @events[0 .. $first_stop]), 2,
+        'both new workers were started before the first old one was asked to stop';
+    my $started = () = $srv->error_log =~ /worker \d+ started/g;
+    is $started, 4, 'no extra workers: two old, two new';
+    $srv->stop;
+};
+
 subtest 'graceful restart re-reads the configuration, and refuses a broken one' => sub {
     my $srv = start_server(
         conf    => "<Location />\nSetHandler psgi\nPSGIApp $psgi/version_a.psgi\n</Location>\n",

@@ -6,7 +6,7 @@ use Time::HiRes ();
 # restart, hot upgrade and log reopening. Perennial::Prefork inherits them; they work on its
 # state (workers, generation, config) and call back into it (_spawn, _reap, _retire, _count).
 
-my $KILL_AFTER = 10;
+my ($KILL_AFTER, $HANDOVER_LIMIT) = (10, 30);
 
 sub graceful_restart ($self) {
     my $log = $self->{log};
@@ -19,13 +19,43 @@ sub graceful_restart ($self) {
     $self->_use_config($config);
     $self->{code} = $code;
     $self->{board}->generation(++$self->{generation});
-    $self->_retire($_)
-        for grep { $_->{generation} < $self->{generation} } values %{$self->{workers}};
+    my @old = map { $_->{pid} }
+        grep { $_->{generation} < $self->{generation} && !$_->{retiring} }
+        values %{$self->{workers}};
+    $self->{handover}
+        = {old => \@old, used => 0, until => Time::HiRes::time() + $HANDOVER_LIMIT};
     my (undef, $total) = $self->_count;
     my $room = $self->{max_clients} - $total;
     my $want = $config->start_servers;
     $self->_spawn for 1 .. ($room < $want ? $room : $want);
     $log->info("generation $self->{generation} started");
+    $self->hand_over;
+}
+
+# After a graceful restart, old workers are asked to finish one by one as new ones are ready
+# (past S), so the pool never has fewer workers taking requests. When MaxClients leaves no room
+# for a new worker, one old worker goes first to make some. A new generation that is not ready
+# after 30 seconds does not keep the old one for ever.
+sub hand_over ($self) {
+    my $h       = $self->{handover};
+    my $workers = $self->{workers};
+    my @old     = grep { $workers->{$_} && !$workers->{$_}{retiring} } @{$h->{old}};
+    return delete $self->{handover} if !@old;
+    my $board = $self->{board};
+    my @new   = grep { $_->{generation} == $self->{generation} } values %$workers;
+    my $ready = grep { $board->state_of($_->{slot}) ne 'S' } @new;
+    my $n     = $ready - $h->{used};
+
+    if (Time::HiRes::time() >= $h->{until}) {
+        $self->{log}->warn("generation $self->{generation} not ready after $HANDOVER_LIMIT s: "
+                . 'stopping the old workers anyway');
+        $n = @old;
+    }
+    elsif ($n < 1 && !@new) { $self->_retire($workers->{$old[0]}); return }
+    $n = @old if $n > @old;
+    return    if $n < 1;
+    $h->{used} += $n;
+    $self->_retire($_) for @$workers{@old[0 .. $n - 1]};
 }
 
 sub graceful_stop ($self) {
@@ -133,6 +163,12 @@ upgrade) and URG (reopen the logs). See L<Perennial::Prefork/SIGNALS>.
 =head2 graceful_restart
 
     $manager->graceful_restart;    # USR1
+
+=head2 hand_over
+
+    $manager->hand_over;    # each turn of the main loop while a graceful restart is under way
+
+Asks as many old workers to finish as new ones have become ready.
 
 =head2 graceful_stop
 
