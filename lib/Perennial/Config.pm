@@ -122,6 +122,8 @@ sub load ($class, %args) {
         push @errors, "$alias->{file} line $alias->{line}: directory '$alias->{dir}' not found";
     }
     push @errors, map {"PerlRequire: file '$_' not found"} grep { !-f } @{$config->requires};
+    push @errors, map {"PerlPreloadScripts: directory '$_' not found"}
+        grep { !-d } @{$config->preload_scripts};
     die join("\n", @errors) . "\n" if @errors;
     return $config;
 }

@@ -103,4 +103,28 @@ subtest 'new() refuses unknown keys and names the valid ones' => sub {
     is $c->max_clients, 4, 'with() leaves the original alone';
     is $d->max_clients, 8, 'and returns a changed copy';
 };
+subtest 'worker-life directives are checked too' => sub {
+    my $file = conf_file(<<'CONF');
+RequestDeadline soon
+<Location /x>
+  SlowRequestTime -1
+</Location>
+MaxUnsharedSize lots
+MaxLifetimeJitter abc
+CONF
+    my ($out, $code) = cli('configtest', '-c', $file);
+    is $code, 1, 'configtest fails';
+    like $out, qr/test\.conf line 1: RequestDeadline must be a number of seconds, got 'soon'/,
+        'a server-wide deadline';
+    like $out,
+        qr/test\.conf line 3: SlowRequestTime must be a number of seconds \(0: off\), got '-1'/,
+        'a location setting';
+    like $out, qr/test\.conf line 5: MaxUnsharedSize must be a size in KB, or with K, M or G/,
+        'a size';
+    like $out, qr/test\.conf line 6: MaxLifetimeJitter must be a number or a percentage/,
+        'a jitter';
+    ($out, $code) = cli('configtest', '-c', conf_file("PerlPreloadScripts $dir/none\n"));
+    like $out, qr/PerlPreloadScripts: directory '\Q$dir\E\/none' not found/, 'a missing directory';
+};
+
 done_testing;
