@@ -79,7 +79,7 @@ subtest 'workers killed under load: only the requests in flight are lost, the po
     }
     select undef, undef, undef, 0.5;
     my $sum = load_stop($load);
-    cmp_ok $sum->{ok}, '>', 100, "requests were served under load ($sum->{ok})";
+    cmp_ok $sum->{ok}, '>', 20, "requests were served under load ($sum->{ok})";
     cmp_ok $sum->{failed}, '<=', $kills,
         "at most one request lost per worker killed ($sum->{failed} lost, $kills killed)";
     ok wait_until(sub { $srv->idle == 4 }, 10, 'recovered'), 'the pool is back to four workers';

@@ -40,12 +40,18 @@ CONF
     is $compiled_in, $srv->pid, 'the script was compiled in the manager';
     isnt $ran_in,    $srv->pid, 'and runs in a worker';
 
+    # Two kept-alive connections: each is held by its own worker
+    my @agents = map { HTTP::Tiny->new(keep_alive => 1, timeout => 10) } 1 .. 2;
     my (%numbers, %workers);
-    for (1 .. 40) {
-        my ($n, $pid) = split ' ', $srv->get('/life/random.pl')->{content};
-        $numbers{$pid}{$n}++;
-        $workers{$pid}++;
+    for (1 .. 20) {
+        for my $ua (@agents) {
+            my ($n, $pid) = split ' ',
+                $ua->get('http://127.0.0.1:' . $srv->port . '/life/random.pl')->{content};
+            $numbers{$pid}{$n}++;
+            $workers{$pid}++;
+        }
     }
+    undef @agents;
     my @pids = keys %workers;
     is scalar(@pids), 2, 'both workers answered';
     my ($first) = sort { $a <=> $b } keys %{$numbers{$pids[0]}};

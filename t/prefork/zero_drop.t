@@ -25,7 +25,7 @@ subtest 'graceful restarts under load lose no request' => sub {
     select undef, undef, undef, 0.7;
     for my $load (@loads) {
         my $sum = load_stop($load);
-        cmp_ok $sum->{ok}, '>', 50, "requests answered during the restarts: $sum->{ok}";
+        cmp_ok $sum->{ok}, '>', 20, "requests answered during the restarts: $sum->{ok}";
         is $sum->{failed}, 0, 'none lost' or diag explain $sum->{why};
     }
     $srv->stop;
@@ -47,7 +47,7 @@ subtest 'a hot upgrade under load loses no request' => sub {
 
     for my $load (@loads) {
         my $sum = load_stop($load);
-        cmp_ok $sum->{ok}, '>', 50, "requests answered during the upgrade: $sum->{ok}";
+        cmp_ok $sum->{ok}, '>', 20, "requests answered during the upgrade: $sum->{ok}";
         is $sum->{failed}, 0, 'none lost' or diag explain $sum->{why};
     }
     ok !$srv->alive, 'the old manager is gone';
