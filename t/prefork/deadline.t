@@ -110,4 +110,13 @@ subtest 'a slow request gets a stack sample in the log and finishes' => sub {
     $srv->stop;
 };
 
+subtest 'a PSGI application has deadlines too' => sub {
+    my $srv = start_server(app => 'pid.psgi', workers => 1, conf => "RequestDeadline 0.5\n");
+    is $srv->get('/sleep/30')->{status}, 504, 'cut with 504';
+    like $srv->error_log, qr/stopped at \S+pid\.psgi line \d+ \(in \S+__ANON__\)/,
+        'the stack is in the application file';
+    is $srv->get('/')->{status}, 200, 'a new worker serves';
+    $srv->stop;
+};
+
 done_testing;
