@@ -39,7 +39,7 @@ subtest 'MaxProcessSize and SizeCheckInterval' => sub {
         last if keys %pids > 1;
     }
     my ($line) = $srv->error_log =~ /(retires after this request: MaxProcessSize .*)/;
-    like $line, qr/MaxProcessSize 61440 KB exceeded: size \d+ KB/, 'size limit named';
+    like $line, qr/MaxProcessSize 61440 KB exceeded: resident \d+ KB/, 'size limit named';
     is $pids{$first} % 3, 0, "checked every third request (retired after $pids{$first})";
     $srv->stop;
 };
