@@ -365,7 +365,7 @@ half), so workers do not retire together.
 C<MinSharedSize>, C<MaxUnsharedSize>; 0 = no limit; KB, or with a K, M or G suffix)
 
 Apache2::SizeLimit's limits, measured from smaps: a worker retires after the request that
-finds its size (resident plus swap) over the first, its shared memory under the second, or its
+finds its resident size over the first, its shared memory under the second, or its
 unshared memory (private plus swap) over the third. See L<Perennial::SizeLimit>.
 
 =item size_check_interval (C<SizeCheckInterval>; 1; requests)
