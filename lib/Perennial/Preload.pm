@@ -31,7 +31,10 @@ sub load ($self, $config) {
     $self->{mtimes} = {
         map { $_ => (stat $INC{$_})[9] }
             grep {
-            defined $INC{$_} && !ref $INC{$_} && !Perennial::Executor::Inc::perls_own($INC{$_})
+                   defined $INC{$_}
+                && !ref $INC{$_}
+                && !m{\A(?:Perennial|Plack/Handler/Perennial)\b}
+                && !Perennial::Executor::Inc::perls_own($INC{$_})
             }
             keys %INC
     };
@@ -114,7 +117,8 @@ writes to them.
 Called again on a graceful restart: C<PerlRequire> files run again (their "redefined" warnings
 are not logged) and every module loaded from outside perl's own directories whose file changed
 since is loaded again, so the new generation forks with the new code. A file that no longer
-compiles makes the restart fail: the running generation keeps serving.
+compiles makes the restart fail: the running generation keeps serving. Perennial's own modules
+are not reloaded in a running manager: a new Perennial needs C<perennial upgrade>.
 
 C<PerlChildInitHandler> and C<PerlChildExitHandler> name subs, C<My::Hooks> meaning
 C<My::Hooks::handler> as in mod_perl, or C<My::Hooks::start> itself; the module is loaded if it

@@ -64,6 +64,30 @@ CONF
     is_deeply [sort @exit], [sort @pids], 'PerlChildExitHandler ran as each worker ended';
 };
 
+subtest 'a graceful restart runs PerlRequire again and reloads changed modules' => sub {
+    my $lib = File::Temp->newdir;
+    mkdir "$lib/Life" or die;
+    _write("$lib/Life/Version.pm", "package Life::Version; sub version { 1 } 1;\n");
+    _write("$lib/startup.pl",
+        "open(my \$fh, '>>', '$lib/ran') or die; print {\$fh} \"ran\\n\"; 1;\n");
+    my $srv = start_server(
+        workers => 1,
+        args    => ['-I', "$lib"],
+        conf    => "PerlRequire $lib/startup.pl\nPerlModule Life::Version\n"
+            . "<Location />\nSetHandler psgi\nPSGIApp $dir/version.psgi\n</Location>\n"
+    );
+    is $srv->get('/')->{content}, '1', 'the module as loaded at start';
+    _write("$lib/Life/Version.pm", "package Life::Version; sub version { 2 } 1;\n");
+    utime time + 5, time + 5, "$lib/Life/Version.pm";
+    $srv->signal('USR1');
+    ok wait_until(sub { $srv->get('/')->{content} eq '2' }, 10, 'new code'),
+        'after a graceful restart the workers run the changed module';
+    like $srv->error_log, qr{Life/Version\.pm changed: loaded again for the new generation},
+        'the log says which file was loaded again';
+    is scalar(() = _slurp("$lib/ran") =~ /ran/g), 2, 'startup.pl ran again';
+    $srv->stop;
+};
+
 subtest 'MaxLifetime retires workers and replaces them' => sub {
     my $srv = start_server(
         app     => 'pid.psgi',
@@ -139,6 +163,18 @@ subtest 'reopen-logs: the manager and the workers write to new files' => sub {
     is_deeply [sort map { $_->{pid} } $srv->slots], \@before, 'by the same workers: no restart';
     $srv->stop;
 };
+
+sub _write ($file, $text) {
+    open(my $fh, '>', $file) or die "Can't write $file: $!";
+    print {$fh} $text;
+    close $fh;
+}
+
+sub _slurp ($file) {
+    open(my $fh, '<', $file) or return '';
+    local $/;
+    return scalar <$fh>;
+}
 
 sub _lines ($file, $re) {
     open(my $fh, '<', $file) or return;
