@@ -17,21 +17,13 @@ my $SERVING;    # The connection it came on
 
 # An application that calls CORE::exit ends the worker mid-request; perl still runs END
 # blocks, so the client gets a 500 instead of a silently closed connection
-END {
-    if (my $c = $IN_APP) {
-        write_all($c, error_bytes(500, $c->{http11})) if !$c->{status} || exists $c->{head};
-    }
-}
+END { abort_request(500) }
 
 # Answers the request the application is running with $status when nothing of the response
 # went out yet, and logs it. For a worker about to end itself (a request deadline).
 sub abort_request ($status) {
     my $c = $IN_APP or return 0;
-    if (!$c->{status} || exists $c->{head}) {
-        delete $c->{head};
-        $c->{status} = $status;
-        write_all($c, error_bytes($status, $c->{http11}));
-    }
+    _answer_instead($c, $status);
     my $micros = int((Time::HiRes::time() - $c->{t0}) * 1e6);
     $SERVING->{log}->access($c->{env}, $c->{status}, $c->{bytes}, $micros);
     return 1;
@@ -151,11 +143,17 @@ sub _call_app ($self, $c, $env) {
     my $err = ($@ || 'unknown error') =~ s/\s+\z//r;
     $self->{log}->error("app died: $err (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})");
     $c->{keep_alive} = 0;
-    return 0 if $c->{status} && !exists $c->{head};    # The head went out: all we can do is close
-    delete $c->{head};
-    $c->{status} = 500;
-    write_all($c, error_bytes(500, $c->{http11}));
+    _answer_instead($c, 500);
     return 0;
+}
+
+# An error response in place of the application's, unless its head went out already (then
+# all that can be done is to close)
+sub _answer_instead ($c, $status) {
+    return if $c->{status} && !exists $c->{head};
+    delete $c->{head};
+    $c->{status} = $status;
+    write_all($c, error_bytes($status, $c->{http11}));
 }
 
 sub _read_body ($self, $c, $buf_ref, $env) {

@@ -92,12 +92,11 @@ sub _act ($self, $flags) {
 
 sub _count ($self) {
     my ($idle, $total, $current) = (0, 0, 0);
-    my $board = $self->{board};
     for my $w (values %{$self->{workers}}) {
         $total++;
         next if $w->{generation} != $self->{generation} || $w->{retiring};
         $current++;
-        $idle++ if $IDLE{$board->state_of($w->{slot})};
+        $idle++ if $self->_idle($w);
     }
     return ($idle, $total, $current);
 }
@@ -116,10 +115,7 @@ sub _maintain ($self) {
     my ($idle, $total) = $self->_count;
     my $log = $self->{log};
     $self->_retire($_, 1) for grep { $_->{retiring} } values %{$self->{workers}};
-    my $board = $self->{board};
-    for my $due (
-        $self->{recycle}->due($self->{workers}, sub ($w) { $IDLE{$board->state_of($w->{slot})} }))
-    {
+    for my $due ($self->{recycle}->due($self->{workers}, sub ($w) { $self->_idle($w) })) {
         my ($w, $why) = @$due;
         $log->info("worker $w->{pid} retires after its request: $why");
         $w->{replace} = 1;
@@ -127,11 +123,8 @@ sub _maintain ($self) {
     }
     if ($idle > $self->{max_spare}) {
         my ($victim) = sort { $b->{slot} <=> $a->{slot} }
-            grep {
-                   $_->{generation} == $self->{generation}
-                && !$_->{retiring}
-                && $IDLE{$self->{board}->state_of($_->{slot})}
-            } values %{$self->{workers}};
+            grep { $_->{generation} == $self->{generation} && !$_->{retiring} && $self->_idle($_) }
+            values %{$self->{workers}};
         $self->_retire($victim) if $victim;
         $self->{rate} = 1;
         return;
@@ -178,9 +171,16 @@ sub _reap ($self) {
     }
 }
 
-sub _log_exit ($self, $pid, $status, $slot) {
+# "status 3" or "signal 9, KILL", from a wait status
+sub _how ($self, $status) {
     my $signal = $status & 127;
-    my $how    = $signal ? "signal $signal, $SIG_NAME[$signal]" : 'status ' . ($status >> 8);
+    return $signal ? "signal $signal, $SIG_NAME[$signal]" : 'status ' . ($status >> 8);
+}
+
+sub _idle ($self, $w) { $IDLE{$self->{board}->state_of($w->{slot})} }
+
+sub _log_exit ($self, $pid, $status, $slot) {
+    my $how = $self->_how($status);
     $self->{log}->info("worker $pid exited ($how, $slot->{requests} requests)");
     $self->{log}->error("worker $pid died ($how) serving '$slot->{request}' for $slot->{client}: "
             . 'that request is lost')
@@ -223,7 +223,7 @@ sub _resize ($self, $by) {
 # Asks a worker to finish its request and exit. Asked again each second while it still looks
 # idle, in case the signal landed just before it blocked in accept().
 sub _retire ($self, $w, $again = 0) {
-    return if $again && (!$w->{retiring} || !$IDLE{$self->{board}->state_of($w->{slot})});
+    return if $again && (!$w->{retiring} || !$self->_idle($w));
     $self->{log}->info("stopping worker $w->{pid} gracefully") unless $w->{retiring}++;
     kill 'QUIT', $w->{pid};
 }
@@ -292,11 +292,10 @@ sub _request_limit ($self) {
 sub _use_config ($self, $config) {
     $self->{config} = $config;
     $self->{recycle}->configure($config);
-    $self->{watch} = grep { $_->{request_deadline} || $_->{slow_request_time} } {
-        request_deadline  => $config->request_deadline,
-        slow_request_time => $config->slow_request_time
-        },
-        @{$config->sections};
+    $self->{watch}
+        = $config->request_deadline
+        || $config->slow_request_time
+        || grep { $_->{request_deadline} || $_->{slow_request_time} } @{$config->sections};
     @$self{qw(min_spare max_spare max_clients)}
         = ($config->min_spare_servers, $config->max_spare_servers, $config->max_clients);
     $self->{reported} = 0;

@@ -7,6 +7,8 @@ use Perennial::Executor::Inc;
 # PerlChildExitHandler subs. On a graceful restart it runs again: PerlRequire files run again,
 # and modules loaded from outside perl's own directories whose file changed are loaded again.
 
+my $NAME = qr/\A\w+(?:::\w+)*\z/;
+
 sub new ($class, %args) { bless {log => $args{log}, mtimes => {}}, $class }
 
 # Loads what the config names; returns the worker hooks {init => [...], exit => [...]}
@@ -55,10 +57,10 @@ sub run_hooks ($self, $hooks, $directive, $worker) {
 
 # "My::Module" is My::Module::handler, as in mod_perl; "My::Module::setup" is that sub
 sub _handler ($name, $directive) {
-    die "$directive '$name': not a Perl name\n" unless $name =~ /\A\w+(?:::\w+)*\z/;
+    die "$directive '$name': not a Perl name\n" unless $name =~ $NAME;
     my @errors;
     for my $module ($name, $name =~ /\A(.+)::\w+\z/) {
-        (my $file = "$module.pm") =~ s{::}{/}g;
+        my $file = _file_of($module);
         next if $INC{$file} || eval { require $file; 1 };
         push @errors, $@ =~ s/\s+\z//r unless $@ =~ /\ACan't locate \Q$file\E /;
     }
@@ -87,10 +89,12 @@ sub _refresh ($self) {
 }
 
 sub _require ($module) {
-    die "Can't load module '$module': not a module name\n" unless $module =~ /\A\w+(?:::\w+)*\z/;
-    (my $file = "$module.pm") =~ s{::}{/}g;
+    die "Can't load module '$module': not a module name\n" unless $module =~ $NAME;
+    my $file = _file_of($module);
     eval { require $file; 1 } or die "Can't load module $module: $@";
 }
+
+sub _file_of ($module) { ($module =~ s{::}{/}gr) . '.pm' }
 
 1;
 

@@ -115,8 +115,8 @@ sub _worker ($self, $server, $hooks) {
     return sub ($w) {
         my %about = (slot => $w->{slot}, generation => $w->{generation});
         my $bye   = sub () { $preload->run_hooks($hooks->{exit}, PerlChildExitHandler => \%about) };
-        local $SIG{TERM} = sub ($signal) { $bye->(); POSIX::_exit(0) }
-            if @{$hooks->{exit}};
+        local $SIG{TERM}
+            = @{$hooks->{exit}} ? sub ($signal) { $bye->(); POSIX::_exit(0) } : $SIG{TERM};
         $preload->run_hooks($hooks->{init}, PerlChildInitHandler => \%about);
         my $code = $server->serve($w);
         $bye->();

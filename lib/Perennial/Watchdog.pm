@@ -28,11 +28,9 @@ sub watch ($class, $board, $workers, $log) {
             $w->{kill_at} = $now + 3600;
             next;
         }
+        next if $board->state_of($w->{slot}) ne 'W';    # Only busy slots are read whole
         my $s = $board->slot($w->{slot});
-        next
-            unless $s->{state} eq 'W'
-            && $s->{armed_for}
-            && $s->{armed_for} == $s->{request_started};
+        next unless $s->{armed_for} && $s->{armed_for} == $s->{request_started};
         my $age = $now - $s->{request_started};
         if ($s->{deadline} && $age >= $s->{deadline}) {
             $log->error(

@@ -4,7 +4,8 @@ use Time::HiRes ();
 
 # The manager's ways of ending or renewing its pool: stop, graceful stop, restart, graceful
 # restart, hot upgrade and log reopening. Perennial::Prefork inherits them; they work on its
-# state (workers, generation, config) and call back into it (_spawn, _reap, _retire, _count).
+# state (workers, generation, config) and call back into it (_spawn, _reap, _retire, _count,
+# _how).
 
 my ($KILL_AFTER, $HANDOVER_LIMIT) = (10, 30);
 
@@ -139,7 +140,7 @@ sub upgrade_ended ($self, $status) {
     delete $self->{upgrade_pid};
     return if !$status;
     $self->{log}->error('upgrade failed: the new manager exited with '
-            . ($status & 127 ? 'signal ' . ($status & 127) : 'status ' . ($status >> 8))
+            . $self->_how($status)
             . '; this manager keeps serving');
     $self->{upgrade_failed}->() if $self->{upgrade_failed};
 }
