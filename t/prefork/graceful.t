@@ -30,17 +30,9 @@ subtest 'graceful restart: new workers first, then the old ones go as the new ar
         conf => "StartServers 2\nMinSpareServers 1\nMaxSpareServers 4\nMaxClients 8\n"
     );
     ok wait_until(sub { $srv->idle == 2 }, 10, 'two idle'), 'two workers';
-    my %old = map { $_->{pid} => 1 } $srv->slots;
+    my @old = $srv->pids;
     $srv->signal('USR1');
-    ok wait_until(
-        sub {
-            my @s = $srv->slots;
-            @s == 2 && !grep { $old{$_->{pid}} } @s;
-        },
-        10,
-        'new'
-        ),
-        'the old generation was replaced';
+    ok $srv->wait_replaced(\@old, 2), 'the old generation was replaced';
     my ($after) = $srv->error_log =~ /graceful restart requested\n(.*)\z/s;
     my @events
         = map { /worker (\d+) started/ ? "new" : /stopping worker (\d+) gracefully/ ? "stop" : () }
@@ -77,17 +69,9 @@ subtest 'graceful restart re-reads the configuration, and refuses a broken one' 
 subtest 'HUP restarts: workers stopped at once, a new generation started' => sub {
     my $srv = start_server(app => 'pid.psgi', workers => 2);
     ok wait_until(sub { $srv->idle == 2 }, 10, 'two idle'), 'two workers';
-    my %old = map { $_->{pid} => 1 } $srv->slots;
+    my @old = $srv->pids;
     $srv->signal('HUP');
-    ok wait_until(
-        sub {
-            my @s = $srv->slots;
-            @s == 2 && !grep { $old{$_->{pid}} } @s;
-        },
-        10,
-        'replaced'
-        ),
-        'two new workers';
+    ok $srv->wait_replaced(\@old, 2), 'two new workers';
     like $srv->error_log, qr/restart requested/,    'logged';
     like $srv->error_log, qr/exited \(signal 15, /, 'old workers were stopped with TERM';
     is $srv->get('/')->{status}, 200, 'serving';

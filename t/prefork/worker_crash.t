@@ -14,14 +14,7 @@ subtest 'an idle worker killed is logged and replaced' => sub {
         sub { $srv->error_log =~ /worker $victim exited \(signal 9, KILL, \d+ requests\)/ },
         10, 'logged'),
         'the kill is logged with the signal';
-    ok wait_until(
-        sub {
-            $srv->idle == 2 && !grep { $_->{pid} == $victim } $srv->slots;
-        },
-        10,
-        'replaced'
-        ),
-        'a new worker took its place: ' . $srv->scoreboard;
+    ok $srv->wait_replaced([$victim], 2), 'a new worker took its place: ' . $srv->scoreboard;
     is $srv->get('/')->{status}, 200, 'serving';
     $srv->stop;
 };

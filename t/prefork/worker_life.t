@@ -95,7 +95,7 @@ subtest 'MaxLifetime retires workers and replaces them' => sub {
         conf    => "MaxLifetime 2\nMaxLifetimeJitter 0\n"
     );
     ok wait_until(sub { $srv->idle == 2 }, 10, 'two idle'), 'two workers';
-    my %first = map { $_->{pid} => 1 } $srv->slots;
+    my @first = $srv->pids;
     ok wait_until(
         sub {
             $srv->error_log =~ /worker \d+ retires after its request: reached MaxLifetime \(2 s\)/;
@@ -104,15 +104,7 @@ subtest 'MaxLifetime retires workers and replaces them' => sub {
         'lifetime'
         ),
         'a worker past its lifetime retires, and the log says why';
-    ok wait_until(
-        sub {
-            my @s = $srv->slots;
-            @s == 2 && !grep { $first{$_->{pid}} } @s;
-        },
-        10,
-        'replaced'
-        ),
-        'both were replaced: ' . $srv->scoreboard;
+    ok $srv->wait_replaced(\@first, 2), 'both were replaced: ' . $srv->scoreboard;
     is $srv->get('/')->{status}, 200, 'serving';
     $srv->stop;
 };
@@ -134,14 +126,7 @@ subtest 'PoolPrivateLimit retires the largest idle worker first' => sub {
         'the ceiling retires a worker and says why';
     my ($retired) = $srv->error_log =~ /worker (\d+) retires after its request: pool private/;
     is $retired, $big, "the one with the most private memory went first ($grown{$big} requests)";
-    ok wait_until(
-        sub {
-            $srv->idle == 3 && !grep { $_->{pid} == $big } $srv->slots;
-        },
-        10,
-        'refilled'
-        ),
-        'and was replaced';
+    ok $srv->wait_replaced([$big], 3), 'and was replaced';
     $srv->stop;
 };
 

@@ -99,7 +99,12 @@ sub get ($self, $path = '/', %opt) {
 
 sub idle ($self) { $self->scoreboard =~ tr/_// }
 
-sub pid      ($self) { $self->{pid} }
+sub pid ($self) { $self->{pid} }
+
+# The pids of the workers in the scoreboard
+sub pids ($self) {
+    map { $_->{pid} } $self->slots;
+}
 sub pid_file ($self) { $self->{pid_file} }
 sub port     ($self) { $self->{port} }
 
@@ -135,6 +140,18 @@ sub stop ($self) {
 sub wait_exit ($self, $seconds = 15) {
     wait_until(sub { !$self->alive }, $seconds, 'server exited');
     return $self->{status};
+}
+
+# Waits until $n workers are idle and none of them is one of the pids in @$old
+sub wait_replaced ($self, $old, $n) {
+    my %old = map { $_ => 1 } @$old;
+    return wait_until(
+        sub {
+            $self->idle == $n && !grep { $old{$_} } $self->pids;
+        },
+        10,
+        "$n workers, none of @$old"
+    );
 }
 
 sub workers ($self) { scalar $self->slots }
