@@ -45,7 +45,8 @@ subtest 'an endless loop is cut at the deadline' => sub {
     like $log,
         qr/request deadline \(1 s\) passed: 'GET \/life\/loop\.pl HTTP\/1\.1' for 127\.0\.0\.1 stopped at \Q$dir\E\/loop\.pl line $loop \(in \S+::spin\) <- \Q$dir\E\/loop\.pl line $spin \(in \S+__perennial_script\)\n/,
         'the stack: file and line of the loop, and who called it';
-    ok wait_until(sub { $srv->access_log =~ m{"GET /life/loop\.pl HTTP/1\.1" 504 } }, 5, 'the 504 line'),
+    ok wait_until(sub { $srv->access_log =~ m{"GET /life/loop\.pl HTTP/1\.1" 504 } },
+        5, 'the 504 line'),
         'the access log has the 504';
     ok $srv->wait_replaced([$pid], 1), 'a new worker replaced it';
     is $srv->get('/life/random.pl')->{status}, 200, 'and serves';
