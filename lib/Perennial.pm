@@ -1,7 +1,7 @@
 package Perennial;
 use v5.36;
 
-our $VERSION = '0.01';
+our $VERSION = '0.1.0';    # Three numbers: monitoring written for Apache reads them so
 
 1;
 

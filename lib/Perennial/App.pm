@@ -4,23 +4,34 @@ use File::Find                  ();
 use Cwd                         ();
 use Plack::Util                 ();
 use Scalar::Util                ();
+use Perennial::Access;
 use Perennial::Config::Sections qw(handler_policy);
 use Perennial::Executor;
 use Perennial::Executor::CGI;
 use Perennial::Router;
+use Perennial::Status;
+use Perennial::Status::Perl;
 use Perennial::Watchdog;
 
 # Builds the one PSGI application a server runs from the configuration: PSGI files mounted at
-# <Location>s, and script directories (Alias, ScriptAlias, DocumentRoot) run by an executor
-# chosen by SetHandler and PerlResponseHandler, all behind the Router. Applications are
-# loaded in the manager so that workers share them.
+# <Location>s, script directories (Alias, ScriptAlias, DocumentRoot) run by an executor
+# chosen by SetHandler and PerlResponseHandler, and the status pages, all behind the Router.
+# Applications are loaded in the manager so that workers share them. $server is the hash the
+# runner fills with the scoreboard and the listeners, which the status pages read.
 
-sub build ($class, $config, $log = undef) {
+sub build ($class, $config, $log = undef, $server = {}) {
     my $top;    # The finished application, for the executors' local redirects
     my (@routes, @registries);
     for my $sec (grep { ($_->{handler} // '') eq 'psgi' } @{$config->sections}) {
         my $app = _load($sec->{app_path}, "$sec->{file} line $sec->{line}: ");
-        push @routes, [$sec->{path}, _time_limits($config, $sec, $app)];
+        push @routes, [$sec->{path}, _guard($sec, _time_limits($config, $sec, $app), $log)];
+    }
+    for my $sec (grep { ($_->{handler} // '') =~ /status\z/ } @{$config->sections}) {
+        my $status
+            = $sec->{handler} eq 'server-status'
+            ? Perennial::Status->new(server => $server)
+            : Perennial::Status::Perl->new(server => $server, config => $config);
+        push @routes, [$sec->{path}, _guard($sec, $status->to_app, $log, 'local')];
     }
     push @routes, _script_mounts($config, $log, \$top, \@registries);
     push @routes, ['/', _time_limits($config, {}, _load($config->app, ''))] if defined $config->app;
@@ -112,7 +123,8 @@ sub _dir_settings ($config, $dir) {
 
 sub _merge ($set, $sec) {
     for my $key (
-        qw(handler response_handler exec_cgi setup_env script_check request_deadline slow_request_time)
+        qw(handler response_handler exec_cgi setup_env script_check request_deadline slow_request_time
+        require)
         )
     {
         $set->{$key} = $sec->{$key} if defined $sec->{$key};
@@ -167,6 +179,15 @@ sub _files ($dir) {
     return @sorted;
 }
 
+# A section's Require lines (a status page without any: Require local)
+sub _guard ($sec, $app, $log, $default = undef, $where = undef) {
+    my $rules = $sec->{require} // ($default ? [Perennial::Access->parse($default)] : undef);
+    return $app unless $rules;
+    $where //= "$sec->{file} line $sec->{line}";
+    $where .= ', Require local by default' unless $sec->{require};
+    return Perennial::Access->wrap($rules, $app, $log, $where);
+}
+
 # RequestDeadline and SlowRequestTime of a location, or else the server's, for the watchdog
 sub _time_limits ($config, $set, $app) {
     my $deadline = $set->{request_deadline}  // $config->request_deadline;
@@ -177,7 +198,8 @@ sub _time_limits ($config, $set, $app) {
 
 sub _script_mounts ($config, $log, $top, $registries) {
     my (@routes, %mounted);
-    my @locations = grep { $_->{kind} eq 'location' && ($_->{handler} // 'psgi') ne 'psgi' }
+    my @locations
+        = grep { $_->{kind} eq 'location' && ($_->{handler} // 'psgi') !~ /\Apsgi\z|status\z/ }
         @{$config->sections};
     for my $loc (@locations) {
         my $where = "$loc->{file} line $loc->{line}";
@@ -188,7 +210,11 @@ sub _script_mounts ($config, $log, $top, $registries) {
             unless defined $dir;
         my $set = _dir_settings($config, $dir);
         _merge($set, $loc);
-        push @routes, [$url || '/', _executor($config, $log, $top, $url, $dir, $set, $registries)];
+        push @routes,
+            [   $url || '/',
+                _guard($set, _executor($config, $log, $top, $url, $dir, $set, $registries),
+                    $log, undef, $where)
+            ];
         $mounted{$url} = 1;
     }
     for my $alias (@{$config->aliases}) {
@@ -201,8 +227,8 @@ sub _script_mounts ($config, $log, $top, $registries) {
             "$where: nothing handles $alias->{url}: Perennial runs scripts and PSGI applications, not static "
             . "files; add a <Location> or <Directory> with SetHandler\n"
             unless $set->{handler};
-        push @routes,
-            [$url || '/', _executor($config, $log, $top, $url, $alias->{dir}, $set, $registries)];
+        my $app = _executor($config, $log, $top, $url, $alias->{dir}, $set, $registries);
+        push @routes, [$url || '/', _guard($set, $app, $log, undef, $where)];
     }
     return @routes;
 }

@@ -7,6 +7,7 @@ use Perennial::Config;
 use Perennial::Control;
 use Perennial::Runner;
 use Perennial::Scoreboard;
+use Perennial::Status::Proc;
 use Perennial::Status::Report qw(text);
 
 # argv -> Config, and the subcommands. The only place that reads @ARGV and %ENV.
@@ -107,8 +108,18 @@ sub _cmd_status ($config, $opt, $command) {
         // (defined $config->pid_file ? $config->pid_file . '.scoreboard' : undef)
         // die "status needs the scoreboard: give --pid FILE, --scoreboard FILE or -c CONFIG\n";
     die "Can't read scoreboard \"$file\": $!\n" unless -r $file;
-    print text(Perennial::Scoreboard->attach($file));
+    my $board = Perennial::Scoreboard->attach($file);
+    my (undef, undef, $manager) = $board->header_values;
+    my $queues = Perennial::Status::Proc::queue_of_process($manager, _backlog($config));
+    print text($board, queues => $queues);
     return 0;
+}
+
+# The listen backlog the kernel grants: ListenBacklog, at most net.core.somaxconn
+sub _backlog ($config) {
+    my $max = 4096;
+    if (open(my $fh, '<', '/proc/sys/net/core/somaxconn')) { $max = (<$fh> // $max) + 0 }
+    return $config->listen_backlog < $max ? $config->listen_backlog : $max;
 }
 
 sub _config ($opt) {

@@ -152,6 +152,9 @@ sub path ($self, $path) {
 
 sub warnings ($self) { @{$self->{_warnings} // []} }
 
+# Every setting with its value, for the Perl status view
+sub settings ($self) { return {map { $_ => $self->{$_} } keys %SETTINGS} }
+
 sub with ($self, %override) {
     my %values = map { $_ => $self->{$_} } keys %SETTINGS;
     return ref($self)->new(%values, %override);
@@ -447,6 +450,12 @@ The named variables of the server's own environment that are set (for PassEnv).
     my $abs = $config->path('logs/error.log');
 
 Resolves a path against the server root.
+
+=head2 settings
+
+    my $all = $config->settings;    # {max_clients => 8, ...}
+
+Every key with its value.
 
 =head2 warnings
 

@@ -7,6 +7,8 @@ use File::Basename qw(basename dirname);
 use POSIX          ();
 use Scalar::Util   qw(blessed);
 use Symbol         ();
+use Time::HiRes    ();
+use Perennial::Executor::Catalog;
 use Perennial::Executor::Compiler;
 use Perennial::Executor::Environment;
 use Perennial::Executor::Errors;
@@ -54,6 +56,7 @@ sub new ($class, %args) {
         umask    => umask,
     }, $class;
     Perennial::Executor::Inc::init();
+    Perennial::Executor::Catalog::register($self);
     return $self;
 }
 
@@ -307,13 +310,17 @@ sub prepare ($self, $hit) {
     my $chdir = $self->{policy}{chdir};
     chdir $hit->{dir} or return (undef, "Can't chdir to the script's directory: $!") if $chdir;
     Perennial::Executor::Inc::enter();
+    my $began = Time::HiRes::time();
     my ($compiled, $err) = $self->_compile($hit);
 
     # What a failed compile loaded that is not a module goes with it (into a script discarded)
     Perennial::Executor::Inc::leave($compiled // {}, $chdir ? $hit->{dir} : $self->{home});
     chdir $self->{home} if $chdir;
     return (undef, $err) unless $compiled;
-    $self->{cache}{$hit->{file}} = $compiled if $self->{policy}{cache} eq 'mtime';
+    return ($compiled, undef) if $self->{policy}{cache} ne 'mtime';
+    @$compiled{qw(compiled_at compile_ms)} = ($began, (Time::HiRes::time() - $began) * 1000);
+    $self->{cache}{$hit->{file}} = $compiled;
+    Perennial::Executor::Catalog::changed();
     return ($compiled, undef);
 }
 

@@ -16,6 +16,8 @@ my ($MAX_SPAWN_RATE, $WATCH_EVERY) = (32, 0.1);
 my %IDLE     = ('_' => 1, S => 1);
 my %BUSY     = (R   => 1, W => 1);
 my @SIG_NAME = split ' ', $Config::Config{sig_name};   ## no critic (ProhibitPackageVars) perl's own
+my %SIG_NUM;
+@SIG_NUM{@SIG_NAME} = split ' ', $Config::Config{sig_num};    ## no critic (ProhibitPackageVars)
 my %FLAGS    = (
     TERM  => 'stop',
     INT   => 'stop',
@@ -234,8 +236,15 @@ sub _spawn ($self) {
     my $board = $self->{board};
     $board->claim($slot, 0, $self->{generation});
     my $limit = $self->_request_limit;
-    my $pid   = fork;
+
+    # Signals wait until the child has its own handlers: a TERM that reached it while it still
+    # had the manager's would only set a flag in the manager's copy, and be lost
+    my $mask = POSIX::SigSet->new(@SIG_NUM{keys %FLAGS});
+    my $old  = POSIX::SigSet->new;
+    POSIX::sigprocmask(POSIX::SIG_BLOCK(), $mask, $old);
+    my $pid = fork;
     if (!defined $pid) {
+        POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old);
         $self->{log}->error("Can't fork a worker: $!");
         $board->release($slot);
         return;
@@ -253,6 +262,7 @@ sub _spawn ($self) {
         # Ctrl-C in a terminal reaches the whole process group: the manager decides what the
         # workers do (TERM), so a worker does not die from it in the middle of a request
         $SIG{INT} = 'IGNORE';    ## no critic (RequireLocalizedPunctuationVars)
+        POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old);
         srand;
         $0 = 'perennial worker';    ## no critic (RequireLocalizedPunctuationVars)
         $board->set($slot, pid => $$);
@@ -268,6 +278,7 @@ sub _spawn ($self) {
         );
         CORE::exit(0);
     }
+    POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old);
     $board->set($slot, pid => $pid);
     $self->{slots}{$slot}  = 1;
     $self->{workers}{$pid} = {

@@ -4,6 +4,7 @@ use POSIX ();
 use Perennial;
 use Perennial::App;
 use Perennial::Control;
+use Perennial::Executor::Catalog;
 use Perennial::Listener;
 use Perennial::Log;
 use Perennial::Preload;
@@ -25,7 +26,8 @@ sub run ($self) {
     $log->warn($_) for $config->warnings;
     my $preload   = $self->{preload} = Perennial::Preload->new(log => $log);
     my $hooks     = $preload->load($config);
-    my $app       = $self->{app} // Perennial::App->build($config, $log);
+    my $shared    = $self->{shared} = {};    # What the status pages read, filled in below
+    my $app       = $self->{app} // Perennial::App->build($config, $log, $shared);
     my @listeners = map {
         Perennial::Listener->new(spec => $_, backlog => $config->listen_backlog)
             ->set_timeout($config->timeout)
@@ -44,7 +46,8 @@ sub run ($self) {
             . join(', ', map { $_->name } @listeners)
             . " (Perennial $Perennial::VERSION)");
     @$self{qw(log board listeners)} = ($log, $board, \@listeners);
-    my $server  = $self->_server($config, $app);
+    @$shared{qw(board listeners)} = ($board, \@listeners);
+    my $server = $self->_server($config, $app);
     my $cleanup = sub {
         $_->close for @listeners;
         Perennial::Control->remove_pid($pid_file) if defined $pid_file;
@@ -90,7 +93,7 @@ sub _reload ($self) {
     $config = $config->with(server_limit => $old->server_limit)
         if $config->server_limit != $old->server_limit;
     my $hooks = $self->{preload}->load($config);
-    my $app   = $self->{app} // Perennial::App->build($config, $log);
+    my $app   = $self->{app} // Perennial::App->build($config, $log, $self->{shared});
     $_->set_timeout($config->timeout) for @{$self->{listeners}};
     $log->reopen;
     $self->{config} = $config;
@@ -115,6 +118,7 @@ sub _worker ($self, $server, $hooks) {
     return sub ($w) {
         my %about = (slot => $w->{slot}, generation => $w->{generation});
         my $bye   = sub () { $preload->run_hooks($hooks->{exit}, PerlChildExitHandler => \%about) };
+        _publish_scripts($self->{board}, $w->{slot});
         local $SIG{TERM}
             = @{$hooks->{exit}} ? sub ($signal) { $bye->(); POSIX::_exit(0) } : $SIG{TERM};
         $preload->run_hooks($hooks->{init}, PerlChildInitHandler => \%about);
@@ -122,6 +126,14 @@ sub _worker ($self, $server, $hooks) {
         $bye->();
         return $code;
     };
+}
+
+# The worker's compiled scripts go to its scoreboard notes now and after each compile, for
+# the Perl status page
+sub _publish_scripts ($board, $slot) {
+    my $publish = sub () { $board->note($slot, Perennial::Executor::Catalog::as_text()) };
+    Perennial::Executor::Catalog::on_change($publish);
+    $publish->();
 }
 
 sub _server ($self, $config, $app) {
@@ -138,6 +150,7 @@ sub _single ($server, $board) {
     my $stopping = 0;
     local @SIG{qw(TERM INT QUIT WINCH)} = (sub { $stopping = 1 }) x 4;
     $board->claim(0, $$, 1);
+    _publish_scripts($board, 0);
     $server->serve({slot => 0, generation => 1, stopping => \$stopping, max_requests => undef});
     return 0;
 }

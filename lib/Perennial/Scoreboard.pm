@@ -8,11 +8,12 @@ use Time::HiRes ();
 # the mapped string: no system call. Apache's state letters:
 #   _ waiting   S starting   R reading   W writing   K keep-alive   L logging   C closing
 #   G gracefully finishing   I idle cleanup   . open slot
-my ($HEADER, $SLOT, $MAGIC) = (64, 320, 'PERENNS2');
+my ($HEADER, $SLOT, $NOTE, $MAGIC) = (64, 320, 8192, 'PERENNS3');
 my $HEAD_PACK   = 'a8 N N d N';
-my $SLOT_PACK   = 'a1 x3 N N N N N d d Q Q Q a48 a144 d f f x48';
+my $SLOT_PACK   = 'a1 x3 N N N N N d d Q Q Q a48 a144 d f f Q x40';
 my @SLOT_FIELDS = qw(state pid generation requests conn_requests last_micros started
-    request_started slot_requests slot_bytes bytes client request armed_for deadline slow);
+    request_started slot_requests slot_bytes bytes client request armed_for deadline slow
+    slot_micros);
 my %FIELD = (
     state           => [0,   'a1'],
     pid             => [4,   'N'],
@@ -30,6 +31,7 @@ my %FIELD = (
     armed_for       => [256, 'd'],
     deadline        => [264, 'f'],
     slow            => [268, 'f'],
+    slot_micros     => [272, 'Q'],
 );
 
 sub attach ($class, $file) {
@@ -44,7 +46,7 @@ sub attach ($class, $file) {
 
 sub create ($class, %args) {
     my $slots = $args{slots} or croak 'slots is required';
-    my $size  = $HEADER + $SLOT * $slots;
+    my $size  = $HEADER + ($SLOT + $NOTE) * $slots;
     my $self  = bless {slots => $slots, file => $args{file}}, $class;
     my $map;
     if (defined $args{file}) {
@@ -80,8 +82,9 @@ sub claim ($self, $i, $pid, $generation) {
     my $now = Time::HiRes::time();
     my $old = $self->slot($i);
     substr(${$self->{map}}, $HEADER + $SLOT * $i, $SLOT) = pack($SLOT_PACK,
-        'S',  $pid, $generation, 0, 0, 0,
-        $now, 0,    $old->{slot_requests}, $old->{slot_bytes}, 0, '', '', 0, 0, 0);
+        'S', $pid, $generation, 0, 0, 0, $now, 0, $old->{slot_requests}, $old->{slot_bytes},
+        0, '', '', 0, 0, 0, $old->{slot_micros});
+    $self->note($i, '');
 }
 
 sub generation ($self, $set = undef) {
@@ -91,13 +94,23 @@ sub generation ($self, $set = undef) {
 
 sub header_values ($self) { unpack $HEAD_PACK, substr(${$self->{map}}, 0, $HEADER) }
 
+# A worker's notes: a few kilobytes of text of its own, written rarely (the scripts it has
+# compiled, for the Perl status view), read by any process that maps the scoreboard
+sub note ($self, $i, $text) {
+    utf8::encode($text) if utf8::is_utf8($text);
+    $text = substr($text, 0, $NOTE - 4) if length $text > $NOTE - 4;
+    substr(${$self->{map}}, $self->_note_at($i), 4 + length $text) = pack 'N/a*', $text;
+}
+
+sub note_of ($self, $i) { unpack 'N/a*', substr(${$self->{map}}, $self->_note_at($i), $NOTE) }
+
 sub release ($self, $i) {
     my $old = $self->slot($i);
     substr(${$self->{map}}, $HEADER + $SLOT * $i, $SLOT) = pack($SLOT_PACK,
         '.', 0, 0, 0, 0, 0, 0, 0,
         $old->{slot_requests} // 0,
         $old->{slot_bytes}    // 0,
-        0, '', '', 0, 0, 0);
+        0, '', '', 0, 0, 0, $old->{slot_micros} // 0);
 }
 
 # Removes the scoreboard file, unless another manager's has taken its place
@@ -113,6 +126,7 @@ sub request_done ($self, $i, $bytes, $micros) {
     my ($sreq, $sbytes, $wbytes) = unpack 'Q Q Q', substr($$map, $base + 40, 24);
     substr($$map, $base + 12, 12) = pack 'N N N', $req + 1, $conn + 1, $micros;
     substr($$map, $base + 40, 24) = pack 'Q Q Q', $sreq + 1, $sbytes + $bytes, $wbytes + $bytes;
+    substr($$map, $base + 272, 8) = pack 'Q', unpack('Q', substr($$map, $base + 272, 8)) + $micros;
     return $req + 1;
 }
 
@@ -143,6 +157,8 @@ sub state ($self, $i, $state) { substr(${$self->{map}}, $HEADER + $SLOT * $i, 1)
 
 sub state_of ($self, $i) { substr(${$self->{map}}, $HEADER + $SLOT * $i, 1) }
 
+sub _note_at ($self, $i) { $HEADER + $SLOT * $self->{slots} + $NOTE * $i }
+
 1;
 
 __END__
@@ -164,7 +180,9 @@ A fixed-size slot for each possible worker (ServerLimit of them), mapped shared 
 manager and the workers, optionally backed by a file so that C<perennial status> can read it.
 Each slot holds the state letter (Apache's C<_ S R W K L C G I .>), pid, generation,
 requests and bytes for this worker and for the slot over its life, the duration of the last
-request, the client and the current request line. Updates are writes to mapped memory.
+request and of all the slot's requests, the client and the current request line. Updates are
+writes to mapped memory. After the slots, each slot has 8 KB of notes: text its worker
+publishes now and then, such as the scripts it has compiled.
 
 =head1 METHODS
 
@@ -202,6 +220,13 @@ Reads or sets the manager's current generation.
 =head2 header_values
 
     my ($magic, $slots, $manager_pid, $started, $generation) = $board->header_values;
+
+=head2 note, note_of
+
+    $board->note($slot, "one line per compiled script\n");
+    my $text = $board->note_of($slot);
+
+Writes or reads a slot's notes (up to 8 KB; longer text is cut). A new worker starts with none.
 
 =head2 release
 

@@ -1,6 +1,7 @@
 package Perennial::Config::Sections;
 use v5.36;
 use Exporter qw(import);
+use Perennial::Access;
 
 # The parts of httpd.conf that map URLs to code: <Location> and <Directory> sections, Alias
 # and ScriptAlias, and the mod_perl directives that go with them. Reads parsed items into plain
@@ -21,7 +22,7 @@ my %HANDLERS = (
     'Perennial::PerlRun'       => {mode => 'perlrun',  chdir => 1},
 );
 my %SECONDS_KEY = (RequestDeadline => 'request_deadline', SlowRequestTime => 'slow_request_time');
-my %SET_HANDLER = map { $_ => 1 } qw(psgi perl-script cgi-script);
+my %SET_HANDLER = map { $_ => 1 } qw(psgi perl-script cgi-script server-status perl-status);
 
 sub handler_policy ($name) { $HANDLERS{$name} }
 
@@ -55,6 +56,8 @@ sub section ($values, $errors, $item) {
         if $h eq 'perl-script' && !$sec->{response_handler};
     push @$errors, "$where: <Directory> cannot mount a PSGIApp (use <Location>)"
         if $h eq 'psgi' && $kind eq 'directory';
+    push @$errors, "$where: SetHandler $h belongs in a <Location>, not a <Directory>"
+        if $h =~ /status\z/ && $kind eq 'directory';
     push @{$values->{sections}}, $sec;
 }
 
@@ -82,6 +85,13 @@ sub server_directive ($values, $item) {
     if ($name eq 'loadmodule') {
         push @{$values->{notes}},
             "$item->{file} line $item->{line}: LoadModule ignored: Perennial has no Apache modules";
+        return '';
+    }
+    if ($name eq 'extendedstatus') {
+        return 'ExtendedStatus must be On or Off' if @args != 1 || $args[0] !~ /\A(?:on|off)\z/i;
+        push @{$values->{notes}}, "$item->{file} line $item->{line}: ExtendedStatus Off ignored: "
+            . 'the per-worker figures cost no system call and are always kept'
+            if lc $args[0] eq 'off';
         return '';
     }
     if ($name eq 'allowoverride') {
@@ -117,7 +127,8 @@ sub _env_directive ($target, $name, $args) {
 my %INNER;
 %INNER = (
     sethandler => sub ($sec, $value) {
-        return "SetHandler '$value' is not supported (psgi, perl-script or cgi-script)"
+        return "SetHandler '$value' is not supported "
+            . '(psgi, perl-script, cgi-script, server-status or perl-status)'
             unless $SET_HANDLER{lc $value};
         $sec->{handler} = lc $value;
         return;
@@ -150,11 +161,20 @@ sub _inner_directive ($sec, $item) {
     my @args = @{$item->{args}};
     my $env  = _env_directive($sec, $name, \@args);
     return $env || undef                      if defined $env;
+    return _require($sec, \@args)             if $name eq 'require';
     return _options($sec, \@args)             if $name eq 'options';
     return _perl_options($sec, \@args)        if $name eq 'perloptions';
     return "$item->{name} takes one argument" if @args != 1;
     my $set = $INNER{$name} or return "unknown directive '$item->{name}' inside <\u$sec->{kind}>";
     return $set->($sec, $args[0]);
+}
+
+# Require lines add up: a client any of them allows is let in (Apache's RequireAny)
+sub _require ($sec, $args) {
+    my $rule = Perennial::Access->parse(@$args);
+    return $rule unless ref $rule;
+    push @{$sec->{require}}, $rule;
+    return;
 }
 
 sub _seconds ($sec, $name, $value) {
@@ -210,6 +230,8 @@ Perennial::Config::Sections - <Location>, <Directory>, Alias and the mod_perl di
 
 Reads the URL-mapping part of an httpd.conf: C<Alias> and C<ScriptAlias>, C<< <Location> >>
 and C<< <Directory> >> with C<SetHandler psgi|perl-script|cgi-script>, C<PSGIApp>,
+C<Require all granted|denied>, C<Require local>, C<Require ip ...> (L<Perennial::Access>),
+C<< <Location> >> with C<SetHandler server-status|perl-status> (L<Perennial::Status>),
 C<PerlResponseHandler>/C<PerlHandler> (ModPerl::Registry, ModPerl::RegistryPrefork,
 ModPerl::RegistryBB, ModPerl::PerlRun, ModPerl::PerlRunPrefork, Apache::Registry,
 Apache::PerlRun, Perennial::Registry, Perennial::PerlRun), C<Options [+-]ExecCGI>,

@@ -136,7 +136,7 @@ SERVER_PROTOCOL, REQUEST_METHOD, REQUEST_URI, SCRIPT_NAME, SCRIPT_FILENAME, PATH
 PATH_TRANSLATED, QUERY_STRING, DOCUMENT_ROOT, REMOTE_ADDR, REMOTE_PORT, CONTENT_LENGTH,
 CONTENT_TYPE, HTTPS when the scheme is https, and HTTP_* for each request header except
 C<Proxy> (httpoxy). C<PERENNIAL> tells a script where it runs (for example
-C<Perennial/0.01 ModPerl::Registry>); C<MOD_PERL> is deliberately not set, because CGI.pm would
+C<Perennial/0.1.0 ModPerl::Registry>); C<MOD_PERL> is deliberately not set, because CGI.pm would
 then look for Apache's request object. PerlSetEnv/SetEnv values and PerlPassEnv/PassEnv
 variables (resolved by L<Perennial::Config/passed_env>) are added. With PerlSetupEnv Off,
 C<groups> returns nothing.

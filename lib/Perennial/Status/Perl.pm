@@ -1,0 +1,209 @@
+package Perennial::Status::Perl;
+use v5.36;
+use Carp     qw(croak);
+use Config   ();
+use JSON::PP ();
+use Perennial::Executor::Catalog;
+use Perennial::Status::Report qw(apache_time summary);
+
+# SetHandler perl-status: what Apache2::Status shows of the interpreter, for the whole pool.
+# The loaded modules, @INC and the configuration are the serving worker's (every worker forks
+# from the same manager); the compiled scripts and the memory are each worker's, read from the
+# scoreboard. Values of environment variables and of PerlSetEnv are never shown.
+
+my @SECTIONS = (
+    [scripts => 'Compiled Registry scripts'],
+    [memory  => 'Memory of each worker'],
+    [modules => 'Loaded modules'],
+    [inc     => '@INC'],
+    [config  => 'Effective configuration'],
+    [env     => 'Environment variable names'],
+    [perl    => 'Perl'],
+);
+
+sub new ($class, %args) {
+    my $self = bless {map { $_ => $args{$_} } qw(server config)}, $class;
+    croak 'server and config are required' unless $self->{server} && $self->{config};
+    return $self;
+}
+
+sub to_app ($self) {
+    return sub ($env) {
+        return _plain(405, "Method Not Allowed\n") if $env->{REQUEST_METHOD} !~ /\A(?:GET|HEAD)\z/;
+        my $board = $self->{server}{board} or return _plain(503, "The scoreboard is not ready\n");
+        my $view  = $self->view($board);
+        if (($env->{QUERY_STRING} // '') =~ /(?:\A|[&;])json(?:[=&;]|\z)/) {
+            my $body = JSON::PP->new->canonical->ascii->encode($view);
+            return _plain(200, $body, 'application/json');
+        }
+        my $html = _html($view);
+        return _plain(200, $html, 'text/html; charset=UTF-8');
+    };
+}
+
+# Everything the page shows, as data
+sub view ($self, $board) {
+    my $s = summary($board, memory => 1);
+    my (@workers, @memory);
+    for my $w (@{$s->{workers}}) {
+        my $mine    = $w->{pid} == $$;
+        my $scripts = $mine
+            ? Perennial::Executor::Catalog::compiled()
+            : Perennial::Executor::Catalog::from_text($board->note_of($w->{slot}));
+        push @workers, {slot => $w->{slot}, pid => $w->{pid}, serving => $mine ? 1 : 0, scripts => $scripts};
+        push @memory, {slot => $w->{slot}, pid => $w->{pid}, state => $w->{state},
+            requests => $w->{requests}, %{$w->{memory} // {}}};
+    }
+    return {
+        perl     => {version => "$^V", archname => $Config::Config{archname}, executable => $^X},
+        worker   => $$,
+        workers  => \@workers,
+        memory   => \@memory,
+        modules  => _modules(),
+        inc      => [grep { !ref } @INC],
+        config   => _config($self->{config}),
+        env      => [sort keys %ENV],
+    };
+}
+
+sub _modules () {
+    my @modules;
+    for my $file (sort keys %INC) {
+        next unless $file =~ /\.pm\z/;
+        (my $name = $file) =~ s{/}{::}g;
+        $name =~ s/\.pm\z//;
+        my $version = eval { $name->VERSION };
+        push @modules, {name => $name, version => defined $version ? "$version" : undef,
+            file => $INC{$file} // ''};
+    }
+    return \@modules;
+}
+
+# The settings, with what could be secret left out: PerlSetEnv and SetEnv values
+sub _config ($config) {
+    my $all = $config->settings;
+    my %out;
+    for my $key (sort keys %$all) {
+        my $v = $all->{$key};
+        if ($key eq 'set_env') { $out{$key} = {map { $_ => '(hidden)' } keys %$v}; next }
+        if ($key eq 'sections') { $out{$key} = [map { _section($_) } @$v]; next }
+        $out{$key} = $v;
+    }
+    return \%out;
+}
+
+sub _section ($sec) {
+    my %s = map { defined $sec->{$_} ? ($_ => $sec->{$_}) : () }
+        qw(kind path handler response_handler app exec_cgi script_check request_deadline
+        slow_request_time file line);
+    $s{set_env}  = [sort keys %{$sec->{set_env}}] if $sec->{set_env};
+    $s{pass_env} = $sec->{pass_env}               if $sec->{pass_env};
+    $s{require}  = [map { _rule($_) } @{$sec->{require}}] if $sec->{require};
+    return \%s;
+}
+
+sub _rule ($r) {
+    return 'all ' . ($r->{all} ? 'granted' : 'denied') if exists $r->{all};
+    return 'local' if $r->{local};
+    return "ip @{$r->{ip}}";
+}
+
+sub _html ($v) {
+    my $menu = join ' | ', map {"<a href=\"#$_->[0]\">" . _e($_->[1]) . '</a>'} @SECTIONS;
+    my %body = (
+        scripts => join('', map { _scripts($_) } @{$v->{workers}}),
+        memory  => _table([qw(slot pid state requests rss pss shared private)], $v->{memory},
+            'kB from /proc/PID/smaps_rollup'),
+        modules => _table([qw(name version file)], $v->{modules}),
+        inc     => '<ol>' . join('', map { '<li>' . _e($_) . '</li>' } @{$v->{inc}}) . '</ol>',
+        config  => '<pre>' . _e(JSON::PP->new->canonical->pretty->encode($v->{config})) . '</pre>',
+        env     => '<p>' . _e(join ' ', @{$v->{env}}) . '</p><p>Values are not shown.</p>',
+        perl    => '<p>' . _e("Perl $v->{perl}{version} ($v->{perl}{archname}), $v->{perl}{executable}") . '</p>',
+    );
+    my $html = <<"HTML";
+<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Perennial Perl status</title>
+<style>body{font:14px/1.4 system-ui,sans-serif;margin:0;padding:12px}div.t{overflow-x:auto}
+table{border-collapse:collapse;font-size:13px}th,td{padding:2px 8px;border-bottom:1px solid #eee;text-align:left}
+th{background:#f4f4f4}pre{white-space:pre-wrap;word-break:break-all;background:#f8f8f8;padding:6px}
+p,li{overflow-wrap:anywhere}</style></head><body>
+<h1>Perennial Perl status (worker $v->{worker})</h1>
+<p>$menu</p>
+HTML
+    $html .= qq{<h2 id="$_->[0]">} . _e($_->[1]) . "</h2>\n$body{$_->[0]}\n" for @SECTIONS;
+    $html .= "</body></html>\n";
+    utf8::encode($html) if utf8::is_utf8($html);
+    return $html;
+}
+
+sub _scripts ($w) {
+    my @rows = map {
+        {   %$_,
+            compiled   => $_->{compiled} ? apache_time($_->{compiled}) : '-',
+            compile_ms => length($_->{compile_ms} // '') ? sprintf('%.1f', $_->{compile_ms}) : '-',
+            mtime      => $_->{mtime} ? apache_time($_->{mtime}) : '-',
+        }
+    } @{$w->{scripts}};
+    my $title = "Worker $w->{pid} (slot $w->{slot})" . ($w->{serving} ? ', serving this page' : '');
+    return '<h3>' . _e($title) . "</h3>\n"
+        . (@rows ? _table([qw(file package handler compiled compile_ms mtime)], \@rows) : "<p>none yet</p>\n");
+}
+
+sub _table ($columns, $rows, $caption = undef) {
+    my $out = '<div class="t"><table>' . ($caption ? '<caption>' . _e($caption) . '</caption>' : '');
+    $out .= '<tr>' . join('', map {"<th>$_</th>"} @$columns) . "</tr>\n";
+    for my $row (@$rows) {
+        $out .= '<tr>' . join('', map { '<td>' . _e($row->{$_} // '-') . '</td>' } @$columns) . "</tr>\n";
+    }
+    return "$out</table></div>\n";
+}
+
+sub _e ($text) {
+    my %entity = ('&' => '&amp;', '<' => '&lt;', '>' => '&gt;', '"' => '&quot;');
+    return ($text // '') =~ s/([&<>"])/$entity{$1}/gr;
+}
+
+sub _plain ($status, $body, $type = 'text/plain') {
+    return [$status,
+        ['Content-Type' => $type, 'Content-Length' => length $body, 'Cache-Control' => 'no-store'],
+        [$body]];
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Status::Perl - the perl-status page: modules, compiled scripts, memory, settings
+
+=head1 SYNOPSIS
+
+    <Location /perl-status>
+        SetHandler perl-status
+    </Location>
+
+=head1 DESCRIPTION
+
+Apache2::Status for a Perennial pool, on one page (C<?json> for the data): the Registry
+scripts each worker has compiled, with the package each was compiled into, when and in how
+many milliseconds, and the file's modification time; each worker's RSS, PSS, shared and
+private memory; the loaded modules with their versions and files; C<@INC>; the effective
+configuration; the names of the environment variables, and the Perl build. Values that could
+be secret (environment variables, C<PerlSetEnv>/C<SetEnv> values) are never shown.
+
+=head1 METHODS
+
+=head2 new
+
+    my $app = Perennial::Status::Perl->new(server => $server, config => $config)->to_app;
+
+=head2 to_app
+
+=head2 view
+
+    my $data = $status->view($board);
+
+=cut
