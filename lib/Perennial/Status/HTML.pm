@@ -14,7 +14,7 @@ h2{font-size:1.1em;margin:16px 0 6px}
 dl{margin:0;display:grid;grid-template-columns:max-content 1fr;gap:2px 12px}
 dt{font-weight:600}dd{margin:0;overflow-wrap:anywhere}
 pre.board{font:15px/1.3 ui-monospace,monospace;background:#f4f4f4;padding:8px;margin:0;
-white-space:pre-wrap;word-break:break-all;letter-spacing:1px}
+white-space:pre-wrap;word-break:break-all;overflow-wrap:anywhere}
 ul.legend{list-style:none;padding:0;margin:6px 0;display:flex;flex-wrap:wrap;gap:4px 14px}
 ul.legend code{font-weight:700}
 .table{overflow-x:auto;max-width:100%;border:1px solid #ddd}
@@ -90,8 +90,10 @@ sub _figures ($s) {
 
 sub _board ($s) {
     my $legend = join '', map {"<li><code>$_->[0]</code> " . _e($_->[1]) . "</li>"} @{legend()};
+
+    # Lines of 64 slots, as mod_status prints them
     return "<h2>Scoreboard</h2>\n<pre class=\"board\" id=\"scoreboard\">"
-        . _e($s->{scoreboard})
+        . _e(join "\n", unpack '(A64)*', $s->{scoreboard})
         . "</pre>\n<ul class=\"legend\">$legend</ul>\n";
 }
 

@@ -77,7 +77,6 @@ sub summary ($board, %opt) {
         next if $slot->{state} eq '.';
         _worker(\%sum, $slot, $now, $opt{memory});
     }
-    $sum{scoreboard} =~ s/\.+\z//;
     return \%sum;
 }
 
@@ -111,7 +110,7 @@ sub text ($board, %opt) {
         $out .= sprintf "Listen queue %s: %s waiting%s\n", $q->{listener}, $q->{depth} // '-',
             defined $q->{limit} ? " (limit $q->{limit})" : '';
     }
-    $out .= "\n$s->{scoreboard}\n\nScoreboard key:\n";
+    $out .= "\n" . ($s->{scoreboard} =~ s/\.+\z//r) . "\n\nScoreboard key:\n";
     $out .= join('', map {"  \"$_->[0]\" $_->[1]\n"} @{legend()}) . "\n";
     $out .= sprintf "%-5s %-7s %-5s %-3s %8s %7s %7s %9s %8s %8s %8s %8s %-15s %s\n", 'Slot',
         'PID', 'Gen', 'M', 'Acc', 'CPU', 'SS', 'Last(ms)', 'RSS(kB)', 'PSS(kB)', 'Shared',
