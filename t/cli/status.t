@@ -15,7 +15,7 @@ like $out, qr/^___$/m,                                               'scoreboard
 like $out, qr/GET \/ HTTP\/1\.1/,                                    'last request line per worker';
 like $out, qr/RSS\(kB\)\s+PSS\(kB\)\s+Shared\s+Private/,             'memory columns';
 my ($line) = grep {/^\d+\s+\d+\s+1\s+_/} split /\n/, $out;
-my @memory = (split ' ', $line)[7 .. 10];
+my @memory = (split q{ }, $line)[8 .. 11];
 ok((4 == grep { /\A\d+\z/ && $_ > 0 } @memory), "each worker's RSS, PSS, shared, private: @memory");
 cmp_ok $memory[2] + $memory[3], '<=', $memory[0] + 4, 'shared + private is the resident size';
 like $out, qr/Workers' memory: RSS \d+ kB, PSS \d+ kB, shared \d+ kB, private \d+ kB/, 'totals';

@@ -50,7 +50,7 @@ subtest '?auto: the keys and figures of Apache 2.4, counted from what was sent' 
         like $before->{$key}, qr/\A-?(?:\d+|\d*\.\d+)(?:e[-+]\d+)?\z/, "$key is a number";
     }
     $srv->get('/') for 1 .. 20;
-    my @sleeping = sleepers($srv, 2, 4);
+    my @sleeping = sleepers($srv, 2, 3);
     wait_until(sub { $srv->scoreboard =~ tr/W// == 2 }, 10, 'two workers busy');
     my $now = auto($srv);
     is $now->{'Total Accesses'}, $before->{'Total Accesses'} + 1 + 20,
@@ -67,7 +67,7 @@ subtest '?auto: the keys and figures of Apache 2.4, counted from what was sent' 
 };
 
 subtest '?json and HTML show each worker and its request' => sub {
-    my @sleeping = sleepers($srv, 2, 4);
+    my @sleeping = sleepers($srv, 2, 3);
     wait_until(sub { $srv->scoreboard =~ tr/W// == 2 }, 10, 'two workers busy');
     my $json = JSON::PP->new->decode($srv->get('/server-status?json')->{content});
     is $json->{busy}, 3, 'busy';
@@ -75,7 +75,7 @@ subtest '?json and HTML show each worker and its request' => sub {
     is $me->{conn_requests}, 0, 'requests finished on this connection: none yet (as Apache)';
     is_deeply [sort map { $_->{pid} } @{$json->{workers}}], [sort { $a <=> $b } $srv->pids],
         'a row per worker, with the pids of the scoreboard';
-    my @napping = grep { $_->{request} eq 'GET /sleep/4 HTTP/1.1' } @{$json->{workers}};
+    my @napping = grep { $_->{request} eq 'GET /sleep/3 HTTP/1.1' } @{$json->{workers}};
     is scalar @napping, 2, 'the two sleeping requests, with their request lines';
     ok((grep { defined $_->{seconds_busy} && $_->{seconds_busy} >= 0 } @napping) == 2,
         'with the seconds since they began');
@@ -90,7 +90,7 @@ subtest '?json and HTML show each worker and its request' => sub {
     like $html, qr{3 requests currently being processed, 0 idle workers}, 'busy and idle';
     like $html, qr{<pre class="board" id="scoreboard">[W_]{3}\.+}, 'the scoreboard';
     like $html, qr{<li><code>_</code> waiting for connection</li>}, 'the legend';
-    is scalar(() = $html =~ /<td[^>]*>GET \/sleep\/4 HTTP\/1\.1<\/td>/g), 2,
+    is scalar(() = $html =~ /<td[^>]*>GET \/sleep\/3 HTTP\/1\.1<\/td>/g), 2,
         'a row for each sleeping request';
     like $html, qr{<td>\Q$_\E</td>}, "worker $_ has a row" for $srv->pids;
     waitpid $_, 0 for @sleeping;
@@ -133,7 +133,7 @@ subtest 'Prometheus metrics: the same figures, and each worker\'s memory' => sub
 };
 
 subtest 'perennial status, with every worker busy and clients waiting in the listen queue' => sub {
-    my @sleeping = sleepers($srv, 3, 5);
+    my @sleeping = sleepers($srv, 3, 4);
     wait_until(sub { $srv->scoreboard eq 'WWW' }, 10, 'every worker busy');
     my @waiting = map {
         my $s = $srv->connect;
@@ -148,7 +148,7 @@ subtest 'perennial status, with every worker busy and clients waiting in the lis
     like $out, qr/3 requests currently being processed, 0 idle workers/, 'busy and idle';
     like $out, qr/^WWW$/m, 'the scoreboard';
     like $out, qr/Listen queue 127\.0\.0\.1:\d+: 2 waiting \(limit \d+\)/, 'the listen queue';
-    is scalar(() = $out =~ m{GET /sleep/5 HTTP/1\.1}g), 3, 'each worker\'s request';
+    is scalar(() = $out =~ m{GET /sleep/4 HTTP/1\.1}g), 3, 'each worker\'s request';
     waitpid $_, 0 for @sleeping;
     for my $s (@waiting) {
         local $/;
