@@ -156,6 +156,9 @@ sub wait_replaced ($self, $old, $n) {
 
 sub workers ($self) { scalar $self->slots }
 
+# Perennial's version, as the server reports it
+sub version () { require Perennial; return $Perennial::VERSION }
+
 # Continuous load: $n client processes send GET $path one after another, each on a new
 # connection (or keep-alive, as HTTP::Tiny retries an idempotent request once when the server
 # closed the idle connection), until load_stop or at most $seconds and $max requests each
