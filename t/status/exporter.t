@@ -41,7 +41,7 @@ for (1 .. 3) {
     waitpid $pid, 0;
     undef $pid;
 }
-END { if ($pid) { kill 'TERM', $pid; waitpid $pid, 0 } }
+END { local $?; if ($pid) { kill 'TERM', $pid; waitpid $pid, 0 } }
 ok $pid, 'the exporter runs' or BAIL_OUT('no exporter');
 
 # One worker asleep, so that the exporter's scrape finds two busy (it and the sleeper)

@@ -14,10 +14,10 @@ h2{font-size:1.1em;margin:16px 0 6px}
 dl{margin:0;display:grid;grid-template-columns:max-content 1fr;gap:2px 12px}
 dt{font-weight:600}dd{margin:0;overflow-wrap:anywhere}
 pre.board{font:15px/1.3 ui-monospace,monospace;background:#f4f4f4;padding:8px;margin:0;
-white-space:pre-wrap;word-break:break-all;overflow-wrap:anywhere}
+white-space:pre-wrap;word-break:break-all;line-break:anywhere}
 ul.legend{list-style:none;padding:0;margin:6px 0;display:flex;flex-wrap:wrap;gap:4px 14px}
 ul.legend code{font-weight:700}
-.table{overflow-x:auto;max-width:100%;border:1px solid #ddd}
+.table{display:inline-block;overflow-x:auto;max-width:100%;border:1px solid #ddd}
 table{border-collapse:collapse;font-size:13px;white-space:nowrap}
 th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:right}
 th{background:#f4f4f4;position:sticky;top:0}
