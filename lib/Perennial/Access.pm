@@ -42,7 +42,9 @@ sub allows ($class, $rules, $addr) {
         return 1            if $rule->{local} && !length($addr // '');
         next unless defined $bits;
         for my $net (@{$rule->{nets}}) {
-            return 1 if length $bits == length $net->[0] && substr($bits, 0, $net->[1]) eq substr($net->[0], 0, $net->[1]);
+            return 1
+                if length $bits == length $net->[0]
+                && substr($bits, 0, $net->[1]) eq substr($net->[0], 0, $net->[1]);
         }
     }
     return 0;

@@ -1,9 +1,9 @@
 package Perennial::App;
 use v5.36;
-use File::Find                  ();
-use Cwd                         ();
-use Plack::Util                 ();
-use Scalar::Util                ();
+use File::Find   ();
+use Cwd          ();
+use Plack::Util  ();
+use Scalar::Util ();
 use Perennial::Access;
 use Perennial::Config::Sections qw(handler_policy);
 use Perennial::Executor;
@@ -211,9 +211,12 @@ sub _script_mounts ($config, $log, $top, $registries) {
         my $set = _dir_settings($config, $dir);
         _merge($set, $loc);
         push @routes,
-            [   $url || '/',
-                _guard($set, _executor($config, $log, $top, $url, $dir, $set, $registries),
-                    $log, undef, $where)
+            [
+            $url || '/',
+            _guard(
+                $set, _executor($config, $log, $top, $url, $dir, $set, $registries),
+                $log, undef, $where
+            )
             ];
         $mounted{$url} = 1;
     }

@@ -153,7 +153,9 @@ sub path ($self, $path) {
 sub warnings ($self) { @{$self->{_warnings} // []} }
 
 # Every setting with its value, for the Perl status view
-sub settings ($self) { return {map { $_ => $self->{$_} } keys %SETTINGS} }
+sub settings ($self) {
+    return {map { $_ => $self->{$_} } keys %SETTINGS};
+}
 
 sub with ($self, %override) {
     my %values = map { $_ => $self->{$_} } keys %SETTINGS;

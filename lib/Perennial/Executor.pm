@@ -316,7 +316,7 @@ sub prepare ($self, $hit) {
     # What a failed compile loaded that is not a module goes with it (into a script discarded)
     Perennial::Executor::Inc::leave($compiled // {}, $chdir ? $hit->{dir} : $self->{home});
     chdir $self->{home} if $chdir;
-    return (undef, $err) unless $compiled;
+    return (undef,     $err) unless $compiled;
     return ($compiled, undef) if $self->{policy}{cache} ne 'mtime';
     @$compiled{qw(compiled_at compile_ms)} = ($began, (Time::HiRes::time() - $began) * 1000);
     $self->{cache}{$hit->{file}} = $compiled;

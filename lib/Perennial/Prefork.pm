@@ -18,7 +18,7 @@ my %BUSY     = (R   => 1, W => 1);
 my @SIG_NAME = split ' ', $Config::Config{sig_name};   ## no critic (ProhibitPackageVars) perl's own
 my %SIG_NUM;
 @SIG_NUM{@SIG_NAME} = split ' ', $Config::Config{sig_num};    ## no critic (ProhibitPackageVars)
-my %FLAGS    = (
+my %FLAGS = (
     TERM  => 'stop',
     INT   => 'stop',
     WINCH => 'graceful_stop',

@@ -45,9 +45,9 @@ sub run ($self) {
     $log->info('listening on '
             . join(', ', map { $_->name } @listeners)
             . " (Perennial $Perennial::VERSION)");
-    @$self{qw(log board listeners)} = ($log, $board, \@listeners);
-    @$shared{qw(board listeners)} = ($board, \@listeners);
-    my $server = $self->_server($config, $app);
+    @$self{qw(log board listeners)} = ($log,   $board, \@listeners);
+    @$shared{qw(board listeners)}   = ($board, \@listeners);
+    my $server  = $self->_server($config, $app);
     my $cleanup = sub {
         $_->close for @listeners;
         Perennial::Control->remove_pid($pid_file) if defined $pid_file;

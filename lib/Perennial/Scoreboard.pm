@@ -82,8 +82,8 @@ sub claim ($self, $i, $pid, $generation) {
     my $now = Time::HiRes::time();
     my $old = $self->slot($i);
     substr(${$self->{map}}, $HEADER + $SLOT * $i, $SLOT) = pack($SLOT_PACK,
-        'S', $pid, $generation, 0, 0, 0, $now, 0, $old->{slot_requests}, $old->{slot_bytes},
-        0, '', '', 0, 0, 0, $old->{slot_micros});
+        'S', $pid, $generation, 0, 0, 0, $now, 0, $old->{slot_requests}, $old->{slot_bytes}, 0, '',
+        '', 0, 0, 0, $old->{slot_micros});
     $self->note($i, '');
 }
 
@@ -124,9 +124,9 @@ sub request_done ($self, $i, $bytes, $micros) {
     my $map  = $self->{map};
     my ($req, $conn) = unpack 'N N', substr($$map, $base + 12, 8);
     my ($sreq, $sbytes, $wbytes) = unpack 'Q Q Q', substr($$map, $base + 40, 24);
-    substr($$map, $base + 12, 12) = pack 'N N N', $req + 1, $conn + 1, $micros;
-    substr($$map, $base + 40, 24) = pack 'Q Q Q', $sreq + 1, $sbytes + $bytes, $wbytes + $bytes;
-    substr($$map, $base + 272, 8) = pack 'Q', unpack('Q', substr($$map, $base + 272, 8)) + $micros;
+    substr($$map, $base + 12,  12) = pack 'N N N', $req + 1,  $conn + 1, $micros;
+    substr($$map, $base + 40,  24) = pack 'Q Q Q', $sreq + 1, $sbytes + $bytes, $wbytes + $bytes;
+    substr($$map, $base + 272, 8)  = pack 'Q', unpack('Q', substr($$map, $base + 272, 8)) + $micros;
     return $req + 1;
 }
 

@@ -1,7 +1,7 @@
 package Perennial::Status;
 use v5.36;
-use Carp        qw(croak);
-use JSON::PP    ();
+use Carp     qw(croak);
+use JSON::PP ();
 use Perennial::Status::HTML;
 use Perennial::Status::Proc;
 use Perennial::Status::Report qw(apache_time duration_words summary);
@@ -43,7 +43,7 @@ sub to_app ($self) {
         return _plain(404, "Not Found\n") if length $path && $path ne '/' && $path ne '/metrics';
         my $queues = Perennial::Status::Proc::queue_of_sockets(@{$self->{server}{listeners} // []});
         return $self->_metrics($board, $queues) if exists $query{metrics} || $path eq '/metrics';
-        return _auto($env, summary($board, queues => $queues)) if exists $query{auto};
+        return _auto($env, summary($board, queues => $queues))        if exists $query{auto};
         return _json(summary($board, queues => $queues, memory => 1)) if exists $query{json};
         my $refresh = $query{refresh};
         $refresh = 1 if defined $refresh && $refresh !~ /\A[1-9]\d{0,4}\z/;
@@ -79,18 +79,22 @@ sub _auto ($env, $s) {
         'ParentServerMPMGeneration: ' . ($s->{generation} - 1),
         'ServerUptimeSeconds: ' . int($s->{uptime}),
         'ServerUptime: ' . duration_words($s->{uptime}),
-        (map {"Load$_->[0]: " . sprintf('%.2f', $s->{load}[$_->[1]] // 0)} [1, 0], [5, 1], [15, 2]),
+        (   map { "Load$_->[0]: " . sprintf('%.2f', $s->{load}[$_->[1]] // 0) } [1, 0],
+            [5, 1], [15, 2]
+        ),
         "Total Accesses: $acc",
         'Total kBytes: ' . int($s->{bytes} / 1024),
         'Total Duration: ' . int($s->{micros} / 1000),
-        (map { "CPU$_->[0]: " . _g($cpu->{$_->[1]}) }
-            ['User', 'user'], ['System', 'system'], ['ChildrenUser', 'children_user'],
-            ['ChildrenSystem', 'children_system']),
+        (   map { "CPU$_->[0]: " . _g($cpu->{$_->[1]}) } ['User', 'user'],
+            ['System',         'system'],
+            ['ChildrenUser',   'children_user'],
+            ['ChildrenSystem', 'children_system']
+        ),
         'CPULoad: ' . _g($load / $up * 100),
         'Uptime: ' . int($s->{uptime}),
         'ReqPerSec: ' . _g($acc / $up),
         'BytesPerSec: ' . _g($s->{bytes} / $up),
-        'BytesPerReq: ' . _g($acc ? $s->{bytes} / $acc : 0),
+        'BytesPerReq: ' . _g($acc    ? $s->{bytes} / $acc         : 0),
         'DurationPerReq: ' . _g($acc ? $s->{micros} / 1000 / $acc : 0),
         "BusyWorkers: $s->{busy}",
         "GracefulWorkers: $s->{graceful}",
@@ -99,7 +103,8 @@ sub _auto ($env, $s) {
         (defined $depth ? ("ListenQueue: $depth", "ListenQueueLimit: $limit") : ()),
         "Scoreboard: $s->{scoreboard}",
     );
-    return _plain(200, join("\n", @lines) . "\n", 'Content-Type' => 'text/plain; charset=ISO-8859-1');
+    return _plain(200, join("\n", @lines) . "\n",
+        'Content-Type' => 'text/plain; charset=ISO-8859-1');
 }
 
 sub _json ($s) {
@@ -127,40 +132,72 @@ sub _metrics ($self, $board, $queues) {
         $out .= "# HELP perennial_$name $help\n# TYPE perennial_$name $type\n";
         while (my ($labels, $value) = splice @samples, 0, 2) {
             next unless defined $value;
-            my $l = join ',', map {"$_->[0]=\"" . _label($_->[1]) . '"'} @$labels;
+            my $l = join ',', map { "$_->[0]=\"" . _label($_->[1]) . '"' } @$labels;
             $out .= "perennial_$name" . (length $l ? "{$l}" : '') . " $value\n";
         }
     };
-    $add->(info => 'gauge', 'Server version', [[version => $s->{server_version}]], 1);
+    $add->(info           => 'gauge',   'Server version', [[version => $s->{server_version}]], 1);
     $add->(uptime_seconds => 'gauge',   'Seconds since the manager started', [], $s->{uptime});
     $add->(generation     => 'gauge',   'Restarts so far, plus one',         [], $s->{generation});
     $add->(accesses_total => 'counter', 'Requests served',                   [], $s->{accesses});
-    $add->(sent_bytes_total => 'counter', 'Bytes of responses sent', [], $s->{bytes});
+    $add->(sent_bytes_total => 'counter', 'Bytes of responses sent',         [], $s->{bytes});
     $add->(
         request_duration_seconds_total => 'counter',
         'Time spent serving requests', [], $s->{micros} / 1e6
     );
-    $add->(cpu_seconds_total => 'counter', 'CPU time of the manager and its workers',
-        map { ([[mode => $_]], $s->{cpu}{$_}) } qw(user system children_user children_system));
-    $add->(workers => 'gauge', 'Workers by activity',
-        map { ([[state => $_]], $s->{$_}) } qw(busy idle graceful));
+    $add->(
+        cpu_seconds_total => 'counter',
+        'CPU time of the manager and its workers',
+        map { ([[mode => $_]], $s->{cpu}{$_}) } qw(user system children_user children_system)
+    );
+    $add->(
+        workers => 'gauge',
+        'Workers by activity',
+        map { ([[state => $_]], $s->{$_}) } qw(busy idle graceful)
+    );
     $add->(processes => 'gauge', 'Worker processes', [], $s->{processes});
-    $add->(scoreboard => 'gauge', 'Scoreboard slots by state',
-        map { ([[state => $SCOREBOARD_LABEL{$_}]], $s->{states}{$_} // 0) } sort keys %SCOREBOARD_LABEL);
-    $add->(listen_queue => 'gauge', 'Connections waiting to be accepted',
-        map { ([[listener => $_->{listener}]], $_->{depth}) } @$queues);
-    $add->(listen_queue_limit => 'gauge', 'Listen backlog limit',
-        map { ([[listener => $_->{listener}]], $_->{limit}) } @$queues);
-    my @w = @{$s->{workers}};
+    $add->(
+        scoreboard => 'gauge',
+        'Scoreboard slots by state',
+        map { ([[state => $SCOREBOARD_LABEL{$_}]], $s->{states}{$_} // 0) }
+            sort keys %SCOREBOARD_LABEL
+    );
+    $add->(
+        listen_queue => 'gauge',
+        'Connections waiting to be accepted',
+        map { ([[listener => $_->{listener}]], $_->{depth}) } @$queues
+    );
+    $add->(
+        listen_queue_limit => 'gauge',
+        'Listen backlog limit',
+        map { ([[listener => $_->{listener}]], $_->{limit}) } @$queues
+    );
+    my @w  = @{$s->{workers}};
     my @id = map { [[slot => $_->{slot}], [pid => $_->{pid}]] } @w;
-    $add->(worker_requests_total => 'counter', 'Requests served by each worker',
-        map { ([@{$id[$_]}], $w[$_]{requests}) } 0 .. $#w);
-    $add->(worker_cpu_seconds_total => 'counter', 'CPU time of each worker',
-        map { my $i = $_; map { ([@{$id[$i]}, [mode => $_]], $w[$i]{cpu}{$_}) } qw(user system) }
-            grep { $w[$_]{cpu} } 0 .. $#w);
-    $add->(worker_memory_bytes => 'gauge', 'Memory of each worker (from smaps_rollup)',
-        map { my $i = $_; map { ([@{$id[$i]}, [kind => $_]], $w[$i]{memory}{$_} * 1024) } qw(rss pss shared private) }
-            grep { $w[$_]{memory} } 0 .. $#w);
+    $add->(
+        worker_requests_total => 'counter',
+        'Requests served by each worker',
+        map { ([@{$id[$_]}], $w[$_]{requests}) } 0 .. $#w
+    );
+    $add->(
+        worker_cpu_seconds_total => 'counter',
+        'CPU time of each worker',
+        map {
+            my $i = $_;
+            map { ([@{$id[$i]}, [mode => $_]], $w[$i]{cpu}{$_}) } qw(user system)
+            }
+            grep { $w[$_]{cpu} } 0 .. $#w
+    );
+    $add->(
+        worker_memory_bytes => 'gauge',
+        'Memory of each worker (from smaps_rollup)',
+        map {
+            my $i = $_;
+            map { ([@{$id[$i]}, [kind => $_]], $w[$i]{memory}{$_} * 1024) }
+                qw(rss pss shared private)
+            }
+            grep { $w[$_]{memory} } 0 .. $#w
+    );
     return _plain(200, $out, 'Content-Type' => 'text/plain; version=0.0.4; charset=utf-8');
 }
 
@@ -171,7 +208,8 @@ sub _label ($value) { ($value // '') =~ s/(["\\])/\\$1/gr =~ s/\n/\\n/gr }
 
 sub _plain ($status, $body, @headers) {
     my %h = ('Content-Type' => 'text/plain', @headers);
-    return [$status, [%h, 'Content-Length' => length $body, 'Cache-Control' => 'no-store'], [$body]];
+    return [$status, [%h, 'Content-Length' => length $body, 'Cache-Control' => 'no-store'],
+        [$body]];
 }
 
 sub _query ($qs) {
@@ -183,7 +221,7 @@ sub _query ($qs) {
 sub _queue_totals ($queues) {
     my @known = grep { defined $_->{depth} } @$queues or return;
     my ($depth, $limit) = (0, 0);
-    $depth += $_->{depth}, $limit += $_->{limit} // 0 for @known;
+    for my $q (@known) { $depth += $q->{depth}; $limit += $q->{limit} // 0 }
     return ($depth, $limit);
 }
 

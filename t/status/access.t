@@ -1,8 +1,8 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use File::Temp      qw(tempdir);
-use Cwd ();
+use File::Temp qw(tempdir);
+use Cwd        ();
 use IO::Socket::IP;
 use Perennial::Access;
 use Perennial::Test qw(start_server);
@@ -27,9 +27,11 @@ subtest 'the rules themselves' => sub {
     my $local = Perennial::Access->parse('local');
     ok(Perennial::Access->allows([$local], $_), "local allows $_")
         for qw(127.0.0.1 127.1.2.3 ::1 ::ffff:127.0.0.1);
-    ok(Perennial::Access->allows([$local], undef), 'local allows a Unix-socket client');
-    ok(!Perennial::Access->allows([$local], $_), "local refuses $_") for qw(10.0.0.1 192.168.1.5 2001:db8::1);
-    my $nets = Perennial::Access->parse(qw(ip 10.1 192.168.0.0/255.255.0.0 2001:db8::/32 172.16.0.0/12));
+    ok(Perennial::Access->allows([$local],  undef), 'local allows a Unix-socket client');
+    ok(!Perennial::Access->allows([$local], $_),    "local refuses $_")
+        for qw(10.0.0.1 192.168.1.5 2001:db8::1);
+    my $nets
+        = Perennial::Access->parse(qw(ip 10.1 192.168.0.0/255.255.0.0 2001:db8::/32 172.16.0.0/12));
     ok(Perennial::Access->allows([$nets], $_), "ip allows $_")
         for qw(10.1.200.3 192.168.44.1 2001:db8:1::5 172.31.255.255);
     ok(!Perennial::Access->allows([$nets], $_), "ip refuses $_")
@@ -38,19 +40,19 @@ subtest 'the rules themselves' => sub {
     ok(!Perennial::Access->allows([Perennial::Access->parse(qw(all denied))], '127.0.0.1'),
         'all denied');
     like(Perennial::Access->parse(qw(host example.com)), qr/no DNS lookups/, 'host is refused');
-    like(Perennial::Access->parse(qw(ip 300.1.1.1)), qr/not an address/, 'a bad address');
-    like(Perennial::Access->parse(qw(ip 10.0.0.0/33)), qr/not an address/, 'a bad prefix');
+    like(Perennial::Access->parse(qw(ip 300.1.1.1)),     qr/not an address/, 'a bad address');
+    like(Perennial::Access->parse(qw(ip 10.0.0.0/33)),   qr/not an address/, 'a bad prefix');
 };
 
 subtest 'a status page answers loopback clients by default' => sub {
     my $srv = start_server(
-        app  => 'pid.psgi',
+        app     => 'pid.psgi',
         workers => 1,
-        conf => "<Location /server-status>\n  SetHandler server-status\n</Location>\n"
+        conf    => "<Location /server-status>\n  SetHandler server-status\n</Location>\n"
             . "<Location /perl-status>\n  SetHandler perl-status\n</Location>\n"
     );
     is get_from($srv, '127.0.0.1', '/server-status?auto'), 200, 'server-status from 127.0.0.1';
-    is get_from($srv, '127.0.0.2', '/perl-status'), 200, 'perl-status from 127.0.0.2';
+    is get_from($srv, '127.0.0.2', '/perl-status'),        200, 'perl-status from 127.0.0.2';
     $srv->stop;
 };
 
@@ -78,14 +80,17 @@ subtest 'configuration errors name the file and line' => sub {
     my $dir  = tempdir(CLEANUP => 1);
     my $file = "$dir/bad.conf";
     open(my $fh, '>', $file) or die $!;
-    print {$fh} "<Location /s>\n  SetHandler server-status\n  Require host example.com\n</Location>\n"
+    print {$fh}
+        "<Location /s>\n  SetHandler server-status\n  Require host example.com\n</Location>\n"
         . "<Directory /tmp>\n  SetHandler perl-status\n</Directory>\n"
         . "<Location /t>\n  SetHandler server-status\n  Require ip nowhere\n</Location>\n";
     close $fh;
     my $out = qx{$^X -Ilib bin/perennial configtest -c $file 2>&1};
     isnt $? >> 8, 0, 'configtest fails';
     like $out, qr/bad\.conf line 3: Require host is not supported/, 'Require host';
-    like $out, qr/bad\.conf line 5: SetHandler perl-status belongs in a <Location>/, 'Directory';
+    like $out,
+        qr{bad\.conf line 5: <Directory /tmp>: SetHandler perl-status belongs in a <Location>},
+        'Directory';
     like $out, qr/bad\.conf line 10: Require ip: 'nowhere' is not an address/, 'bad address';
 };
 

@@ -1,12 +1,12 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Cwd qw(abs_path);
+use Cwd        qw(abs_path);
 use File::Path qw(make_path);
 use HTTP::Tiny;
 use IO::Socket::IP;
-use JSON::PP    ();
-use MIME::Base64 qw(decode_base64);
+use JSON::PP        ();
+use MIME::Base64    qw(decode_base64);
 use Perennial::Test qw(start_server wait_until);
 
 # The server-status page in a real browser: headless Chromium, driven over WebDriver by
@@ -36,23 +36,29 @@ wait_until(sub { $srv->scoreboard =~ /W/ }, 10, 'one worker busy');
 
 my ($pid, $base);
 for (1 .. 3) {
-    my $probe = IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => 1) or die $@;
+    my $probe = IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => 1)
+        or die $@;
     my $port = $probe->sockport;
     close $probe;
     $pid = fork // die "Can't fork: $!";
     if (!$pid) {
-        open(STDOUT, '>', $srv->dir . '/chromedriver.log') or die $!;
-        open(STDERR, '>&', \*STDOUT) or die $!;
+        open(STDOUT, '>',  $srv->dir . '/chromedriver.log') or die $!;
+        open(STDERR, '>&', \*STDOUT)                        or die $!;
         exec $driver, "--port=$port", '--allowed-ips=127.0.0.1' or POSIX::_exit(127);
     }
     $base = "http://127.0.0.1:$port";
-    last if wait_until(sub { HTTP::Tiny->new->get("$base/status")->{status} == 200 }, 10,
-        'chromedriver listens');
+    last
+        if wait_until(sub { HTTP::Tiny->new->get("$base/status")->{status} == 200 },
+        10, 'chromedriver listens');
     kill 'TERM', $pid;
     waitpid $pid, 0;
     undef $pid;
 }
-END { local $?; if ($pid) { kill 'TERM', $pid; waitpid $pid, 0 } }
+
+END {
+    local $?;
+    if ($pid) { kill 'TERM', $pid; waitpid $pid, 0 }
+}
 ok $pid, 'chromedriver runs' or BAIL_OUT('no chromedriver');
 
 my $json = JSON::PP->new->canonical;
@@ -60,7 +66,9 @@ my $ua   = HTTP::Tiny->new(timeout => 60);
 
 sub wd ($method, $path, $body = undef) {
     my $res = $ua->request($method, "$base$path",
-        $body ? {content => $json->encode($body), headers => {'Content-Type' => 'application/json'}} : {});
+        $body
+        ? {content => $json->encode($body), headers => {'Content-Type' => 'application/json'}}
+        : {});
     my $out = eval { $json->decode($res->{content}) } // {};
     die "WebDriver $method $path: $res->{status} $res->{content}\n" if $res->{status} != 200;
     return $out->{value};
@@ -95,41 +103,54 @@ JS
 
 for my $width (1280, 400) {
     subtest "at $width pixels" => sub {
-        my $session = wd(POST => '/session', {
-            capabilities => {alwaysMatch => {
-                'goog:chromeOptions' => {
-                    binary => $chromium,
-                    args   => ['--headless=new', '--no-sandbox', '--disable-gpu',
-                        '--hide-scrollbars', '--window-size=1280,900']
+        my $session = wd(
+            POST => '/session',
+            {   capabilities => {
+                    alwaysMatch => {
+                        'goog:chromeOptions' => {
+                            binary => $chromium,
+                            args   => [
+                                '--headless=new', '--no-sandbox',
+                                '--disable-gpu',  '--hide-scrollbars',
+                                '--window-size=1280,900'
+                            ]
+                        }
+                    }
                 }
-            }}
-        });
+            }
+        );
         my $id = $session->{sessionId};
 
         # A window cannot be narrower than 500 px: the viewport is set as a phone's would be
-        wd(POST => "/session/$id/goog/cdp/execute", {
-            cmd    => 'Emulation.setDeviceMetricsOverride',
-            params => {width => $width, height => 900, deviceScaleFactor => 1, mobile => \0}
-        });
-        wd(POST => "/session/$id/url", {url => 'http://127.0.0.1:' . $srv->port . '/server-status'});
+        wd( POST => "/session/$id/goog/cdp/execute",
+            {   cmd    => 'Emulation.setDeviceMetricsOverride',
+                params => {width => $width, height => 900, deviceScaleFactor => 1, mobile => \0}
+            }
+        );
+        wd( POST => "/session/$id/url",
+            {url => 'http://127.0.0.1:' . $srv->port . '/server-status'}
+        );
         my $m = wd(POST => "/session/$id/execute/sync", {script => $MEASURE, args => []});
-        is $m->{viewport}, $width, "the viewport is $width px";
-        is $m->{page}, $m->{viewport}, 'the page is no wider than the viewport';
+        is $m->{viewport}, $width,         "the viewport is $width px";
+        is $m->{page},     $m->{viewport}, 'the page is no wider than the viewport';
         is_deeply $m->{outside}, [], 'no block sticks out of it';
         ok !$m->{overlap}, 'figures, scoreboard and table do not overlap';
-        is $m->{rows},    4,  'a row per worker';
-        is $m->{columns}, 16, 'sixteen columns';
+        is $m->{rows},        4,      'a row per worker';
+        is $m->{columns},     16,     'sixteen columns';
         is $m->{box_scrolls}, 'auto', 'the table scrolls inside its box';
         ok $m->{table_wider}, 'and at 400 px it needs to' if $width == 400;
         like $m->{board}, qr/\A[_W]{4}\.{252}\z/, 'the whole scoreboard is shown';
 
         # The whole page in the screenshot: the viewport made as tall as the page
-        my $height = wd(POST => "/session/$id/execute/sync",
-            {script => 'return document.documentElement.scrollHeight', args => []});
-        wd(POST => "/session/$id/goog/cdp/execute", {
-            cmd    => 'Emulation.setDeviceMetricsOverride',
-            params => {width => $width, height => $height, deviceScaleFactor => 1, mobile => \0}
-        });
+        my $height = wd(
+            POST => "/session/$id/execute/sync",
+            {script => 'return document.documentElement.scrollHeight', args => []}
+        );
+        wd( POST => "/session/$id/goog/cdp/execute",
+            {   cmd    => 'Emulation.setDeviceMetricsOverride',
+                params => {width => $width, height => $height, deviceScaleFactor => 1, mobile => \0}
+            }
+        );
         my $png = decode_base64(wd(GET => "/session/$id/screenshot"));
         is substr($png, 0, 8), "\x89PNG\r\n\x1a\n", 'a PNG screenshot';
         my ($w) = unpack 'N', substr($png, 16, 4);

@@ -25,23 +25,30 @@ $srv->get('/') for 1 .. 12;
 # The exporter binds its own port: take a free one and hand it the number
 my ($pid, $port);
 for (1 .. 3) {
-    my $probe = IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => 1) or die $@;
+    my $probe = IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => 1)
+        or die $@;
     $port = $probe->sockport;
     close $probe;
     $pid = fork // die "Can't fork: $!";
     if (!$pid) {
-        open(STDOUT, '>', $srv->dir . '/exporter.log') or die $!;
-        open(STDERR, '>&', \*STDOUT) or die $!;
+        open(STDOUT, '>',  $srv->dir . '/exporter.log') or die $!;
+        open(STDERR, '>&', \*STDOUT)                    or die $!;
         exec $exporter, '--scrape_uri=http://127.0.0.1:' . $srv->port . '/server-status?auto',
-            "--telemetry.address=127.0.0.1:$port" or POSIX::_exit(127);
+            "--telemetry.address=127.0.0.1:$port"
+            or POSIX::_exit(127);
     }
-    last if wait_until(sub { HTTP::Tiny->new->get("http://127.0.0.1:$port/")->{status} < 500 },
+    last
+        if wait_until(sub { HTTP::Tiny->new->get("http://127.0.0.1:$port/")->{status} < 500 },
         10, 'the exporter listens');
     kill 'TERM', $pid;
     waitpid $pid, 0;
     undef $pid;
 }
-END { local $?; if ($pid) { kill 'TERM', $pid; waitpid $pid, 0 } }
+
+END {
+    local $?;
+    if ($pid) { kill 'TERM', $pid; waitpid $pid, 0 }
+}
 ok $pid, 'the exporter runs' or BAIL_OUT('no exporter');
 
 # One worker asleep, so that the exporter's scrape finds two busy (it and the sleeper)
@@ -51,16 +58,21 @@ wait_until(sub { $srv->scoreboard =~ /W/ }, 10, 'one worker busy');
 my $res = HTTP::Tiny->new->get("http://127.0.0.1:$port/metrics");
 is $res->{status}, 200, 'metrics served';
 my %m = map { /\A(apache_.+) (\S+)\z/ ? ($1 => $2) : () } split /\n/, $res->{content};
-is $m{apache_up}, 1, 'apache_up: the exporter read the page';
-is $m{apache_accesses_total}, 12, 'apache_accesses_total: the twelve requests sent';
-is $m{'apache_workers{state="busy"}'}, 2, 'busy workers: the sleeper and the scrape';
-is $m{'apache_workers{state="idle"}'}, 1, 'idle workers';
-is $m{'apache_scoreboard{state="reply"}'}, 2, 'scoreboard: two sending a reply';
-is $m{'apache_scoreboard{state="idle"}'}, 1, 'scoreboard: one waiting';
+is $m{apache_up},                          1,  'apache_up: the exporter read the page';
+is $m{apache_accesses_total},              12, 'apache_accesses_total: the twelve requests sent';
+is $m{'apache_workers{state="busy"}'},     2,  'busy workers: the sleeper and the scrape';
+is $m{'apache_workers{state="idle"}'},     1,  'idle workers';
+is $m{'apache_scoreboard{state="reply"}'}, 2,  'scoreboard: two sending a reply';
+is $m{'apache_scoreboard{state="idle"}'},  1,  'scoreboard: one waiting';
 is $m{'apache_scoreboard{state="open_slot"}'}, 253, 'scoreboard: the open slots';
-is $m{'apache_processes{state="all"}'}, 3, 'processes';
+is $m{'apache_processes{state="all"}'},        3,   'processes';
 like $m{apache_uptime_seconds_total}, qr/\A\d+\z/, 'uptime';
-ok exists $m{'apache_info{mpm="prefork",version="Perennial/' . Perennial::Test::version() . ' (Perl ' . $^V . ')"}'},
+ok
+    exists $m{'apache_info{mpm="prefork",version="Perennial/'
+        . Perennial::Test::version()
+        . ' (Perl '
+        . $^V
+        . ')"}'},
     'apache_info names Perennial and the MPM';
 unlike slurp($srv->dir . '/exporter.log'), qr/level=error|panic/, 'no error in the exporter\'s log';
 waitpid $sleeper, 0;

@@ -1,8 +1,8 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Cwd      qw(abs_path);
-use JSON::PP ();
+use Cwd             qw(abs_path);
+use JSON::PP        ();
 use Perennial::Test qw(start_server wait_until);
 
 # perl-status: each worker's compiled scripts (even those of a worker that is not serving the
@@ -80,12 +80,14 @@ subtest 'compiled scripts of each worker' => sub {
 
 subtest 'memory, modules, @INC and configuration' => sub {
     is scalar @{$view->{memory}}, 2, 'a memory row per worker';
-    ok((grep { $_->{rss} > 0 && $_->{pss} > 0 && $_->{shared} > 0 && $_->{private} > 0 }
-                @{$view->{memory}}) == 2,
-        'RSS, PSS, shared and private');
+    ok( (   grep { $_->{rss} > 0 && $_->{pss} > 0 && $_->{shared} > 0 && $_->{private} > 0 }
+                @{$view->{memory}}
+        ) == 2,
+        'RSS, PSS, shared and private'
+    );
     my %mod = map { $_->{name} => $_ } @{$view->{modules}};
     like $mod{'Perennial::Status::Perl'}{file}, qr{lib/Perennial/Status/Perl\.pm\z}, 'module file';
-    like $mod{'HTTP::Parser::XS'}{version}, qr/\A\d/, 'module version';
+    like $mod{'HTTP::Parser::XS'}{version},     qr/\A\d/, 'module version';
     ok((grep {m{/lib\z}} @{$view->{inc}}), '@INC');
     is $view->{config}{max_clients}, 2, 'effective configuration';
     is_deeply $view->{config}{set_env}, {DB_PASSWORD => '(hidden)'}, 'PerlSetEnv names only';

@@ -3,7 +3,7 @@ use lib 't/lib';
 use Test::More;
 use HTTP::Tiny;
 use IO::Socket::IP;
-use JSON::PP ();
+use JSON::PP        ();
 use Perennial::Test qw(start_server wait_until);
 
 # The status page in each format, read from a real pool under load, against what this test
@@ -42,9 +42,10 @@ subtest '?auto: the keys and figures of Apache 2.4, counted from what was sent' 
     like $before->{ServerVersion}, qr{\APerennial/\d+\.\d+\.\d+ }, 'ServerVersion';
     is $before->{ServerMPM}, 'prefork', 'ServerMPM';
     for my $key (
-        'ServerUptimeSeconds', 'Total Accesses', 'Total kBytes', 'Total Duration', 'CPUUser',
-        'CPUSystem',           'CPULoad',        'Uptime',       'ReqPerSec',      'BytesPerSec',
-        'BytesPerReq',         'DurationPerReq', 'BusyWorkers',  'IdleWorkers'
+        'ServerUptimeSeconds', 'Total Accesses', 'Total kBytes', 'Total Duration',
+        'CPUUser',             'CPUSystem',      'CPULoad',      'Uptime',
+        'ReqPerSec',           'BytesPerSec',    'BytesPerReq',  'DurationPerReq',
+        'BusyWorkers',         'IdleWorkers'
         )
     {
         like $before->{$key}, qr/\A-?(?:\d+|\d*\.\d+)(?:e[-+]\d+)?\z/, "$key is a number";
@@ -55,9 +56,9 @@ subtest '?auto: the keys and figures of Apache 2.4, counted from what was sent' 
     my $now = auto($srv);
     is $now->{'Total Accesses'}, $before->{'Total Accesses'} + 1 + 20,
         'Total Accesses: the first status request and twenty more';
-    is $now->{BusyWorkers}, 3, 'BusyWorkers: two sleepers and this request';
-    is $now->{IdleWorkers}, 0, 'IdleWorkers: none';
-    is $now->{Processes},   3, 'Processes';
+    is $now->{BusyWorkers},       3,   'BusyWorkers: two sleepers and this request';
+    is $now->{IdleWorkers},       0,   'IdleWorkers: none';
+    is $now->{Processes},         3,   'Processes';
     is length $now->{Scoreboard}, 256, 'Scoreboard: a letter for each of the ServerLimit slots';
     is(($now->{Scoreboard} =~ tr/W//), 3, 'three W in the scoreboard');
     is $now->{ListenQueueLimit}, 128, 'ListenQueueLimit: the backlog the test listened with';
@@ -86,10 +87,10 @@ subtest '?json and HTML show each worker and its request' => sub {
     my $res  = $srv->get('/server-status?refresh=7');
     my $html = $res->{content};
     is $res->{headers}{refresh}, 7, 'refresh=7: a Refresh header';
-    like $html, qr{<meta http-equiv="refresh" content="7">}, 'and the meta tag';
+    like $html, qr{<meta http-equiv="refresh" content="7">},              'and the meta tag';
     like $html, qr{3 requests currently being processed, 0 idle workers}, 'busy and idle';
-    like $html, qr{<pre class="board" id="scoreboard">[W_]{3}\.+}, 'the scoreboard';
-    like $html, qr{<li><code>_</code> waiting for connection</li>}, 'the legend';
+    like $html, qr{<pre class="board" id="scoreboard">[W_]{3}\.+},        'the scoreboard';
+    like $html, qr{<li><code>_</code> waiting for connection</li>},       'the legend';
     is scalar(() = $html =~ /<td[^>]*>GET \/sleep\/3 HTTP\/1\.1<\/td>/g), 2,
         'a row for each sleeping request';
     like $html, qr{<td>\Q$_\E</td>}, "worker $_ has a row" for $srv->pids;
@@ -103,7 +104,7 @@ subtest 'a hostile request line is shown escaped' => sub {
     wait_until(sub { $srv->scoreboard =~ /W/ }, 10, 'the request is being served');
     my $html = $srv->get('/server-status')->{content};
     unlike $html, qr{<script>}, 'no markup from the client';
-    like $html, qr{GET /sleep/3\?&lt;script&gt;alert\(1\)&lt;/script&gt; HTTP/1\.1}, 'escaped';
+    like $html,   qr{GET /sleep/3\?&lt;script&gt;alert\(1\)&lt;/script&gt; HTTP/1\.1}, 'escaped';
     local $/;
     like scalar(<$sock>), qr{\AHTTP/1\.1 200 }, 'and served';
 };
@@ -122,13 +123,14 @@ subtest 'Prometheus metrics: the same figures, and each worker\'s memory' => sub
         $m{$name} = $value;
     }
     is $m{perennial_accesses_total}, $before + 1 + 5, 'accesses: the ?auto request and five';
-    is $m{'perennial_workers{state="busy"}'}, 1, 'this request is the busy one';
-    is $m{'perennial_workers{state="idle"}'}, 2, 'two idle';
+    is $m{'perennial_workers{state="busy"}'}, 1,      'this request is the busy one';
+    is $m{'perennial_workers{state="idle"}'}, 2,      'two idle';
     for my $pid ($srv->pids) {
         my ($rss) = grep {/pid="$pid",kind="rss"/} keys %m;
         cmp_ok $m{$rss // ''} // 0, '>', 1_000_000, "worker $pid resident memory in bytes";
     }
-    is $srv->get('/server-status?metrics')->{content} =~ /^perennial_listen_queue_limit\{listener="[^"]+"\} 128$/m,
+    is $srv->get('/server-status?metrics')->{content}
+        =~ /^perennial_listen_queue_limit\{listener="[^"]+"\} 128$/m,
         1, '?metrics is the same, with the listen queue limit';
 };
 
@@ -141,15 +143,14 @@ subtest 'perennial status, with every worker busy and clients waiting in the lis
         $s
     } 1 .. 2;
     my $out;
-    wait_until(
-        sub { ($out) = $srv->cli('status', '-c', $srv->conf); $out =~ /: 2 waiting/ },
-        10, 'two connections in the queue'
-    );
-    like $out, qr/3 requests currently being processed, 0 idle workers/, 'busy and idle';
-    like $out, qr/^WWW$/m, 'the scoreboard';
+    wait_until(sub { ($out) = $srv->cli('status', '-c', $srv->conf); $out =~ /: 2 waiting/ },
+        10, 'two connections in the queue');
+    like $out, qr/3 requests currently being processed, 0 idle workers/,   'busy and idle';
+    like $out, qr/^WWW$/m,                                                 'the scoreboard';
     like $out, qr/Listen queue 127\.0\.0\.1:\d+: 2 waiting \(limit \d+\)/, 'the listen queue';
     is scalar(() = $out =~ m{GET /sleep/4 HTTP/1\.1}g), 3, 'each worker\'s request';
     waitpid $_, 0 for @sleeping;
+
     for my $s (@waiting) {
         local $/;
         like scalar(<$s>), qr{\AHTTP/1\.1 200 }, 'a waiting client is served once a worker is free';
@@ -158,7 +159,7 @@ subtest 'perennial status, with every worker busy and clients waiting in the lis
 
 subtest 'only GET and HEAD; unknown paths below the location are 404' => sub {
     my $ua = HTTP::Tiny->new;
-    is $ua->post("http://127.0.0.1:" . $srv->port . '/server-status')->{status}, 405, 'POST';
+    is $ua->post("http://127.0.0.1:" . $srv->port . '/server-status')->{status},      405, 'POST';
     is $ua->head("http://127.0.0.1:" . $srv->port . '/server-status?auto')->{status}, 200, 'HEAD';
     is $srv->get('/server-status/nope')->{status}, 404, 'below the location';
 };

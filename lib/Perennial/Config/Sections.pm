@@ -48,17 +48,23 @@ sub section ($values, $errors, $item) {
             : _inner_directive($sec, $inner);
         push @$errors, "$inner->{file} line $inner->{line}: $err" if $err;
     }
-    my $h = $sec->{handler} // '';
-    push @$errors, "$where: <$name $sec->{path}> with SetHandler psgi needs PSGIApp"
-        if $h eq 'psgi' && !$sec->{app};
-    push @$errors,
-        "$where: <$name $sec->{path}> with SetHandler perl-script needs PerlResponseHandler"
-        if $h eq 'perl-script' && !$sec->{response_handler};
-    push @$errors, "$where: <Directory> cannot mount a PSGIApp (use <Location>)"
-        if $h eq 'psgi' && $kind eq 'directory';
-    push @$errors, "$where: SetHandler $h belongs in a <Location>, not a <Directory>"
-        if $h =~ /status\z/ && $kind eq 'directory';
+    push @$errors,               _handler_errors($sec, "$where: <$name $sec->{path}>");
     push @{$values->{sections}}, $sec;
+}
+
+# What a section's SetHandler needs, and where it may be
+sub _handler_errors ($sec, $where) {
+    my $h      = $sec->{handler} // '';
+    my $in_dir = $sec->{kind} eq 'directory';
+    my @errors;
+    push @errors, "$where with SetHandler psgi needs PSGIApp" if $h eq 'psgi' && !$sec->{app};
+    push @errors, "$where with SetHandler perl-script needs PerlResponseHandler"
+        if $h eq 'perl-script' && !$sec->{response_handler};
+    push @errors, "$where cannot mount a PSGIApp (use <Location>)"
+        if $h eq 'psgi' && $in_dir;
+    push @errors, "$where: SetHandler $h belongs in a <Location>, not a <Directory>"
+        if $h =~ /status\z/ && $in_dir;
+    return @errors;
 }
 
 # Server-level directives with several arguments. Returns undef when the name is not one.
@@ -87,13 +93,7 @@ sub server_directive ($values, $item) {
             "$item->{file} line $item->{line}: LoadModule ignored: Perennial has no Apache modules";
         return '';
     }
-    if ($name eq 'extendedstatus') {
-        return 'ExtendedStatus must be On or Off' if @args != 1 || $args[0] !~ /\A(?:on|off)\z/i;
-        push @{$values->{notes}}, "$item->{file} line $item->{line}: ExtendedStatus Off ignored: "
-            . 'the per-worker figures cost no system call and are always kept'
-            if lc $args[0] eq 'off';
-        return '';
-    }
+    return _extended_status($values, $item) if $name eq 'extendedstatus';
     if ($name eq 'allowoverride') {
         return
             "AllowOverride $args[0] is not supported: Perennial reads no .htaccess files (use None)"
@@ -102,6 +102,16 @@ sub server_directive ($values, $item) {
     }
     my $err = _env_directive($values, $name, \@args);
     return $err;
+}
+
+sub _extended_status ($values, $item) {
+    my @args = @{$item->{args}};
+    return 'ExtendedStatus must be On or Off' if @args != 1 || $args[0] !~ /\A(?:on|off)\z/i;
+    push @{$values->{notes}},
+        "$item->{file} line $item->{line}: ExtendedStatus Off ignored: "
+        . 'the per-worker figures cost no system call and are always kept'
+        if lc $args[0] eq 'off';
+    return '';
 }
 
 sub _env_directive ($target, $name, $args) {
@@ -237,7 +247,10 @@ ModPerl::RegistryBB, ModPerl::PerlRun, ModPerl::PerlRunPrefork, Apache::Registry
 Apache::PerlRun, Perennial::Registry, Perennial::PerlRun), C<Options [+-]ExecCGI>,
 C<PerlOptions [+-]ParseHeaders [+-]SetupEnv>, C<PerlSetupEnv>, C<PerlSetEnv>/C<SetEnv>,
 C<PerlPassEnv>/C<PassEnv>, C<PerlScriptCheck Always|Never|SECONDS>, and at server level
-C<PerlRequire>, C<LoadModule> (ignored, with a note) and C<AllowOverride None>.
+C<PerlRequire>, C<LoadModule> (ignored, with a note), C<AllowOverride None> and
+C<ExtendedStatus On|Off> (accepted; Off is ignored with a note, because the per-worker figures
+cost nothing). C<Require> lines in a C<< <Directory> >> apply to the locations serving it; a
+C<< <Location> >>'s own lines replace them (Apache's default C<AuthMerging Off>).
 
 =head1 FUNCTIONS
 

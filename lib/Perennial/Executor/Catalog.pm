@@ -19,14 +19,15 @@ sub compiled () {
     for my $executor (grep {defined} @EXECUTORS) {
         for my $file (sort keys %{$executor->{cache}}) {
             my $c = $executor->{cache}{$file};
-            push @scripts, {
+            push @scripts,
+                {
                 file       => $file,
                 package    => $c->{package},
                 handler    => $executor->{name},
                 compiled   => $c->{compiled_at},
                 compile_ms => $c->{compile_ms},
                 mtime      => $c->{mtime},
-            };
+                };
         }
     }
     return \@scripts;

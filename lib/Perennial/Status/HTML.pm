@@ -28,8 +28,8 @@ CSS
 
 sub page ($s, $env, $refresh = undef) {
     my $host = _e($env->{SERVER_NAME} // 'localhost');
-    my $via  = $env->{SERVER_PORT} ? ' (port ' . _e($env->{SERVER_PORT}) . ')' : '';
-    my $meta = defined $refresh ? qq{<meta http-equiv="refresh" content="$refresh">\n} : '';
+    my $via  = $env->{SERVER_PORT} ? ' (port ' . _e($env->{SERVER_PORT}) . ')'            : '';
+    my $meta = defined $refresh    ? qq{<meta http-equiv="refresh" content="$refresh">\n} : '';
     my $html = <<"HTML";
 <!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -46,32 +46,41 @@ HTML
 }
 
 sub _figures ($s) {
-    my $up  = $s->{uptime} > 0 ? $s->{uptime} : 1;
-    my $acc = $s->{accesses};
-    my $cpu = $s->{cpu};
+    my $up   = $s->{uptime} > 0 ? $s->{uptime} : 1;
+    my $acc  = $s->{accesses};
+    my $cpu  = $s->{cpu};
     my @rows = (
-        ['Server Version', $s->{server_version}],
-        ['Server MPM',     $s->{mpm}],
-        ['Current Time',   apache_time($s->{now})],
-        ['Restart Time',   apache_time($s->{started})],
+        ['Server Version',                   $s->{server_version}],
+        ['Server MPM',                       $s->{mpm}],
+        ['Current Time',                     apache_time($s->{now})],
+        ['Restart Time',                     apache_time($s->{started})],
         ['Parent Server Config. Generation', $s->{generation}],
-        ['Server uptime', duration_words($s->{uptime})],
-        ['Server load',   join(' ', map { $_ // '-' } @{$s->{load}})],
+        ['Server uptime',                    duration_words($s->{uptime})],
+        ['Server load',                      join(' ', map { $_ // '-' } @{$s->{load}})],
         [   'Total accesses',
-            sprintf('%d - Total Traffic: %s - Total Duration: %d ms',
-                $acc, _kb($s->{bytes}), $s->{micros} / 1000)
+            sprintf(
+                '%d - Total Traffic: %s - Total Duration: %d ms',
+                $acc,
+                _kb($s->{bytes}),
+                $s->{micros} / 1000
+            )
         ],
         [   'CPU Usage',
-            sprintf('u%.2f s%.2f cu%.2f cs%.2f - %.3g%% CPU load',
+            sprintf(
+                'u%.2f s%.2f cu%.2f cs%.2f - %.3g%% CPU load',
                 @$cpu{qw(user system children_user children_system)},
                 ($cpu->{user} + $cpu->{system} + $cpu->{children_user} + $cpu->{children_system})
-                    / $up * 100)
+                    / $up * 100
+            )
         ],
         [   'Rates',
-            sprintf('%.3g requests/sec - %s/second - %s/request - %.3g ms/request',
-                $acc / $up, _kb($s->{bytes} / $up),
+            sprintf(
+                '%.3g requests/sec - %s/second - %s/request - %.3g ms/request',
+                $acc / $up,
+                _kb($s->{bytes} / $up),
                 _kb($acc ? $s->{bytes} / $acc : 0),
-                $acc ? $s->{micros} / 1000 / $acc : 0)
+                $acc ? $s->{micros} / 1000 / $acc : 0
+            )
         ],
         [   'Workers',
             "$s->{busy} requests currently being processed, $s->{idle} idle workers"
@@ -85,14 +94,18 @@ sub _figures ($s) {
             ]
         } @{$s->{queues}}
     );
-    return "<dl>\n" . join('', map {"<dt>$_->[0]</dt><dd>" . _e($_->[1]) . "</dd>\n"} @rows) . "</dl>\n";
+    return
+          "<dl>\n"
+        . join('', map { "<dt>$_->[0]</dt><dd>" . _e($_->[1]) . "</dd>\n" } @rows)
+        . "</dl>\n";
 }
 
 sub _board ($s) {
-    my $legend = join '', map {"<li><code>$_->[0]</code> " . _e($_->[1]) . "</li>"} @{legend()};
+    my $legend = join '', map { "<li><code>$_->[0]</code> " . _e($_->[1]) . "</li>" } @{legend()};
 
     # Lines of 64 slots, as mod_status prints them
-    return "<h2>Scoreboard</h2>\n<pre class=\"board\" id=\"scoreboard\">"
+    return
+          "<h2>Scoreboard</h2>\n<pre class=\"board\" id=\"scoreboard\">"
         . _e(join "\n", unpack '(A64)*', $s->{scoreboard})
         . "</pre>\n<ul class=\"legend\">$legend</ul>\n";
 }
@@ -118,8 +131,8 @@ sub _table ($s) {
     );
     my $rows = '';
     for my $w (@{$s->{workers}}) {
-        my $m   = $w->{memory} // {};
-        my $cpu = $w->{cpu} ? sprintf('%.2f', $w->{cpu}{user} + $w->{cpu}{system}) : '-';
+        my $m     = $w->{memory} // {};
+        my $cpu   = $w->{cpu} ? sprintf('%.2f', $w->{cpu}{user} + $w->{cpu}{system}) : '-';
         my @cells = (
             "$w->{slot}-$w->{generation}",
             $w->{pid},
@@ -131,34 +144,44 @@ sub _table ($s) {
             int($w->{slot_micros} / 1000),
             sprintf('%.2f', $w->{bytes} / 1048576),
             sprintf('%.2f', $w->{slot_bytes} / 1048576),
-            (map { defined $m->{$_} ? sprintf('%.1f', $m->{$_} / 1024) : '-' } qw(rss pss shared private)),
-            $w->{client} || '-',
+            (   map { defined $m->{$_} ? sprintf('%.1f', $m->{$_} / 1024) : '-' }
+                    qw(rss pss shared private)
+            ),
+            $w->{client}  || '-',
             $w->{request} || '-',
         );
         my $class = $w->{state} eq '_' ? '' : ' class="busy"';
-        $rows .= "<tr$class>"
-            . join('', map { my $l = $_ >= 14 ? ' class="l' . ($_ == 15 ? ' req' : '') . '"' : ''; "<td$l>" . _e($cells[$_]) . '</td>' } 0 .. $#cells)
-            . "</tr>\n";
+        $rows .= "<tr$class>" . join(
+            '',
+            map {
+                my $l = $_ >= 14 ? ' class="l' . ($_ == 15 ? ' req' : '') . '"' : '';
+                "<td$l>" . _e($cells[$_]) . '</td>'
+            } 0 .. $#cells
+        ) . "</tr>\n";
     }
     my $th = join '', map {
         my $title = $_->[1] ? ' title="' . _e($_->[1]) . '"' : '';
-        my $class = $_->[2] ? ' class="l"' : '';
+        my $class = $_->[2] ? ' class="l"'                   : '';
         "<th$class$title>$_->[0]</th>"
     } @head;
     my $key = join '; ', map {"$_->[0]: $_->[1]"} grep { $_->[1] } @head;
-    return "<h2>Workers</h2>\n<div class=\"table\"><table id=\"workers\">\n<thead><tr>$th</tr></thead>\n"
-        . "<tbody>\n$rows</tbody></table></div>\n<p class=\"key\">" . _e($key) . "</p>\n";
+    return
+        "<h2>Workers</h2>\n<div class=\"table\"><table id=\"workers\">\n<thead><tr>$th</tr></thead>\n"
+        . "<tbody>\n$rows</tbody></table></div>\n<p class=\"key\">"
+        . _e($key)
+        . "</p>\n";
 }
 
 sub _e ($text) {
     my %entity = ('&' => '&amp;', '<' => '&lt;', '>' => '&gt;', '"' => '&quot;', "'" => '&#39;');
-    return ($text // '') =~ s/([&<>"'])/$entity{$1}/gr =~ s/([\x00-\x08\x0b\x0c\x0e-\x1f\x7f])/sprintf('&#%d;', 0xfffd)/ger;
+    return ($text // '') =~ s/([&<>"'])/$entity{$1}/gr
+        =~ s/([\x00-\x08\x0b\x0c\x0e-\x1f\x7f])/sprintf('&#%d;', 0xfffd)/ger;
 }
 
 sub _kb ($bytes) {
     return sprintf('%.1f MB', $bytes / 1048576) if $bytes >= 1048576;
     return sprintf('%.1f kB', $bytes / 1024)    if $bytes >= 1024;
-    return sprintf('%d B', $bytes);
+    return sprintf('%d B',    $bytes);
 }
 
 1;

@@ -46,35 +46,51 @@ sub view ($self, $board) {
     my $s = summary($board, memory => 1);
     my (@workers, @memory);
     for my $w (@{$s->{workers}}) {
-        my $mine    = $w->{pid} == $$;
-        my $scripts = $mine
+        my $mine = $w->{pid} == $$;
+        my $scripts
+            = $mine
             ? Perennial::Executor::Catalog::compiled()
             : Perennial::Executor::Catalog::from_text($board->note_of($w->{slot}));
-        push @workers, {slot => $w->{slot}, pid => $w->{pid}, serving => $mine ? 1 : 0, scripts => $scripts};
-        push @memory, {slot => $w->{slot}, pid => $w->{pid}, state => $w->{state},
-            requests => $w->{requests}, %{$w->{memory} // {}}};
+        push @workers,
+            {slot => $w->{slot}, pid => $w->{pid}, serving => $mine ? 1 : 0, scripts => $scripts};
+        push @memory,
+            {
+            slot     => $w->{slot},
+            pid      => $w->{pid},
+            state    => $w->{state},
+            requests => $w->{requests},
+            %{$w->{memory} // {}}
+            };
     }
     return {
-        perl     => {version => "$^V", archname => $Config::Config{archname}, executable => $^X},
-        worker   => $$,
-        workers  => \@workers,
-        memory   => \@memory,
-        modules  => _modules(),
-        inc      => [grep { !ref } @INC],
-        config   => _config($self->{config}),
-        env      => [sort keys %ENV],
+        perl => {
+            version    => "$^V",
+            archname   => $Config::Config{archname},   ## no critic (ProhibitPackageVars) perl's own
+            executable => $^X
+        },
+        worker  => $$,
+        workers => \@workers,
+        memory  => \@memory,
+        modules => _modules(),
+        inc     => [grep { !ref } @INC],
+        config  => _config($self->{config}),
+        env     => [sort keys %ENV],
     };
 }
 
 sub _modules () {
     my @modules;
     for my $file (sort keys %INC) {
-        next unless $file =~ /\.pm\z/;
+        next unless $file  =~ /\.pm\z/;
         (my $name = $file) =~ s{/}{::}g;
-        $name =~ s/\.pm\z//;
+        $name              =~ s/\.pm\z//;
         my $version = eval { $name->VERSION };
-        push @modules, {name => $name, version => defined $version ? "$version" : undef,
-            file => $INC{$file} // ''};
+        push @modules,
+            {
+            name    => $name,
+            version => defined $version ? "$version" : undef,
+            file    => $INC{$file} // ''
+            };
     }
     return \@modules;
 }
@@ -85,8 +101,14 @@ sub _config ($config) {
     my %out;
     for my $key (sort keys %$all) {
         my $v = $all->{$key};
-        if ($key eq 'set_env') { $out{$key} = {map { $_ => '(hidden)' } keys %$v}; next }
-        if ($key eq 'sections') { $out{$key} = [map { _section($_) } @$v]; next }
+        if ($key eq 'set_env') {
+            $out{$key} = {map { $_ => '(hidden)' } keys %$v};
+            next;
+        }
+        if ($key eq 'sections') {
+            $out{$key} = [map { _section($_) } @$v];
+            next;
+        }
         $out{$key} = $v;
     }
     return \%out;
@@ -96,29 +118,33 @@ sub _section ($sec) {
     my %s = map { defined $sec->{$_} ? ($_ => $sec->{$_}) : () }
         qw(kind path handler response_handler app exec_cgi script_check request_deadline
         slow_request_time file line);
-    $s{set_env}  = [sort keys %{$sec->{set_env}}] if $sec->{set_env};
-    $s{pass_env} = $sec->{pass_env}               if $sec->{pass_env};
+    $s{set_env}  = [sort keys %{$sec->{set_env}}]         if $sec->{set_env};
+    $s{pass_env} = $sec->{pass_env}                       if $sec->{pass_env};
     $s{require}  = [map { _rule($_) } @{$sec->{require}}] if $sec->{require};
     return \%s;
 }
 
 sub _rule ($r) {
     return 'all ' . ($r->{all} ? 'granted' : 'denied') if exists $r->{all};
-    return 'local' if $r->{local};
+    return 'local'                                     if $r->{local};
     return "ip @{$r->{ip}}";
 }
 
 sub _html ($v) {
-    my $menu = join ' | ', map {"<a href=\"#$_->[0]\">" . _e($_->[1]) . '</a>'} @SECTIONS;
+    my $menu = join ' | ', map { "<a href=\"#$_->[0]\">" . _e($_->[1]) . '</a>' } @SECTIONS;
     my %body = (
         scripts => join('', map { _scripts($_) } @{$v->{workers}}),
-        memory  => _table([qw(slot pid state requests rss pss shared private)], $v->{memory},
-            'kB from /proc/PID/smaps_rollup'),
+        memory  => _table(
+            [qw(slot pid state requests rss pss shared private)], $v->{memory},
+            'kB from /proc/PID/smaps_rollup'
+        ),
         modules => _table([qw(name version file)], $v->{modules}),
         inc     => '<ol>' . join('', map { '<li>' . _e($_) . '</li>' } @{$v->{inc}}) . '</ol>',
         config  => '<pre>' . _e(JSON::PP->new->canonical->pretty->encode($v->{config})) . '</pre>',
         env     => '<p>' . _e(join ' ', @{$v->{env}}) . '</p><p>Values are not shown.</p>',
-        perl    => '<p>' . _e("Perl $v->{perl}{version} ($v->{perl}{archname}), $v->{perl}{executable}") . '</p>',
+        perl    => '<p>'
+            . _e("Perl $v->{perl}{version} ($v->{perl}{archname}), $v->{perl}{executable}")
+            . '</p>',
     );
     my $html = <<"HTML";
 <!DOCTYPE html>
@@ -140,22 +166,29 @@ HTML
 
 sub _scripts ($w) {
     my @rows = map {
-        {   %$_,
-            compiled   => $_->{compiled} ? apache_time($_->{compiled}) : '-',
+        +{  %$_,
+            compiled   => $_->{compiled}                 ? apache_time($_->{compiled})       : '-',
             compile_ms => length($_->{compile_ms} // '') ? sprintf('%.1f', $_->{compile_ms}) : '-',
-            mtime      => $_->{mtime} ? apache_time($_->{mtime}) : '-',
+            mtime      => $_->{mtime}                    ? apache_time($_->{mtime})          : '-',
         }
     } @{$w->{scripts}};
     my $title = "Worker $w->{pid} (slot $w->{slot})" . ($w->{serving} ? ', serving this page' : '');
-    return '<h3>' . _e($title) . "</h3>\n"
-        . (@rows ? _table([qw(file package handler compiled compile_ms mtime)], \@rows) : "<p>none yet</p>\n");
+    my $list
+        = @rows
+        ? _table([qw(file package handler compiled compile_ms mtime)], \@rows)
+        : "<p>none yet</p>\n";
+    return '<h3>' . _e($title) . "</h3>\n$list";
 }
 
 sub _table ($columns, $rows, $caption = undef) {
-    my $out = '<div class="t"><table>' . ($caption ? '<caption>' . _e($caption) . '</caption>' : '');
+    my $out
+        = '<div class="t"><table>' . ($caption ? '<caption>' . _e($caption) . '</caption>' : '');
     $out .= '<tr>' . join('', map {"<th>$_</th>"} @$columns) . "</tr>\n";
     for my $row (@$rows) {
-        $out .= '<tr>' . join('', map { '<td>' . _e($row->{$_} // '-') . '</td>' } @$columns) . "</tr>\n";
+        $out
+            .= '<tr>'
+            . join('', map { '<td>' . _e($row->{$_} // '-') . '</td>' } @$columns)
+            . "</tr>\n";
     }
     return "$out</table></div>\n";
 }
@@ -166,9 +199,11 @@ sub _e ($text) {
 }
 
 sub _plain ($status, $body, $type = 'text/plain') {
-    return [$status,
+    return [
+        $status,
         ['Content-Type' => $type, 'Content-Length' => length $body, 'Cache-Control' => 'no-store'],
-        [$body]];
+        [$body]
+    ];
 }
 
 1;

@@ -12,7 +12,7 @@ use Perennial::Status::Proc;
 
 our @EXPORT_OK = qw(apache_time duration_words legend summary text);
 
-my %BUSY = map { $_ => 1 } qw(R W K L C G D);
+my %BUSY       = map { $_ => 1 } qw(R W K L C G D);
 my @LETTERS    = qw(_ S R W K D C L G I .);
 my %STATE_NAME = (
     '_' => 'waiting for connection',
@@ -44,7 +44,9 @@ sub duration_words ($seconds) {
 }
 
 # [letter, meaning] in the order of Apache's legend
-sub legend () { [map { [$_, $STATE_NAME{$_}] } @LETTERS] }
+sub legend () {
+    [map { [$_, $STATE_NAME{$_}] } @LETTERS]
+}
 
 # Options: memory => 1 reads each worker's smaps (about 170 us each); queues => [...] the
 # listen queues, from Perennial::Status::Proc
@@ -82,8 +84,8 @@ sub summary ($board, %opt) {
 
 sub _worker ($sum, $slot, $now, $memory) {
     $sum->{processes}++;
-    $sum->{idle}++ if $slot->{state} eq '_';
-    $sum->{busy}++ if $BUSY{$slot->{state}};
+    $sum->{idle}++     if $slot->{state} eq '_';
+    $sum->{busy}++     if $BUSY{$slot->{state}};
     $sum->{graceful}++ if $slot->{state} eq 'G';
     $slot->{since} = $slot->{request_started} ? $now - $slot->{request_started} : undef;
     if ($slot->{pid}) {
