@@ -4,7 +4,8 @@ use Carp     qw(croak);
 use Config   ();
 use JSON::PP ();
 use Perennial::Executor::Catalog;
-use Perennial::Status::Report qw(apache_time summary);
+use POSIX                     qw(strftime);
+use Perennial::Status::Report qw(summary);
 
 # SetHandler perl-status: what Apache2::Status shows of the interpreter, for the whole pool.
 # The loaded modules, @INC and the configuration are the serving worker's (every worker forks
@@ -44,13 +45,20 @@ sub to_app ($self) {
 # Everything the page shows, as data
 sub view ($self, $board) {
     my $s = summary($board, memory => 1);
-    my (@workers, @memory);
+    my (@workers, @memory, %preloaded);
     for my $w (@{$s->{workers}}) {
         my $mine = $w->{pid} == $$;
         my $scripts
             = $mine
             ? Perennial::Executor::Catalog::compiled()
             : Perennial::Executor::Catalog::from_text($board->note_of($w->{slot}));
+
+        # Compiled before the worker was born: in the manager, shared by every worker
+        for my $script (@$scripts) {
+            next unless ($script->{compiled} // 0) < $w->{started};
+            $script->{preloaded} = 1;
+            $preloaded{"$script->{handler} $script->{file}"} //= $script;
+        }
         push @workers,
             {slot => $w->{slot}, pid => $w->{pid}, serving => $mine ? 1 : 0, scripts => $scripts};
         push @memory,
@@ -68,13 +76,14 @@ sub view ($self, $board) {
             archname   => $Config::Config{archname},   ## no critic (ProhibitPackageVars) perl's own
             executable => $^X
         },
-        worker  => $$,
-        workers => \@workers,
-        memory  => \@memory,
-        modules => _modules(),
-        inc     => [grep { !ref } @INC],
-        config  => _config($self->{config}),
-        env     => [sort keys %ENV],
+        worker    => $$,
+        preloaded => [map { $preloaded{$_} } sort keys %preloaded],
+        workers   => \@workers,
+        memory    => \@memory,
+        modules   => _modules(),
+        inc       => [grep { !ref } @INC],
+        config    => _config($self->{config}),
+        env       => [sort keys %ENV],
     };
 }
 
@@ -133,7 +142,7 @@ sub _rule ($r) {
 sub _html ($v) {
     my $menu = join ' | ', map { "<a href=\"#$_->[0]\">" . _e($_->[1]) . '</a>' } @SECTIONS;
     my %body = (
-        scripts => join('', map { _scripts($_) } @{$v->{workers}}),
+        scripts => _scripts($v),
         memory  => _table(
             [qw(slot pid state requests rss pss shared private)], $v->{memory},
             'kB from /proc/PID/smaps_rollup'
@@ -153,7 +162,7 @@ sub _html ($v) {
 <title>Perennial Perl status</title>
 <style>body{font:14px/1.4 system-ui,sans-serif;margin:0;padding:12px}div.t{overflow-x:auto}
 table{border-collapse:collapse;font-size:13px}th,td{padding:2px 8px;border-bottom:1px solid #eee;text-align:left}
-th{background:#f4f4f4}pre{white-space:pre-wrap;word-break:break-all;background:#f8f8f8;padding:6px}
+td{white-space:nowrap}th{background:#f4f4f4}pre{white-space:pre-wrap;word-break:break-all;background:#f8f8f8;padding:6px}
 p,li{overflow-wrap:anywhere}</style></head><body>
 <h1>Perennial Perl status (worker $v->{worker})</h1>
 <p>$menu</p>
@@ -164,20 +173,33 @@ HTML
     return $html;
 }
 
-sub _scripts ($w) {
+# The scripts preloaded in the manager once, then what each worker compiled itself
+sub _scripts ($v) {
+    my $html = "<h3>Preloaded in the manager (shared by every worker)</h3>\n"
+        . _script_table($v->{preloaded});
+    for my $w (@{$v->{workers}}) {
+        my $title
+            = "Worker $w->{pid} (slot $w->{slot})" . ($w->{serving} ? ', serving this page' : '');
+        $html
+            .= '<h3>'
+            . _e($title)
+            . "</h3>\n"
+            . _script_table([grep { !$_->{preloaded} } @{$w->{scripts}}]);
+    }
+    return $html;
+}
+
+sub _script_table ($scripts) {
+    return "<p>none</p>\n" unless @$scripts;
+    my $when = sub ($t) { $t ? strftime('%Y-%m-%d %H:%M:%S', localtime $t) : '-' };
     my @rows = map {
         +{  %$_,
-            compiled   => $_->{compiled}                 ? apache_time($_->{compiled})       : '-',
+            compiled   => $when->($_->{compiled}),
             compile_ms => length($_->{compile_ms} // '') ? sprintf('%.1f', $_->{compile_ms}) : '-',
-            mtime      => $_->{mtime}                    ? apache_time($_->{mtime})          : '-',
+            mtime      => $when->($_->{mtime}),
         }
-    } @{$w->{scripts}};
-    my $title = "Worker $w->{pid} (slot $w->{slot})" . ($w->{serving} ? ', serving this page' : '');
-    my $list
-        = @rows
-        ? _table([qw(file package handler compiled compile_ms mtime)], \@rows)
-        : "<p>none yet</p>\n";
-    return '<h3>' . _e($title) . "</h3>\n$list";
+    } @$scripts;
+    return _table([qw(file package handler compiled compile_ms mtime)], \@rows);
 }
 
 sub _table ($columns, $rows, $caption = undef) {
