@@ -1,6 +1,9 @@
 package Perennial::Status::HTML;
 use v5.36;
+use Exporter                  qw(import);
 use Perennial::Status::Report qw(apache_time duration_words legend);
+
+our @EXPORT_OK = qw(escape page);
 
 # The server-status page as mod_status lays it out: the server's figures, the scoreboard
 # string with its legend, and one row per worker. It reads at any width: the figures wrap, the
@@ -27,8 +30,8 @@ tr.busy td{background:#fff7e0}
 CSS
 
 sub page ($s, $env, $refresh = undef) {
-    my $host = _e($env->{SERVER_NAME} // 'localhost');
-    my $via  = $env->{SERVER_PORT} ? ' (port ' . _e($env->{SERVER_PORT}) . ')'            : '';
+    my $host = escape($env->{SERVER_NAME} // 'localhost');
+    my $via  = $env->{SERVER_PORT} ? ' (port ' . escape($env->{SERVER_PORT}) . ')'        : '';
     my $meta = defined $refresh    ? qq{<meta http-equiv="refresh" content="$refresh">\n} : '';
     my $html = <<"HTML";
 <!DOCTYPE html>
@@ -96,17 +99,18 @@ sub _figures ($s) {
     );
     return
           "<dl>\n"
-        . join('', map { "<dt>$_->[0]</dt><dd>" . _e($_->[1]) . "</dd>\n" } @rows)
+        . join('', map { "<dt>$_->[0]</dt><dd>" . escape($_->[1]) . "</dd>\n" } @rows)
         . "</dl>\n";
 }
 
 sub _board ($s) {
-    my $legend = join '', map { "<li><code>$_->[0]</code> " . _e($_->[1]) . "</li>" } @{legend()};
+    my $legend = join '',
+        map { "<li><code>$_->[0]</code> " . escape($_->[1]) . "</li>" } @{legend()};
 
     # Lines of 64 slots, as mod_status prints them
     return
           "<h2>Scoreboard</h2>\n<pre class=\"board\" id=\"scoreboard\">"
-        . _e(join "\n", unpack '(A64)*', $s->{scoreboard})
+        . escape(join "\n", unpack '(A64)*', $s->{scoreboard})
         . "</pre>\n<ul class=\"legend\">$legend</ul>\n";
 }
 
@@ -155,24 +159,24 @@ sub _table ($s) {
             '',
             map {
                 my $l = $_ >= 14 ? ' class="l' . ($_ == 15 ? ' req' : '') . '"' : '';
-                "<td$l>" . _e($cells[$_]) . '</td>'
+                "<td$l>" . escape($cells[$_]) . '</td>'
             } 0 .. $#cells
         ) . "</tr>\n";
     }
     my $th = join '', map {
-        my $title = $_->[1] ? ' title="' . _e($_->[1]) . '"' : '';
-        my $class = $_->[2] ? ' class="l"'                   : '';
+        my $title = $_->[1] ? ' title="' . escape($_->[1]) . '"' : '';
+        my $class = $_->[2] ? ' class="l"'                       : '';
         "<th$class$title>$_->[0]</th>"
     } @head;
     my $key = join '; ', map {"$_->[0]: $_->[1]"} grep { $_->[1] } @head;
     return
         "<h2>Workers</h2>\n<div class=\"table\"><table id=\"workers\">\n<thead><tr>$th</tr></thead>\n"
         . "<tbody>\n$rows</tbody></table></div>\n<p class=\"key\">"
-        . _e($key)
+        . escape($key)
         . "</p>\n";
 }
 
-sub _e ($text) {
+sub escape ($text) {
     my %entity = ('&' => '&amp;', '<' => '&lt;', '>' => '&gt;', '"' => '&quot;', "'" => '&#39;');
     return ($text // '') =~ s/([&<>"'])/$entity{$1}/gr
         =~ s/([\x00-\x08\x0b\x0c\x0e-\x1f\x7f])/sprintf('&#%d;', 0xfffd)/ger;
@@ -206,6 +210,12 @@ CPU, seconds since the request began, the last request's milliseconds, bytes, me
 and request line). Everything from a client is escaped.
 
 =head1 FUNCTIONS
+
+=head2 escape
+
+    my $safe = Perennial::Status::HTML::escape($from_a_client);
+
+Escapes C<< & < > " ' >> and replaces control characters.
 
 =head2 page
 

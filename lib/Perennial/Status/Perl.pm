@@ -4,6 +4,7 @@ use Carp     qw(croak);
 use Config   ();
 use JSON::PP ();
 use Perennial::Executor::Catalog;
+use Perennial::Status::HTML   qw(escape);
 use POSIX                     qw(strftime);
 use Perennial::Status::Report qw(summary);
 
@@ -140,7 +141,7 @@ sub _rule ($r) {
 }
 
 sub _html ($v) {
-    my $menu = join ' | ', map { "<a href=\"#$_->[0]\">" . _e($_->[1]) . '</a>' } @SECTIONS;
+    my $menu = join ' | ', map { "<a href=\"#$_->[0]\">" . escape($_->[1]) . '</a>' } @SECTIONS;
     my %body = (
         scripts => _scripts($v),
         memory  => _table(
@@ -148,11 +149,13 @@ sub _html ($v) {
             'kB from /proc/PID/smaps_rollup'
         ),
         modules => _table([qw(name version file)], $v->{modules}),
-        inc     => '<ol>' . join('', map { '<li>' . _e($_) . '</li>' } @{$v->{inc}}) . '</ol>',
-        config  => '<pre>' . _e(JSON::PP->new->canonical->pretty->encode($v->{config})) . '</pre>',
-        env     => '<p>' . _e(join ' ', @{$v->{env}}) . '</p><p>Values are not shown.</p>',
-        perl    => '<p>'
-            . _e("Perl $v->{perl}{version} ($v->{perl}{archname}), $v->{perl}{executable}")
+        inc     => '<ol>' . join('', map { '<li>' . escape($_) . '</li>' } @{$v->{inc}}) . '</ol>',
+        config  => '<pre>'
+            . escape(JSON::PP->new->canonical->pretty->encode($v->{config}))
+            . '</pre>',
+        env  => '<p>' . escape(join ' ', @{$v->{env}}) . '</p><p>Values are not shown.</p>',
+        perl => '<p>'
+            . escape("Perl $v->{perl}{version} ($v->{perl}{archname}), $v->{perl}{executable}")
             . '</p>',
     );
     my $html = <<"HTML";
@@ -167,7 +170,7 @@ p,li{overflow-wrap:anywhere}</style></head><body>
 <h1>Perennial Perl status (worker $v->{worker})</h1>
 <p>$menu</p>
 HTML
-    $html .= qq{<h2 id="$_->[0]">} . _e($_->[1]) . "</h2>\n$body{$_->[0]}\n" for @SECTIONS;
+    $html .= qq{<h2 id="$_->[0]">} . escape($_->[1]) . "</h2>\n$body{$_->[0]}\n" for @SECTIONS;
     $html .= "</body></html>\n";
     utf8::encode($html) if utf8::is_utf8($html);
     return $html;
@@ -182,7 +185,7 @@ sub _scripts ($v) {
             = "Worker $w->{pid} (slot $w->{slot})" . ($w->{serving} ? ', serving this page' : '');
         $html
             .= '<h3>'
-            . _e($title)
+            . escape($title)
             . "</h3>\n"
             . _script_table([grep { !$_->{preloaded} } @{$w->{scripts}}]);
     }
@@ -204,20 +207,16 @@ sub _script_table ($scripts) {
 
 sub _table ($columns, $rows, $caption = undef) {
     my $out
-        = '<div class="t"><table>' . ($caption ? '<caption>' . _e($caption) . '</caption>' : '');
+        = '<div class="t"><table>'
+        . ($caption ? '<caption>' . escape($caption) . '</caption>' : '');
     $out .= '<tr>' . join('', map {"<th>$_</th>"} @$columns) . "</tr>\n";
     for my $row (@$rows) {
         $out
             .= '<tr>'
-            . join('', map { '<td>' . _e($row->{$_} // '-') . '</td>' } @$columns)
+            . join('', map { '<td>' . escape($row->{$_} // '-') . '</td>' } @$columns)
             . "</tr>\n";
     }
     return "$out</table></div>\n";
-}
-
-sub _e ($text) {
-    my %entity = ('&' => '&amp;', '<' => '&lt;', '>' => '&gt;', '"' => '&quot;');
-    return ($text // '') =~ s/([&<>"])/$entity{$1}/gr;
 }
 
 sub _plain ($status, $body, $type = 'text/plain') {
