@@ -57,7 +57,7 @@ sub serve ($self, $sock, $base, $peer, $remaining) {
     my ($board, $slot)   = @$self{qw(board slot)};
     my $after = $self->{after};
     $SERVING = $self;
-    $board->set($slot, conn_requests => 0);
+    $board->connection_start($slot);
     while (1) {
         last if $served && !length $buf && !$self->_next_request($sock);
         $board->state($slot, 'R');

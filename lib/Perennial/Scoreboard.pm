@@ -87,6 +87,11 @@ sub claim ($self, $i, $pid, $generation) {
     $self->note($i, '');
 }
 
+# A new connection: its request count starts again
+sub connection_start ($self, $i) {
+    substr(${$self->{map}}, $HEADER + $SLOT * $i + 16, 4) = "\0" x 4;
+}
+
 sub generation ($self, $set = undef) {
     substr(${$self->{map}}, 24, 4) = pack 'N', $set if defined $set;
     return unpack 'N', substr(${$self->{map}}, 24, 4);
@@ -204,6 +209,12 @@ that request only: the next C<request_start> makes them stale.
     $board->claim($slot, $pid, $generation);
 
 Marks a slot as starting (C<S>) for a new worker; the slot's lifetime counters carry on.
+
+=head2 connection_start
+
+    $board->connection_start($slot);
+
+Starts the count of requests on the worker's connection again.
 
 =head2 create
 

@@ -4,7 +4,7 @@ use Test::More;
 use HTTP::Tiny;
 use IO::Socket::IP;
 use JSON::PP        ();
-use Perennial::Test qw(start_server wait_until);
+use Perennial::Test qw(load_start load_stop start_server wait_until);
 
 # The status page in each format, read from a real pool under load, against what this test
 # did: the requests it sent and the workers it keeps busy (pid.psgi's /sleep/S holds one)
@@ -155,6 +155,25 @@ subtest 'perennial status, with every worker busy and clients waiting in the lis
         local $/;
         like scalar(<$s>), qr{\AHTTP/1\.1 200 }, 'a waiting client is served once a worker is free';
     }
+};
+
+subtest 'every format under load: the counts add up to what the clients sent' => sub {
+    my $before = auto($srv)->{'Total Accesses'};
+    my $load   = load_start($srv->port, clients => 2, max => 400, seconds => 20);
+    my $status = 0;
+    for my $round (1 .. 5) {
+        my %got = map { $_ => $srv->get("/server-status$_") } '?auto', '?json', '?metrics', '';
+        $status += 4;
+        is((grep { $_->{status} == 200 } values %got), 4, "round $round: all four formats answer");
+        like $got{'?auto'}{content}, qr/^BusyWorkers: [1-3]$/m, 'busy workers while loaded';
+        ok eval { JSON::PP->new->decode($got{'?json'}{content}) }, 'the JSON parses';
+    }
+    my $sent = load_stop($load);
+    is $sent->{failed}, 0, 'no client request failed';
+    cmp_ok $sent->{ok}, '>', 0, "the clients sent $sent->{ok} requests";
+    wait_until(sub { $srv->idle == 3 }, 10, 'the pool is idle again');
+    is auto($srv)->{'Total Accesses'}, $before + 1 + $sent->{ok} + $status,
+        'Total Accesses: the clients\' requests and the status requests, no more, no fewer';
 };
 
 subtest 'only GET and HEAD; unknown paths below the location are 404' => sub {
