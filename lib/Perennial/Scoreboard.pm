@@ -49,24 +49,26 @@ sub create ($class, %args) {
     my $size  = $HEADER + ($SLOT + $NOTE) * $slots;
     my $self  = bless {slots => $slots, file => $args{file}}, $class;
     my $map;
-    if (defined $args{file}) {
+    my $file = $args{file};
+    if (defined $file) {
 
         # A new file put in place, never the old one emptied: after a hot upgrade the old
-        # manager's workers still write to theirs
-        my $file = $args{file};
-        my $new  = "$file.$$";
+        # manager's workers still write to theirs. It is filled in before it is renamed, so
+        # a reader never finds it without its header.
+        my $new = "$file.$$";
         open(my $fh, '+>', $new) or die "Can't create scoreboard \"$new\": $!\n";
         truncate($fh, $size)     or die "Can't size scoreboard \"$new\": $!\n";
         close $fh;
         map_file $map, $new, '+<';
+        $self->{map} = \$map;
+        $self->_fill;
         rename $new, $file or die "Can't create scoreboard \"$file\": $!\n";
         $self->{inode} = (stat $file)[1];
+        return $self;
     }
-    else { map_anonymous $map, $size, 'shared' }
+    map_anonymous $map, $size, 'shared';
     $self->{map} = \$map;
-    substr($map, 0, $HEADER)
-        = pack('a' . $HEADER, pack($HEAD_PACK, $MAGIC, $slots, $$, Time::HiRes::time(), 0));
-    $self->release($_) for 0 .. $slots - 1;
+    $self->_fill;
     return $self;
 }
 
@@ -161,6 +163,12 @@ sub slots ($self) { $self->{slots} }
 sub state ($self, $i, $state) { substr(${$self->{map}}, $HEADER + $SLOT * $i, 1) = $state }
 
 sub state_of ($self, $i) { substr(${$self->{map}}, $HEADER + $SLOT * $i, 1) }
+
+sub _fill ($self) {
+    substr(${$self->{map}}, 0, $HEADER)
+        = pack('a' . $HEADER, pack($HEAD_PACK, $MAGIC, $self->{slots}, $$, Time::HiRes::time(), 0));
+    $self->release($_) for 0 .. $self->{slots} - 1;
+}
 
 sub _note_at ($self, $i) { $HEADER + $SLOT * $self->{slots} + $NOTE * $i }
 
