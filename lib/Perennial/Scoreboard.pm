@@ -89,6 +89,15 @@ sub claim ($self, $i, $pid, $generation) {
     $self->note($i, '');
 }
 
+# A slot's requests, bytes and microseconds over its life, without reading the rest
+sub counters ($self, $i) {
+    my $base = $HEADER + $SLOT * $i;
+    return (
+        unpack('Q Q', substr(${$self->{map}}, $base + 40,  16)),
+        unpack('Q',   substr(${$self->{map}}, $base + 272, 8))
+    );
+}
+
 # A new connection: its request count starts again
 sub connection_start ($self, $i) {
     substr(${$self->{map}}, $HEADER + $SLOT * $i + 16, 4) = "\0" x 4;
@@ -223,6 +232,12 @@ Marks a slot as starting (C<S>) for a new worker; the slot's lifetime counters c
     $board->connection_start($slot);
 
 Starts the count of requests on the worker's connection again.
+
+=head2 counters
+
+    my ($requests, $bytes, $micros) = $board->counters($slot);
+
+A slot's totals over its life, read without the rest of the slot.
 
 =head2 create
 

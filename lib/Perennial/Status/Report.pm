@@ -70,14 +70,14 @@ sub summary ($board, %opt) {
     my $cpu = Perennial::Status::Proc::cpu($manager) // {};
     $sum{cpu} = {map { $_ => $cpu->{$_} // 0 } qw(user system children_user children_system)};
     for my $i (0 .. $slots - 1) {
-        my $slot = $board->slot($i);
-        $sum{accesses} += $slot->{slot_requests};
-        $sum{bytes}    += $slot->{slot_bytes};
-        $sum{micros}   += $slot->{slot_micros};
-        $sum{scoreboard} .= $slot->{state};
-        $sum{states}{$slot->{state}}++;
-        next if $slot->{state} eq '.';
-        _worker(\%sum, $slot, $now, $opt{memory});
+        my $state = $board->state_of($i);
+        my ($requests, $bytes, $micros) = $board->counters($i);
+        $sum{accesses} += $requests;
+        $sum{bytes}    += $bytes;
+        $sum{micros}   += $micros;
+        $sum{scoreboard} .= $state;
+        $sum{states}{$state}++;
+        _worker(\%sum, $board->slot($i), $now, $opt{memory}) if $state ne '.';
     }
     return \%sum;
 }
