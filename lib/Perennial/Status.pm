@@ -31,16 +31,23 @@ sub new ($class, %args) {
     return bless {server => $server}, $class;
 }
 
+# A whole response that no cache keeps; Content-Type text/plain unless given
+sub response ($status, $body, @headers) {
+    my %h = ('Content-Type' => 'text/plain', @headers);
+    return [$status, [%h, 'Content-Length' => length $body, 'Cache-Control' => 'no-store'],
+        [$body]];
+}
+
 sub to_app ($self) {
     return sub ($env) {
         my $method = $env->{REQUEST_METHOD};
-        return _plain(405, "Method Not Allowed\n", Allow => 'GET, HEAD')
+        return response(405, "Method Not Allowed\n", Allow => 'GET, HEAD')
             unless $method eq 'GET' || $method eq 'HEAD';
         my $board = $self->{server}{board}
-            or return _plain(503, "The scoreboard is not ready\n");
+            or return response(503, "The scoreboard is not ready\n");
         my %query = _query($env->{QUERY_STRING});
         my $path  = $env->{PATH_INFO} // '';
-        return _plain(404, "Not Found\n") if length $path && $path ne '/' && $path ne '/metrics';
+        return response(404, "Not Found\n") if length $path && $path ne '/' && $path ne '/metrics';
         my $queues = Perennial::Status::Proc::queue_of_sockets(@{$self->{server}{listeners} // []});
         return $self->_metrics($board, $queues) if exists $query{metrics} || $path eq '/metrics';
         return _auto($env, summary($board, queues => $queues))        if exists $query{auto};
@@ -49,15 +56,11 @@ sub to_app ($self) {
         $refresh = 1 if defined $refresh && $refresh !~ /\A[1-9]\d{0,4}\z/;
         my $html = Perennial::Status::HTML::page(summary($board, queues => $queues, memory => 1),
             $env, $refresh);
-        return [
-            200,
-            [   'Content-Type'   => 'text/html; charset=UTF-8',
-                'Content-Length' => length $html,
-                'Cache-Control'  => 'no-store',
-                (defined $refresh ? (Refresh => $refresh) : ())
-            ],
-            [$html]
-        ];
+        return response(
+            200, $html,
+            'Content-Type' => 'text/html; charset=UTF-8',
+            defined $refresh ? (Refresh => $refresh) : ()
+        );
     };
 }
 
@@ -103,7 +106,7 @@ sub _auto ($env, $s) {
         (defined $depth ? ("ListenQueue: $depth", "ListenQueueLimit: $limit") : ()),
         "Scoreboard: $s->{scoreboard}",
     );
-    return _plain(200, join("\n", @lines) . "\n",
+    return response(200, join("\n", @lines) . "\n",
         'Content-Type' => 'text/plain; charset=ISO-8859-1');
 }
 
@@ -112,7 +115,7 @@ sub _json ($s) {
     $out{duration_ms} = int(delete($out{micros}) / 1000);
     $out{workers}     = [map { _worker_json($_) } @{$s->{workers}}];
     my $body = JSON::PP->new->canonical->ascii->encode(\%out);
-    return _plain(200, $body, 'Content-Type' => 'application/json');
+    return response(200, $body, 'Content-Type' => 'application/json');
 }
 
 sub _worker_json ($w) {
@@ -198,19 +201,13 @@ sub _metrics ($self, $board, $queues) {
             }
             grep { $w[$_]{memory} } 0 .. $#w
     );
-    return _plain(200, $out, 'Content-Type' => 'text/plain; version=0.0.4; charset=utf-8');
+    return response(200, $out, 'Content-Type' => 'text/plain; version=0.0.4; charset=utf-8');
 }
 
 # Apache prints its ratios with %g and without the leading zero
 sub _g ($n) { sprintf('%g', $n) =~ s/\A0\./\./r }
 
 sub _label ($value) { ($value // '') =~ s/(["\\])/\\$1/gr =~ s/\n/\\n/gr }
-
-sub _plain ($status, $body, @headers) {
-    my %h = ('Content-Type' => 'text/plain', @headers);
-    return [$status, [%h, 'Content-Length' => length $body, 'Cache-Control' => 'no-store'],
-        [$body]];
-}
 
 sub _query ($qs) {
     return () unless length($qs // '');
@@ -260,6 +257,13 @@ L<Perennial::Manual::Status> for every figure.
 
 C<server> is a hash that holds C<board> (the L<Perennial::Scoreboard>) and C<listeners> by the
 time a request comes.
+
+=head2 response
+
+    return Perennial::Status::response(200, $json, 'Content-Type' => 'application/json');
+
+A finished PSGI response with its length, not to be cached; C<text/plain> unless a type is
+given.
 
 =head2 to_app
 

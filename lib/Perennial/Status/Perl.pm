@@ -4,6 +4,7 @@ use Carp     qw(croak);
 use Config   ();
 use JSON::PP ();
 use Perennial::Executor::Catalog;
+use Perennial::Status;
 use Perennial::Status::HTML   qw(escape);
 use POSIX                     qw(strftime);
 use Perennial::Status::Report qw(summary);
@@ -31,15 +32,18 @@ sub new ($class, %args) {
 
 sub to_app ($self) {
     return sub ($env) {
-        return _plain(405, "Method Not Allowed\n") if $env->{REQUEST_METHOD} !~ /\A(?:GET|HEAD)\z/;
-        my $board = $self->{server}{board} or return _plain(503, "The scoreboard is not ready\n");
-        my $view  = $self->view($board);
+        return Perennial::Status::response(405, "Method Not Allowed\n", Allow => 'GET, HEAD')
+            if $env->{REQUEST_METHOD} !~ /\A(?:GET|HEAD)\z/;
+        my $board = $self->{server}{board}
+            or return Perennial::Status::response(503, "The scoreboard is not ready\n");
+        my $view = $self->view($board);
         if (($env->{QUERY_STRING} // '') =~ /(?:\A|[&;])json(?:[=&;]|\z)/) {
             my $body = JSON::PP->new->canonical->ascii->encode($view);
-            return _plain(200, $body, 'application/json');
+            return Perennial::Status::response(200, $body, 'Content-Type' => 'application/json');
         }
         my $html = _html($view);
-        return _plain(200, $html, 'text/html; charset=UTF-8');
+        return Perennial::Status::response(200, $html,
+            'Content-Type' => 'text/html; charset=UTF-8');
     };
 }
 
@@ -217,14 +221,6 @@ sub _table ($columns, $rows, $caption = undef) {
             . "</tr>\n";
     }
     return "$out</table></div>\n";
-}
-
-sub _plain ($status, $body, $type = 'text/plain') {
-    return [
-        $status,
-        ['Content-Type' => $type, 'Content-Length' => length $body, 'Cache-Control' => 'no-store'],
-        [$body]
-    ];
 }
 
 1;
