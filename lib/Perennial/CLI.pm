@@ -15,7 +15,7 @@ use Perennial::Status::Report qw(text);
 my @OPTIONS = qw(access-log=s app|a=s backlog=i config|c=s daemonize|D env|E=s error-log=s help|h
     host|o=s I=s@ keepalive! disable-keepalive keepalive-timeout=s listen|l=s@ log-level=s M=s@
     max-clients=i max-keepalive-requests=i max-requests=i max-requests-jitter=s max-spare-servers=i
-    min-spare-servers=i pid=s port|p=i scoreboard=s server-limit=i single-process|X socket|S=s@
+    min-spare-servers=i pid=s port|p=i scoreboard=s server-limit=i set=s@ single-process|X socket|S=s@
     start-servers=i timeout=s version|v wait=i workers=i);
 
 my %FLAG_KEY = (
@@ -141,7 +141,11 @@ sub _config ($opt) {
     $over{modules}  = $opt->{M} if $opt->{M};
     $over{app} //= File::Spec->rel2abs('app.psgi') if !defined $opt->{config} && -e 'app.psgi';
     $over{environment} //= $ENV{PLACK_ENV}         if defined $ENV{PLACK_ENV};
-    return Perennial::Config->load(file => $opt->{config}, overrides => \%over);
+    return Perennial::Config->load(
+        file       => $opt->{config},
+        overrides  => \%over,
+        directives => $opt->{set} // []
+    );
 }
 
 sub _lib_dir () { $INC{'Perennial.pm'} =~ s{/Perennial\.pm\z}{}r }
@@ -184,6 +188,7 @@ Serving:
   -E, --env NAME           PLACK_ENV; 'development' adds Lint and StackTrace
   -I DIR, -M Module        add to @INC, load a module in the manager before forking
   -X, --single-process     serve in one process, for debugging
+      --set 'DIRECTIVE VALUE'   any config directive, after the file's (also DIRECTIVE=VALUE); repeatable
 
 Signals to the manager: TERM stop, WINCH graceful stop, USR1 graceful restart, HUP restart,
 USR2 hot upgrade, URG reopen the logs, TTIN/TTOU one worker more/less.

@@ -104,6 +104,17 @@ sub load ($class, %args) {
         %values = (source => $path, server_root => (File::Spec->splitpath($path))[1] =~ s{/\z}{}r);
         _apply_items(\%values, \@errors, $items);
     }
+
+    # Directives given on the command line (--set), after the file's, as if it ended with them
+    for my $line (@{$args{directives} // []}) {
+        my ($items, $syntax)
+            = Perennial::Config::Apache->parse_string($line =~ /\s/ ? $line : $line =~ s/=/ /r,
+            "--set '$line'");
+        push @errors, @$syntax;
+        push @errors, "--set '$line': only one directive, not a section"
+            if grep { $_->{section} } @$items;
+        _apply_items(\%values, \@errors, [grep { !$_->{section} } @$items]);
+    }
     die join("\n", @errors) . "\n" if @errors;
     for my $key (sort keys %$over) {
         my $err = _check($key, $over->{$key});
