@@ -5,6 +5,7 @@ use Getopt::Long qw(GetOptionsFromArray);
 use Perennial;
 use Perennial::Config;
 use Perennial::Control;
+use Perennial::CLI::Tools;
 use Perennial::Runner;
 use Perennial::Scoreboard;
 use Perennial::Status::Proc;
@@ -42,7 +43,11 @@ my %FLAG_KEY = (
     daemonize                => 'daemonize'
 );
 
+my %TOOLS = (bench => \&Perennial::CLI::Tools::bench, tune => \&Perennial::CLI::Tools::tune);
+
 my %COMMANDS = (
+    bench           => undef,
+    tune            => undef,
     configtest      => \&_cmd_configtest,
     graceful        => \&_cmd_signal,
     'graceful-stop' => \&_cmd_signal,
@@ -61,6 +66,7 @@ sub run ($class, @argv) {
     # A hot upgrade runs the same command line again
     my @again   = ($^X, '-I' . _lib_dir(), File::Spec->rel2abs($0), @argv);
     my $command = @argv && exists $COMMANDS{$argv[0]} ? shift @argv : 'serve';
+    return _tool($command, @argv) if $TOOLS{$command};
     my %opt;
     Getopt::Long::Configure(qw(no_ignore_case bundling));
     local $SIG{__WARN__} = sub ($msg) { print STDERR "perennial: $msg" };
@@ -75,6 +81,15 @@ sub run ($class, @argv) {
         return $COMMANDS{$command}->($config, \%opt, $command);
     };
     return $ok if defined $ok;
+    print STDERR $@ =~ s/^/perennial: /gmr;
+    return 1;
+}
+
+# bench and tune take their own options
+sub _tool ($command, @argv) {
+    local $SIG{__WARN__} = sub ($msg) { print STDERR "perennial: $msg" };
+    my $code = eval { $TOOLS{$command}->(@argv) };
+    return $code if defined $code;
     print STDERR $@ =~ s/^/perennial: /gmr;
     return 1;
 }
@@ -169,6 +184,8 @@ sub _usage ($code) {
     print <<'USAGE';
 Usage: perennial [serve] [options] [app.psgi]
        perennial configtest -c perennial.conf
+       perennial bench SPEC_FILE [--target [NAME=]URL ...] [--out DIR]
+       perennial tune -c perennial.conf --url PATH ... [--ram SIZE] [--shared]
        perennial status|stop|graceful|graceful-stop|restart|upgrade|reopen-logs
                  (--pid FILE | -c perennial.conf)
 
