@@ -42,18 +42,66 @@ sub run ($self) {
     my @results;
     for my $step (@plan) {
         my ($combo, $target) = @$step;
-        my $server = $target ? undef          : $self->_start($combo);
+        my $server = $target ? undef          : $self->start($combo);
         my $base   = $target ? $target->{url} : "http://127.0.0.1:$server->{port}";
         my $ok     = eval {
             push @results, $self->_measure($combo // [], $target, $base);
             1;
         };
         my $err = $@;
-        $self->_stop($server) if $server;
+        $self->stop($server) if $server;
         die $err unless $ok;
     }
     $self->_progress(undef);
     return \@results;
+}
+
+# Perennial with the spec's config, its fixed settings and this combination, on a socket this
+# process binds (no race for the port), logging to a directory of its own
+sub start ($self, $combo) {
+    my $spec = $self->{spec};
+    my $dir  = tempdir(CLEANUP => 1);
+    my $sock = IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => 511)
+        or die "Can't listen on 127.0.0.1: $@\n";
+    my @set = map { ('--set', "$_->[0] $_->[1]") } $spec->fixed, @$combo;
+    my @cmd = (
+        $^X,            "-I$LIB",             $BIN,          'serve',
+        '-c',           $spec->config,        '--listen',    'fd:' . fileno($sock),
+        '--pid',        "$dir/perennial.pid", '--error-log', "$dir/error.log",
+        '--access-log', "$dir/access.log",    @set
+    );
+    my $pid = fork // die "Can't fork: $!\n";
+    if (!$pid) {
+        setpgrp(0, 0);
+        fcntl($sock, F_SETFD, fcntl($sock, F_GETFD, 0) & ~FD_CLOEXEC);
+        open(STDOUT, '>',  "$dir/out.log") or POSIX::_exit(126);
+        open(STDERR, '>&', \*STDOUT)       or POSIX::_exit(126);
+        exec @cmd or POSIX::_exit(127);
+    }
+    my $server = {pid => $pid, port => $sock->sockport, dir => $dir};
+    close $sock;
+    my ($first)  = $spec->urls;
+    my $ua       = HTTP::Tiny->new(timeout => 5);
+    my $deadline = Time::HiRes::time() + 30;
+    while (Time::HiRes::time() < $deadline) {
+        last           if waitpid($pid, WNOHANG) == $pid;
+        return $server if $ua->get("http://127.0.0.1:$server->{port}$first")->{status} < 599;
+        Time::HiRes::sleep(0.1);
+    }
+    my $why = _slurp("$dir/out.log") . _slurp("$dir/error.log");
+    $self->stop($server);
+    die "Perennial did not start with " . join(', ', map {"$_->[0] $_->[1]"} @$combo) . ":\n$why";
+}
+
+sub stop ($self, $server) {
+    kill 'TERM', $server->{pid};
+    my $deadline = Time::HiRes::time() + 20;
+    while (Time::HiRes::time() < $deadline) {
+        return if waitpid($server->{pid}, WNOHANG) == $server->{pid};
+        Time::HiRes::sleep(0.05);
+    }
+    kill 'KILL', -$server->{pid};
+    waitpid $server->{pid}, 0;
 }
 
 sub _measure ($self, $combo, $target, $base) {
@@ -108,54 +156,6 @@ sub _progress ($self, $what) {
         $self->{done} + 1, $self->{total}, substr($what, 0, 60);
 }
 
-# Perennial with the spec's config, its fixed settings and this combination, on a socket this
-# process binds (no race for the port), logging to a directory of its own
-sub _start ($self, $combo) {
-    my $spec = $self->{spec};
-    my $dir  = tempdir(CLEANUP => 1);
-    my $sock = IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => 511)
-        or die "Can't listen on 127.0.0.1: $@\n";
-    my @set = map { ('--set', "$_->[0] $_->[1]") } $spec->fixed, @$combo;
-    my @cmd = (
-        $^X,            "-I$LIB",             $BIN,          'serve',
-        '-c',           $spec->config,        '--listen',    'fd:' . fileno($sock),
-        '--pid',        "$dir/perennial.pid", '--error-log', "$dir/error.log",
-        '--access-log', "$dir/access.log",    @set
-    );
-    my $pid = fork // die "Can't fork: $!\n";
-    if (!$pid) {
-        setpgrp(0, 0);
-        fcntl($sock, F_SETFD, fcntl($sock, F_GETFD, 0) & ~FD_CLOEXEC);
-        open(STDOUT, '>',  "$dir/out.log") or POSIX::_exit(126);
-        open(STDERR, '>&', \*STDOUT)       or POSIX::_exit(126);
-        exec @cmd or POSIX::_exit(127);
-    }
-    my $server = {pid => $pid, port => $sock->sockport, dir => $dir};
-    close $sock;
-    my ($first)  = $spec->urls;
-    my $ua       = HTTP::Tiny->new(timeout => 5);
-    my $deadline = Time::HiRes::time() + 30;
-    while (Time::HiRes::time() < $deadline) {
-        last           if waitpid($pid, WNOHANG) == $pid;
-        return $server if $ua->get("http://127.0.0.1:$server->{port}$first")->{status} < 599;
-        Time::HiRes::sleep(0.1);
-    }
-    my $why = _slurp("$dir/out.log") . _slurp("$dir/error.log");
-    $self->_stop($server);
-    die "Perennial did not start with " . join(', ', map {"$_->[0] $_->[1]"} @$combo) . ":\n$why";
-}
-
-sub _stop ($self, $server) {
-    kill 'TERM', $server->{pid};
-    my $deadline = Time::HiRes::time() + 20;
-    while (Time::HiRes::time() < $deadline) {
-        return if waitpid($server->{pid}, WNOHANG) == $server->{pid};
-        Time::HiRes::sleep(0.05);
-    }
-    kill 'KILL', -$server->{pid};
-    waitpid $server->{pid}, 0;
-}
-
 sub _slurp ($file) {
     open(my $fh, '<', $file) or return '';
     local $/;
@@ -191,6 +191,14 @@ measurement is bounded in requests and seconds (ab) or in seconds (wrk).
 
     my $bench = Perennial::Bench->new(spec => $spec, targets => [{name => 'apache', url => $url}],
         progress => $fh_or_undef);
+
+=head2 start, stop
+
+    my $server = $bench->start([[MaxClients => 4]]);    # {pid, port, dir}
+    $bench->stop($server);
+
+Starts Perennial with the spec's config and settings plus these, waits until it answers the
+first URL (30 s at most), and stops it (TERM, then KILL after 20 s).
 
 =head2 run
 

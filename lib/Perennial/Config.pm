@@ -173,12 +173,28 @@ sub with ($self, %override) {
     return ref($self)->new(%values, %override);
 }
 
-sub _apply_items ($values, $errors, $items) {
+sub _apply_items ($values, $errors, $items, $depth = 0) {
     for my $item (@$items) {
-        if ($item->{section}) { section($values, $errors, $item); next }
+        if ($item->{section})              { section($values, $errors, $item);          next }
+        if (lc $item->{name} eq 'include') { _include($values, $errors, $item, $depth); next }
         my $err = server_directive($values, $item) // _directive($values, $item);
         push @$errors, "$item->{file} line $item->{line}: $err" if $err;
     }
+}
+
+# Include FILE: its directives here, as if written in place; the path is taken from the
+# including file's directory
+sub _include ($values, $errors, $item, $depth) {
+    my $where = "$item->{file} line $item->{line}";
+    return push @$errors, "$where: Include takes one file"          if @{$item->{args}} != 1;
+    return push @$errors, "$where: Include nested more than 8 deep" if $depth >= 8;
+    my $dir  = (File::Spec->splitpath($item->{file}))[1];
+    my $path = File::Spec->rel2abs($item->{args}[0], $dir || '.');
+    return push @$errors, "$where: Include: file '$path' not found" unless -f $path;
+    my ($items, $syntax) = Perennial::Config::Apache->parse_file($path);
+    push @$errors, @$syntax;
+    _apply_items($values, $errors, $items, $depth + 1);
+    return;
 }
 
 # What a value of each type looks like, and how to say it is wrong

@@ -103,13 +103,14 @@ sub series ($results) {
     return map { {name => $_, x => $x, points => $group{$_}} } @order;
 }
 
-# Where throughput stops rising: the first point after which no later point is 5% faster.
+# Where throughput stops rising: the first point after which no later point is 10% faster
+# (less is within this kind of machine's noise).
 # Returns its index, or undef for fewer than three points.
 sub knee ($points) {
     return undef if @$points < 3;
     for my $i (0 .. $#$points - 1) {
         my ($best) = sort { $b <=> $a } map { $_->{rps} } @$points[$i + 1 .. $#$points];
-        return $i if $best < $points->[$i]{rps} * 1.05;
+        return $i if $best < $points->[$i]{rps} * 1.10;
     }
     return $#$points;
 }
@@ -144,8 +145,9 @@ Perennial::Bench::Report - the table, CSV and JSON of a bench run, and its knee
 
     my $i = knee($series->{points});    # index of the point where throughput stops rising
 
-The first point after which no later point has 5% more requests per second: past it, more of
-the varied setting buys nothing but memory and latency.
+The first point after which no later point has 10% more requests per second: past it, more
+of the varied setting buys nothing but memory and latency. The last point when throughput was
+still rising at the end of the sweep.
 
 =head2 series
 

@@ -32,8 +32,19 @@ sub load ($class, $file) {
     push @err, "$path: no URL given" unless @{$self->{urls}};
     push @err, "$path: give Requests or Duration, not both"
         if defined $self->{requests} && defined $self->{duration};
-    die join("\n", @err) . "\n" if @err;
-    $self->{config}      = File::Spec->rel2abs($self->{config}, $dir) if defined $self->{config};
+    die join("\n", @err) . "\n"                                  if @err;
+    $self->{config} = File::Spec->rel2abs($self->{config}, $dir) if defined $self->{config};
+    return $self->_defaults;
+}
+
+# A spec made in code (perennial tune): the same keys as the file's, in lower case
+sub new ($class, %args) {
+    my $self = bless {urls => [], concurrency => [], vary => [], set => [], file => '-', %args},
+        $class;
+    return $self->_defaults;
+}
+
+sub _defaults ($self) {
     $self->{concurrency} = [1] unless @{$self->{concurrency}};
     $self->{tool}     //= defined $self->{duration} ? 'wrk' : 'ab';
     $self->{requests} //= 1000 unless defined $self->{duration};
@@ -41,7 +52,7 @@ sub load ($class, $file) {
     $self->{warmup}   //= 50;
     $self->{timeout}  //= 60;
     my $runs = $self->combinations * @{$self->{urls}} * @{$self->{concurrency}};
-    die "$path: $runs measurements; at most $MAX_RUNS in one run\n" if $runs > $MAX_RUNS;
+    die "$self->{file}: $runs measurements; at most $MAX_RUNS in one run\n" if $runs > $MAX_RUNS;
     return $self;
 }
 
@@ -147,6 +158,11 @@ measurements in one run.
 =head2 combinations
 
     for my $combo ($spec->combinations) { ... }    # [[MaxClients => 4], [KeepAlive => 'Off']]
+
+=head2 new
+
+    my $spec = Perennial::Bench::Spec->new(config => $conf, urls => ['/x'], concurrency => [8],
+        requests => 500, vary => [[MaxClients => [1, 2, 4]]], set => [[LogLevel => 'warn']]);
 
 =head2 load
 

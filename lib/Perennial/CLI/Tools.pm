@@ -1,12 +1,15 @@
 package Perennial::CLI::Tools;
 use v5.36;
 use File::Path   qw(make_path);
+use File::Spec   ();
 use Getopt::Long qw(GetOptionsFromArray);
 use POSIX        qw(strftime);
 use Perennial::Bench;
 use Perennial::Bench::Chart  qw(svg);
 use Perennial::Bench::Report qw(csv json knee series table);
 use Perennial::Bench::Spec;
+use Perennial::Tune;
+use Perennial::Tune::Text;
 
 # perennial bench and perennial tune: their options, and where their results go
 
@@ -31,6 +34,62 @@ sub bench (@argv) {
     printf "\nMeasured with %s. Results: %s\n", $results->[0]{tool} // $spec->tool,
         join(', ', @files);
     return 0;
+}
+
+sub tune (@argv) {
+    my %opt;
+    GetOptionsFromArray(
+        \@argv,       \%opt,        'config|c=s',    'url=s@',
+        'from-log=s', 'top=i',      'ram=s',         'shared',
+        'workers=i',  'requests=i', 'concurrency=i', 'sweep=s',
+        'out=s',      'quiet|q'
+    ) or return 2;
+    die "Usage: perennial tune -c CONFIG (--url PATH ... | --from-log ACCESS_LOG) [--ram SIZE] "
+        . "[--shared] [--out FILE]\n"
+        if !defined $opt{config} || @argv;
+    die "Can't read config \"$opt{config}\"\n" unless -r $opt{config};
+    my @urls = @{$opt{url} // []};
+    push @urls, top_urls($opt{'from-log'}, $opt{top} // 5) if defined $opt{'from-log'};
+    die "tune needs the URLs to request: --url PATH (repeatable) or --from-log ACCESS_LOG\n"
+        unless @urls;
+    my $tune = Perennial::Tune->new(
+        config      => File::Spec->rel2abs($opt{config}),
+        urls        => \@urls,
+        ram_kb      => defined $opt{ram} ? _kb($opt{ram}) : undef,
+        shared      => $opt{shared},
+        workers     => $opt{workers},
+        requests    => $opt{requests},
+        concurrency => $opt{concurrency},
+        sweep       => $opt{sweep}                 ? [split /[\s,]+/, $opt{sweep}] : undef,
+        progress    => (!$opt{quiet} && -t STDERR) ? \*STDERR                      : undef,
+    );
+    my $r    = $tune->run;
+    my $out  = $opt{out} // 'logs/tune.conf';
+    my $conf = Perennial::Tune::Text::fragment($r, \@urls);
+    make_path((File::Spec->splitpath(File::Spec->rel2abs($out)))[1]);
+    open(my $fh, '>', $out) or die "Can't write $out: $!\n";
+    print {$fh} $conf;
+    close $fh or die "Can't write $out: $!\n";
+    print Perennial::Tune::Text::report($r, \@urls), "\n", $conf;
+    print "\nWritten to $out: add 'Include " . File::Spec->rel2abs($out) . "' to your config.\n";
+    return 0;
+}
+
+# The most requested GET paths of an access log (combined format)
+sub top_urls ($log, $n) {
+    open(my $fh, '<', $log) or die "Can't read access log \"$log\": $!\n";
+    my %count;
+    while (my $line = <$fh>) {
+        $count{$1}++ if $line =~ m{"GET (/\S*) HTTP/1\.[01]" [23]\d\d };
+    }
+    my @top = (sort { $count{$b} <=> $count{$a} || $a cmp $b } keys %count)[0 .. $n - 1];
+    return grep {defined} @top;
+}
+
+sub _kb ($size) {
+    my ($n, $unit) = $size =~ /\A(\d+(?:\.\d+)?)\s*([KMGT]?)B?\z/i
+        or die "--ram takes a size such as 400M or 2G, got '$size'\n";
+    return int($n * {'' => 1, K => 1, M => 1024, G => 1024**2, T => 1024**3}->{uc $unit});
 }
 
 # What stayed the same in every measurement, for under the table
@@ -94,6 +153,18 @@ Perennial::CLI::Tools - the perennial bench and perennial tune commands
 
 Runs the sweep, prints the table and writes C<table.txt>, C<results.csv>, C<results.json>
 and C<chart.svg> (one chart per series) to C<--out> (default C<logs/bench-DATE-TIME>).
+
+=head2 tune
+
+    perennial tune -c CONFIG (--url PATH ... | --from-log ACCESS_LOG [--top N]) [--ram SIZE]
+        [--shared] [--workers N] [--requests N] [--concurrency N] [--sweep '1 2 4 8'] [--out FILE]
+
+Measures and prints the report and the recommended settings, and writes them as a config
+fragment to C<--out> (default C<logs/tune.conf>) for C<Include>.
+
+=head2 top_urls
+
+    my @paths = top_urls('logs/access.log', 5);
 
 =head2 fixed_settings, write_results
 
