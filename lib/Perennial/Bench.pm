@@ -97,7 +97,7 @@ sub stop ($self, $server) {
     kill 'TERM', $server->{pid};
     my $deadline = Time::HiRes::time() + 20;
     while (Time::HiRes::time() < $deadline) {
-        return if waitpid($server->{pid}, WNOHANG) == $server->{pid};
+        return if waitpid($server->{pid}, WNOHANG) != 0;    # Gone, or reaped already
         Time::HiRes::sleep(0.05);
     }
     kill 'KILL', -$server->{pid};

@@ -1,0 +1,113 @@
+use v5.36;
+use lib 't/lib';
+use Test::More;
+use Cwd             qw(abs_path);
+use File::Temp      qw(tempdir);
+use JSON::PP        ();
+use Perennial::Test qw(start_server wait_until);
+
+# perennial bench against a real Perennial serving the examples, with small bounded loads: the
+# shape of the table, the CSV and JSON, and a chart that renders as an image
+my $dir      = tempdir(CLEANUP => 1);
+my $examples = abs_path('examples/perennial.conf');
+
+sub spec ($text) {
+    open(my $fh, '>', "$dir/test.bench") or die $!;
+    print {$fh} $text;
+    close $fh;
+    return "$dir/test.bench";
+}
+
+sub bench (@args) {
+    my $out = qx{$^X -Ilib bin/perennial bench @args 2>$dir/stderr};
+    return (
+        $out, $? >> 8,
+        do { local (@ARGV, $/) = "$dir/stderr"; <> }
+            // ''
+    );
+}
+
+subtest 'a sweep of MaxClients over two URLs' => sub {
+    my $file = spec(<<"SPEC");
+Title       test sweep
+Config      $examples
+URL         /registry/heavy.pl?rows=20 /hello
+Concurrency 2
+Requests    20
+Warmup      2
+Vary        MaxClients 1 2 3
+Set         LogLevel warn
+SPEC
+    my ($out, $code, $err) = bench($file, '--out', "$dir/out");
+    is $code, 0,  'bench exits 0' or diag "$out\n$err";
+    is $err,  '', 'no progress bar when not on a terminal';
+    like $out, qr/^MaxClients\s+url \| avtime\s+p50\s+p99 completed failed\s+rps$/m,
+        'the Guide\'s header';
+    my @rows
+        = $out =~ /^\s+([123])\s+(\S+) \|\s+([\d.]+)\s+\S+\s+\S+\s+(\d+)\s+(\d+)\s+([\d.]+)$/mg;
+    is scalar(@rows) / 6, 6, 'a row per MaxClients and URL';
+    for (my $i = 0; $i < @rows; $i += 6) {
+        my ($mc, $url, $avtime, $completed, $failed, $rps) = @rows[$i .. $i + 5];
+        is $completed, 20, "MaxClients $mc $url: 20 completed";
+        is $failed,    0,  'none failed';
+        cmp_ok $rps, '>', 0, "rps $rps";
+    }
+    like $out,
+        qr/^Non-varying parameters:\n(?:.*\n)*LogLevel\s+: warn\n(?:.*\n)*Concurrency\s+: 2\n/m,
+        'the settings that did not vary, under the table';
+    like $out, qr/Measured with ab\./, 'says which load generator';
+
+    open(my $csv, '<', "$dir/out/results.csv") or die $!;
+    my @csv = <$csv>;
+    is $csv[0],     "MaxClients,url,tool,avg_ms,p50_ms,p99_ms,completed,failed,rps\n", 'CSV header';
+    is scalar @csv, 7, 'CSV: six rows';
+    my $json = JSON::PP->new->decode(
+        do { local (@ARGV, $/) = "$dir/out/results.json"; <> }
+    );
+    is scalar @{$json->{results}}, 6, 'JSON: six results';
+    is_deeply [sort { $a <=> $b } map { $_->{settings}[0][1] } @{$json->{results}}],
+        [1, 1, 2, 2, 3, 3],
+        'with the setting of each';
+
+    for my $chart ('chart.svg', 'chart-2.svg') {
+        my $svg = do { local (@ARGV, $/) = "$dir/out/$chart"; <> };
+        like $svg, qr/\A<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/, "$chart is SVG";
+        like $svg, qr/knee: MaxClients [123]/,                          'with the knee marked';
+        is system('rsvg-convert', "$dir/out/$chart", '-o', "$dir/$chart.png"), 0,
+            'rsvg-convert renders it';
+        my $png = do { local (@ARGV, $/) = "$dir/$chart.png"; <> }
+            // '';
+        is substr($png, 0, 8),               "\x89PNG\r\n\x1a\n", 'into a PNG';
+        is unpack('N', substr($png, 16, 4)), 760,                 '760 pixels wide';
+    }
+};
+
+subtest '--target: the same measurements against a server already running' => sub {
+    my $srv  = start_server(app => 'pid.psgi', workers => 2);
+    my $file = spec("URL /\nConcurrency 1 2\nRequests 20\nWarmup 0\n");
+    my ($out, $code, $err)
+        = bench($file, '--target', 'mine=http://127.0.0.1:' . $srv->port, '--out', "$dir/target");
+    is $code, 0, 'bench exits 0' or diag $err;
+    like $out, qr/^target concurrency \| avtime/m, 'rows by target and concurrency';
+    is scalar(() = $out =~ /^\s*mine\s+[12] \|.*\s20\s+0\s+[\d.]+$/mg), 2, 'two rows, 20 each';
+    ($out, $code, $err) = bench($file, '--target', 'http://192.0.2.1:80');
+    isnt $code, 0, 'a target off this host is refused';
+    like $err, qr/only http:\/\/ URLs on this host/, 'says why';
+    $srv->stop;
+};
+
+subtest 'spec errors name the file and line' => sub {
+    my $file = spec("URL /\nConcurrency many\nFrobnicate 1\nVary MaxClients 1\n");
+    my (undef, $code, $err) = bench($file);
+    isnt $code, 0, 'bench fails';
+    like $err, qr/test\.bench line 2: Concurrency takes one or more numbers/, 'bad concurrency';
+    like $err, qr/test\.bench line 3: unknown directive 'Frobnicate'/,        'unknown directive';
+    like $err, qr/test\.bench line 4: Vary takes a directive and two or more values/, 'short Vary';
+    $file = spec("Config $examples\nURL /hello\nVary MaxClients 1 2\nSet MaxClients zero\n");
+    (undef, $code, $err) = bench($file);
+    isnt $code, 0, 'a setting the server refuses';
+    like $err, qr/did not start with MaxClients 1:.*MaxClients must be a positive integer/s,
+        'is reported with the server\'s own error';
+};
+
+done_testing;
