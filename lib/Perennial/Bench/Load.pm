@@ -61,7 +61,7 @@ sub _wrk ($url, %a) {
     ($r{completed}, $r{seconds}) = $out =~ /(\d+) requests in ([\d.]+)(?:s|ms|m)/;
     ($r{rps}) = $out =~ /Requests\/sec:\s+([\d.]+)/;
     $r{avg_ms}     = _ms($out =~ /Latency\s+([\d.]+\w+)/);
-    $r{"p${_}_ms"} = _ms($out =~ /^\s+$_(?:\.000)?%\s+([\d.]+\w+)/m) for 50, 90, 99;
+    $r{"p${_}_ms"} = scalar _ms($out =~ /^\s+$_(?:\.000)?%\s+([\d.]+\w+)/m) for 50, 90, 99;
     $r{failed}     = 0;
     $r{failed} += $_ for $out =~ /(?:connect|read|write|timeout) (\d+)/g;
     $r{failed} += $1 if $out  =~ /Non-2xx or 3xx responses: (\d+)/;
@@ -70,7 +70,7 @@ sub _wrk ($url, %a) {
 }
 
 sub _ms ($text) {
-    return undef unless defined $text;
+    return unless defined $text;
     my ($n, $unit) = $text =~ /([\d.]+)(\w+)/;
     return $n * ({us => 0.001, ms => 1, s => 1000, m => 60_000}->{$unit} // 1);
 }

@@ -107,7 +107,7 @@ sub series ($results) {
 # (less is within this kind of machine's noise).
 # Returns its index, or undef for fewer than three points.
 sub knee ($points) {
-    return undef if @$points < 3;
+    return if @$points < 3;
     for my $i (0 .. $#$points - 1) {
         my ($best) = sort { $b <=> $a } map { $_->{rps} } @$points[$i + 1 .. $#$points];
         return $i if $best < $points->[$i]{rps} * 1.10;

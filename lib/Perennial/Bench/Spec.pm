@@ -85,32 +85,37 @@ sub varied ($self) {
 }
 sub warmup ($self) { $self->{warmup} }
 
-sub _item ($self, $item) {
-    my $name = lc $item->{name};
-    my @args = @{$item->{args}};
-    if ($name eq 'url') {
+# The directives that collect lists; each returns an error or nothing
+my %LISTS = (
+    url => sub ($self, @args) {
         return 'URL takes one or more paths (/x) or http:// URLs' unless @args;
         for (@args) { return "URL '$_' is not a path or an http:// URL" unless m{\A(?:/|http://)} }
         push @{$self->{urls}}, @args;
         return;
-    }
-    if ($name eq 'concurrency') {
+    },
+    concurrency => sub ($self, @args) {
         return 'Concurrency takes one or more numbers from 1 to 1000'
             if !@args || grep { !/\A[1-9]\d{0,2}\z/ && $_ ne '1000' } @args;
         push @{$self->{concurrency}}, @args;
         return;
-    }
-    if ($name eq 'vary') {
+    },
+    vary => sub ($self, @args) {
         return 'Vary takes a directive and two or more values' if @args < 3;
         my $directive = shift @args;
         push @{$self->{vary}}, [$directive, \@args];
         return;
-    }
-    if ($name eq 'set') {
+    },
+    set => sub ($self, @args) {
         return 'Set takes a directive and its value' if @args < 2;
         push @{$self->{set}}, [shift @args, join ' ', @args];
         return;
-    }
+    },
+);
+
+sub _item ($self, $item) {
+    my $name = lc $item->{name};
+    my @args = @{$item->{args}};
+    return $LISTS{$name}->($self, @args) if $LISTS{$name};
     my $valid = $ONE{$name}
         or return "unknown directive '$item->{name}' "
         . '(URL, Concurrency, Requests, Duration, Warmup, Vary, Set, Config, Tool, KeepAlive, Timeout, Title)';

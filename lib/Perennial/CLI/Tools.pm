@@ -24,7 +24,7 @@ sub bench (@argv) {
     my $bench   = Perennial::Bench->new(
         spec     => $spec,
         targets  => \@targets,
-        progress => (!$opt{quiet} && -t STDERR) ? \*STDERR : undef
+        progress => _bar(\%opt)
     );
     my $results = $bench->run;
     my $out     = $opt{out} // 'logs/bench-' . strftime('%Y%m%d-%H%M%S', localtime);
@@ -60,8 +60,8 @@ sub tune (@argv) {
         workers     => $opt{workers},
         requests    => $opt{requests},
         concurrency => $opt{concurrency},
-        sweep       => $opt{sweep}                 ? [split /[\s,]+/, $opt{sweep}] : undef,
-        progress    => (!$opt{quiet} && -t STDERR) ? \*STDERR                      : undef,
+        sweep       => $opt{sweep} ? [split /[\s,]+/, $opt{sweep}] : undef,
+        progress    => _bar(\%opt),
     );
     my $r    = $tune->run;
     my $out  = $opt{out} // 'logs/tune.conf';
@@ -89,7 +89,14 @@ sub top_urls ($log, $n) {
 sub _kb ($size) {
     my ($n, $unit) = $size =~ /\A(\d+(?:\.\d+)?)\s*([KMGT]?)B?\z/i
         or die "--ram takes a size such as 400M or 2G, got '$size'\n";
-    return int($n * {'' => 1, K => 1, M => 1024, G => 1024**2, T => 1024**3}->{uc $unit});
+    my %kb = ('' => 1, K => 1, M => 1024, G => 1024**2, T => 1024**3);
+    return int($n * $kb{uc $unit});
+}
+
+# A progress bar for a person at a terminal; none in a pipe, a log or CI
+sub _bar ($opt) {
+    my $terminal = -t STDERR;    ## no critic (ProhibitInteractiveTest) a terminal, not a prompt
+    return !$opt->{quiet} && $terminal ? \*STDERR : undef;
 }
 
 # What stayed the same in every measurement, for under the table
