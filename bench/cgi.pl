@@ -1,7 +1,7 @@
 #!/usr/bin/perl
 use v5.36;
 use FindBin;
-use lib "$FindBin::RealBin/lib";
+use lib "$FindBin::RealBin/lib", "$FindBin::RealBin/../lib";
 use Cwd                       qw(abs_path);
 use Getopt::Long              qw(GetOptions);
 use List::Util                ();

@@ -1,7 +1,7 @@
 #!/usr/bin/perl
 use v5.36;
 use FindBin;
-use lib "$FindBin::RealBin/lib";
+use lib "$FindBin::RealBin/lib", "$FindBin::RealBin/../lib";
 use Getopt::Long              qw(GetOptions);
 use Perennial::Bench::Servers qw(start_server stop_server);
 use Perennial::Bench::Wrk     qw(run_wrk);

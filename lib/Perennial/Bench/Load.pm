@@ -53,8 +53,9 @@ sub _ab ($url, %a) {
 sub _wrk ($url, %a) {
     my $threads = $a{concurrency} < 2 ? 1 : 2;
     my @cmd     = (
-        'wrk', "-t$threads", "-c$a{concurrency}", "-d$a{seconds}s", '--latency',
-        "--timeout", ($a{timeout} // 30) . 's', $url
+        'wrk', "-t$threads", "-c$a{concurrency}", "-d$a{seconds}s", '--latency', '--timeout',
+        ($a{timeout} // 30) . 's',
+        (map { ('-H', $_) } @{$a{headers} // []}), $url
     );
     my $out = _run(@cmd);
     my %r   = (tool => 'wrk', raw => $out);
@@ -115,6 +116,7 @@ exceptions and non-2xx answers are. Only URLs on this host are accepted.
 =head2 run_load
 
     my $result = run_load(tool => 'ab'|'wrk', url => $url, concurrency => $n,
-        requests => $n, seconds => $s, timeout => $s, keepalive => 0);
+        requests => $n, seconds => $s, timeout => $s, keepalive => 0,
+        headers => ['Connection: close']);    # headers: wrk only
 
 =cut

@@ -1,26 +1,22 @@
 package Perennial::Bench::Ab;
 use v5.36;
-use Exporter qw(import);
+use Exporter               qw(import);
+use Perennial::Bench::Load qw(run_load);
 
-# Runs ab (HTTP/1.0, one connection per request) for at most a few seconds and reads its rate
+# The benchmarks' ab: Perennial::Bench::Load's, for at most a few seconds, with its failures
+# as errors
 
 our @EXPORT_OK = qw(run_ab);
 
 sub run_ab (%a) {
-    my @cmd = (
-        'ab', '-q', '-c', $a{concurrency} // 1,
-        '-t', $a{seconds} // 5,
-        '-n',
-        $a{requests} // 100_000,
-        "http://127.0.0.1:$a{port}$a{path}"
+    my $r = run_load(
+        tool        => 'ab',
+        url         => "http://127.0.0.1:$a{port}$a{path}",
+        concurrency => $a{concurrency} // 1,
+        seconds     => $a{seconds}     // 5,
+        requests    => $a{requests}    // 100_000,
     );
-    open(my $fh, '-|', @cmd) or die "Can't run ab: $!\n";
-    my $out = do { local $/; <$fh> };
-    close $fh;
-    my ($rps)    = $out =~ /Requests per second:\s+([\d.]+)/;
-    my ($failed) = $out =~ /Failed requests:\s+(\d+)/;
-    my ($non2xx) = $out =~ /Non-2xx responses:\s+(\d+)/;
-    return {rps => $rps // 0, errors => ($failed // 0) + ($non2xx // 0), raw => $out};
+    return {%$r, errors => $r->{failed}};
 }
 
 1;
