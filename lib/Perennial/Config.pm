@@ -317,6 +317,11 @@ One immutable object holding every setting, built from an httpd.conf-style file
 (L<Perennial::Config::Apache>) and command-line overrides. Errors name the file, the line and
 the reason, and all of them are reported at once. Accessors have the names of the keys below.
 
+C<Include FILE> reads the directives of another file in its place (the path taken from the
+including file's directory; 8 levels at most), as Apache's Include does. C<load>'s
+C<directives> (the command line's C<--set 'DIRECTIVE VALUE'>) are applied after the file's
+and checked the same way.
+
 =head1 CONFIGURATION
 
 Each key is listed with its directive, default and unit. Relative paths in a file are taken

@@ -263,7 +263,7 @@ Perennial::Tune - MaxClients and the other pool settings, from measurements
 
 =head1 DESCRIPTION
 
-See L<Perennial::Manual::Tune> for the method and each figure. The sizes are the workers'
+See L<Perennial::Manual::Tuning> for the method and each figure. The sizes are the workers'
 resident size (RSS, C<Max_Process_Size>, the largest), the memory they share (the smallest
 shared, C<Shared_RAM_per_Child>) and the growth of their private memory per request, read
 from C</proc/PID/smaps_rollup> after a warm-up and after the measured requests.

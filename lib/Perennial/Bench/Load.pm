@@ -22,7 +22,10 @@ sub loopback ($url) {
 # {tool, rps, avg_ms, p50_ms, p90_ms, p99_ms, completed, failed, seconds}
 sub run_load (%a) {
     my $url = loopback($a{url});
-    return $a{tool} eq 'wrk' ? _wrk($url, %a) : _ab($url, %a);
+    my $r   = $a{tool} eq 'wrk' ? _wrk($url, %a) : _ab($url, %a);
+    defined $r->{$_} and $r->{$_} += 0
+        for qw(rps avg_ms p50_ms p90_ms p99_ms completed failed seconds);
+    return $r;
 }
 
 sub _ab ($url, %a) {

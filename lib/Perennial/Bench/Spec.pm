@@ -150,7 +150,7 @@ Perennial::Bench::Spec - the test specification of perennial bench
 
 =head1 DESCRIPTION
 
-The directives, one per line in the config file's syntax (see L<Perennial::Manual::Bench>):
+The directives, one per line in the config file's syntax (see L<Perennial::Manual::Tuning>):
 C<URL> (paths on the server started, or full URLs with C<--target>), C<Concurrency>,
 C<Requests> or C<Duration> (seconds), C<Warmup> (requests before each measurement),
 C<Vary DIRECTIVE VALUE...> (repeatable: every combination gets its own server), C<Set

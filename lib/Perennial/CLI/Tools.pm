@@ -101,15 +101,17 @@ sub _bar ($opt) {
 
 # What stayed the same in every measurement, for under the table
 sub fixed_settings ($spec) {
+    my @c = $spec->concurrency;
+    my @u = $spec->urls;
     return [
         $spec->fixed,
-        [Concurrency => join ' ', $spec->concurrency],
+        (@c == 1 ? [Concurrency => $c[0]] : ()),
         (   defined $spec->requests
             ? [Requests => $spec->requests]
             : [Duration => $spec->duration . ' s']
         ),
         [Warmup => $spec->warmup],
-        [URL    => join ' ', $spec->urls],
+        (@u == 1 ? [URL => $u[0]] : ()),
     ];
 }
 
@@ -119,7 +121,8 @@ sub write_results ($dir, $spec, $results) {
     my %files = (
         'table.txt'    => table($results, fixed_settings($spec)),
         'results.csv'  => csv($results),
-        'results.json' => json($results, {spec => $spec->file, title => $spec->title}),
+        'results.json' =>
+            json($results, {spec => File::Spec->abs2rel($spec->file), title => $spec->title}),
     );
     my $n = 0;
     for my $s (series($results)) {
