@@ -100,12 +100,16 @@ sub recommend ($r, $shared_box) {
 # MaxRequestsPerChild: how many requests at the measured growth it takes to get there
 sub _lifetime ($set, $why, $f, $m, $max) {
     my $unshared = $f->{max_process_kb} - $f->{shared_kb};
-    my $allowed  = floor(($f->{ram_kb} - $f->{max_process_kb}) / $max);
-    $allowed = max($allowed, $unshared + 1024);
+
+    # A leak guard: twice today's unshared size and 16 MB more, within each worker's share of RAM
+    my $share   = floor(($f->{ram_kb} - $f->{max_process_kb}) / $max);
+    my $allowed = max(min($share, 2 * $unshared + 16_384), $unshared + 1024);
     $set->{MaxUnsharedSize} = $allowed;
     push @$why,
-        sprintf 'MaxUnsharedSize %d KB: the RAM left for each of %d workers (%d KB unshared now)',
-        $allowed, $max, $unshared;
+        sprintf 'MaxUnsharedSize %d KB: twice the %d KB a worker has to itself now, and 16 MB '
+        . 'more, as a guard against leaks (each of %d workers could have %d KB)', $allowed,
+        $unshared,
+        $max, $share;
     my $growth = $m->{growth_kb_per_request};
 
     # Memory grows by pages: less than two pages per worker over the run is no growth

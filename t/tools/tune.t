@@ -62,6 +62,40 @@ subtest 'the fragment is a config the server accepts' => sub {
     is $? >> 8, 0, 'configtest passes' or diag $check;
 };
 
+subtest 'the Guide\'s example, and the rules on given figures' => sub {
+    require Perennial::Tune;
+    my $f = Perennial::Tune::formula(400 * 1024, 10 * 1024, 4 * 1024);
+    is $f->{max_clients}, 65, 'RAM 400 MB, processes of 10 MB sharing 4 MB: 65, as the Guide';
+    is $f->{no_sharing},  40, 'and 40 if nothing were shared';
+    my %m = (growth_kb_per_request => 1, requests => 1000, workers => [{}, {}]);
+    my $r = Perennial::Tune::recommend(
+        {   formula => $f,
+            memory  => \%m,
+            sweep   =>
+                {knee => 8, results => [map { {settings => [[MaxClients => $_]]} } 1, 2, 4, 8, 16]}
+        },
+        0
+    );
+    is $r->{settings}{MaxClients}, 8, 'the CPU\'s knee when it is below the memory figure';
+    is $r->{settings}{MaxUnsharedSize}, 2 * 6144 + 16384,
+        'MaxUnsharedSize: twice the unshared size and 16 MB';
+    is $r->{settings}{MaxRequestsPerChild}, 22_000,
+        'MaxRequestsPerChild: the headroom at 1 KB a request';
+    $r = Perennial::Tune::recommend(
+        {   formula => $f,
+            memory  => \%m,
+            sweep   => {
+                knee    => 16,
+                results => [map { {settings => [[MaxClients => $_]]} } 4, 8, 16, 32, 64, 128]
+            }
+        },
+        1
+    );
+    is $r->{settings}{MaxClients}, 16, 'the knee again, on a shared machine';
+    is_deeply [@{$r->{settings}}{qw(StartServers MinSpareServers MaxSpareServers)}], [4, 2, 8],
+        'a quarter started, two spare, half at most';
+};
+
 subtest 'URLs from an access log, and bad arguments' => sub {
     open(my $fh, '>', "$dir/access.log") or die $!;
     my $line = sub ($path, $status = 200) {
