@@ -246,8 +246,8 @@ sub _ram ($self) {
     open(my $fh, '<', '/proc/meminfo') or die "Can't read /proc/meminfo: $!\n";
     my %mem = map { /\A(\w+):\s+(\d+)/ ? ($1 => $2) : () } <$fh>;
     return $self->{shared}
-        ? {kb => $mem{MemAvailable}, from => 'MemAvailable in /proc/meminfo (shared machine)'}
-        : {kb => $mem{MemTotal},     from => 'MemTotal in /proc/meminfo (dedicated machine)'};
+        ? {kb => $mem{MemAvailable}, from => 'MemAvailable from /proc/meminfo: a shared machine'}
+        : {kb => $mem{MemTotal},     from => 'MemTotal from /proc/meminfo: a dedicated machine'};
 }
 
 1;
