@@ -96,6 +96,17 @@ subtest '--target: the same measurements against a server already running' => su
     $srv->stop;
 };
 
+subtest 'a progress bar on a terminal' => sub {
+    plan skip_all => 'script(1) is not installed' unless -x '/usr/bin/script';
+    my $file = spec("Config $examples\nURL /hello\nRequests 10\nWarmup 0\nVary MaxClients 1 2\n");
+    my $tty
+        = qx{script -q -e -c "$^X -Ilib bin/perennial bench $file --out $dir/tty >/dev/null" /dev/null};
+    is $? >> 8, 0, 'bench under a pseudo-terminal';
+    like $tty, qr{\[\.{30}\] 1/2 MaxClients=1 c=1 /hello},      'the bar at the start';
+    like $tty, qr{\[#{15}\.{15}\] 2/2 MaxClients=2 c=1 /hello}, 'half way';
+    like $tty, qr{\r\e\[K\z},                                   'and wiped at the end';
+};
+
 subtest 'spec errors name the file and line' => sub {
     my $file = spec("URL /\nConcurrency many\nFrobnicate 1\nVary MaxClients 1\n");
     my (undef, $code, $err) = bench($file);
