@@ -7,6 +7,7 @@ use File::Basename qw(dirname);
 use File::Temp     qw(tempdir);
 use HTTP::Tiny;
 use IO::Socket::IP;
+use List::Util             qw(min);
 use POSIX                  qw(WNOHANG);
 use Time::HiRes            ();
 use Perennial::Bench::Load qw(loopback run_load);
@@ -44,7 +45,8 @@ sub run ($self) {
         my ($combo, $target) = @$step;
         my $server = $target ? undef          : $self->start($combo);
         my $base   = $target ? $target->{url} : "http://127.0.0.1:$server->{port}";
-        my $ok     = eval {
+        _answers($target, $base, $spec) if $target;
+        my $ok = eval {
             push @results, $self->_measure($combo // [], $target, $base);
             1;
         };
@@ -113,7 +115,7 @@ sub _measure ($self, $combo, $target, $base) {
         run_load(
             tool        => 'ab',
             url         => $url,
-            concurrency => $top,
+            concurrency => min($top, $spec->warmup),
             requests    => $spec->warmup,
             seconds     => $MAX_SECONDS
         ) if $spec->warmup;
@@ -154,6 +156,14 @@ sub _progress ($self, $what) {
     my $filled = int($width * $self->{done} / ($self->{total} || 1));
     printf {$fh} "\r\e[K[%s%s] %d/%d %s", '#' x $filled, '.' x ($width - $filled),
         $self->{done} + 1, $self->{total}, substr($what, 0, 60);
+}
+
+# A target that refuses connections would give ab nothing but failures: say so at once
+sub _answers ($target, $base, $spec) {
+    my ($first) = $spec->urls;
+    my $url     = loopback($first =~ m{\A/} ? "$base$first" : $first);
+    my $res     = HTTP::Tiny->new(timeout => 10)->get($url);
+    die "target $target->{name} does not answer $url: $res->{content}" if $res->{status} == 599;
 }
 
 sub _slurp ($file) {

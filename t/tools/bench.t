@@ -93,6 +93,9 @@ subtest '--target: the same measurements against a server already running' => su
     ($out, $code, $err) = bench($file, '--target', 'http://192.0.2.1:80');
     isnt $code, 0, 'a target off this host is refused';
     like $err, qr/only http:\/\/ URLs on this host/, 'says why';
+    ($out, $code, $err) = bench($file, '--target', 'gone=http://127.0.0.1:1');
+    isnt $code, 0, 'a target that does not answer';
+    like $err, qr/target gone does not answer http:\/\/127\.0\.0\.1:1\/: .*refused/, 'is named';
     $srv->stop;
 };
 
@@ -114,6 +117,8 @@ subtest 'spec errors name the file and line' => sub {
     like $err, qr/test\.bench line 2: Concurrency takes one or more numbers/, 'bad concurrency';
     like $err, qr/test\.bench line 3: unknown directive 'Frobnicate'/,        'unknown directive';
     like $err, qr/test\.bench line 4: Vary takes a directive and two or more values/, 'short Vary';
+    (undef, $code, $err) = bench(spec("URL /\nConcurrency 8\nRequests 4\n"));
+    like $err, qr/Requests 4 is fewer than Concurrency 8/, 'fewer requests than clients';
     $file = spec("Config $examples\nURL /hello\nVary MaxClients 1 2\nSet MaxClients zero\n");
     (undef, $code, $err) = bench($file);
     isnt $code, 0, 'a setting the server refuses';

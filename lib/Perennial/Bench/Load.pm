@@ -1,6 +1,7 @@
 package Perennial::Bench::Load;
 use v5.36;
 use Exporter qw(import);
+use POSIX    ();
 use URI      ();
 
 # Drives a real load generator against a loopback URL and reads its report: ab (Apache's,
@@ -49,7 +50,7 @@ sub _ab ($url, %a) {
     my ($non2xx) = $out =~ /Non-2xx responses:\s+(\d+)/;
     $r{failed} = ($connect // 0) + ($receive // 0) + ($exceptions // 0) + ($non2xx // 0);
     for my $p (50, 90, 99) { ($r{"p${p}_ms"}) = $out =~ /^\s+$p%\s+(\d+)/m }
-    die "ab gave no figures for $url:\n$out\n" unless defined $r{rps};
+    _failed(ab => $url, $out) unless defined $r{rps};
     return \%r;
 }
 
@@ -69,7 +70,7 @@ sub _wrk ($url, %a) {
     $r{failed}     = 0;
     $r{failed} += $_ for $out =~ /(?:connect|read|write|timeout) (\d+)/g;
     $r{failed} += $1 if $out  =~ /Non-2xx or 3xx responses: (\d+)/;
-    die "wrk gave no figures for $url:\n$out\n" unless defined $r{rps};
+    _failed(wrk => $url, $out) unless defined $r{rps};
     return \%r;
 }
 
@@ -79,12 +80,24 @@ sub _ms ($text) {
     return $n * ({us => 0.001, ms => 1, s => 1000, m => 60_000}->{$unit} // 1);
 }
 
+# The tool's report, its complaints included
 sub _run (@cmd) {
-    open(my $fh, '-|', @cmd) or die "Can't run $cmd[0]: $!\n";
+    my $pid = open(my $fh, '-|') // die "Can't fork for $cmd[0]: $!\n";
+    if (!$pid) {
+        open(STDERR, '>&', \*STDOUT) or POSIX::_exit(126);
+        exec @cmd                    or do { print "Can't run $cmd[0]: $!\n"; POSIX::_exit(127) };
+    }
     my $out = do { local $/; <$fh> }
         // '';
     close $fh;
     return $out;
+}
+
+# The first lines of a report that had no figures
+sub _failed ($tool, $url, $out) {
+    my @lines = grep {/\S/} split /\n/, $out;
+    splice @lines, 3 if @lines > 3;
+    die "$tool gave no figures for $url: " . (join(' / ', @lines) || 'no output') . "\n";
 }
 
 1;

@@ -42,6 +42,7 @@ sub _value ($r, $key) {
 
 sub table ($results, $fixed = []) {
     my @keys = _keys($results);
+    @keys = ('url') unless @keys;    # One row: name it by what was requested
     my @head = (@keys, map { $_->[0] } @FIGURES);
     my @rows = map {
         my $r = $_;

@@ -51,6 +51,10 @@ sub _defaults ($self) {
     $self->{duration} //= 10;
     $self->{warmup}   //= 50;
     $self->{timeout}  //= 60;
+    my ($top) = sort { $b <=> $a } @{$self->{concurrency}};
+    die "$self->{file}: Requests $self->{requests} is fewer than Concurrency $top: "
+        . "ab cannot have more clients than requests\n"
+        if $self->{tool} eq 'ab' && defined $self->{requests} && $self->{requests} < $top;
     my $runs = $self->combinations * @{$self->{urls}} * @{$self->{concurrency}};
     die "$self->{file}: $runs measurements; at most $MAX_RUNS in one run\n" if $runs > $MAX_RUNS;
     return $self;
