@@ -1,6 +1,7 @@
 package Perennial::Access;
 use v5.36;
-use Socket qw(AF_INET AF_INET6 inet_pton);
+use Socket                    qw(AF_INET AF_INET6 inet_pton);
+use Perennial::HTTP::Response qw(plain_response);
 
 # Apache 2.4's host-based Require: `Require all granted|denied`, `Require local` and
 # `Require ip ADDRESS...`, several lines meaning any of them (RequireAny). Rules are parsed at
@@ -52,14 +53,13 @@ sub allows ($class, $rules, $addr) {
 
 # Wraps an application: a client the rules refuse gets 403 and a line in the error log
 sub wrap ($class, $rules, $app, $log, $where) {
-    my $body = "Forbidden\n";
     return sub ($env) {
         return $app->($env) if $class->allows($rules, $env->{REMOTE_ADDR});
         $log->warn("client "
                 . ($env->{REMOTE_ADDR} // 'unknown')
                 . " denied by Require ($where): $env->{REQUEST_METHOD} $env->{REQUEST_URI}")
             if $log;
-        return [403, ['Content-Type' => 'text/plain', 'Content-Length' => length $body], [$body]];
+        return plain_response(403);
     };
 }
 

@@ -1,7 +1,6 @@
 package Perennial::Executor;
 use v5.36;
 use Carp           qw(croak);
-use HTTP::Status   ();
 use Cwd            qw(getcwd);
 use File::Basename qw(basename dirname);
 use POSIX          ();
@@ -10,6 +9,7 @@ use Symbol         ();
 use Time::HiRes    ();
 use Perennial::Executor::Catalog;
 use Perennial::Executor::Compiler;
+use Perennial::HTTP::Response qw(plain_response);
 use Perennial::Executor::Environment;
 use Perennial::Executor::Errors;
 use Perennial::Executor::Inc;
@@ -111,10 +111,7 @@ sub _compile ($self, $hit) {
     return ($compiled, undef);
 }
 
-sub _error_page ($self, $status) {
-    my $body = "$status " . (HTTP::Status::status_message($status) // 'Error') . "\n";
-    return [$status, ['Content-Type' => 'text/plain', 'Content-Length' => length $body], [$body]];
-}
+sub _error_page ($self, $status) { plain_response($status) }
 
 sub _handle ($self, $env) {
     my $hit = $self->{resolver}->resolve($env);

@@ -1,6 +1,7 @@
 package Perennial::Router;
 use v5.36;
-use Carp qw(croak);
+use Carp                      qw(croak);
+use Perennial::HTTP::Response qw(plain_response);
 
 # The <Location> table, built once: longest path first, matched on whole path segments.
 # No filesystem calls: a location's application was loaded before the table was built.
@@ -27,7 +28,7 @@ sub to_app ($self) {
             local $env->{PATH_INFO}   = substr $path, length $prefix;
             return $route->{app}->($env);
         }
-        return [404, ['Content-Type' => 'text/plain', 'Content-Length' => 10], ["Not Found\n"]];
+        return plain_response(404, "Not Found\n");
     };
 }
 

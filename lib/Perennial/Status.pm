@@ -1,7 +1,8 @@
 package Perennial::Status;
 use v5.36;
-use Carp     qw(croak);
-use JSON::PP ();
+use Carp                      qw(croak);
+use JSON::PP                  ();
+use Perennial::HTTP::Response qw(plain_response);
 use Perennial::Status::HTML;
 use Perennial::Status::Proc;
 use Perennial::Status::Report qw(apache_time duration_words summary);
@@ -33,9 +34,7 @@ sub new ($class, %args) {
 
 # A whole response that no cache keeps; Content-Type text/plain unless given
 sub response ($status, $body, @headers) {
-    my %h = ('Content-Type' => 'text/plain', @headers);
-    return [$status, [%h, 'Content-Length' => length $body, 'Cache-Control' => 'no-store'],
-        [$body]];
+    return plain_response($status, $body, @headers, 'Cache-Control' => 'no-store');
 }
 
 sub to_app ($self) {

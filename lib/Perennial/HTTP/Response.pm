@@ -9,7 +9,7 @@ use Plack::Util  ();
 # A PSGI response to bytes on the socket. $c is the connection's per-request context:
 #   sock, http11, head_only, keep_alive (in: wanted, out: still possible), bytes (out), broken (out)
 
-our @EXPORT_OK = qw(error_bytes send_body start_response write_all write_response);
+our @EXPORT_OK = qw(error_bytes plain_response send_body start_response write_all write_response);
 
 my %NO_BODY = map { $_ => 1 } 204, 304;
 my ($date_second, $date) = (-1, '');
@@ -18,11 +18,19 @@ my @MONTH = qw(Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec);
 
 sub error_bytes ($status, $http11 = 1) {
     my $reason = HTTP::Status::status_message($status) // 'Error';
-    my $body   = "$status $reason\n";
+    my $body   = _error_body($status);
     return
         sprintf "HTTP/1.%d %d %s\r\nDate: %s\r\nServer: Perennial\r\nContent-Type: text/plain\r\n"
         . "Content-Length: %d\r\nConnection: close\r\n\r\n%s", $http11 ? 1 : 0, $status, $reason,
         _date(), length $body, $body;
+}
+
+# A whole PSGI response in plain text, "404 Not Found" unless a body is given; headers may add
+# to or replace the Content-Type
+sub plain_response ($status, $body = undef, @headers) {
+    $body //= _error_body($status);
+    my %h = ('Content-Type' => 'text/plain', @headers);
+    return [$status, [%h, 'Content-Length' => length $body], [$body]];
 }
 
 # Prepares the head; returns the framing for the body: 'length', 'chunked', 'close' or 'none'
@@ -93,6 +101,8 @@ sub write_response ($c, $res) {
 }
 
 # The application's headers as text; framing headers are the server's to write
+sub _error_body ($status) { "$status " . (HTTP::Status::status_message($status) // 'Error') . "\n" }
+
 sub _headers ($headers) {
     my ($out, $length, $has_date, $close) = ('', undef, 0, 0);
     for (my $i = 0; $i < @$headers; $i += 2) {
@@ -157,6 +167,13 @@ errors (the client went away) are recorded in the context, never thrown.
     my $bytes = error_bytes(400);
 
 A complete plain-text error response that closes the connection.
+
+=head2 plain_response
+
+    return plain_response(404);                                # "404 Not Found\n"
+    return plain_response(200, $json, 'Content-Type' => 'application/json');
+
+A whole PSGI response with its Content-Length; C<text/plain> unless the headers say otherwise.
 
 =head2 send_body
 
