@@ -48,13 +48,15 @@ sub to_app ($self) {
         my $path  = $env->{PATH_INFO} // '';
         return response(404, "Not Found\n") if length $path && $path ne '/' && $path ne '/metrics';
         my $queues = Perennial::Status::Proc::queue_of_sockets(@{$self->{server}{listeners} // []});
-        return $self->_metrics($board, $queues) if exists $query{metrics} || $path eq '/metrics';
-        return _auto($env, summary($board, queues => $queues))        if exists $query{auto};
-        return _json(summary($board, queues => $queues, memory => 1)) if exists $query{json};
+
+        # Memory (smaps, about 170 us a worker) for every view but ?auto, which monitoring polls
+        my $s = summary($board, queues => $queues, memory => !exists $query{auto});
+        return _metrics($s)    if exists $query{metrics} || $path eq '/metrics';
+        return _auto($env, $s) if exists $query{auto};
+        return _json($s)       if exists $query{json};
         my $refresh = $query{refresh};
         $refresh = 1 if defined $refresh && $refresh !~ /\A[1-9]\d{0,4}\z/;
-        my $html = Perennial::Status::HTML::page(summary($board, queues => $queues, memory => 1),
-            $env, $refresh);
+        my $html = Perennial::Status::HTML::page($s, $env, $refresh);
         return response(
             200, $html,
             'Content-Type' => 'text/html; charset=UTF-8',
@@ -127,8 +129,7 @@ sub _worker_json ($w) {
 }
 
 # The Prometheus text format (version 0.0.4): the same figures, and each worker's memory
-sub _metrics ($self, $board, $queues) {
-    my $s   = summary($board, queues => $queues, memory => 1);
+sub _metrics ($s) {
     my $out = '';
     my $add = sub ($name, $type, $help, @samples) {
         $out .= "# HELP perennial_$name $help\n# TYPE perennial_$name $type\n";
@@ -167,12 +168,12 @@ sub _metrics ($self, $board, $queues) {
     $add->(
         listen_queue => 'gauge',
         'Connections waiting to be accepted',
-        map { ([[listener => $_->{listener}]], $_->{depth}) } @$queues
+        map { ([[listener => $_->{listener}]], $_->{depth}) } @{$s->{queues}}
     );
     $add->(
         listen_queue_limit => 'gauge',
         'Listen backlog limit',
-        map { ([[listener => $_->{listener}]], $_->{limit}) } @$queues
+        map { ([[listener => $_->{listener}]], $_->{limit}) } @{$s->{queues}}
     );
     my @w  = @{$s->{workers}};
     my @id = map { [[slot => $_->{slot}], [pid => $_->{pid}]] } @w;
