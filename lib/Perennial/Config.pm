@@ -93,6 +93,15 @@ for my $key (keys %SETTINGS) {
     *{$key} = sub ($self) { $self->{$key} };
 }
 
+my %UNIT_KB = ('' => 1, K => 1, M => 1024, G => 1024 * 1024);
+
+# Sizes are in KB, as Apache2::SizeLimit's; a K, M or G suffix says otherwise. A value that is
+# not a size is returned as it is.
+sub kilobytes ($value) {
+    my ($n, $unit) = $value =~ /\A(\d+(?:\.\d+)?)\s*([KMG]?)B?\z/i or return $value;
+    return int($n * $UNIT_KB{uc $unit});
+}
+
 sub load ($class, %args) {
     my $file = $args{file};
     my $over = $args{overrides} // {};
@@ -161,12 +170,12 @@ sub path ($self, $path) {
     return File::Spec->catfile($self->{server_root}, $path);
 }
 
-sub warnings ($self) { @{$self->{_warnings} // []} }
-
 # Every setting with its value, for the Perl status view
 sub settings ($self) {
     return {map { $_ => $self->{$_} } keys %SETTINGS};
 }
+
+sub warnings ($self) { @{$self->{_warnings} // []} }
 
 sub with ($self, %override) {
     my %values = map { $_ => $self->{$_} } keys %SETTINGS;
@@ -253,19 +262,11 @@ sub _value ($key, $name, $value) {
         return (undef, "$name must be On or Off, got '$value'") if $value !~ /\A(?:on|off)\z/i;
         return (lc $value eq 'on' ? 1 : 0);
     }
-    $value = lc $value          if $key eq 'log_level';
-    $value = $value / 1000      if $key =~ /timeout/ && $value =~ s/ms\z//;
-    $value = _kilobytes($value) if $SETTINGS{$key}[1] eq 'size';
+    $value = lc $value         if $key eq 'log_level';
+    $value = $value / 1000     if $key =~ /timeout/ && $value =~ s/ms\z//;
+    $value = kilobytes($value) if $SETTINGS{$key}[1] eq 'size';
     my $err = _check($key, $value);
     return $err ? (undef, "$name $err") : ($value);
-}
-
-my %UNIT_KB = ('' => 1, K => 1, M => 1024, G => 1024 * 1024);
-
-# Sizes are in KB, as Apache2::SizeLimit's; a K, M or G suffix says otherwise
-sub _kilobytes ($value) {
-    my ($n, $unit) = $value =~ /\A(\d+(?:\.\d+)?)\s*([KMG]?)B?\z/i or return $value;
-    return int($n * $UNIT_KB{uc $unit});
 }
 
 sub _normalise ($self) {
@@ -484,6 +485,13 @@ The named variables of the server's own environment that are set (for PassEnv).
     my $abs = $config->path('logs/error.log');
 
 Resolves a path against the server root.
+
+=head2 kilobytes
+
+    my $kb = Perennial::Config::kilobytes('400M');    # 409600
+
+A size as the size directives take it (KB, or with K, M or G) in KB; anything else comes back
+as it was.
 
 =head2 settings
 

@@ -8,7 +8,7 @@ use Perennial::Bench::Load   qw(run_load);
 use Perennial::Bench::Report qw(knee series);
 use Perennial::Bench::Spec;
 use Perennial::Scoreboard;
-use Perennial::SizeLimit;
+use Perennial::Status::Report qw(summary);
 
 # perennial tune: the mod_perl Guide's sizing done by measurement. Run the site under load
 # with a few workers, read their memory from smaps before and after, take the machine's memory
@@ -176,15 +176,19 @@ sub _growth ($before, $after) {
     );
 }
 
+# Each worker's memory and requests, as the status page reads them
 sub _workers ($board) {
-    my %w;
-    for my $i (0 .. $board->slots - 1) {
-        my $s = $board->slot($i);
-        next if $s->{state} eq '.' || !$s->{pid};
-        my $m = Perennial::SizeLimit::memory($s->{pid}) or next;
-        $w{$s->{pid}} = {%$m, pid => $s->{pid}, slot => $i, requests => $s->{requests}};
-    }
-    return \%w;
+    return {
+        map {
+            $_->{pid} => {
+                %{$_->{memory}},
+                pid      => $_->{pid},
+                slot     => $_->{slot},
+                requests => $_->{requests}
+            }
+            }
+            grep { $_->{pid} && $_->{memory} } @{summary($board, memory => 1)->{workers}}
+    };
 }
 
 # Requests spread over the URLs, at the tune's concurrency

@@ -5,6 +5,7 @@ use File::Spec   ();
 use Getopt::Long qw(GetOptionsFromArray);
 use POSIX        qw(strftime);
 use Perennial::Bench;
+use Perennial::Config;
 use Perennial::Bench::Chart  qw(svg);
 use Perennial::Bench::Report qw(csv json knee series table);
 use Perennial::Bench::Spec;
@@ -87,10 +88,9 @@ sub top_urls ($log, $n) {
 }
 
 sub _kb ($size) {
-    my ($n, $unit) = $size =~ /\A(\d+(?:\.\d+)?)\s*([KMGT]?)B?\z/i
-        or die "--ram takes a size such as 400M or 2G, got '$size'\n";
-    my %kb = ('' => 1, K => 1, M => 1024, G => 1024**2, T => 1024**3);
-    return int($n * $kb{uc $unit});
+    my $kb = Perennial::Config::kilobytes($size);
+    die "--ram takes a size such as 400M or 2G, got '$size'\n" unless $kb =~ /\A[1-9]\d*\z/;
+    return $kb;
 }
 
 # A progress bar for a person at a terminal; none in a pipe, a log or CI
