@@ -60,6 +60,20 @@ sub new ($class, %args) {
     return $self;
 }
 
+# The scripts compiled and kept (Registry), for the Perl status view
+sub compiled ($self) {
+    my $cache = $self->{cache};
+    return map {
+        +{  file       => $_,
+            package    => $cache->{$_}{package},
+            handler    => $self->{name},
+            compiled   => $cache->{$_}{compiled_at},
+            compile_ms => $cache->{$_}{compile_ms},
+            mtime      => $cache->{$_}{mtime},
+        }
+    } sort keys %$cache;
+}
+
 sub to_app ($self) {
     return sub ($env) { $self->_handle($env) };
 }
@@ -366,6 +380,12 @@ error-log line with its path and line; a failed compile is tried again on the ne
 See L<Perennial::Manual::Scripts> for the whole behaviour.
 
 =head1 METHODS
+
+=head2 compiled
+
+    my @scripts = $executor->compiled;    # ({file, package, handler, compiled, compile_ms, mtime})
+
+The scripts this executor has compiled and keeps.
 
 =head2 new
 
