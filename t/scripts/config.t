@@ -3,7 +3,7 @@ use lib 't/lib';
 use Test::More;
 use Cwd             qw(abs_path);
 use File::Temp      qw(tempdir);
-use Perennial::Test qw(start_server wait_until);
+use Perennial::Test qw(configtest start_server wait_until);
 
 my $cgi = abs_path('t/cgi-bin');
 
@@ -187,23 +187,18 @@ CONF
 };
 
 subtest 'configuration errors name the file and line' => sub {
-    my $dir  = tempdir(CLEANUP => 1);
-    my $conf = "$dir/bad.conf";
-    open(my $fh, '>', $conf) or die $!;
-    print {$fh} <<"CONF";
+    my ($out) = configtest(<<"CONF", 'bad.conf');
 Alias /a $cgi
 <Location /a>
     SetHandler perl-script
     PerlResponseHandler ModPerl::Nonsense
     Options +ExecCGI +Frobnicate
 </Location>
-Alias /b $dir/missing
+Alias /b $cgi/missing
 <Location /c>
     SetHandler perl-script
 </Location>
 CONF
-    close $fh;
-    my $out = qx{$^X -Ilib bin/perennial configtest -c $conf 2>&1};
     like $out, qr/bad\.conf line 4: unknown handler 'ModPerl::Nonsense'/, 'unknown handler';
     like $out, qr/bad\.conf line 5: unknown option '\+Frobnicate'/,       'unknown option';
     like $out,

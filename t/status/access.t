@@ -1,11 +1,10 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use File::Temp qw(tempdir);
-use Cwd        ();
+use Cwd ();
 use IO::Socket::IP;
 use Perennial::Access;
-use Perennial::Test qw(start_server);
+use Perennial::Test qw(configtest start_server);
 
 # Status pages answer this host only, unless Require says otherwise (Apache 2.4's
 # mod_authz_host); any location can have Require lines
@@ -77,16 +76,13 @@ subtest 'Require ip: other clients get 403 and a log line' => sub {
 };
 
 subtest 'configuration errors name the file and line' => sub {
-    my $dir  = tempdir(CLEANUP => 1);
-    my $file = "$dir/bad.conf";
-    open(my $fh, '>', $file) or die $!;
-    print {$fh}
+    my ($out, $code) = configtest(
         "<Location /s>\n  SetHandler server-status\n  Require host example.com\n</Location>\n"
-        . "<Directory /tmp>\n  SetHandler perl-status\n</Directory>\n"
-        . "<Location /t>\n  SetHandler server-status\n  Require ip nowhere\n</Location>\n";
-    close $fh;
-    my $out = qx{$^X -Ilib bin/perennial configtest -c $file 2>&1};
-    isnt $? >> 8, 0, 'configtest fails';
+            . "<Directory /tmp>\n  SetHandler perl-status\n</Directory>\n"
+            . "<Location /t>\n  SetHandler server-status\n  Require ip nowhere\n</Location>\n",
+        'bad.conf'
+    );
+    isnt $code, 0, 'configtest fails';
     like $out, qr/bad\.conf line 3: Require host is not supported/, 'Require host';
     like $out,
         qr{bad\.conf line 5: <Directory /tmp>: SetHandler perl-status belongs in a <Location>},

@@ -4,10 +4,9 @@ use Test::More;
 use Cwd        qw(abs_path);
 use File::Path qw(make_path);
 use HTTP::Tiny;
-use IO::Socket::IP;
 use JSON::PP        ();
 use MIME::Base64    qw(decode_base64);
-use Perennial::Test qw(start_server wait_until);
+use Perennial::Test qw(start_program start_status_server wait_until);
 
 # The server-status page in a real browser: headless Chromium, driven over WebDriver by
 # chromedriver, at 1280 and 400 pixels wide. The layout is measured in the page (nothing may
@@ -19,46 +18,18 @@ plan skip_all => 'chromium and chromium-driver are not installed (make test inst
 
 my $shots = abs_path('.') . '/logs/screenshots';
 make_path($shots);
-my $srv = start_server(app => 'pid.psgi', conf => <<'CONF');
-StartServers 4
-MinSpareServers 1
-MaxSpareServers 4
-MaxClients 4
-<Location /server-status>
-    SetHandler server-status
-</Location>
-CONF
-wait_until(sub { $srv->idle == 4 }, 10, 'four idle workers');
+my $srv = start_status_server(4);
 $srv->get("/request/number/$_?with=a&long=query+string+to+show+how+long+lines+fit") for 1 .. 12;
 my $sleeper = fork // die;
 if (!$sleeper) { $srv->get('/sleep/20'); POSIX::_exit(0) }
 wait_until(sub { $srv->scoreboard =~ /W/ }, 10, 'one worker busy');
 
-my ($pid, $base);
-for (1 .. 3) {
-    my $probe = IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => 1)
-        or die $@;
-    my $port = $probe->sockport;
-    close $probe;
-    $pid = fork // die "Can't fork: $!";
-    if (!$pid) {
-        open(STDOUT, '>',  $srv->dir . '/chromedriver.log') or die $!;
-        open(STDERR, '>&', \*STDOUT)                        or die $!;
-        exec $driver, "--port=$port", '--allowed-ips=127.0.0.1' or POSIX::_exit(127);
-    }
-    $base = "http://127.0.0.1:$port";
-    last
-        if wait_until(sub { HTTP::Tiny->new->get("$base/status")->{status} == 200 },
-        10, 'chromedriver listens');
-    kill 'TERM', $pid;
-    waitpid $pid, 0;
-    undef $pid;
-}
-
-END {
-    local $?;
-    if ($pid) { kill 'TERM', $pid; waitpid $pid, 0 }
-}
+my ($pid, $port) = start_program(
+    sub ($port) { ($driver, "--port=$port", '--allowed-ips=127.0.0.1') },
+    sub ($port) { HTTP::Tiny->new->get("http://127.0.0.1:$port/status")->{status} == 200 },
+    $srv->dir . '/chromedriver.log'
+);
+my $base = "http://127.0.0.1:$port";
 ok $pid, 'chromedriver runs' or BAIL_OUT('no chromedriver');
 
 my $json = JSON::PP->new->canonical;

@@ -2,53 +2,27 @@ use v5.36;
 use lib 't/lib';
 use Test::More;
 use HTTP::Tiny;
-use IO::Socket::IP;
-use Perennial::Test qw(start_server wait_until);
+use Perennial::Test qw(start_program start_status_server wait_until);
 
 # A monitoring client nobody here wrote reads ?auto as it reads Apache's: Debian's
 # prometheus-apache-exporter scrapes Perennial, and its metrics match what this test did
 my $exporter = '/usr/bin/prometheus-apache-exporter';
 plan skip_all => "$exporter is not installed (make test installs it)" unless -x $exporter;
 
-my $srv = start_server(app => 'pid.psgi', conf => <<'CONF');
-StartServers 3
-MinSpareServers 1
-MaxSpareServers 3
-MaxClients 3
-<Location /server-status>
-    SetHandler server-status
-</Location>
-CONF
-wait_until(sub { $srv->idle == 3 }, 10, 'three idle workers');
+my $srv = start_status_server(3);
 $srv->get('/') for 1 .. 12;
 
-# The exporter binds its own port: take a free one and hand it the number
-my ($pid, $port);
-for (1 .. 3) {
-    my $probe = IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => 1)
-        or die $@;
-    $port = $probe->sockport;
-    close $probe;
-    $pid = fork // die "Can't fork: $!";
-    if (!$pid) {
-        open(STDOUT, '>',  $srv->dir . '/exporter.log') or die $!;
-        open(STDERR, '>&', \*STDOUT)                    or die $!;
-        exec $exporter, '--scrape_uri=http://127.0.0.1:' . $srv->port . '/server-status?auto',
+# The exporter binds a port it is given
+my ($pid, $port) = start_program(
+    sub ($port) {
+        (   $exporter,
+            '--scrape_uri=http://127.0.0.1:' . $srv->port . '/server-status?auto',
             "--telemetry.address=127.0.0.1:$port"
-            or POSIX::_exit(127);
-    }
-    last
-        if wait_until(sub { HTTP::Tiny->new->get("http://127.0.0.1:$port/")->{status} < 500 },
-        10, 'the exporter listens');
-    kill 'TERM', $pid;
-    waitpid $pid, 0;
-    undef $pid;
-}
-
-END {
-    local $?;
-    if ($pid) { kill 'TERM', $pid; waitpid $pid, 0 }
-}
+        );
+    },
+    sub ($port) { HTTP::Tiny->new->get("http://127.0.0.1:$port/")->{status} < 500 },
+    $srv->dir . '/exporter.log'
+);
 ok $pid, 'the exporter runs' or BAIL_OUT('no exporter');
 
 # One worker asleep, so that the exporter's scrape finds two busy (it and the sleeper)

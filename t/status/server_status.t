@@ -2,21 +2,11 @@ use v5.36;
 use lib 't/lib';
 use Test::More;
 use HTTP::Tiny;
-use IO::Socket::IP;
 use JSON::PP        ();
-use Perennial::Test qw(load_start load_stop start_server wait_until);
+use Perennial::Test qw(load_start load_stop start_status_server wait_until);
 
 # The status page in each format, read from a real pool under load, against what this test
 # did: the requests it sent and the workers it keeps busy (pid.psgi's /sleep/S holds one)
-my $STATUS = <<'CONF';
-StartServers 3
-MinSpareServers 1
-MaxSpareServers 3
-MaxClients 3
-<Location /server-status>
-    SetHandler server-status
-</Location>
-CONF
 
 sub auto ($srv) {
     my $res = $srv->get('/server-status?auto');
@@ -34,8 +24,7 @@ sub sleepers ($srv, $n, $seconds) {
     return @pids;
 }
 
-my $srv = start_server(app => 'pid.psgi', conf => $STATUS);
-wait_until(sub { $srv->idle == 3 }, 10, 'three idle workers');
+my $srv = start_status_server(3);
 
 subtest '?auto: the keys and figures of Apache 2.4, counted from what was sent' => sub {
     my $before = auto($srv);

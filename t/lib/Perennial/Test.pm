@@ -15,7 +15,9 @@ use Perennial::Scoreboard;
 # Real servers for tests: the test binds 127.0.0.1 port 0 itself and hands the socket to
 # bin/perennial as fd:N, so there is no race for a free port.
 
-our @EXPORT_OK = qw(load_start load_stop raw_request start_server wait_until);
+our @EXPORT_OK
+    = qw(configtest load_start load_stop raw_request start_program start_server start_status_server
+    wait_until);
 
 my $ROOT = abs_path(dirname(__FILE__) . '/../../..');
 my @STARTED;
@@ -65,6 +67,57 @@ sub start_server (%args) {
         10, 'scoreboard created');
     $self->{board} = Perennial::Scoreboard->attach("$dir/perennial.pid.scoreboard") if $self->alive;
     return $self;
+}
+
+# A fixed pool of $workers serving pid.psgi, with /server-status, once every worker is idle
+sub start_status_server ($workers, %args) {
+    my $srv = start_server(app => 'pid.psgi', %args, conf => <<"CONF" . ($args{conf} // ''));
+StartServers $workers
+MinSpareServers 1
+MaxSpareServers $workers
+MaxClients $workers
+<Location /server-status>
+    SetHandler server-status
+</Location>
+CONF
+    wait_until(sub { $srv->idle == $workers }, 10, "$workers idle workers");
+    return $srv;
+}
+
+# A program that binds a port it is told (a monitoring exporter, chromedriver): a free port is
+# taken, handed over, and tried up to three times, as another process may take it in between.
+# $command->($port) gives the command line, $ready->($port) says it answers. Its output goes
+# to $log. Returns its pid and port; it is stopped when the test ends.
+sub start_program ($command, $ready, $log) {
+    for (1 .. 3) {
+        my $probe = IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => 1)
+            or die "Can't listen: $@";
+        my $port = $probe->sockport;
+        close $probe;
+        my @cmd = $command->($port);
+        my $pid = fork // die "Can't fork: $!";
+        if (!$pid) {
+            setpgrp(0, 0);
+            open(STDOUT, '>',  $log)     or die "Can't write $log: $!";
+            open(STDERR, '>&', \*STDOUT) or die "Can't write $log: $!";
+            exec @cmd or POSIX::_exit(127);
+        }
+        push @STARTED, $pid;
+        return ($pid, $port) if wait_until(sub { $ready->($port) }, 10, "$cmd[0] answers");
+        kill 'TERM', $pid;
+        waitpid $pid, 0;
+    }
+    return;
+}
+
+# configtest on a configuration text; returns its output and exit code
+sub configtest ($text, $name = 'test.conf') {
+    my $file = tempdir(CLEANUP => 1) . "/$name";
+    open(my $fh, '>', $file) or die "Can't write $file: $!";
+    print {$fh} $text;
+    close $fh;
+    my $out = qx{$^X -I$ROOT/lib $ROOT/bin/perennial configtest -c $file 2>&1};
+    return ($out, $? >> 8);
 }
 
 sub alive ($self) {
