@@ -43,6 +43,7 @@ my %FLAG_KEY = (
     daemonize                => 'daemonize'
 );
 
+# bench and tune take their own options
 my %TOOLS = (bench => \&Perennial::CLI::Tools::bench, tune => \&Perennial::CLI::Tools::tune);
 
 my %COMMANDS = (
@@ -66,29 +67,22 @@ sub run ($class, @argv) {
     # A hot upgrade runs the same command line again
     my @again   = ($^X, '-I' . _lib_dir(), File::Spec->rel2abs($0), @argv);
     my $command = @argv && exists $COMMANDS{$argv[0]} ? shift @argv : 'serve';
-    return _tool($command, @argv) if $TOOLS{$command};
+    local $SIG{__WARN__} = sub ($msg) { print STDERR "perennial: $msg" };
+    return _reported(sub { $TOOLS{$command}->(@argv) }) if $TOOLS{$command};
     my %opt;
     Getopt::Long::Configure(qw(no_ignore_case bundling));
-    local $SIG{__WARN__} = sub ($msg) { print STDERR "perennial: $msg" };
     GetOptionsFromArray(\@argv, \%opt, @OPTIONS) or return 2;
     return _usage(0) if $opt{help} || $command eq 'help';
     if ($opt{version} || $command eq 'version') { say "Perennial $Perennial::VERSION"; return 0 }
     $opt{app} //= shift @argv if @argv;
     if (@argv) { print STDERR "perennial: unexpected arguments: @argv\n"; return 2 }
     $opt{command} = \@again;
-    my $ok = eval {
-        my $config = _config(\%opt);
-        return $COMMANDS{$command}->($config, \%opt, $command);
-    };
-    return $ok if defined $ok;
-    print STDERR $@ =~ s/^/perennial: /gmr;
-    return 1;
+    return _reported(sub { $COMMANDS{$command}->(_config(\%opt), \%opt, $command) });
 }
 
-# bench and tune take their own options
-sub _tool ($command, @argv) {
-    local $SIG{__WARN__} = sub ($msg) { print STDERR "perennial: $msg" };
-    my $code = eval { $TOOLS{$command}->(@argv) };
+# A command's exit code; its error, if it died, on standard error
+sub _reported ($command) {
+    my $code = eval { $command->() };
     return $code if defined $code;
     print STDERR $@ =~ s/^/perennial: /gmr;
     return 1;

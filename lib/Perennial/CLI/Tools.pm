@@ -127,7 +127,6 @@ sub write_results ($dir, $spec, $results) {
     my $n = 0;
     for my $s (series($results)) {
         my $knee = knee($s->{points});
-        $s->{knee} = defined $knee ? $s->{points}[$knee]{x} : undef;
         $files{$n++ ? "chart-$n.svg" : 'chart.svg'} = svg($s, knee => $knee, title => $spec->title);
     }
     for my $name (sort keys %files) {
