@@ -53,14 +53,17 @@ sub allows ($class, $rules, $addr) {
 
 # Wraps an application: a client the rules refuse gets 403 and a line in the error log
 sub wrap ($class, $rules, $app, $log, $where) {
-    return sub ($env) {
-        return $app->($env) if $class->allows($rules, $env->{REMOTE_ADDR});
-        $log->warn("client "
-                . ($env->{REMOTE_ADDR} // 'unknown')
-                . " denied by Require ($where): $env->{REQUEST_METHOD} $env->{REQUEST_URI}")
-            if $log;
-        return plain_response(403);
-    };
+    return sub ($env) { $class->refuse($rules, $env, $log, $where) // $app->($env) };
+}
+
+# undef when the rules let the client in; else the 403 response, the refusal logged
+sub refuse ($class, $rules, $env, $log, $where) {
+    return if $class->allows($rules, $env->{REMOTE_ADDR});
+    $log->warn("client "
+            . ($env->{REMOTE_ADDR} // 'unknown')
+            . " denied by Require ($where): $env->{REQUEST_METHOD} $env->{REQUEST_URI}")
+        if $log;
+    return plain_response(403);
 }
 
 # An address as a bit string; IPv4-mapped IPv6 addresses as IPv4
@@ -122,6 +125,12 @@ C<10.1>. C<Require host> is refused: it needs a DNS lookup per request.
     my $rule_or_error = Perennial::Access->parse(qw(ip 10.1 ::1));
 
 Returns a rule (a hash reference) or an error message (a string).
+
+=head2 refuse
+
+    my $res = Perennial::Access->refuse(\@rules, $env, $log, $where) // $app->($env);
+
+The 403 response for a client the rules refuse (the refusal logged), or undef.
 
 =head2 wrap
 

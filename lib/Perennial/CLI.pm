@@ -4,6 +4,7 @@ use File::Spec   ();
 use Getopt::Long qw(GetOptionsFromArray);
 use Perennial;
 use Perennial::Config;
+use Perennial::Config::Ignored qw(ignored_summary);
 use Perennial::Control;
 use Perennial::CLI::Tools;
 use Perennial::Runner;
@@ -13,7 +14,8 @@ use Perennial::Status::Report qw(text);
 
 # argv -> Config, and the subcommands. The only place that reads @ARGV and %ENV.
 
-my @OPTIONS = qw(access-log=s app|a=s backlog=i config|c=s daemonize|D env|E=s error-log=s help|h
+my @OPTIONS
+    = qw(access-log=s app|a=s backlog=i config|c=s daemonize|D define=s@ env|E=s error-log=s help|h
     host|o=s I=s@ keepalive! disable-keepalive keepalive-timeout=s listen|l=s@ log-level=s M=s@
     max-clients=i max-keepalive-requests=i max-requests=i max-requests-jitter=s max-spare-servers=i
     min-spare-servers=i pid=s port|p=i scoreboard=s server-limit=i set=s@ single-process|X socket|S=s@
@@ -70,6 +72,7 @@ sub run ($class, @argv) {
     local $SIG{__WARN__} = sub ($msg) { print STDERR "perennial: $msg" };
     return _reported(sub { $TOOLS{$command}->(@argv) }) if $TOOLS{$command};
     my %opt;
+    @argv = _defines(@argv);
     Getopt::Long::Configure(qw(no_ignore_case bundling));
     GetOptionsFromArray(\@argv, \%opt, @OPTIONS) or return 2;
     return _usage(0) if $opt{help} || $command eq 'help';
@@ -89,7 +92,7 @@ sub _reported ($command) {
 }
 
 sub _cmd_configtest ($config, $opt, $command) {
-    say "perennial: $_" for $config->warnings;
+    say "perennial: $_" for $config->warnings, ignored_summary($config->ignored);
     say 'Syntax OK';
     return 0;
 }
@@ -153,8 +156,24 @@ sub _config ($opt) {
     return Perennial::Config->load(
         file       => $opt->{config},
         overrides  => \%over,
-        directives => $opt->{set} // []
+        directives => $opt->{set}    // [],
+        defines    => $opt->{define} // []
     );
+}
+
+# Apache's -D NAME (for <IfDefine>) beside plackup's -D (daemonize): -D followed by a name that
+# is not a file defines it
+sub _defines (@argv) {
+    my @out;
+    while (@argv) {
+        my $arg = shift @argv;
+        if ($arg eq '-D' && @argv && $argv[0] =~ /\A[A-Za-z_]\w*\z/ && !-e $argv[0]) {
+            push @out, '--define', shift @argv;
+            next;
+        }
+        push @out, $arg;
+    }
+    return @out;
 }
 
 sub _lib_dir () { $INC{'Perennial.pm'} =~ s{/Perennial\.pm\z}{}r }
@@ -196,6 +215,7 @@ Serving:
       --[no-]keepalive, --disable-keepalive, --keepalive-timeout S, --timeout S
       --pid FILE --error-log FILE --access-log FILE --log-level LEVEL --scoreboard FILE
   -D, --daemonize          run in the background (needs --error-log or ErrorLog)
+  -D NAME, --define NAME   define NAME for <IfDefine NAME> (Apache's -D); repeatable
   -E, --env NAME           PLACK_ENV; 'development' adds Lint and StackTrace
   -I DIR, -M Module        add to @INC, load a module in the manager before forking
   -X, --single-process     serve in one process, for debugging

@@ -1,10 +1,12 @@
 package Perennial::Config;
 use v5.36;
 use Carp       qw(croak);
-use Cwd        qw(getcwd);
+use Cwd        ();
 use File::Spec ();
 use Perennial::Config::Apache;
-use Perennial::Config::Sections qw(section server_directive);
+use Perennial::Config::Conditional qw(expand);
+use Perennial::Config::Ignored     ();
+use Perennial::Config::Sections    qw(section server_directive shadowed);
 
 # Every setting, its default and its type. Defaults are Apache prefork's where the
 # directive is Apache's.
@@ -15,6 +17,7 @@ my %SETTINGS = (
     environment               => ['deployment',       'word'],
     error_log                 => [undef,              'path'],
     graceful_shutdown_timeout => [0,                  'int'],
+    ignored                   => [{},                 'hash'],
     includes                  => [[],                 'list'],
     keep_alive                => [1,                  'bool'],
     keep_alive_timeout        => [5,                  'seconds'],
@@ -30,6 +33,7 @@ my %SETTINGS = (
     pass_env                  => [[],                 'list'],
     requires                  => [[],                 'list'],
     sections                  => [[],                 'list'],
+    server_dir                => [{},                 'hash'],
     set_env                   => [{},                 'hash'],
     setup_env                 => [1,                  'bool'],
     log_level                 => ['info',             'level'],
@@ -61,6 +65,8 @@ my %SETTINGS = (
     source                    => [undef,              'path'],
     start_servers             => [5,                  'int'],
     timeout                   => [60,                 'seconds'],
+    trace_enable              => [1,                  'bool'],
+    types_config              => [undef,              'path'],
 );
 
 # Directive name (lower case) => setting key; several Apache names map to one key
@@ -82,7 +88,7 @@ my %DIRECTIVES = (
     transferlog            => 'access_log',
 );
 my %NOT_DIRECTIVES = map { $_ => 1 }
-    qw(aliases app child_exit child_init daemonize preload_scripts includes listen max_clients_directive notes pass_env requires sections set_env
+    qw(aliases app child_exit child_init daemonize ignored preload_scripts includes listen max_clients_directive notes pass_env requires sections server_dir set_env
     modules single_process source environment);
 my %LIST_DIRECTIVES = map { $_ => 1 }
     qw(listen perlmodule perlchildinithandler perlchildexithandler perlpreloadscripts);
@@ -106,12 +112,19 @@ sub load ($class, %args) {
     my $file = $args{file};
     my $over = $args{overrides} // {};
     my (%values, @errors);
+    my $ctx = {
+        defines     => {map { $_ => '' } @{$args{defines} // []}},
+        env         => \%ENV,
+        server_root => Cwd::getcwd(),
+        notes       => []
+    };
     if (defined $file) {
         my $path = File::Spec->rel2abs($file);
         my ($items, $syntax) = Perennial::Config::Apache->parse_file($path);
         push @errors, @$syntax;
         %values = (source => $path, server_root => (File::Spec->splitpath($path))[1] =~ s{/\z}{}r);
-        _apply_items(\%values, \@errors, $items);
+        $ctx->{server_root} = $values{server_root};
+        _apply_items(\%values, \@errors, expand($items, \@errors, $ctx));
     }
 
     # Directives given on the command line (--set), after the file's, as if it ended with them
@@ -122,8 +135,13 @@ sub load ($class, %args) {
         push @errors, @$syntax;
         push @errors, "--set '$line': only one directive, not a section"
             if grep { $_->{section} } @$items;
-        _apply_items(\%values, \@errors, [grep { !$_->{section} } @$items]);
+        _apply_items(\%values, \@errors, expand([grep { !$_->{section} } @$items], \@errors, $ctx));
     }
+    push @{$values{notes}}, @{$ctx->{notes}}, shadowed($values{sections} // []);
+
+    # SetEnv, PassEnv and PerlSetupEnv at server level are also the server's own settings
+    my $base = $values{server_dir} // {};
+    $values{$_} = $base->{$_} for grep { defined $base->{$_} } qw(set_env pass_env setup_env);
     die join("\n", @errors) . "\n" if @errors;
     for my $key (sort keys %$over) {
         my $err = _check($key, $over->{$key});
@@ -154,7 +172,7 @@ sub new ($class, %args) {
     my @errors = map { my $e = _check($_, $args{$_}); $e ? "$_ $e" : () } sort keys %args;
     croak join('; ', @errors) if @errors;
     my $self = bless {map { $_ => $args{$_} // _default($_) } keys %SETTINGS}, $class;
-    $self->{server_root} //= getcwd();
+    $self->{server_root} //= Cwd::getcwd();
     $self->_normalise;
     return $self;
 }
@@ -182,38 +200,26 @@ sub with ($self, %override) {
     return ref($self)->new(%values, %override);
 }
 
-sub _apply_items ($values, $errors, $items, $depth = 0) {
+sub _apply_items ($values, $errors, $items) {
     for my $item (@$items) {
-        if ($item->{section})              { section($values, $errors, $item);          next }
-        if (lc $item->{name} eq 'include') { _include($values, $errors, $item, $depth); next }
-        my $err = server_directive($values, $item) // _directive($values, $item);
+        if ($item->{section}) { section($values, $errors, $item); next }
+        my $err = Perennial::Config::Ignored::ignored($values, $item)
+            // server_directive($values, $item) // _directive($values, $item);
         push @$errors, "$item->{file} line $item->{line}: $err" if $err;
     }
 }
 
-# Include FILE: its directives here, as if written in place; the path is taken from the
-# including file's directory
-sub _include ($values, $errors, $item, $depth) {
-    my $where = "$item->{file} line $item->{line}";
-    return push @$errors, "$where: Include takes one file"          if @{$item->{args}} != 1;
-    return push @$errors, "$where: Include nested more than 8 deep" if $depth >= 8;
-    my $dir  = (File::Spec->splitpath($item->{file}))[1];
-    my $path = File::Spec->rel2abs($item->{args}[0], $dir || '.');
-    return push @$errors, "$where: Include: file '$path' not found" unless -f $path;
-    my ($items, $syntax) = Perennial::Config::Apache->parse_file($path);
-    push @$errors, @$syntax;
-    _apply_items($values, $errors, $items, $depth + 1);
-    return;
-}
-
 # What a value of each type looks like, and how to say it is wrong
 my %VALID = (
-    posint  => [qr/\A[1-9]\d*\z/,                  'a positive integer'],
-    int     => [qr/\A\d+\z/,                       'a whole number'],
-    seconds => [qr/\A\d+(?:\.\d+)?\z/,             'a number of seconds'],
-    level   => [qr/\A(?:debug|info|warn|error)\z/, 'one of debug info warn error'],
-    jitter  => [qr/\A\d+%?\z/,                     'a number or a percentage'],
-    size    => [qr/\A\d+\z/,                       'a size in KB, or with K, M or G'],
+    posint  => [qr/\A[1-9]\d*\z/,      'a positive integer'],
+    int     => [qr/\A\d+\z/,           'a whole number'],
+    seconds => [qr/\A\d+(?:\.\d+)?\z/, 'a number of seconds'],
+    level   => [
+        qr/\A(?:debug|info|warn|error)\z/,
+        'one of Apache\'s levels (emerg alert crit error warn notice info debug trace1..8)'
+    ],
+    jitter => [qr/\A\d+%?\z/, 'a number or a percentage'],
+    size   => [qr/\A\d+\z/,   'a size in KB, or with K, M or G'],
 );
 my %REF = (list => 'ARRAY', hash => 'HASH');
 
@@ -248,12 +254,28 @@ sub _directive ($values, $item) {
             if $args[1] ne 'combined';
         pop @args;
     }
+    @args = _log_level($values, $item)        if $key eq 'log_level';
     return "$item->{name} takes one argument" if @args != 1;
     my ($value, $err) = _value($key, $item->{name}, $args[0]);
     return $err if $err;
     $values->{max_clients_directive} = $item->{name} if $key eq 'max_clients';
     $values->{$key} = $value;
     return;
+}
+
+# Apache's levels onto Perennial's four; a module's own level (ssl:warn) has nothing to set
+my %LEVEL = (
+    (map { $_ => 'error' } qw(emerg alert crit error)),
+    warn => 'warn',
+    (map { $_ => 'info' } qw(notice info)),
+    (map { $_ => 'debug' } 'debug', map {"trace$_"} 1 .. 8)
+);
+
+sub _log_level ($values, $item) {
+    my @levels = grep { !/:/ } @{$item->{args}};
+    push @{$values->{notes}}, "$item->{file} line $item->{line}: LogLevel for a module ignored: $_"
+        for grep {/:/} @{$item->{args}};
+    return map { $LEVEL{lc $_} // $_ } @levels;
 }
 
 # A directive's argument as the setting's value: On/Off, lower-case levels, ms suffixes
@@ -290,7 +312,7 @@ sub _normalise ($self) {
         if $self->{max_spare_servers} <= $self->{min_spare_servers};
     $self->{$_} = $self->path($self->{$_})
         for qw(access_log error_log pid_file scoreboard_file app);
-    $self->{$_}    = $self->path($self->{$_}) for qw(document_root);
+    $self->{$_}    = $self->path($self->{$_}) for qw(document_root types_config);
     $_->{app_path} = $self->path($_->{app})   for grep { defined $_->{app} } @{$self->{sections}};
     $_->{dir}      = $self->path($_->{dir})   for @{$self->{aliases}};
     $self->{requires}        = [map { $self->path($_) } @{$self->{requires}}];
@@ -318,8 +340,13 @@ One immutable object holding every setting, built from an httpd.conf-style file
 (L<Perennial::Config::Apache>) and command-line overrides. Errors name the file, the line and
 the reason, and all of them are reported at once. Accessors have the names of the keys below.
 
-C<Include FILE> reads the directives of another file in its place (the path taken from the
-including file's directory; 8 levels at most), as Apache's Include does. C<load>'s
+The file is read as Apache reads its own (L<Perennial::Config::Conditional>):
+C<< <IfModule> >>, C<< <IfDefine> >> (names from C<-D NAME> or C<Define>), C<< <IfVersion> >>,
+C<${NAME}> in arguments, and C<Include>/C<IncludeOptional> of a file, a directory or a
+wildcard, relative to C<ServerRoot>, in sorted order, 8 levels deep at most. Directives that
+mean nothing to Perennial are accepted and listed once at start
+(L<Perennial::Config::Ignored>); sections and per-directory directives are read by
+L<Perennial::Config::Sections> and L<Perennial::Config::PerDir>. C<load>'s
 C<directives> (the command line's C<--set 'DIRECTIVE VALUE'>) are applied after the file's
 and checked the same way.
 
@@ -333,6 +360,11 @@ from the directory of that file (or from C<ServerRoot>).
 =item access_log (C<CustomLog FILE [combined]>, C<TransferLog FILE>; none)
 
 Access log in Apache's combined format followed by the request duration in microseconds.
+
+=item document_root (C<DocumentRoot DIR>; none)
+
+Where URLs that no C<Alias> or C<ScriptAlias> covers are looked for. Without it, such URLs
+reach only C<< <Location> >> handlers (PSGI applications, status pages).
 
 =item error_log (C<ErrorLog FILE>; standard error)
 
@@ -453,6 +485,14 @@ file changed, if they are not in perl's own directories.
 =item server_limit (C<ServerLimit>; 256; at most 20000)
 
 =item start_servers (C<StartServers>; 5)
+
+=item trace_enable (C<TraceEnable On|Off>; On)
+
+Off answers TRACE with 405 before any handler sees it; On hands TRACE to the handler.
+
+=item types_config (C<TypesConfig FILE>; F</etc/mime.types> when it exists)
+
+The table of file extensions and their types for static files, as mod_mime's.
 
 =item timeout (C<Timeout>; 60 seconds)
 

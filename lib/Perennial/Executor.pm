@@ -17,6 +17,7 @@ use Perennial::Executor::Lint;
 use Perennial::Executor::Output;
 use Perennial::Executor::Request;
 use Perennial::Executor::Resolver;
+use Perennial::Watchdog;
 
 # Runs CGI scripts inside the worker. One executor serves one script directory with one
 # policy; Registry and PerlRun are this class with different policy hashes:
@@ -50,6 +51,7 @@ sub new ($class, %args) {
         env      => Perennial::Executor::Environment->new(%args),
         exec_cgi => $args{exec_cgi} // 1,
         dispatch => $args{dispatch},
+        limits   => $args{limits},
         root_ns  => _root_namespace($args{name} // 'Executor', $args{location}),
         cache    => {},
         home     => getcwd(),
@@ -75,7 +77,10 @@ sub compiled ($self) {
 }
 
 sub to_app ($self) {
-    return sub ($env) { $self->_handle($env) };
+    return sub ($env) {
+        my $hit = $self->{resolver}->resolve($env);
+        return ref $hit ? $self->serve($env, $hit) : $self->_error_page($hit);
+    };
 }
 
 sub _compile ($self, $hit) {
@@ -127,9 +132,9 @@ sub _compile ($self, $hit) {
 
 sub _error_page ($self, $status) { plain_response($status) }
 
-sub _handle ($self, $env) {
-    my $hit = $self->{resolver}->resolve($env);
-    return $self->_error_page($hit) unless ref $hit;
+# A script already found (by the dispatcher, which walked the configuration for it)
+sub serve ($self, $env, $hit) {
+    Perennial::Watchdog::arm(@{$self->{limits}}) if $self->{limits};
     if (!$self->{exec_cgi}) {
         $self->{log}->error("Options ExecCGI is off in this directory: $hit->{file}");
         return $self->_error_page(403);

@@ -3,6 +3,7 @@ use v5.36;
 use POSIX ();
 use Perennial;
 use Perennial::App;
+use Perennial::Config::Ignored qw(ignored_summary);
 use Perennial::Control;
 use Perennial::Executor::Catalog;
 use Perennial::Listener;
@@ -24,6 +25,7 @@ sub run ($self) {
     my $config = $self->{config};
     my $log    = Perennial::Log->new(config => $config);
     $log->warn($_) for $config->warnings;
+    $log->info($_) for ignored_summary($config->ignored);
     my $preload   = $self->{preload} = Perennial::Preload->new(log => $log);
     my $hooks     = $preload->load($config);
     my $shared    = $self->{shared} = {};    # What the status pages read, filled in below

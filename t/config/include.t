@@ -19,7 +19,7 @@ sub cli (@args) {
     return ($out, $? >> 8);
 }
 
-subtest 'Include reads another file in place, relative to the including one' => sub {
+subtest 'Include reads another file in place, relative to ServerRoot (the file\'s directory by default)' => sub {
     mkdir "$dir/conf.d";
     write_file('conf.d/pool.conf', "MaxClients 7\nStartServers 3\n");
     my $main = write_file('main.conf', "MaxClients 2\nInclude conf.d/pool.conf\nStartServers 1\n");

@@ -63,7 +63,7 @@ subtest 'form.pl: a POST answers, and its parameters do not reach the next reque
 
 subtest 'the PSGI examples beside them' => sub {
     like $get->('/hello'), qr/Hello/, '/hello';
-    is $srv->get('/registry/')->{status}, 404, 'no directory listing';
+    is $srv->get('/registry/')->{status}, 403, 'no directory listing: 403, as Apache';
     is $srv->get('/registry/data.txt')->{status}, 500,
         'a file that is not a script is not served as text';
 };

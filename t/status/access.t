@@ -85,7 +85,7 @@ subtest 'configuration errors name the file and line' => sub {
     isnt $code, 0, 'configtest fails';
     like $out, qr/bad\.conf line 3: Require host is not supported/, 'Require host';
     like $out,
-        qr{bad\.conf line 5: <Directory /tmp>: SetHandler perl-status belongs in a <Location>},
+        qr{bad\.conf line 5: <Directory /tmp>: SetHandler perl-status belongs in a plain <Location>},
         'Directory';
     like $out, qr/bad\.conf line 10: Require ip: 'nowhere' is not an address/, 'bad address';
 };

@@ -9,15 +9,21 @@ use Time::HiRes ();
 # the file is checked every time; none when the policy says never.
 
 sub new ($class, %args) {
-    my $root = realpath($args{root}) // die "Can't find script directory \"$args{root}\": $!\n";
-    die "Script directory \"$args{root}\" is not a directory\n" unless -d $root;
+    my $real = realpath($args{root}) // die "Can't find script directory \"$args{root}\": $!\n";
+    die "Script directory \"$args{root}\" is not a directory\n" unless -d $real;
+
+    # Paths are built from the root as configured (a symlinked root keeps its name, as in
+    # Apache); the real path only bounds where symlinks may lead
+    my $root  = $args{root} =~ s{/+\z}{}r;
     my $check = $args{check} // 'always';
     return bless {
-        root    => $root,
-        check   => $check,
-        seconds => $check =~ /\A\d+\z/ ? $check : 0,
-        cache   => {},
-        real    => {}
+        root        => $root,
+        real_root   => $real,
+        check       => $check,
+        seconds     => $check =~ /\A\d+\z/ ? $check : 0,
+        cache       => {},
+        real        => {},
+        directories => $args{directories} // 0,
     }, $class;
 }
 
@@ -30,33 +36,50 @@ sub resolve ($self, $env) {
     my $hit = $self->{cache}{$path};
     return $hit if $hit && $self->_still_good($hit);
     delete $self->{cache}{$path};
+    $hit = $self->_walk($path, $env);
+    $self->{cache}{$path} = $hit if ref $hit && $hit->{file};
+    return $hit;
+}
+
+# One segment at a time until a regular file: the rest of the path is its PATH_INFO
+sub _walk ($self, $path, $env) {
     my @parts = split m{/}, $path =~ s{\A/}{}r, -1;
     my $file  = $self->{root};
-
     while (@parts) {
         my $part = shift @parts;
+
+        # A trailing slash after a directory names the directory itself
+        return $self->{directories} ? _directory($file, 1) : 404 if $part eq '' && !@parts;
         return 404 if $part eq '' || $part eq '.' || $part eq '..';
         $file .= "/$part";
         my @st = stat $file or return 404;
         next if -d _;
         return 404 unless -f _ && $self->_inside($file, $st[1]);
-        my $rest = @parts ? '/' . join('/', @parts) : '';
-        my ($dir, $name) = $file =~ m{\A(.*)/([^/]*)\z};
-        $hit = {
-            dir         => $dir,
-            nph         => $name =~ /\Anph-/ ? 1 : 0,
-            file        => $file,
-            path_info   => $rest,
-            mtime       => $st[9],
-            stamp       => ++$self->{stamps},
-            ino         => $st[1],
-            script_name => ($env->{SCRIPT_NAME} // '')
-                . substr($path, 0, length($path) - length $rest)
-        };
-        $hit->{until} = Time::HiRes::time() + $self->{seconds} if $self->{seconds};
-        return $self->{cache}{$path} = $hit;
+        return $self->_hit($file, \@st, @parts ? '/' . join('/', @parts) : '', $env, $path);
     }
-    return 404;    # A directory: no listings here
+    return $self->{directories} ? _directory($file, $path =~ m{/\z} ? 1 : 0) : 404;
+}
+
+sub _hit ($self, $file, $st, $rest, $env, $path) {
+    my ($dir, $name) = $file =~ m{\A(.*)/([^/]*)\z};
+    my $hit = {
+        dir         => $dir,
+        nph         => $name =~ /\Anph-/ ? 1 : 0,
+        file        => $file,
+        path_info   => $rest,
+        mtime       => $st->[9],
+        size        => $st->[7],
+        stamp       => ++$self->{stamps},
+        ino         => $st->[1],
+        script_name => ($env->{SCRIPT_NAME} // '') . substr($path, 0, length($path) - length $rest)
+    };
+    $hit->{until} = Time::HiRes::time() + $self->{seconds} if $self->{seconds};
+    return $hit;
+}
+
+# A directory named by the URL, for those who serve directories (no cache: it is rare)
+sub _directory ($dir, $slash) {
+    return {directory => $dir, slash => $slash};
 }
 
 # A NUL byte, or an encoded slash, NUL or backslash in the URI as the client wrote it
@@ -72,7 +95,7 @@ sub _still_good ($self, $hit) {
         || ($self->{seconds} && $hit->{until} > Time::HiRes::time());
     my @st = stat $hit->{file};
     return 0 unless @st && -f _ && $st[1] == $hit->{ino};
-    $hit->{mtime} = $st[9];
+    @$hit{qw(mtime size)} = @st[9, 7];
     $hit->{stamp} = ++$self->{stamps};    # Which look this was: libraries are looked at with it
     $hit->{until} = Time::HiRes::time() + $self->{seconds} if $self->{seconds};
     return 1;
@@ -83,7 +106,7 @@ sub _inside ($self, $file, $ino) {
     my $known = $self->{real}{$file};
     return $known->[1] if $known && $known->[0] == $ino;
     my $real = realpath($file) // '';
-    my $ok   = index($real, "$self->{root}/") == 0 ? 1 : 0;
+    my $ok   = index($real, "$self->{real_root}/") == 0 ? 1 : 0;
     $self->{real}{$file} = [$ino, $ok];
     return $ok;
 }
@@ -117,6 +140,9 @@ C<'never'> makes no system call at all once a URL is known.
 =head2 new
 
     my $resolver = Perennial::Executor::Resolver->new(root => $dir, check => 'always' | 'never' | $seconds);
+
+With C<< directories => 1 >>, a URL that names a directory gives C<{directory, slash}> (slash:
+whether the URL ended with one) instead of 404.
 
 =head2 resolve
 

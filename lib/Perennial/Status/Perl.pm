@@ -109,7 +109,8 @@ sub _modules () {
     return \@modules;
 }
 
-# The settings, with what could be secret left out: PerlSetEnv and SetEnv values
+# The settings, with what could be secret left out: PerlSetEnv and SetEnv values, wherever
+# they were written
 sub _config ($config) {
     my $all = $config->settings;
     my %out;
@@ -123,6 +124,10 @@ sub _config ($config) {
             $out{$key} = [map { _section($_) } @$v];
             next;
         }
+        if ($key eq 'server_dir') {
+            $out{$key} = _section($v);
+            next;
+        }
         $out{$key} = $v;
     }
     return \%out;
@@ -130,11 +135,12 @@ sub _config ($config) {
 
 sub _section ($sec) {
     my %s = map { defined $sec->{$_} ? ($_ => $sec->{$_}) : () }
-        qw(kind path handler response_handler app exec_cgi script_check request_deadline
-        slow_request_time file line);
-    $s{set_env}  = [sort keys %{$sec->{set_env}}]         if $sec->{set_env};
-    $s{pass_env} = $sec->{pass_env}                       if $sec->{pass_env};
-    $s{require}  = [map { _rule($_) } @{$sec->{require}}] if $sec->{require};
+        qw(kind match path handler response_handler app exec_cgi script_check request_deadline
+        slow_request_time directory_index add_handler add_type force_type file line);
+    $s{within}   = "$sec->{within}{file} line $sec->{within}{line}" if $sec->{within};
+    $s{set_env}  = [sort keys %{$sec->{set_env}}]                   if $sec->{set_env};
+    $s{pass_env} = $sec->{pass_env}                                 if $sec->{pass_env};
+    $s{require}  = [map { _rule($_) } @{$sec->{require}}]           if $sec->{require};
     return \%s;
 }
 

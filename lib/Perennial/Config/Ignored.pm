@@ -1,0 +1,86 @@
+package Perennial::Config::Ignored;
+use v5.36;
+use Exporter qw(import);
+
+# Directives of an Apache configuration that mean nothing to Perennial: accepted wherever
+# Apache accepts them, so a site's files are read unchanged, and listed once at start with the
+# reason, so nobody wonders whether they took effect.
+
+our @EXPORT_OK = qw(ignored ignored_summary);
+
+my %WHY = (
+    acceptfilter        => 'listeners always use TCP_DEFER_ACCEPT (Apache\'s "http data")',
+    accessfilename      => 'Perennial reads no .htaccess files',
+    contentdigest       => 'Content-MD5 is obsolete (RFC 7231)',
+    coredumpdirectory   => 'core dumps go where the system puts them',
+    defaultruntimedir   => 'runtime files go where PidFile and ScoreBoardFile say',
+    defaulttype         => 'Apache 2.4 ignores it too',
+    enableexceptionhook => 'Perennial logs a dying worker itself',
+    enablemmap          => 'Perennial chooses how it reads files',
+    enablesendfile      => 'Perennial chooses how it sends files',
+    fileetag            => 'ETags are made of size and modification time (Apache\'s default)',
+    hostnamelookups     => 'Perennial makes no DNS lookups for logs: %h is the address',
+    loadfile            => 'Perennial loads no Apache modules',
+    loadmodule          => 'Perennial loads no Apache modules; <IfModule> holds for those it has',
+    maxmemfree          => 'prefork workers have no allocator of Apache\'s',
+    mutex               => 'workers take connections from one shared epoll, with no mutex',
+    protocols           => 'Perennial speaks HTTP/1.1 and 1.0',
+    serveradmin         => 'not shown yet: error pages have no signature',
+    servername          => 'the Host header names the server',
+    serversignature     => 'error pages have no signature',
+    servertokens        => 'the Server header is "Perennial"',
+    threadlimit         => 'prefork workers have no threads',
+    threadsperchild     => 'prefork workers have no threads',
+    threadstacksize     => 'prefork workers have no threads',
+    usecanonicalname    => 'self-referential URLs are made from the Host header',
+    usecanonicalphysicalport => 'self-referential URLs are made from the Host header',
+);
+
+# '' when the directive is one of these (its place noted in $values), undef when it is not
+sub ignored ($values, $item) {
+    my $name = lc $item->{name};
+    return unless $WHY{$name};
+    push @{$values->{ignored}{$item->{name}}}, "$item->{file} line $item->{line}";
+    return '';
+}
+
+# One line for the log: each ignored directive once, with how often and why
+sub ignored_summary ($ignored) {
+    return unless $ignored && %$ignored;
+    my @parts = map {
+        my $n = @{$ignored->{$_}};
+        "$_ (" . ($n == 1 ? $ignored->{$_}[0] : "$n lines") . "): $WHY{lc $_}"
+    } sort { lc $a cmp lc $b } keys %$ignored;
+    return 'directives with no meaning here, accepted and ignored: ' . join('; ', @parts);
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Config::Ignored - Apache directives Perennial accepts and ignores, and why
+
+=head1 SYNOPSIS
+
+    my $err = ignored(\%values, $item) // other_directive(\%values, $item);
+    $log->info($_) for ignored_summary($config->ignored);
+
+=head1 DESCRIPTION
+
+C<LoadModule>, C<Mutex>, C<EnableSendfile>, C<HostnameLookups>, C<UseCanonicalName>,
+C<FileETag>, C<AcceptFilter>, C<AccessFileName>, C<ThreadsPerChild> and the like are read
+without error and listed once at start, each with the reason it has no effect.
+
+=head1 FUNCTIONS
+
+=head2 ignored
+
+    my $err = ignored(\%values, $item);    # '' if ignored, undef if not one of these
+
+=head2 ignored_summary
+
+    my $line = ignored_summary($config->ignored);
+
+=cut

@@ -1,0 +1,242 @@
+package Perennial::Config::PerDir;
+use v5.36;
+use Exporter qw(import);
+use Perennial::Access;
+
+# Apache's per-directory directives: those that may stand in <Directory>, <Files>, <Location>
+# and their Match forms, and most of them at server level too, where they are the base every
+# section is merged onto. One table: the directive, where it may be, and how it is read into a
+# section's settings. Perennial::Walk merges the settings of the sections a request matches.
+
+our @EXPORT_OK = qw(per_dir_directive);
+
+my %SET_HANDLER = map { $_ => 1 }
+    qw(psgi perl-script cgi-script server-status perl-status default-handler none);
+
+# mod_perl's handler names, and Perennial's own, as executor policies
+my %HANDLERS = (
+    'ModPerl::Registry'        => {mode => 'registry', chdir => 0},
+    'ModPerl::RegistryPrefork' => {mode => 'registry', chdir => 1},
+    'ModPerl::RegistryBB'      => {mode => 'registry', chdir => 0, check => 'never'},
+    'ModPerl::PerlRun'         => {mode => 'perlrun',  chdir => 0},
+    'ModPerl::PerlRunPrefork'  => {mode => 'perlrun',  chdir => 1},
+    'Apache::Registry'         => {mode => 'registry', chdir => 1},
+    'Apache::PerlRun'          => {mode => 'perlrun',  chdir => 1},
+    'Perennial::Registry'      => {mode => 'registry', chdir => 1},
+    'Perennial::PerlRun'       => {mode => 'perlrun',  chdir => 1},
+);
+
+sub handler_policy ($name) { $HANDLERS{$name} }
+
+# Options Apache knows; All is all of them but MultiViews
+my @ALL_OPTIONS = qw(ExecCGI FollowSymLinks Includes IncludesNOEXEC Indexes
+    SymLinksIfOwnerMatch);
+my %OPTION = map { lc $_ => $_ } @ALL_OPTIONS, 'MultiViews';
+
+# name => [where ('any': server level too; 'section'; 'inner': in a section here, at server
+#          level a server setting; 'location': a plain <Location> only),
+#          number of arguments (min, max; undef: any), reader]
+my %TABLE = (
+    sethandler => [
+        any => 1,
+        1,
+        sub ($set, $value) {
+            return "SetHandler '$value' is not supported "
+                . '(psgi, perl-script, cgi-script, server-status, perl-status, default-handler, None)'
+                unless $SET_HANDLER{lc $value};
+            $set->{handler} = lc $value eq 'none' ? 'default-handler' : lc $value;
+            return;
+        }
+    ],
+    psgiapp             => [location => 1, 1, sub ($set, $value) { $set->{app} = $value; return }],
+    perlresponsehandler => [any      => 1, 1, \&_response_handler],
+    perlhandler         => [any      => 1, 1, \&_response_handler],
+    perlscriptcheck     => [
+        any => 1,
+        1,
+        sub ($set, $value) {
+            return "PerlScriptCheck must be Always, Never or a number of seconds, got '$value'"
+                unless $value =~ /\A(?:always|never|\d+)\z/i;
+            $set->{script_check} = lc $value;
+            return;
+        }
+    ],
+    requestdeadline => [inner => 1, 1, sub ($set, $v) { _seconds($set, RequestDeadline => $v) }],
+    slowrequesttime => [inner => 1, 1, sub ($set, $v) { _seconds($set, SlowRequestTime => $v) }],
+    allowoverride   => [
+        section => 1,
+        undef,
+        sub ($set, @values) {
+            return if @values == 1 && lc $values[0] eq 'none';
+            return
+                "AllowOverride @values is not supported: Perennial reads no .htaccess files (use None)";
+        }
+    ],
+    allowoverridelist => [section => 1, undef, sub ($set, @v) {return}],
+    options           => [any     => 1, undef, \&_options],
+    perloptions       => [any     => 1, undef, \&_perl_options],
+    require           => [section => 1, undef, \&_require],
+    directoryindex    => [
+        any => 1,
+        undef,
+        sub ($set, @names) {
+            $set->{directory_index} = lc $names[0] eq 'disabled' ? [] : [@names];
+            return;
+        }
+    ],
+    directoryslash => [
+        any => 1,
+        1,
+        sub ($set, $value) {
+            return 'DirectorySlash must be On or Off' unless $value =~ /\A(?:on|off)\z/i;
+            $set->{directory_slash} = lc $value eq 'on' ? 1 : 0;
+            return;
+        }
+    ],
+    addhandler =>
+        [any => 2, undef, sub ($set, $h, @ext) { _by_extension($set, 'add_handler', $h, @ext) }],
+    addtype =>
+        [any => 2, undef, sub ($set, $t, @ext) { _by_extension($set, 'add_type', $t, @ext) }],
+    forcetype => [
+        any => 1,
+        1,
+        sub ($set, $type) {
+            $set->{force_type} = lc $type eq 'none' ? '' : $type;
+            return;
+        }
+    ],
+    setenv  => [any => 1, 2,     sub ($set, $n, $v = '') { $set->{set_env}{$n} = $v; return }],
+    passenv => [any => 1, undef, sub ($set, @names) { push @{$set->{pass_env}}, @names; return }],
+    perlsetupenv => [
+        any => 1,
+        1,
+        sub ($set, $value) {
+            return 'PerlSetupEnv must be On or Off' unless $value =~ /\A(?:on|off)\z/i;
+            $set->{setup_env} = lc $value eq 'on' ? 1 : 0;
+            return;
+        }
+    ],
+);
+$TABLE{perlsetenv}  = $TABLE{setenv};
+$TABLE{perlpassenv} = $TABLE{passenv};
+
+# Reads one directive into $set. Returns undef when the name is not a per-directory
+# directive, '' when it was read, or the reason it is wrong. $where is 'server', 'section' or
+# 'location' (a plain <Location>).
+sub per_dir_directive ($set, $item, $where) {
+    my $entry = $TABLE{lc $item->{name}} or return;
+    my ($scope, $min, $max, $read) = @$entry;
+    my @args = @{$item->{args}};
+    return if $where eq 'server' && $scope eq 'inner';    # A server setting of the same name
+    return "$item->{name} belongs in a section, not at server level"
+        if $where eq 'server' && $scope ne 'any';
+    return "$item->{name} belongs in a <Location>" if $scope eq 'location' && $where ne 'location';
+    return "$item->{name} takes " . _count($min, $max)
+        if @args < $min || (defined $max && @args > $max);
+    return $read->($set, @args) // '';
+}
+
+sub _count ($min, $max) {
+    return $min == 1 ? 'one argument' : "$min arguments" if defined $max && $min == $max;
+    return "$min to $max arguments"                      if defined $max;
+    return $min == 1 ? 'one or more arguments' : "$min or more arguments";
+}
+
+sub _response_handler ($set, $value) {
+    return "unknown handler '$value' (known: @{[sort keys %HANDLERS]})" unless $HANDLERS{$value};
+    $set->{response_handler} = $value;
+    return;
+}
+
+sub _by_extension ($set, $key, $what, @extensions) {
+    for my $ext (@extensions) {
+        $set->{$key}{lc($ext =~ s/\A\.//r)} = $what;
+    }
+    return;
+}
+
+my %SECONDS_KEY = (RequestDeadline => 'request_deadline', SlowRequestTime => 'slow_request_time');
+
+sub _seconds ($set, $name, $value) {
+    return "$name must be a number of seconds (0: off), got '$value'"
+        unless $value =~ /\A\d+(?:\.\d+)?\z/;
+    $set->{$SECONDS_KEY{$name}} = $value;
+    return;
+}
+
+# Require lines add up: a client any of them allows is let in (Apache's RequireAny)
+sub _require ($set, @args) {
+    my $rule = Perennial::Access->parse(@args);
+    return $rule unless ref $rule;
+    push @{$set->{require}}, $rule;
+    return;
+}
+
+# Options as Apache reads them: all with + or -, a change to what is inherited; none, the
+# whole set. The section keeps a list of steps, applied in order when sections are merged.
+sub _options ($set, @args) {
+    my @signed = grep {/\A[+-]/} @args;
+    return 'Options: either all options have + or -, or none has (as Apache 2.4 requires)'
+        if @signed && @signed != @args;
+    my @step;
+    for my $arg (@args) {
+        my ($sign, $word) = $arg =~ /\A([+-]?)(\w+)\z/ or return "bad option '$arg'";
+        my @names
+            = lc $word eq 'all'  ? @ALL_OPTIONS
+            : lc $word eq 'none' ? ()
+            :                      ($OPTION{lc $word} // return "unknown option '$arg'");
+        return "Options $arg: None and All cannot have + or -"
+            if $sign && lc $word =~ /\A(?:all|none)\z/;
+        push @step, map { [$sign || '=', $_] } @names;
+        push @step, ['=', ''] if !@names && !$sign;      # None: an empty set
+    }
+    push @{$set->{options}}, [@signed ? 'change' : 'replace', \@step];
+    return;
+}
+
+sub _perl_options ($set, @args) {
+    for my $opt (@args) {
+        my ($sign, $word) = $opt =~ /\A([+-])(\w+)\z/
+            or return "bad PerlOptions value '$opt' (use +Name or -Name)";
+        if    (lc $word eq 'setupenv')     { $set->{setup_env} = $sign eq '+' ? 1 : 0 }
+        elsif (lc $word eq 'parseheaders') { $set->{parse_headers} = $sign eq '+' ? 1 : 0 }
+        elsif ($word =~ /\A(?:GlobalRequest|Enable|MergeHandlers)\z/) { }
+        else { return "PerlOptions $opt is not supported" }
+    }
+    return;
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Config::PerDir - Apache's per-directory directives, in one table
+
+=head1 SYNOPSIS
+
+    my $err = per_dir_directive($section, $item, 'section');    # undef: not one of these
+
+=head1 DESCRIPTION
+
+Reads C<SetHandler>, C<PSGIApp>, C<PerlResponseHandler>/C<PerlHandler>, C<PerlScriptCheck>,
+C<RequestDeadline>, C<SlowRequestTime>, C<AllowOverride None>, C<Options>, C<PerlOptions>,
+C<Require>, C<DirectoryIndex>, C<DirectorySlash>, C<AddHandler>, C<AddType>, C<ForceType>,
+C<SetEnv>/C<PerlSetEnv>, C<PassEnv>/C<PerlPassEnv> and C<PerlSetupEnv> into a section's
+settings. C<Options> follows Apache 2.4: options with C<+>/C<-> change what the section
+inherits, options without replace it, and mixing both is an error. At server level the same
+directives (except C<Require>, C<PSGIApp> and the time limits) make the base that every
+section is merged onto.
+
+=head1 FUNCTIONS
+
+=head2 per_dir_directive
+
+    my $err = per_dir_directive(\%settings, $item, 'server' | 'section' | 'location');
+
+=head2 handler_policy
+
+    my $policy = Perennial::Config::PerDir::handler_policy('ModPerl::Registry');
+
+=cut

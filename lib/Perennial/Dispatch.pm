@@ -1,0 +1,278 @@
+package Perennial::Dispatch;
+use v5.36;
+use Perennial::Access;
+use Perennial::Config::PerDir;
+use Perennial::Executor::Resolver;
+use Perennial::HTTP::Response qw(plain_response);
+use Perennial::MimeTypes;
+
+# A request's way through the configuration, as Apache's request processing: the URL is
+# translated to a file (the first Alias or ScriptAlias that covers it, else DocumentRoot),
+# the file is found (unless a <Location> hands the URL to a PSGI application or a status
+# page, which need none), the sections that match are merged (Perennial::Walk), their Require
+# lines are checked, and the handler they choose runs: a PSGI application, a status page, a
+# script executor, or the static files of Perennial::Static, with mod_dir's trailing slash
+# and DirectoryIndex for directories.
+
+my $LOCAL = [Perennial::Access->parse('local')];
+
+sub new ($class, %args) {
+    my $self = bless {
+        walk    => $args{walk},
+        log     => $args{log},
+        build   => $args{build},        # ($handler, $settings, $root) -> app or executor
+        static  => $args{static},
+        trace   => $args{trace} // 1,
+        apps    => {},
+        finders => {},
+    }, $class;
+    my $n = 0;
+    $self->{roots} = [
+        map {
+            {   url    => $_->{url} =~ s{/+\z}{}r,
+                slash  => $_->{url} =~ m{.+/\z} ? 1 : 0,
+                dir    => $_->{dir} =~ s{/+\z}{}r,
+                script => $_->{script},
+                id     => ++$n
+            }
+        } @{$args{aliases} // []}
+    ];
+    $self->{docroot} = {url => '', dir => $args{document_root} =~ s{/+\z}{}r, script => 0, id => 0}
+        if defined $args{document_root};
+    return $self;
+}
+
+# The Registry executor that a request for this URL path would reach, with its handler's name
+sub registry_for ($self, $url) {
+    my %env = (PATH_INFO => $url, SCRIPT_NAME => '', REQUEST_URI => $url, REQUEST_METHOD => 'GET');
+    my ($set, $root, $rest, $hit, $handler) = $self->plan(\%env);
+    return unless $handler eq 'perl-script' && ref $hit && $hit->{file};
+    my $policy = Perennial::Config::PerDir::handler_policy($set->{response_handler});
+    return unless $policy->{mode} eq 'registry';
+    return ($self->_executor($handler, $set, $root), $set->{response_handler});
+}
+
+# Where URLs are translated to: each Alias and ScriptAlias, and DocumentRoot
+sub roots ($self) { (@{$self->{roots}}, $self->{docroot} // ()) }
+
+sub to_app ($self) {
+    return sub ($env) { $self->_dispatch($env, 0) };
+}
+
+# What serves a URL path: the merged settings, the root it maps into, the file found (or a
+# status), and the handler's name. Also used to preload the scripts a URL would run.
+sub plan ($self, $env) {
+    my $url   = $env->{PATH_INFO};
+    my $walk  = $self->{walk};
+    my @locs  = $walk->locations($url);
+    my $early = $walk->merged([], [], \@locs);
+    my ($root, $rest) = $self->_translate($url);
+    my ($hit, $dir, $name);
+    if ($root && ($early->{handler} // '') !~ /\A(?:psgi|server-status|perl-status)\z/) {
+        $hit = $self->_find($root, $rest, $env, $early);
+        ($dir, $name)
+            = ref $hit
+            ? ($hit->{directory} // $hit->{dir}, $hit->{directory} ? undef : _name($hit->{file}))
+            : ();
+    }
+    ($dir, $name) = ("$root->{dir}$rest" =~ m{\A(.*)/([^/]*)\z}) if $root && !defined $dir;
+    my $set = $walk->merged(($walk->matching($url, $dir, $name, \@locs))[0, 1], \@locs);
+    return ($set, $root, $rest, $hit, $self->_handler($set, $root, $hit));
+}
+
+sub _dispatch ($self, $env, $depth) {
+    if (!$self->{trace} && $env->{REQUEST_METHOD} eq 'TRACE') {
+        $self->{log}->warn("TRACE refused (TraceEnable Off): $env->{REQUEST_URI}") if $self->{log};
+        return plain_response(405, "The requested method TRACE is not allowed for this URL.\n");
+    }
+    my ($set, $root, $rest, $hit, $handler) = $self->plan($env);
+    my $rules = $set->{require} // ($handler =~ /status\z/ ? $LOCAL : undef);
+    if ($rules) {
+        my $where   = $set->{require} ? $set->{where} : 'Require local by default';
+        my $refused = Perennial::Access->refuse($rules, $env, $self->{log}, $where);
+        return $refused if $refused;
+    }
+    return $self->_mounted($env, $set, $handler)
+        if $handler =~ /\A(?:psgi|server-status|perl-status)\z/;
+    return $self->_missing($env, $hit // 404) unless ref $hit;
+    return $self->_directory($env, $set, $hit, $handler, $depth) if $hit->{directory};
+    return $self->{static}->serve($env, $hit, $set)              if $handler eq 'default-handler';
+    my $executor = $self->_executor($handler, $set, $root);
+    local $env->{SCRIPT_NAME} = $env->{SCRIPT_NAME} . $root->{url};
+    local $env->{PATH_INFO}   = $rest;
+    return $executor->serve($env, $hit);
+}
+
+# Whether an Alias, a ScriptAlias or DocumentRoot covers a URL path
+sub translates ($self, $url) {
+    my ($root) = $self->_translate($url);
+    return $root ? 1 : 0;
+}
+
+sub _executor ($self, $handler, $set, $root) {
+    return $self->{apps}{"$handler|$set->{key}|$root->{id}"}
+        //= $self->{build}->($handler, $set, $root);
+}
+
+# A PSGI application or a status page, mounted at its <Location>: the path moves from
+# PATH_INFO to SCRIPT_NAME, as Plack::App::URLMap does
+sub _mounted ($self, $env, $set, $handler) {
+    my $app   = $self->{apps}{"$handler|$set->{key}"} //= $self->{build}->($handler, $set);
+    my $mount = ($set->{mount} // '') =~ s{/+\z}{}r;
+    my $path  = $env->{PATH_INFO};
+    return $app->($env) unless length $mount && index($path, $mount) == 0;
+    local $env->{SCRIPT_NAME} = $env->{SCRIPT_NAME} . $mount;
+    local $env->{PATH_INFO}   = substr $path, length $mount;
+    return $app->($env);
+}
+
+# The handler the sections chose: SetHandler, else an AddHandler for the file's extension,
+# else cgi-script under a ScriptAlias, else the static files
+sub _handler ($self, $set, $root, $hit) {
+    my $handler = $set->{handler};
+    return $handler if defined $handler && $handler ne 'default-handler';
+    $handler //= Perennial::MimeTypes->handler_of($hit->{file}, $set) if ref $hit && $hit->{file};
+    $handler //= 'cgi-script'                                         if $root && $root->{script};
+    return $handler // 'default-handler';
+}
+
+# mod_alias: the first Alias or ScriptAlias whose URL covers the path (Apache takes them in
+# the order written), else DocumentRoot
+sub _translate ($self, $url) {
+    for my $root (@{$self->{roots}}) {
+        my $p = $root->{url};
+        next unless index($url, $p) == 0;
+
+        # Whole segments; an Alias written with a trailing slash needs it in the URL too
+        next if length $url == length $p ? $root->{slash} : substr($url, length $p, 1) ne '/';
+        return ($root, substr $url, length $p);
+    }
+    return ($self->{docroot}, $url) if $self->{docroot};
+    return;
+}
+
+# The file below a root: one finder (Perennial::Executor::Resolver) per root and check policy
+sub _find ($self, $root, $rest, $env, $early) {
+    my $check  = $early->{script_check} // 'always';
+    my $finder = $self->{finders}{"$root->{id}|$check"} //= Perennial::Executor::Resolver->new(
+        root        => $root->{dir},
+        check       => $check,
+        directories => 1
+    );
+    local $env->{SCRIPT_NAME} = ($env->{SCRIPT_NAME} // '') . $root->{url};
+    local $env->{PATH_INFO}   = $rest;
+    return $finder->resolve($env);
+}
+
+sub _missing ($self, $env, $status) {
+    $self->{log}->info("File does not exist: $env->{PATH_INFO} (request $env->{REQUEST_METHOD} "
+            . "$env->{REQUEST_URI})")
+        if $self->{log} && $status == 404;
+    return plain_response($status,
+        $status == 404 ? "The requested URL was not found on this server.\n" : undef);
+}
+
+# mod_dir: a directory without its slash is sent to it (301); with it, the first
+# DirectoryIndex file that exists is served as if asked for; otherwise 403
+sub _directory ($self, $env, $set, $hit, $handler, $depth) {
+    if (!$hit->{slash}) {
+        return $self->_missing($env, 404) if ($set->{directory_slash} // 1) == 0;
+        my $query = length($env->{QUERY_STRING} // '') ? "?$env->{QUERY_STRING}" : '';
+        my $to    = ($env->{SCRIPT_NAME}        // '') . $env->{PATH_INFO} . "/$query";
+        my $host  = $env->{HTTP_HOST} // "$env->{SERVER_NAME}:$env->{SERVER_PORT}";
+        my $url   = ($env->{'psgi.url_scheme'} // 'http') . "://$host" . _escape($to);
+        return [
+            301,
+            ['Location' => $url, 'Content-Type' => 'text/html; charset=iso-8859-1'],
+            [   qq{<!DOCTYPE HTML PUBLIC "-//IETF//DTD HTML 2.0//EN">\n<html><head>\n<title>301 Moved Permanently</title>\n</head><body>\n<h1>Moved Permanently</h1>\n<p>The document has moved <a href="$url">here</a>.</p>\n</body></html>\n}
+            ]
+        ];
+    }
+    for my $index (@{$set->{directory_index} // ['index.html']}) {
+        my $path = $index =~ m{\A/} ? $index : $env->{PATH_INFO} . $index;
+        local $env->{PATH_INFO} = $path;
+        my (undef, undef, undef, $found) = $self->plan($env);
+        next unless ref $found && $found->{file};
+        return plain_response(500) if $depth > 5;
+        return $self->_dispatch($env, $depth + 1);
+    }
+    my $why
+        = $set->{options}{Indexes}
+        ? 'Perennial makes no directory listings (Options Indexes)'
+        : 'server-generated directory index forbidden by Options directive';
+    $self->{log}->error("Cannot serve directory $hit->{directory}/: No matching DirectoryIndex ("
+            . join(',', @{$set->{directory_index} // ['index.html']})
+            . ") found, and $why")
+        if $self->{log};
+    return plain_response(403);
+}
+
+sub _escape ($path) {
+    $path =~ s{([^A-Za-z0-9\-._~/?=&%+:@!\$'()*,;])}{sprintf '%%%02X', ord $1}ger;
+}
+
+sub _name ($file) { $file =~ m{([^/]*)\z} }
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Dispatch - a request's way through the configuration, as Apache's
+
+=head1 SYNOPSIS
+
+    my $dispatch = Perennial::Dispatch->new(
+        walk          => Perennial::Walk->new(sections => $config->sections),
+        aliases       => $config->aliases,
+        document_root => $config->document_root,
+        static        => Perennial::Static->new(types => $types, log => $log),
+        build         => sub ($handler, $settings, $root = undef) { ... },
+        log           => $log,
+    );
+    my $app = $dispatch->to_app;
+
+=head1 DESCRIPTION
+
+Translates the URL (the first C<Alias>/C<ScriptAlias> that covers it, in the order written,
+else C<DocumentRoot>), finds the file unless a C<< <Location> >> hands the URL to a PSGI
+application or a status page, merges the sections that match (L<Perennial::Walk>), checks
+their C<Require> lines (status pages: C<Require local> unless they have their own), and
+runs the handler: C<SetHandler>, else C<AddHandler> for the file's extensions, else
+C<cgi-script> under a C<ScriptAlias>, else static files (L<Perennial::Static>). A directory
+URL without its slash gets 301 to it (C<DirectorySlash>); with it, the first C<DirectoryIndex>
+file that exists is served (C<index.html> by default), or 403 with the reason in the log.
+C<TraceEnable Off> answers TRACE with 405.
+
+=head1 METHODS
+
+=head2 new
+
+    my $dispatch = Perennial::Dispatch->new(%args);
+
+=head2 plan
+
+    my ($settings, $root, $rest, $hit, $handler) = $dispatch->plan({PATH_INFO => '/x.pl', ...});
+
+What would serve a URL, without serving it.
+
+=head2 registry_for
+
+    my ($executor, $handler_name) = $dispatch->registry_for('/perl/app.pl');
+
+The Registry executor a request for the URL would reach (for PerlPreloadScripts), or nothing.
+
+=head2 roots
+
+    my @roots = $dispatch->roots;    # {url, dir, script, id}
+
+=head2 translates
+
+    my $yes = $dispatch->translates('/cgi-bin');
+
+=head2 to_app
+
+    my $app = $dispatch->to_app;
+
+=cut

@@ -1,0 +1,149 @@
+package Perennial::Static;
+use v5.36;
+use HTTP::Date                ();
+use Perennial::HTTP::Response qw(plain_response);
+use Perennial::Static::Range;
+
+# Apache core's default handler: a file from DocumentRoot or an Alias, with Last-Modified and
+# an ETag (size and modification time, as Apache's default FileETag), conditional requests
+# (304, 412), byte ranges (206, 416), HEAD, and the type from the MIME table. The dispatcher
+# has found the file, walked the configuration and checked access before it gets here.
+
+my $SMALL = 65_536;    # Files up to this size leave with their head in one write
+
+sub new ($class, %args) {
+    return bless {types => $args{types}, log => $args{log}}, $class;
+}
+
+# $hit: the file (file, size, mtime); $set: the merged settings of its sections
+sub serve ($self, $env, $hit, $set) {
+    my $method = $env->{REQUEST_METHOD};
+    return $self->_not_get($env, $hit)       if $method ne 'GET' && $method ne 'HEAD';
+    return $self->_script_source($env, $hit) if $set->{exec_cgi} && _looks_like_script($hit);
+    my ($size, $mtime) = @$hit{qw(size mtime)};
+    my $etag     = sprintf '"%x-%x"', $size, $mtime * 1_000_000;
+    my $modified = HTTP::Date::time2str($mtime);
+    my @headers  = ('Last-Modified' => $modified, 'ETag' => $etag, 'Accept-Ranges' => 'bytes');
+    my $type     = $self->{types}->type_of($hit->{file}, $set);
+    push @headers, 'Content-Type' => $type if length $type;
+
+    my $cond = _conditions($env, $etag, $mtime);
+    return [$cond, [@headers[0 .. 3]], []] if $cond == 304;
+    return plain_response(412)             if $cond == 412;
+    open(my $fh, '<:raw', $hit->{file}) or do {
+        $self->_log(error => "Can't open $hit->{file}: $!", $env);
+        return plain_response(403);
+    };
+    my $range = Perennial::Static::Range->parse($env, $size, $etag, $modified);
+    return _whole($fh, $size, \@headers, $method) unless $range;
+    return Perennial::Static::Range->response($fh, $size, $range, \@headers, $type) if ref $range;
+    return [
+        416,
+        ['Content-Range' => "bytes */$size", 'Content-Type' => 'text/plain'],
+        ["Requested range not satisfiable\n"]
+    ];
+}
+
+# OPTIONS is answered; other methods than GET and HEAD are not allowed on a file
+sub _not_get ($self, $env, $hit) {
+    my $method = $env->{REQUEST_METHOD};
+    return [200, ['Allow' => 'GET,HEAD,POST,OPTIONS', 'Content-Length' => 0], []]
+        if $method eq 'OPTIONS';
+    $self->_log(warn => "method $method not allowed for the file $hit->{file}", $env);
+    return plain_response(
+        405,
+        "The requested method $method is not allowed for this URL.\n",
+        'Allow' => 'GET,HEAD,POST,OPTIONS'
+    );
+}
+
+sub _whole ($fh, $size, $headers, $method) {
+    return [200, [@$headers, 'Content-Length' => $size], []] if $method eq 'HEAD';
+    if ($size <= $SMALL) {
+        my $content;
+        my $got = read $fh, $content, $size;
+        return [200, [@$headers, 'Content-Length' => length $content], [$content]] if defined $got;
+    }
+    return [200, [@$headers, 'Content-Length' => $size], $fh];
+}
+
+# RFC 9110's order: If-Match, If-Unmodified-Since, If-None-Match, If-Modified-Since
+sub _conditions ($env, $etag, $mtime) {
+    if (defined(my $match = $env->{HTTP_IF_MATCH})) {
+        return 412 unless $match =~ /\A\s*\*\s*\z/ || grep { $_ eq $etag } _tags($match);
+    }
+    elsif (defined(my $since = $env->{HTTP_IF_UNMODIFIED_SINCE})) {
+        my $t = HTTP::Date::str2time($since);
+        return 412 if defined $t && $mtime > $t;
+    }
+    if (defined(my $none = $env->{HTTP_IF_NONE_MATCH})) {
+        my $hit = $none =~ /\A\s*\*\s*\z/ || grep { s{\AW/}{}r eq $etag } _tags($none);
+        return $env->{REQUEST_METHOD} =~ /\A(?:GET|HEAD)\z/ ? 304 : 412 if $hit;
+        return 200;
+    }
+    if (defined(my $since = $env->{HTTP_IF_MODIFIED_SINCE})) {
+        my $t = HTTP::Date::str2time($since);
+        return 304 if defined $t && $mtime <= $t && $t <= time;
+    }
+    return 200;
+}
+
+sub _tags ($list) { $list =~ /((?:W\/)?"[^"]*")/g }
+
+# A script in a directory where scripts run is never sent as text, whoever handles it
+sub _looks_like_script ($hit) {
+    return $hit->{file} =~ /\.(?:pl|cgi|pm|psgi|sh|py|php)\z/i || -x $hit->{file};
+}
+
+sub _script_source ($self, $env, $hit) {
+    $self->_log(
+        error => "$hit->{file} is a script in a directory with Options ExecCGI and no "
+            . 'handler runs it: its source is not sent (give the directory a SetHandler, or '
+            . 'an AddHandler for its extension)',
+        $env
+    );
+    return plain_response(403);
+}
+
+sub _log ($self, $level, $msg, $env) {
+    $self->{log}->$level("$msg (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})")
+        if $self->{log};
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Static - static files, as Apache's core serves them
+
+=head1 SYNOPSIS
+
+    my $static = Perennial::Static->new(types => $mime_types, log => $log);
+    my $res    = $static->serve($env, {file => $path, size => $size, mtime => $mtime}, $settings);
+
+=head1 DESCRIPTION
+
+Serves a file the dispatcher found: C<Last-Modified>, an C<ETag> of size and modification time
+(Apache's default C<FileETag MTime Size>, in Apache's format), C<If-Match>,
+C<If-Unmodified-Since>, C<If-None-Match> and C<If-Modified-Since> (304 or 412), C<Range> and
+C<If-Range> (206, multipart for several ranges, 416), HEAD, and C<Content-Type> from
+L<Perennial::MimeTypes> (C<ForceType>, C<AddType>, then the C<TypesConfig> table; none when
+the type is unknown, as Apache 2.4). Files up to 64 KB leave with the head in one write; larger
+ones are read in 64 KB blocks. OPTIONS is answered with C<Allow>, other methods but GET and
+HEAD with 405. In a directory with C<Options ExecCGI>, a file that looks like a script (an
+executable file, or .pl, .cgi, .pm, .psgi, .sh, .py, .php) is refused with 403 and a log line
+rather than sent as text.
+
+=head1 METHODS
+
+=head2 new
+
+    my $static = Perennial::Static->new(types => $types, log => $log);
+
+=head2 serve
+
+    my $res = $static->serve($env, $hit, $settings);
+
+=cut

@@ -1,0 +1,155 @@
+package Perennial::Walk;
+use v5.36;
+
+# Which sections apply to a request, and what they add up to, in Apache 2.4's order:
+# <Directory> sections from the shortest path to the longest (in the order written when two
+# are as deep), then <DirectoryMatch> and <Directory ~>, then <Files> and <FilesMatch> (those
+# inside a matching <Directory> after the others), then <Location> and <LocationMatch> in the
+# order written. A later section overrides an earlier one. No filesystem calls: the caller
+# says which directory and file the URL names. The merged settings are built once for each
+# set of matching sections and kept.
+
+# Settings that a later section replaces when it has them
+my @SCALARS = qw(handler app app_path mount response_handler setup_env parse_headers
+    script_check request_deadline slow_request_time directory_index directory_slash force_type);
+
+sub new ($class, %args) {
+    my @sections = @{$args{sections} // []};
+    my $depth    = sub ($sec) { scalar(() = $sec->{path} =~ m{/[^/]}g) };
+    my @dirs     = sort { $depth->($a) <=> $depth->($b) || $a->{id} <=> $b->{id} }
+        grep { $_->{kind} eq 'directory' && $_->{match} ne 'regex' } @sections;
+    return bless {
+        base      => $args{base} // {},
+        dirs      => \@dirs,
+        dir_match => [grep { $_->{kind} eq 'directory' && $_->{match} eq 'regex' } @sections],
+        files     => [
+            (grep { $_->{kind} eq 'files' && !$_->{within} } @sections),
+            (grep { $_->{kind} eq 'files' && $_->{within} } @sections)
+        ],
+        locations => [grep { $_->{kind} eq 'location' } @sections],
+        merged    => {},
+    }, $class;
+}
+
+# The location sections a URL path matches (a list of sections)
+sub locations ($self, $url) {
+    return grep { _location_matches($_, $url) } @{$self->{locations}};
+}
+
+# Every section that applies, as [directory sections, files sections, location sections]
+sub matching ($self, $url, $dir, $file, $locations = undef) {
+    my (@dirs, @files);
+    if (defined $dir) {
+        @dirs = grep { _directory_matches($_, $dir) } @{$self->{dirs}};
+        push @dirs, grep { "$dir/" =~ $_->{re} } @{$self->{dir_match}};
+    }
+    if (defined $file && length $file) {
+        my %in = map { $_->{id} => 1 } @dirs;
+        @files = grep {
+                   (!$_->{within} || $in{$_->{within}{id}})
+                && ($_->{match} eq 'prefix' ? $file eq $_->{path} : $file =~ $_->{re})
+        } @{$self->{files}};
+    }
+    return (\@dirs, \@files, $locations // [$self->locations($url)]);
+}
+
+# The settings of those sections merged onto the server's base, kept for next time
+sub merged ($self, @lists) {
+    my @secs = map {@$_} @lists;
+    my $key  = join ',', map { $_->{id} } @secs;
+    return $self->{merged}{$key} //= _merge($self->{base}, \@secs, $key);
+}
+
+# Apache's rule for a plain <Location>: the URL starts with the path, and the path ends with
+# a slash or the URL goes on with one (or ends): /app is /app and /app/x, not /apple
+sub _location_matches ($sec, $url) {
+    return $url =~ $sec->{re} if $sec->{match} ne 'prefix';
+    my $p = $sec->{path};
+    return 0 unless index($url, $p) == 0;
+    return 1 if length $url == length $p || substr($p, -1) eq '/';
+    return substr($url, length $p, 1) eq '/';
+}
+
+sub _directory_matches ($sec, $dir) {
+    return $dir =~ $sec->{re} if $sec->{match} eq 'wildcard';
+    my $p = $sec->{path} =~ s{/+\z}{}r;
+    return 1 if $p eq '' || $dir eq $p;
+    return index($dir, "$p/") == 0;
+}
+
+sub _merge ($base, $secs, $key) {
+    my %set     = (key            => $key, sections => $secs);
+    my %options = (FollowSymLinks => 1);                         # Apache 2.4's default
+    for my $sec ($base, @$secs) {
+        $set{$_}    = $sec->{$_} for grep { defined $sec->{$_} } @SCALARS;
+        $set{mount} = $sec->{path} if defined $sec->{app} || ($sec->{handler} // '') =~ /status\z/;
+        $set{where} = "$sec->{file} line $sec->{line}" if $sec->{file} && $sec->{require};
+
+        # A section with its own Require lines replaces what it inherits (AuthMerging Off)
+        $set{require} = $sec->{require} if $sec->{require};
+        for my $key (qw(set_env add_handler add_type)) {
+            $set{$key} = {%{$set{$key} // {}}, %{$sec->{$key}}} if $sec->{$key};
+        }
+        $set{pass_env} = [@{$set{pass_env} // []}, @{$sec->{pass_env}}] if $sec->{pass_env};
+        _options(\%options, $_) for @{$sec->{options} // []};
+    }
+    $set{options}  = \%options;
+    $set{exec_cgi} = $options{ExecCGI} ? 1 : 0;
+    return \%set;
+}
+
+sub _options ($options, $directive) {
+    my ($how, $steps) = @$directive;
+    %$options = () if $how eq 'replace';
+    for my $step (@$steps) {
+        my ($sign, $name) = @$step;
+        next unless length $name;
+        if   ($sign eq '-') { delete $options->{$name} }
+        else                { $options->{$name} = 1 }
+    }
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Walk - the sections a request matches, merged in Apache's order
+
+=head1 SYNOPSIS
+
+    my $walk = Perennial::Walk->new(sections => $config->sections, base => $config->server_dir);
+    my $set  = $walk->merged($walk->matching('/app/x.pl', '/srv/app', 'x.pl'));
+    say $set->{handler}, ' ', join ',', sort keys %{$set->{options}};
+
+=head1 DESCRIPTION
+
+Given the URL path, the directory and the file name a request maps to, finds the sections that
+apply and merges them as Apache's core does: C<< <Directory> >> by depth, then the regex
+directory sections, then C<< <Files> >> and C<< <FilesMatch> >>, then C<< <Location> >> and
+C<< <LocationMatch> >> in the order written; a later one overrides an earlier one. Two
+sections for the same path therefore both apply, and no setting (a C<Require> above all) can
+be lost by splitting a section in two. C<Require> lines of a section replace those it
+inherits (Apache's C<AuthMerging Off>); C<Options> with C<+>/C<-> change what is inherited.
+
+=head1 METHODS
+
+=head2 locations
+
+    my @sections = $walk->locations($url_path);
+
+=head2 matching
+
+    my ($dirs, $files, $locations) = $walk->matching($url_path, $directory, $file_name);
+
+=head2 merged
+
+    my $settings = $walk->merged($dirs, $files, $locations);
+
+The merged settings: C<handler>, C<app_path> and C<mount>, C<response_handler>, C<options>
+(a hash), C<exec_cgi>, C<require> and C<where>, C<set_env>, C<pass_env>, C<add_handler>,
+C<add_type>, C<force_type>, C<directory_index>, C<directory_slash>, and C<key>, which names
+the set of sections.
+
+=cut

@@ -1,0 +1,165 @@
+use v5.36;
+use lib 't/lib';
+use Test::More;
+use File::Path qw(make_path);
+use File::Temp qw(tempdir);
+use Perennial::Config;
+
+# What Apache settles while it reads its files: IfModule, IfDefine, IfVersion, Define and
+# ${NAME}, Include and IncludeOptional with wildcards, and the directives that mean nothing here
+my $dir = tempdir(CLEANUP => 1);
+
+sub write_file ($name, $text) {
+    my $path = "$dir/$name";
+    make_path($path =~ s{/[^/]*\z}{}r);
+    open(my $fh, '>', $path) or die $!;
+    print {$fh} $text;
+    close $fh;
+    return $path;
+}
+
+sub cli (@args) {
+    my $out = qx{$^X -Ilib bin/perennial @args 2>&1};
+    return ($out, $? >> 8);
+}
+
+subtest '<IfModule>: true for what Perennial does, false for the rest' => sub {
+    my $file = write_file('ifmodule.conf', <<'CONF');
+<IfModule mod_perl.c>
+    StartServers 2
+</IfModule>
+<IfModule perl_module>
+    MinSpareServers 2
+</IfModule>
+<IfModule mpm_prefork_module>
+    MaxSpareServers 7
+</IfModule>
+<IfModule !mod_cgi.c>
+    MaxClients 99
+</IfModule>
+<IfModule mod_ssl.c>
+    SSLEngine on
+</IfModule>
+<IfModule mod_rewrite.c>
+    RewriteEngine On
+</IfModule>
+<IfModule !mpm_event_module>
+    <IfModule mod_alias.c>
+        ServerLimit 17
+    </IfModule>
+</IfModule>
+CONF
+    my $c = Perennial::Config->load(file => $file);
+    is_deeply [map { $c->$_ }
+            qw(start_servers min_spare_servers max_spare_servers max_clients server_limit)],
+        [2, 2, 7, 17, 17],
+        'mod_perl, prefork and mod_alias are there, mod_ssl, mod_rewrite and the event MPM are not; nesting works';
+};
+
+subtest '<IfDefine> with -D NAME and Define; ${NAME} from Define and the environment' => sub {
+    local $ENV{PERENNIAL_TEST_CLIENTS} = 12;
+    my $file = write_file('ifdefine.conf', <<'CONF');
+Define POOL 3
+<IfDefine POOL>
+    StartServers ${POOL}
+</IfDefine>
+<IfDefine BIG>
+    MaxClients 64
+</IfDefine>
+<IfDefine !BIG>
+    MaxClients ${PERENNIAL_TEST_CLIENTS}
+</IfDefine>
+CONF
+    my $c = Perennial::Config->load(file => $file);
+    is $c->start_servers, 3,  'Define and ${NAME}';
+    is $c->max_clients,   12, 'a variable of the environment';
+    is(Perennial::Config->load(file => $file, defines => ['BIG'])->max_clients,
+        64, 'a define from outside');
+    my ($out, $code) = cli('configtest', '-D', 'BIG', '-c', $file);
+    is $code, 0, '-D NAME on the command line' or diag $out;
+    ($out)
+        = cli('configtest', '-c', write_file('undef.conf', "ErrorLog \${NOWHERE_DEFINED}/x.log\n"));
+    like $out, qr/undef\.conf line 1: config variable \$\{NOWHERE_DEFINED\} is not defined/,
+        'an undefined variable is said';
+};
+
+subtest '<IfVersion> against Apache 2.4' => sub {
+    my $file = write_file('ifversion.conf', <<'CONF');
+<IfVersion >= 2.4>
+    StartServers 4
+</IfVersion>
+<IfVersion < 2.4>
+    StartServers 1
+</IfVersion>
+<IfVersion 2.2>
+    MaxClients 1
+</IfVersion>
+<IfVersion ~ ^2\.4\.>
+    MinSpareServers 3
+</IfVersion>
+<IfVersion !/^1\./>
+    MaxSpareServers 9
+</IfVersion>
+CONF
+    my $c = Perennial::Config->load(file => $file);
+    is_deeply [map { $c->$_ } qw(start_servers max_clients min_spare_servers max_spare_servers)],
+        [4, 256, 3, 9], '>=, <, a bare version, ~ regex and !/regex/';
+    my ($out)
+        = cli('configtest', '-c',
+        write_file('badversion.conf', "<IfVersion >> 2>\n</IfVersion>\n"));
+    like $out, qr/badversion\.conf line 1: <IfVersion> unknown operator '>>'/,
+        'a bad operator is named';
+};
+
+subtest 'Include and IncludeOptional: wildcards in sorted order, relative to ServerRoot' => sub {
+    write_file('site/conf.d/20-b.conf',  "MaxClients 20\n");
+    write_file('site/conf.d/10-a.conf',  "MaxClients 10\nStartServers 1\n");
+    write_file('site/conf.d/README',     "not a config\n");
+    write_file('site/mods/one.load',     "MinSpareServers 2\n");
+    write_file('site/sites/x/site.conf', "MaxSpareServers 8\n");
+    write_file('site/nested/inner.conf', "Include conf.d/10-a.conf\n");
+    my $main = write_file('site/main.conf', <<'CONF');
+Include conf.d/*.conf
+IncludeOptional mods/*.load
+IncludeOptional nothing-here/*.conf
+IncludeOptional missing.conf
+Include sites/*/site.conf
+CONF
+    my $c = Perennial::Config->load(file => $main);
+    is $c->max_clients,       20, 'conf.d/*.conf read in sorted order: the later file wins';
+    is $c->min_spare_servers, 2,  'IncludeOptional with matches';
+    is $c->max_spare_servers, 8,  'a wildcard in a directory part';
+    my ($out, $code)
+        = cli('configtest', '-c', write_file('site/strict.conf', "Include none/*.conf\n"));
+    like $out, qr/strict\.conf line 1: Include: no file matches '\Q$dir\E\/site\/none\/\*\.conf'/,
+        'Include of a wildcard that matches nothing is an error';
+    my $nested = write_file('site/n.conf', "Include nested/inner.conf\n");
+    is(Perennial::Config->load(file => $nested)->start_servers,
+        1, 'a path in an included file is relative to ServerRoot, not to that file');
+    write_file('other/x.conf', "StartServers 6\n");
+    my $root = write_file('site/root.conf', "ServerRoot $dir/other\nInclude x.conf\n");
+    is(Perennial::Config->load(file => $root)->start_servers, 6, 'ServerRoot moves the base');
+};
+
+subtest 'directives with no meaning here are accepted and listed once' => sub {
+    my $file = write_file('ignored.conf', <<'CONF');
+LoadModule perl_module /usr/lib/apache2/modules/mod_perl.so
+LoadModule cgi_module /usr/lib/apache2/modules/mod_cgi.so
+Mutex file:/var/lock default
+HostnameLookups Off
+EnableSendfile On
+LogLevel warn ssl:warn
+CONF
+    my ($out, $code) = cli('configtest', '-c', $file);
+    is $code, 0, 'Syntax OK' or diag $out;
+    like $out, qr/LoadModule \(2 lines\): Perennial loads no Apache modules/, 'LoadModule, counted';
+    like $out, qr/Mutex \(\S+ignored\.conf line 3\): workers take connections/,
+        'Mutex, with its line';
+    like $out, qr/LogLevel for a module ignored: ssl:warn/, 'a module\'s LogLevel';
+    is(Perennial::Config->load(file => $file)->log_level, 'warn', 'LogLevel warn');
+    ($out, $code) = cli('configtest', '-c', write_file('typo.conf', "MaxClientz 3\n"));
+    like $out, qr/typo\.conf line 1: unknown directive 'MaxClientz'/,
+        'anything else is still an error';
+};
+
+done_testing;
