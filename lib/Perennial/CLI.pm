@@ -19,7 +19,7 @@ my @OPTIONS
     host|o=s I=s@ keepalive! disable-keepalive keepalive-timeout=s listen|l=s@ log-level=s M=s@
     max-clients=i max-keepalive-requests=i max-requests=i max-requests-jitter=s max-spare-servers=i
     min-spare-servers=i pid=s port|p=i scoreboard=s server-limit=i set=s@ single-process|X socket|S=s@
-    start-servers=i timeout=s version|v wait=i workers=i);
+    start-servers=i timeout=s user=s group=s version|v wait=i workers=i);
 
 my %FLAG_KEY = (
     'access-log'             => 'access_log',
@@ -42,7 +42,9 @@ my %FLAG_KEY = (
     'single-process'         => 'single_process',
     'start-servers'          => 'start_servers',
     timeout                  => 'timeout',
-    daemonize                => 'daemonize'
+    daemonize                => 'daemonize',
+    user                     => 'user',
+    group                    => 'group',
 );
 
 # bench and tune take their own options
@@ -101,10 +103,11 @@ sub _cmd_serve ($config, $opt, $command) {
     $ENV{PLACK_ENV}
         = $config->environment;    ## no critic (RequireLocalizedPunctuationVars) as plackup does
     return Perennial::Runner->new(
-        config      => $config,
-        reconfigure => sub { _config($opt) },
-        command     => $opt->{command},
-        replaces    => $ENV{PERENNIAL_UPGRADE_FROM}
+        config       => $config,
+        reconfigure  => sub { _config($opt) },
+        command      => $opt->{command},
+        replaces     => $ENV{PERENNIAL_UPGRADE_FROM},
+        default_user => 'www-data'
     )->run;
 }
 
@@ -219,6 +222,7 @@ Serving:
   -E, --env NAME           PLACK_ENV; 'development' adds Lint and StackTrace
   -I DIR, -M Module        add to @INC, load a module in the manager before forking
   -X, --single-process     serve in one process, for debugging
+      --user NAME --group NAME   who workers run as when started as root (default www-data)
       --set 'DIRECTIVE VALUE'   any config directive, after the file's (also DIRECTIVE=VALUE); repeatable
 
 Signals to the manager: TERM stop, WINCH graceful stop, USR1 graceful restart, HUP restart,

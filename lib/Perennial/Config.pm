@@ -67,6 +67,8 @@ my %SETTINGS = (
     timeout                   => [60,                 'seconds'],
     trace_enable              => [1,                  'bool'],
     types_config              => [undef,              'path'],
+    user                      => [undef,              'word'],
+    group                     => [undef,              'word'],
 );
 
 # Directive name (lower case) => setting key; several Apache names map to one key
@@ -151,17 +153,7 @@ sub load ($class, %args) {
     die join("\n", @errors) . "\n" if @errors;
     my $config = $class->new(%values);
 
-    # Applications and script directories must exist: configtest finds them missing too
-    for my $sec (grep { defined $_->{app_path} && !-f $_->{app_path} } @{$config->sections}) {
-        push @errors,
-            "$sec->{file} line $sec->{line}: PSGIApp '$sec->{app}' not found ($sec->{app_path})";
-    }
-    for my $alias (grep { !-d $_->{dir} } @{$config->aliases}) {
-        push @errors, "$alias->{file} line $alias->{line}: directory '$alias->{dir}' not found";
-    }
-    push @errors, map {"PerlRequire: file '$_' not found"} grep { !-f } @{$config->requires};
-    push @errors, map {"PerlPreloadScripts: directory '$_' not found"}
-        grep { !-d } @{$config->preload_scripts};
+    @errors = _missing($config);
     die join("\n", @errors) . "\n" if @errors;
     return $config;
 }
@@ -207,6 +199,27 @@ sub _apply_items ($values, $errors, $items) {
             // server_directive($values, $item) // _directive($values, $item);
         push @$errors, "$item->{file} line $item->{line}: $err" if $err;
     }
+}
+
+# Applications, directories, files, users and groups that must exist: configtest finds them
+# missing too
+sub _missing ($config) {
+    my @errors;
+    for my $sec (grep { defined $_->{app_path} && !-f $_->{app_path} } @{$config->sections}) {
+        push @errors,
+            "$sec->{file} line $sec->{line}: PSGIApp '$sec->{app}' not found ($sec->{app_path})";
+    }
+    for my $alias (grep { !-d $_->{dir} } @{$config->aliases}) {
+        push @errors, "$alias->{file} line $alias->{line}: directory '$alias->{dir}' not found";
+    }
+    push @errors, map {"PerlRequire: file '$_' not found"} grep { !-f } @{$config->requires};
+    push @errors, "User $_: no such user on this system"
+        for grep { defined && !/\A#\d+\z/ && !defined getpwnam $_ } $config->user;
+    push @errors, "Group $_: no such group on this system"
+        for grep { defined && !/\A#\d+\z/ && !defined getgrnam $_ } $config->group;
+    push @errors, map {"PerlPreloadScripts: directory '$_' not found"}
+        grep { !-d } @{$config->preload_scripts};
+    return @errors;
 }
 
 # What a value of each type looks like, and how to say it is wrong
@@ -489,6 +502,14 @@ file changed, if they are not in perl's own directories.
 =item trace_enable (C<TraceEnable On|Off>; On)
 
 Off answers TRACE with 405 before any handler sees it; On hands TRACE to the handler.
+
+=item user, group (C<User NAME|#UID>, C<Group NAME|#GID>, C<--user>, C<--group>; as root:
+www-data and the user's group)
+
+Who the workers, their scripts and the CGI children run as when the manager is started as
+root; the manager keeps root for its sockets, logs, pid file and scoreboard. C<User root>
+keeps root for the workers too, with a warning. Ignored when the manager is not root. See
+L<Perennial::Privileges>.
 
 =item types_config (C<TypesConfig FILE>; F</etc/mime.types> when it exists)
 

@@ -10,6 +10,7 @@ use Perennial::Listener;
 use Perennial::Log;
 use Perennial::Preload;
 use Perennial::Prefork;
+use Perennial::Privileges;
 use Perennial::Scoreboard;
 use Perennial::Server;
 use Perennial::Upgrade;
@@ -18,7 +19,8 @@ use Perennial::Upgrade;
 # scoreboard, then hands over to the manager (or serves in one process) until stopped.
 
 sub new ($class, %args) {
-    return bless {map { $_ => $args{$_} } qw(config app reconfigure command replaces)}, $class;
+    return bless {map { $_ => $args{$_} } qw(config app reconfigure command replaces default_user)},
+        $class;
 }
 
 sub run ($self) {
@@ -26,6 +28,14 @@ sub run ($self) {
     my $log    = Perennial::Log->new(config => $config);
     $log->warn($_) for $config->warnings;
     $log->info($_) for ignored_summary($config->ignored);
+    my $to = $self->{to} = Perennial::Privileges->resolve(
+        user    => $config->user,
+        group   => $config->group,
+        default => $self->{default_user}
+    );
+    if (my $who = Perennial::Privileges->describe($to)) {
+        $to->{root} ? $log->warn($who) : $log->info($who);
+    }
     my $preload   = $self->{preload} = Perennial::Preload->new(log => $log);
     my $hooks     = $preload->load($config);
     my $shared    = $self->{shared} = {};    # What the status pages read, filled in below
@@ -55,7 +65,7 @@ sub run ($self) {
         Perennial::Control->remove_pid($pid_file) if defined $pid_file;
     };
     my $code = eval {
-        return _single($server, $board) if $config->single_process;
+        return _single($server, $board, $to) if $config->single_process;
         Perennial::Prefork->new(
             config           => $config,
             log              => $log,
@@ -117,7 +127,9 @@ sub _upgrade ($self) {
 # as Apache's children run their child_exit hooks on TERM)
 sub _worker ($self, $server, $hooks) {
     my $preload = $self->{preload};
+    my $to      = $self->{to};
     return sub ($w) {
+        $w->{unprivileged} = Perennial::Privileges->drop($to);
         my %about = (slot => $w->{slot}, generation => $w->{generation});
         my $bye   = sub () { $preload->run_hooks($hooks->{exit}, PerlChildExitHandler => \%about) };
         _publish_scripts($self->{board}, $w->{slot});
@@ -148,12 +160,20 @@ sub _server ($self, $config, $app) {
     );
 }
 
-sub _single ($server, $board) {
-    my $stopping = 0;
+sub _single ($server, $board, $to) {
+    my $stopping     = 0;
+    my $unprivileged = Perennial::Privileges->drop($to);
     local @SIG{qw(TERM INT QUIT WINCH)} = (sub { $stopping = 1 }) x 4;
     $board->claim(0, $$, 1);
     _publish_scripts($board, 0);
-    $server->serve({slot => 0, generation => 1, stopping => \$stopping, max_requests => undef});
+    $server->serve(
+        {   slot         => 0,
+            generation   => 1,
+            stopping     => \$stopping,
+            max_requests => undef,
+            unprivileged => $unprivileged
+        }
+    );
     return 0;
 }
 

@@ -39,7 +39,16 @@ sub serve ($self, $worker) {
 
     while (!$$stopping) {
         my $reopen = $worker->{reopen};
-        if ($reopen && $$reopen) { $$reopen = 0; $log->reopen }
+        if ($reopen && $$reopen) {
+            $$reopen = 0;
+
+            # A worker that gave up root cannot open root's logs: its successor inherits them
+            if ($worker->{unprivileged}) {
+                $log->info("worker $$ leaves so that a new one writes to the reopened logs");
+                last;
+            }
+            $log->reopen;
+        }
         $board->state($slot, '_');
         my ($client, $index, $peer) = $self->_accept(\@fh, $stopping) or next;
         $self->{listeners}[$index]->prepare($client);

@@ -2,13 +2,12 @@ use v5.36;
 use lib 't/lib';
 use Test::More;
 use Cwd             qw(abs_path);
-use File::Temp      qw(tempdir);
-use Perennial::Test qw(raw_request start_server);
+use Perennial::Test qw(raw_request scratch_dir start_server);
 
 # No access rule can be bypassed by how a configuration is split: every section that matches
 # a request applies, in Apache's order, whatever it holds and wherever it was written
 my $psgi = abs_path('t/psgi/pid.psgi');
-my $root = tempdir(CLEANUP => 1);
+my $root = scratch_dir();
 mkdir "$root/$_" or die $! for qw(docs docs/private cgi);
 _write("$root/docs/index.html",       "<h1>home</h1>\n");
 _write("$root/docs/notes.txt",        "notes\n");

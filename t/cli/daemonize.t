@@ -1,14 +1,13 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use File::Temp qw(tempdir);
 use HTTP::Tiny;
 use IO::Socket::IP;
 use Perennial::Control;
-use Perennial::Test qw(wait_until);
+use Perennial::Test qw(scratch_dir wait_until);
 
 # -D: the command returns, the manager lives on in the background, stop finds it
-my $dir  = tempdir(CLEANUP => 1);
+my $dir  = scratch_dir();
 my $port = IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => 1)->sockport;
 my @cmd  = (
     $^X,               '-Ilib',        'bin/perennial',   'serve',

@@ -1,18 +1,19 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use File::Temp qw(tempdir);
 use HTTP::Tiny;
 use IO::Socket::UNIX;
-use Perennial::Test qw(wait_until);
+use Perennial::Test qw(scratch_dir wait_until);
 
-# perennial binding its own listeners: TCP and a Unix socket at once, in one process (-X)
-my $dir  = tempdir(CLEANUP => 1);
+# perennial binding its own listeners: TCP and a Unix socket at once, in one process (-X).
+# As root, the one process keeps root (--user root) so that it can remove its socket file.
+my $dir  = scratch_dir();
 my $sock = "$dir/perennial.sock";
 my $pid  = fork // die;
 if (!$pid) {
     open STDERR, '>', "$dir/err" or die;
-    exec $^X, '-Ilib', 'bin/perennial', '-X', '-l', '127.0.0.1:0', '-S', $sock, '--pid',
+    exec $^X, '-Ilib', 'bin/perennial', '-X', '--user', 'root', '-l', '127.0.0.1:0', '-S', $sock,
+        '--pid',
         "$dir/p.pid",
         't/psgi/pid.psgi';
 }

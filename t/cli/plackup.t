@@ -1,15 +1,14 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use File::Temp qw(tempdir);
 use HTTP::Tiny;
 use IO::Socket::IP;
-use Perennial::Test qw(wait_until);
+use Perennial::Test qw(scratch_dir wait_until);
 
 # plackup -s Perennial, with plackup's own flags
 my $plackup = (grep {-x} map {"$_/plackup"} split /:/, $ENV{PATH})[0];
 plan skip_all => 'plackup is not installed (libplack-perl)' unless $plackup;
-my $dir  = tempdir(CLEANUP => 1);
+my $dir  = scratch_dir();
 my $port = IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => 1)->sockport;
 my $pid  = fork // die;
 if (!$pid) {

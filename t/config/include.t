@@ -19,14 +19,16 @@ sub cli (@args) {
     return ($out, $? >> 8);
 }
 
-subtest 'Include reads another file in place, relative to ServerRoot (the file\'s directory by default)' => sub {
+subtest
+    'Include reads another file in place, relative to ServerRoot (the file\'s directory by default)'
+    => sub {
     mkdir "$dir/conf.d";
     write_file('conf.d/pool.conf', "MaxClients 7\nStartServers 3\n");
     my $main = write_file('main.conf', "MaxClients 2\nInclude conf.d/pool.conf\nStartServers 1\n");
     my $config = Perennial::Config->load(file => $main);
     is $config->max_clients,   7, 'the included file\'s setting, after the line before it';
     is $config->start_servers, 1, 'and a later line wins over it';
-};
+    };
 
 subtest 'Include errors name the file and line' => sub {
     my $main = write_file('bad.conf', "KeepAlive On\nInclude nowhere.conf\n");

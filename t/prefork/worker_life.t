@@ -23,6 +23,7 @@ CONF
 
 subtest 'PerlPreloadScripts compiles in the manager; workers reseed rand; child hooks run' => sub {
     my $hooks = File::Temp->new;
+    chmod 0666, "$hooks" or die $!;    # The workers write it, as www-data when started as root
     local $ENV{LIFE_HOOKS_FILE} = "$hooks";
     my $srv = start_server(
         workers => 2,
@@ -66,6 +67,7 @@ CONF
 
 subtest 'a graceful restart runs PerlRequire again and reloads changed modules' => sub {
     my $lib = File::Temp->newdir;
+    chmod 0755, "$lib" or die $!;
     mkdir "$lib/Life" or die;
     _write("$lib/Life/Version.pm", "package Life::Version; sub version { 1 } 1;\n");
     _write("$lib/startup.pl",
@@ -136,7 +138,10 @@ subtest 'PoolPrivateLimit retires the largest idle worker first' => sub {
 };
 
 subtest 'reopen-logs: the manager and the workers write to new files' => sub {
-    my $srv = start_server(app => 'pid.psgi', workers => 2);
+
+    # Workers that keep the manager's user reopen the logs themselves (t/prefork/privileges.t:
+    # those that gave up root are replaced instead)
+    my $srv = start_server(app => 'pid.psgi', workers => 2, args => ['--user', (getpwuid $>)[0]]);
     ok wait_until(sub { $srv->idle == 2 }, 10, 'two idle'), 'two workers';
     $srv->get('/') for 1 .. 4;
     my @before = sort map { $_->{pid} } $srv->slots;

@@ -2,8 +2,7 @@ use v5.36;
 use lib 't/lib';
 use Test::More;
 use Cwd             qw(abs_path);
-use File::Temp      qw(tempdir);
-use Perennial::Test qw(configtest start_server wait_until);
+use Perennial::Test qw(configtest scratch_dir start_server wait_until);
 
 my $cgi = abs_path('t/cgi-bin');
 
@@ -11,7 +10,7 @@ subtest 'ScriptAlias alone is mod_cgi; <Directory> settings apply to an Alias' =
 
     # The same scripts through a symlinked directory: <Directory> matches the path as
     # configured, so its SetHandler does not reach the ScriptAlias (as in Apache)
-    my $links = tempdir(CLEANUP => 1);
+    my $links = scratch_dir();
     symlink $cgi, "$links/perl" or die $!;
     my $srv = start_server(workers => 1, conf => <<"CONF");
 ScriptAlias /cgi-bin/ $cgi/
@@ -61,7 +60,7 @@ CONF
 
 subtest 'PerlSetEnv, SetEnv and PassEnv reach scripts in every mode' => sub {
     local $ENV{PERENNIAL_TEST_PASS} = 'passed';
-    my $dir = tempdir(CLEANUP => 1);
+    my $dir = scratch_dir();
     open(my $fh, '>', "$dir/env.pl") or die $!;
     print {$fh}
         qq{#!/usr/bin/perl\nprint "Content-Type: text/plain\\n\\n", join(',', map { \$ENV{\$_} // 'unset' } qw(A B PERENNIAL_TEST_PASS)), "\\n";\n};
@@ -91,7 +90,7 @@ CONF
 };
 
 subtest 'a changed script is recompiled; PerlScriptCheck Never does not look' => sub {
-    my $dir   = tempdir(CLEANUP => 1);
+    my $dir   = scratch_dir();
     my $write = sub ($version) {
         open(my $fh, '>', "$dir/version.pl") or die $!;
         print {$fh} qq{#!/usr/bin/perl\nprint "Content-Type: text/plain\\n\\n$version\\n";\n};
@@ -124,7 +123,7 @@ CONF
 };
 
 subtest 'PerlScriptCheck SECONDS looks at the file at most that often' => sub {
-    my $dir   = tempdir(CLEANUP => 1);
+    my $dir   = scratch_dir();
     my $write = sub ($version, $when) {
         open(my $fh, '>', "$dir/version.pl") or die $!;
         print {$fh} qq{#!/usr/bin/perl\nprint "Content-Type: text/plain\\n\\n$version\\n";\n};
@@ -160,7 +159,7 @@ CONF
 };
 
 subtest 'PerlRun forgets required files; Registry keeps them' => sub {
-    my $dir = tempdir(CLEANUP => 1);
+    my $dir = scratch_dir();
     open(my $lib, '>', "$dir/lib.pl") or die $!;
     print {$lib} qq{\$loaded++;\n1;\n};
     close $lib;

@@ -2,14 +2,13 @@ use v5.36;
 use lib 't/lib';
 use Test::More;
 use File::Path      qw(make_path);
-use File::Temp      qw(tempdir);
-use Perennial::Test qw(start_server);
+use Perennial::Test qw(scratch_dir start_server);
 
 # What scripts load through %INC: a file that is not a module belongs to the script that
 # required it (the pitfalls list's P15), and a library that changes on disk recompiles the
 # Registry scripts that loaded it (P16)
 
-my $dir = tempdir(CLEANUP => 1);
+my $dir = scratch_dir();
 my $put = sub ($file, $text, $age = 0) {
     my ($parent) = $file =~ m{\A(.*)/};
     make_path("$dir/$parent") if defined $parent;

@@ -1,13 +1,12 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use File::Temp               qw(tempdir);
-use Perennial::Test          qw(raw_request start_server);
+use Perennial::Test          qw(raw_request scratch_dir start_server);
 use Perennial::Test::Scripts qw(start_script_server);
 
 # Only files inside the script directory run, and nothing else is revealed
-my $tree    = tempdir(CLEANUP => 1);
-my $outside = tempdir(CLEANUP => 1);
+my $tree    = scratch_dir();
+my $outside = scratch_dir();
 mkdir "$tree/cgi" or die $!;
 _script("$tree/cgi/ok.pl",       qq{print "Content-Type: text/plain\\n\\nok\\n";\n},     0755);
 _script("$tree/cgi/noexec.pl",   qq{print "Content-Type: text/plain\\n\\nran\\n";\n},    0644);

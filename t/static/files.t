@@ -2,12 +2,11 @@ use v5.36;
 use lib 't/lib';
 use Test::More;
 use Digest::MD5     qw(md5_hex);
-use File::Temp      qw(tempdir);
 use HTTP::Date      qw(time2str);
-use Perennial::Test qw(raw_request start_server);
+use Perennial::Test qw(raw_request scratch_dir start_server);
 
 # Static files from DocumentRoot and Alias, as Apache's core serves them
-my $root = tempdir(CLEANUP => 1);
+my $root = scratch_dir();
 mkdir "$root/$_" or die $! for qw(docs docs/sub docs/idx assets scripts);
 _write("$root/docs/hello.txt",       "hello, world\n");
 _write("$root/docs/page.html",       "<p>page</p>\n");

@@ -2,13 +2,12 @@ use v5.36;
 use lib 't/lib';
 use Test::More;
 use Cwd             qw(abs_path);
-use File::Temp      qw(tempdir);
 use JSON::PP        ();
-use Perennial::Test qw(start_server wait_until);
+use Perennial::Test qw(scratch_dir start_server wait_until);
 
 # perennial bench against a real Perennial serving the examples, with small bounded loads: the
 # shape of the table, the CSV and JSON, and a chart that renders as an image
-my $dir      = tempdir(CLEANUP => 1);
+my $dir      = scratch_dir();
 my $examples = abs_path('examples/perennial.conf');
 
 sub spec ($text) {

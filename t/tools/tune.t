@@ -1,13 +1,13 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use File::Temp qw(tempdir);
-use POSIX      qw(floor);
+use Perennial::Test qw(scratch_dir);
+use POSIX           qw(floor);
 use Perennial::CLI::Tools;
 
 # perennial tune against the examples with a small bounded load: the formula's arithmetic on
 # the figures it measured, the recommendation's rule, and a fragment the server accepts
-my $dir = tempdir(CLEANUP => 1);
+my $dir = scratch_dir();
 
 my $out
     = qx{$^X -Ilib bin/perennial tune -c examples/perennial.conf --url '/registry/heavy.pl?rows=50' --url /hello --ram 400M --workers 2 --requests 200 --concurrency 4 --sweep '1 2 3' --out $dir/tune.conf 2>&1};

@@ -16,14 +16,21 @@ use Perennial::Scoreboard;
 # bin/perennial as fd:N, so there is no race for a free port.
 
 our @EXPORT_OK
-    = qw(configtest load_start load_stop raw_request start_program start_server start_status_server
-    wait_until);
+    = qw(configtest load_start load_stop raw_request scratch_dir start_program start_server
+    start_status_server wait_until);
 
 my $ROOT = abs_path(dirname(__FILE__) . '/../../..');
 my @STARTED;
 
+# A temporary directory the workers can read: started as root, they run as www-data
+sub scratch_dir () {
+    my $dir = tempdir(CLEANUP => 1);
+    chmod 0755, $dir or die "Can't chmod $dir: $!";
+    return $dir;
+}
+
 sub start_server (%args) {
-    my $dir    = tempdir(CLEANUP => 1);
+    my $dir    = scratch_dir();
     my $listen = IO::Socket::IP->new(
         LocalHost => '127.0.0.1',
         LocalPort => 0,
