@@ -71,7 +71,7 @@ sub plan ($self, $env) {
     if ($root && ($early->{handler} // '') !~ /\A(?:psgi|server-status|perl-status)\z/) {
         $hit = $self->_find($root, $rest, $env, $early);
         ($dir, $name)
-            = ref $hit
+            = ref $hit && !$hit->{status}
             ? ($hit->{directory} // $hit->{dir}, $hit->{directory} ? undef : _name($hit->{file}))
             : ();
     }
@@ -95,6 +95,7 @@ sub _dispatch ($self, $env, $depth) {
     return $self->_mounted($env, $set, $handler)
         if $handler =~ /\A(?:psgi|server-status|perl-status)\z/;
     return $self->_missing($env, $hit // 404) unless ref $hit;
+    return $self->_refused($env, $hit)                           if $hit->{status};
     return $self->_directory($env, $set, $hit, $handler, $depth) if $hit->{directory};
     return $self->{static}->serve($env, $hit, $set)              if $handler eq 'default-handler';
     my $executor = $self->_executor($handler, $set, $root);
@@ -157,11 +158,23 @@ sub _find ($self, $root, $rest, $env, $early) {
     my $finder = $self->{finders}{"$root->{id}|$check"} //= Perennial::Executor::Resolver->new(
         root        => $root->{dir},
         check       => $check,
-        directories => 1
+        directories => 1,
+        symlinks    => sub ($dir) { $self->_symlinks($dir) }
     );
     local $env->{SCRIPT_NAME} = ($env->{SCRIPT_NAME} // '') . $root->{url};
     local $env->{PATH_INFO}   = $rest;
-    return $finder->resolve($env);
+    my $hit = $finder->resolve($env);
+    return ref $hit || $hit != 403 ? $hit : {status => 403, why => $finder->why};
+}
+
+# What the <Directory> sections of a directory say of symlinks in it
+sub _symlinks ($self, $dir) {
+    my $walk    = $self->{walk};
+    my $options = $walk->merged($walk->matching('', $dir, undef, []))->{options};
+    return
+          $options->{FollowSymLinks}       ? 'follow'
+        : $options->{SymLinksIfOwnerMatch} ? 'owner'
+        :                                    'none';
 }
 
 sub _missing ($self, $env, $status) {
@@ -170,6 +183,12 @@ sub _missing ($self, $env, $status) {
         if $self->{log} && $status == 404;
     return plain_response($status,
         $status == 404 ? "The requested URL was not found on this server.\n" : undef);
+}
+
+sub _refused ($self, $env, $hit) {
+    $self->{log}->error("$hit->{why} (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})")
+        if $self->{log};
+    return plain_response($hit->{status});
 }
 
 # mod_dir: a directory without its slash is sent to it (301); with it, the first

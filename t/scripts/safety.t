@@ -25,10 +25,11 @@ for my $mode (qw(cgi-bin perlrun registry)) {
         is $srv->status_of("/$mode/%2e%2e/secret-above.pl"), 404, 'nor encoded';
         is $srv->status_of("/$mode/sub%2fok.pl"),            404, 'encoded slash: 404';
         is $srv->status_of("/$mode/ok.pl%00.txt"),           404, 'NUL byte: 404';
-        is $srv->status_of("/$mode/link-out.pl"),            404, 'a symlink out of the tree: 404';
-        is $srv->status_of("/$mode/link-in.pl"),             200, 'a symlink inside the tree runs';
-        is $srv->status_of("/$mode/"), 403, 'no directory listing: 403, as Apache';
-        is $srv->status_of("/$mode"),  301, 'a directory without its slash: 301';
+        is $srv->status_of("/$mode/link-out.pl"), 200,
+            'a symlink out of the tree runs: FollowSymLinks is Apache\'s default';
+        is $srv->status_of("/$mode/link-in.pl"), 200, 'a symlink inside the tree runs';
+        is $srv->status_of("/$mode/"),           403, 'no directory listing: 403, as Apache';
+        is $srv->status_of("/$mode"),            301, 'a directory without its slash: 301';
         my $out = raw_request($srv->port,
             "GET /$mode/ok.pl HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
         unlike $out, qr/Content-Type: text\/plain\\n/, 'the source is never served';
@@ -38,6 +39,52 @@ is $srv->status_of('/cgi-bin/noexec.pl'),  403, 'mod_cgi needs the execute bit: 
 is $srv->status_of('/registry/noexec.pl'), 200, 'Registry compiles it anyway, as mod_perl does';
 unlike $srv->error_log, qr/\Q$outside\E/, 'the log never names what is outside';
 $srv->stop;
+
+subtest 'symlinks as the Options of their directory say' => sub {
+    my @www   = getpwnam('www-data') or return plan skip_all => 'no www-data user';
+    my $other = scratch_dir();
+    _script("$other/theirs.pl", qq{print "Content-Type: text/plain\\n\\ntheirs\\n";\n}, 0755);
+    chown $www[2], $www[3], "$other/theirs.pl" if $> == 0;
+    symlink "$other/theirs.pl", "$tree/cgi/link-theirs.pl" or die $!;
+    my $conf = sub ($options) { <<"CONF" };
+Alias /reg $tree/cgi
+<Directory $tree/cgi>
+    Options $options
+</Directory>
+<Location /reg>
+    SetHandler perl-script
+    PerlResponseHandler ModPerl::Registry
+</Location>
+CONF
+    my $srv = start_server(workers => 1, conf => $conf->('ExecCGI'));
+    is $srv->status_of('/reg/ok.pl'),       200, 'a file runs';
+    is $srv->status_of('/reg/link-in.pl'),  403, 'without FollowSymLinks a symlink is refused';
+    is $srv->status_of('/reg/link-out.pl'), 403, 'wherever it leads';
+    like $srv->error_log,
+        qr{Symbolic link not allowed or link target not accessible: \S+/cgi/link-in\.pl \(request GET /reg/link-in\.pl\)},
+        'and the log says which link';
+    $srv->stop;
+    $srv = start_server(workers => 1, conf => $conf->('ExecCGI SymLinksIfOwnerMatch'));
+    is $srv->status_of('/reg/link-in.pl'), 200, 'SymLinksIfOwnerMatch: the same owner runs';
+    is $srv->status_of('/reg/link-theirs.pl'), ($> == 0 ? 403 : 200),
+        'another owner is refused (when the test can give the file to another user)';
+    $srv->stop;
+    unlink "$tree/cgi/link-theirs.pl";
+};
+
+subtest 'a script found through a symlink keeps the link\'s name, as under mod_cgi' => sub {
+    _script("$outside/where.pl",
+        qq{print "Content-Type: text/plain\\n\\n\$0 \$ENV{SCRIPT_FILENAME} ", __FILE__, "\\n";\n},
+        0755);
+    symlink "$outside/where.pl", "$tree/cgi/where.pl" or die $!;
+    my $srv  = start_script_server(dir => "$tree/cgi");
+    my $link = "$tree/cgi/where.pl";
+    for my $mode (qw(cgi-bin perlrun registry)) {
+        is $srv->get("/$mode/where.pl")->{content}, "$link $link $link\n",
+            "/$mode: \$0, SCRIPT_FILENAME and __FILE__ name the link";
+    }
+    $srv->stop;
+};
 
 subtest 'without Options +ExecCGI: 403, as Apache' => sub {
     my $srv = start_server(workers => 1, conf => <<"CONF");

@@ -24,6 +24,7 @@ sub new ($class, %args) {
         cache       => {},
         real        => {},
         directories => $args{directories} // 0,
+        symlinks    => $args{symlinks},
     }, $class;
 }
 
@@ -51,10 +52,15 @@ sub _walk ($self, $path, $env) {
         # A trailing slash after a directory names the directory itself
         return $self->{directories} ? _directory($file, 1) : 404 if $part eq '' && !@parts;
         return 404 if $part eq '' || $part eq '.' || $part eq '..';
+        my $in = $file;
         $file .= "/$part";
-        my @st = stat $file or return 404;
+        my @st = lstat $file or return 404;
+        if (-l _) {
+            return 403 unless $self->_link_allowed($in, $file, $st[4]);
+            @st = stat $file or return 404;
+        }
         next if -d _;
-        return 404 unless -f _ && $self->_inside($file, $st[1]);
+        return 404 unless -f _ && ($self->{symlinks} || $self->_inside($file, $st[1]));
         return $self->_hit($file, \@st, @parts ? '/' . join('/', @parts) : '', $env, $path);
     }
     return $self->{directories} ? _directory($file, $path =~ m{/\z} ? 1 : 0) : 404;
@@ -101,6 +107,22 @@ sub _still_good ($self, $hit) {
     return 1;
 }
 
+# Options FollowSymLinks follows a link wherever it leads, SymLinksIfOwnerMatch only when the
+# link and what it points to have one owner, neither refuses it; the options are those of the
+# directory that holds the link. Without that policy, links may not leave the tree.
+sub _link_allowed ($self, $in, $link, $owner) {
+    my $policy = $self->{symlinks} or return 1;
+    my $how    = $policy->($in);
+    return 1 if $how eq 'follow';
+    my @target = stat $link;
+    return 1 if $how eq 'owner' && @target && $target[4] == $owner;
+    $self->{why} = "Symbolic link not allowed or link target not accessible: $link";
+    return 0;
+}
+
+# Why the last 403 was given
+sub why ($self) { $self->{why} }
+
 # Symlinks may point anywhere inside the tree, never outside it (checked once per inode)
 sub _inside ($self, $file, $ino) {
     my $known = $self->{real}{$file};
@@ -141,6 +163,11 @@ C<'never'> makes no system call at all once a URL is known.
 
     my $resolver = Perennial::Executor::Resolver->new(root => $dir, check => 'always' | 'never' | $seconds);
 
+With C<< symlinks => sub ($dir) { 'follow' | 'owner' | 'none' } >>, a symlink is followed
+wherever it leads, only when the link and its target have the same owner, or refused with 403
+(C<why> says which link), by what the policy says of the directory holding it; without it, a
+symlink may lead anywhere inside the directory and nowhere else (404).
+
 With C<< directories => 1 >>, a URL that names a directory gives C<{directory, slash}> (slash:
 whether the URL ended with one) instead of 404.
 
@@ -148,6 +175,10 @@ whether the URL ended with one) instead of 404.
 
     my $hit = $resolver->resolve($env);
 
-Returns C<{file, script_name, path_info, mtime}> or 404.
+Returns C<{file, script_name, path_info, mtime}> or 404 (403 for a symlink the policy refuses).
+
+=head2 why
+
+    my $reason = $resolver->why;    # after a 403
 
 =cut
