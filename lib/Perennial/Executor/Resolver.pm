@@ -54,16 +54,22 @@ sub _walk ($self, $path, $env) {
         return 404 if $part eq '' || $part eq '.' || $part eq '..';
         my $in = $file;
         $file .= "/$part";
-        my @st = lstat $file or return 404;
-        if (-l _) {
-            return 403 unless $self->_link_allowed($in, $file, $st[4]);
-            @st = stat $file or return 404;
-        }
+        my $st = $self->_stat($in, $file);
+        return $st unless ref $st;
         next if -d _;
-        return 404 unless -f _ && ($self->{symlinks} || $self->_inside($file, $st[1]));
-        return $self->_hit($file, \@st, @parts ? '/' . join('/', @parts) : '', $env, $path);
+        return 404 unless -f _ && ($self->{symlinks} || $self->_inside($file, $st->[1]));
+        return $self->_hit($file, $st, @parts ? '/' . join('/', @parts) : '', $env, $path);
     }
     return $self->{directories} ? _directory($file, $path =~ m{/\z} ? 1 : 0) : 404;
+}
+
+# One segment's stat, through a symlink when the policy allows it (leaves _ on what it found)
+sub _stat ($self, $in, $file) {
+    my @st = lstat $file or return 404;
+    return \@st unless -l _;
+    return 403  unless $self->_link_allowed($in, $file, $st[4]);
+    @st = stat $file or return 404;
+    return \@st;
 }
 
 sub _hit ($self, $file, $st, $rest, $env, $path) {
