@@ -50,8 +50,8 @@ sub _walk ($self, $path, $env) {
         my $part = shift @parts;
 
         # A trailing slash after a directory names the directory itself
-        return $self->{directories} ? _directory($file, 1) : 404 if $part eq '' && !@parts;
-        return 404 if $part eq '' || $part eq '.' || $part eq '..';
+        last       if $part eq '' && !@parts;
+        return 404 if $part =~ /\A\.{0,2}\z/;
         my $in = $file;
         $file .= "/$part";
         my $st = $self->_stat($in, $file);
