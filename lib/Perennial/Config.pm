@@ -6,6 +6,7 @@ use File::Spec ();
 use Perennial::Config::Apache;
 use Perennial::Config::Conditional qw(expand);
 use Perennial::Config::Ignored     ();
+use Perennial::Config::Logs        qw(log_directive resolve_logs);
 use Perennial::Config::Sections    qw(section server_directive shadowed);
 
 # Every setting, its default and its type. Defaults are Apache prefork's where the
@@ -19,6 +20,8 @@ my %SETTINGS = (
     graceful_shutdown_timeout => [0,                  'int'],
     ignored                   => [{},                 'hash'],
     includes                  => [[],                 'list'],
+    custom_logs               => [[],                 'list'],
+    log_formats               => [{},                 'hash'],
     keep_alive                => [1,                  'bool'],
     keep_alive_timeout        => [5,                  'seconds'],
     limit_request_body        => [1_073_741_824,      'int'],
@@ -67,6 +70,7 @@ my %SETTINGS = (
     timeout                   => [60,                 'seconds'],
     trace_enable              => [1,                  'bool'],
     types_config              => [undef,              'path'],
+    server_tokens             => ['Prod',             'tokens'],
     user                      => [undef,              'word'],
     group                     => [undef,              'word'],
 );
@@ -74,7 +78,6 @@ my %SETTINGS = (
 # Directive name (lower case) => setting key; several Apache names map to one key
 my %DIRECTIVES = (
     map({ lc($_) =~ s/_//gr => $_ } keys %SETTINGS),
-    customlog              => 'access_log',
     errorlog               => 'error_log',
     keepalive              => 'keep_alive',
     maxclients             => 'max_clients',
@@ -87,10 +90,9 @@ my %DIRECTIVES = (
     perlchildexithandler   => 'child_exit',
     perlpreloadscripts     => 'preload_scripts',
     scoreboardfile         => 'scoreboard_file',
-    transferlog            => 'access_log',
 );
 my %NOT_DIRECTIVES = map { $_ => 1 }
-    qw(aliases app child_exit child_init daemonize ignored preload_scripts includes listen max_clients_directive notes pass_env requires sections server_dir set_env
+    qw(aliases app child_exit child_init custom_logs daemonize ignored log_formats preload_scripts includes listen max_clients_directive notes pass_env requires sections server_dir set_env
     modules single_process source environment);
 my %LIST_DIRECTIVES = map { $_ => 1 }
     qw(listen perlmodule perlchildinithandler perlchildexithandler perlpreloadscripts);
@@ -140,6 +142,7 @@ sub load ($class, %args) {
         _apply_items(\%values, \@errors, expand([grep { !$_->{section} } @$items], \@errors, $ctx));
     }
     push @{$values{notes}}, @{$ctx->{notes}}, shadowed($values{sections} // []);
+    resolve_logs(\%values, \@errors);
 
     # SetEnv, PassEnv and PerlSetupEnv at server level are also the server's own settings
     my $base = $values{server_dir} // {};
@@ -176,7 +179,10 @@ sub passed_env ($self, @names) {
 
 sub path ($self, $path) {
     return unless defined $path;
-    return $path if $path eq '-' || File::Spec->file_name_is_absolute($path);
+    return $path
+        if $path eq '-'
+        || $path =~ /\A(?:\||syslog(?::\w+)?\z)/
+        || File::Spec->file_name_is_absolute($path);
     return File::Spec->catfile($self->{server_root}, $path);
 }
 
@@ -196,7 +202,8 @@ sub _apply_items ($values, $errors, $items) {
     for my $item (@$items) {
         if ($item->{section}) { section($values, $errors, $item); next }
         my $err = Perennial::Config::Ignored::ignored($values, $item)
-            // server_directive($values, $item) // _directive($values, $item);
+            // server_directive($values, $item) // log_directive($values, $item)
+            // _directive($values, $item);
         push @$errors, "$item->{file} line $item->{line}: $err" if $err;
     }
 }
@@ -262,11 +269,6 @@ sub _directive ($values, $item) {
         push @{$values->{$key}}, @args;
         return;
     }
-    if ($key eq 'access_log' && @args == 2) {
-        return "only the 'combined' log format is supported, got '$args[1]'"
-            if $args[1] ne 'combined';
-        pop @args;
-    }
     @args = _log_level($values, $item)        if $key eq 'log_level';
     return "$item->{name} takes one argument" if @args != 1;
     my ($value, $err) = _value($key, $item->{name}, $args[0]);
@@ -325,9 +327,10 @@ sub _normalise ($self) {
         if $self->{max_spare_servers} <= $self->{min_spare_servers};
     $self->{$_} = $self->path($self->{$_})
         for qw(access_log error_log pid_file scoreboard_file app);
-    $self->{$_}    = $self->path($self->{$_}) for qw(document_root types_config);
-    $_->{app_path} = $self->path($_->{app})   for grep { defined $_->{app} } @{$self->{sections}};
-    $_->{dir}      = $self->path($_->{dir})   for @{$self->{aliases}};
+    $self->{$_}    = $self->path($self->{$_})  for qw(document_root types_config);
+    $_->{app_path} = $self->path($_->{app})    for grep { defined $_->{app} } @{$self->{sections}};
+    $_->{dir}      = $self->path($_->{dir})    for @{$self->{aliases}};
+    $_->{target}   = $self->path($_->{target}) for @{$self->{custom_logs}};
     $self->{requires}        = [map { $self->path($_) } @{$self->{requires}}];
     $self->{preload_scripts} = [map { $self->path($_) =~ s{/+\z}{}r } @{$self->{preload_scripts}}];
     $self->{_warnings}       = [@warnings, @{$self->{notes}}];
@@ -370,16 +373,26 @@ from the directory of that file (or from C<ServerRoot>).
 
 =over
 
-=item access_log (C<CustomLog FILE [combined]>, C<TransferLog FILE>; none)
+=item access_log (C<--access-log FILE>; none)
 
-Access log in Apache's combined format followed by the request duration in microseconds.
+An access log in the C<perennial> format (Apache's combined followed by the request duration
+in microseconds), besides those of the file.
+
+=item custom_logs, log_formats (C<CustomLog TARGET [FORMAT|NICKNAME]>, C<TransferLog TARGET>,
+C<LogFormat FORMAT [NICKNAME]>; none)
+
+Access logs, each with its format: see L<Perennial::Config::Logs> and
+L<Perennial::Log::Format>. TARGET is a file or C<|command>.
 
 =item document_root (C<DocumentRoot DIR>; none)
 
 Where URLs that no C<Alias> or C<ScriptAlias> covers are looked for. Without it, such URLs
 reach only C<< <Location> >> handlers (PSGI applications, status pages).
 
-=item error_log (C<ErrorLog FILE>; standard error)
+=item error_log (C<ErrorLog FILE|"|command"|syslog[:facility]>; standard error)
+
+A file, a command that reads the lines on its standard input (started once by the manager),
+or syslog (facility C<local7> unless named), as Apache's.
 
 =item graceful_shutdown_timeout (C<GracefulShutdownTimeout>; 0 = wait forever; seconds)
 
@@ -498,6 +511,13 @@ file changed, if they are not in perl's own directories.
 =item server_limit (C<ServerLimit>; 256; at most 20000)
 
 =item start_servers (C<StartServers>; 5)
+
+=item server_tokens (C<ServerTokens Prod|Major|Minor|Min|OS|Full>; Prod)
+
+What the C<Server> header says: C<Perennial>, C<Perennial/0>, C<Perennial/0.1>,
+C<Perennial/0.1.0>, C<Perennial/0.1.0 (Unix)>, C<Perennial/0.1.0 (Unix) Perl/v5.36.0>.
+Apache's default is Full; Perennial's is the least, as Debian's security.conf advises. An
+application's own C<Server> header replaces it.
 
 =item trace_enable (C<TraceEnable On|Off>; On)
 

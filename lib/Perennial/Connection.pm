@@ -25,7 +25,7 @@ sub abort_request ($status) {
     my $c = $IN_APP or return 0;
     _answer_instead($c, $status);
     my $micros = int((Time::HiRes::time() - $c->{t0}) * 1e6);
-    $SERVING->{log}->access($c->{env}, $c->{status}, $c->{bytes}, $micros);
+    $SERVING->{log}->access($c->{env}, $c->{status}, $c->{bytes}, $micros, $c);
     return 1;
 }
 
@@ -81,6 +81,7 @@ sub serve ($self, $sock, $base, $peer, $remaining) {
         if ($status) { $self->_refuse($c, $status, \%env, 'bad request') }
         else {
             substr $buf, 0, $len, '';
+            $env{'perennial.head_bytes'} = $len;
             $remaining-- if defined $remaining;
             $c->{keep_alive} = $self->_want_keep_alive(\%env, $served, $remaining);
             $c->{head_only}  = $env{REQUEST_METHOD} eq 'HEAD';
@@ -88,7 +89,8 @@ sub serve ($self, $sock, $base, $peer, $remaining) {
         }
         my $micros = int((Time::HiRes::time() - $t0) * 1e6);
         $board->request_done($slot, $c->{bytes}, $micros);
-        $self->{log}->access(\%env, $c->{status} // 0, $c->{bytes}, $micros);
+        ($env{'perennial.log'} // $self->{log})
+            ->access(\%env, $c->{status} // 0, $c->{bytes}, $micros, $c);
         $self->{harakiri} = 1 if $env{'psgix.harakiri.commit'} || ($after && $after->());
         last                  if !$self->_keep_going($c, $sock);
     }

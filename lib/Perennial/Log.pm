@@ -1,39 +1,62 @@
 package Perennial::Log;
 use v5.36;
-use POSIX       qw(strftime);
+use Sys::Syslog ();
 use Time::HiRes ();
+use Perennial::Log::Format;
 
-my %LEVEL = (debug => 0, info => 1, warn => 2, error => 3);
-my @MONTH = qw(Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec);
+my %LEVEL  = (debug => 0,       info => 1,      warn => 2,         error => 3);
+my %SYSLOG = (debug => 'debug', info => 'info', warn => 'warning', error => 'err');
 
+# The error log and the access logs of one server (or one virtual host). A file is opened for
+# appending; "|command" is a command started once, reading the lines on its standard input;
+# "syslog[:facility]" (error log only) sends them to syslog.
 sub new ($class, %args) {
     my $config = $args{config};
-    my $self   = bless {
-        level       => $LEVEL{$config->log_level},
-        error_path  => $config->error_log,
-        access_path => $config->access_log,
-        clf_second  => -1,
+    my @access = map { [$_->{target}, $_->{format}] } @{$config->custom_logs};
+    unshift @access, [$config->access_log, $Perennial::Log::Format::NICKNAMES{perennial}]
+        if defined $config->access_log;
+    my $self = bless {
+        level      => $LEVEL{$config->log_level},
+        error_path => $args{error_log} // $config->error_log,
+        logs       => [map { [$_->[0], Perennial::Log::Format->compile($_->[1])] } @access],
+        stderr     => $args{stderr} // 1,
+        pipes      => {},
+        children   => [],
     }, $class;
     $self->reopen;
     return $self;
 }
 
-sub access ($self, $env, $status, $bytes, $micros) {
-    my $fh  = $self->{access} or return;
-    my $now = int Time::HiRes::time();
-    if ($now != $self->{clf_second}) {
-        my @t = localtime $now;
-        $self->{clf_second} = $now;
-        $self->{clf_time}   = sprintf '%02d/%s/%04d:%02d:%02d:%02d %s', $t[3], $MONTH[$t[4]],
-            $t[5] + 1900, @t[2, 1, 0],
-            strftime('%z', @t);
-    }
-    my $line = sprintf qq{%s - %s [%s] "%s %s %s" %d %s "%s" "%s" %d\n},
-        $env->{REMOTE_ADDR} // '-', _clean($env->{REMOTE_USER} // '-'), $self->{clf_time},
-        _clean($env->{REQUEST_METHOD}), _clean($env->{REQUEST_URI}), $env->{SERVER_PROTOCOL},
-        $status, ($bytes ? $bytes : '-'), _clean($env->{HTTP_REFERER} // '-'),
-        _clean($env->{HTTP_USER_AGENT} // '-'), $micros;
-    syswrite $fh, $line;
+# A virtual host's own logs: its error log, its access logs, or those of this one
+sub child ($self, %args) {
+    my $child = bless {
+        %$self,
+        error_path => $args{error_log} // $self->{error_path},
+        logs       => $args{logs}
+        ? [map { [$_->{target}, Perennial::Log::Format->compile($_->{format})] } @{$args{logs}}]
+        : $self->{logs},
+        stderr   => 0,
+        children => [],
+        },
+        ref $self;
+    $child->reopen;
+    push @{$self->{children}}, $child;
+    return $child;
+}
+
+sub access ($self, $env, $status, $bytes, $micros, $c = undef) {
+    my $logs = $self->{access} or return;
+    my %r    = (
+        env        => $env,
+        status     => $status,
+        bytes      => $bytes,
+        micros     => $micros,
+        vhost      => $env->{'perennial.vhost'},
+        headers    => $c && $c->{res_headers},
+        head_bytes => $c && $c->{head_bytes},
+        keep_alive => $c && $c->{keep_alive},
+    );
+    syswrite $_->[0], $_->[1]->line(\%r) for @$logs;
 }
 
 sub debug ($self, $msg) { $self->_log(debug => $msg) if $self->{level} <= 0 }
@@ -42,34 +65,46 @@ sub info  ($self, $msg) { $self->_log(info => $msg) if $self->{level} <= 1 }
 sub warn  ($self, $msg) { $self->_log(warn => $msg) if $self->{level} <= 2 }
 
 sub reopen ($self) {
-    $self->{error} = _open($self->{error_path}) if defined $self->{error_path};
+    $self->{error} = $self->_open($self->{error_path}) if defined $self->{error_path};
     $self->{error} //= \*STDERR;
-    $self->{access} = _open($self->{access_path}) if defined $self->{access_path};
+    $self->{access} = [map { [$self->_open($_->[0]), $_->[1]] } @{$self->{logs}}];
+    delete $self->{access} unless @{$self->{access}};
 
     # Warnings and dies of application code go to the error log too
-    if (defined $self->{error_path} && $self->{error_path} ne '-') {
+    my $path = $self->{error_path};
+    if ($self->{stderr} && defined $path && $path ne '-' && ref $self->{error} ne 'ARRAY') {
         open(STDERR, '>>&', $self->{error}) or die "Can't redirect STDERR to the error log: $!\n";
     }
+    $_->reopen for @{$self->{children}};
     return $self;
 }
 
-sub _clean ($text) {
-    return '-' unless defined $text;
-    $text =~ s/([^\x20-\x7e]|["\\])/sprintf '\\x%02x', ord $1/ge;
-    return $text;
-}
-
 sub _log ($self, $level, $msg) {
+    my $out = $self->{error};
+    $msg = $msg =~ s/\s+\z//r =~ s/\n/ /gr;
+    if (ref $out eq 'ARRAY') { Sys::Syslog::syslog($SYSLOG{$level}, '%s', $msg); return }
     my $t    = Time::HiRes::time();
     my @t    = localtime $t;
     my $line = sprintf "[%04d-%02d-%02dT%02d:%02d:%02d.%03d] [pid %d] [%s] %s\n", $t[5] + 1900,
         $t[4] + 1,
-        @t[3, 2, 1, 0], ($t - int $t) * 1000, $$, $level, $msg =~ s/\s+\z//r =~ s/\n/ /gr;
-    syswrite $self->{error}, $line;
+        @t[3, 2, 1, 0], ($t - int $t) * 1000, $$, $level, $msg;
+    syswrite $out, $line;
 }
 
-sub _open ($path) {
+# A file (appended to), a pipe to a command (started once: a reopen keeps it), or syslog
+sub _open ($self, $path) {
     return \*STDOUT if $path eq '-';
+    if ($path =~ /\Asyslog(?::(\w+))?\z/) {
+        Sys::Syslog::openlog('perennial', 'pid,ndelay', $1 // 'local7');
+        return ['syslog'];
+    }
+    if ($path =~ /\A\|\s*(.+)\z/s) {
+        return $self->{pipes}{$1} //= do {
+            open(my $fh, '|-', $1) or die "Can't start the log command \"$1\": $!\n";
+            $fh->autoflush(1);
+            $fh;
+        };
+    }
     open(my $fh, '>>', $path) or die "Can't open log \"$path\": $!\n";
     return $fh;
 }
@@ -90,17 +125,26 @@ Perennial::Log - the error log and the access log of one process
 
 =head1 DESCRIPTION
 
-Writes error-log lines C<[time] [pid N] [level] message>, one event per line, and access-log
-lines in Apache's combined format followed by the duration in microseconds. Each line is one
-C<write(2)> on a file opened for appending, so lines from many workers never interleave.
+Writes error-log lines C<[time] [pid N] [level] message>, one event per line, and a line per
+request to each access log, in its C<LogFormat> (L<Perennial::Log::Format>). Each line is one
+C<write(2)> on a file opened for appending (or a pipe), so lines from many workers never
+interleave. An error log or access log may be a C<|command> (started once by the manager;
+the workers write to the same pipe) and the error log may be C<syslog[:facility]>.
 
 =head1 METHODS
 
 =head2 access
 
-    $log->access($env, $status, $bytes, $micros);
+    $log->access($env, $status, $bytes, $micros, $connection);
 
-Writes one access-log line, if an access log is configured.
+Writes one line to each access log, if there is one.
+
+=head2 child
+
+    my $vhost_log = $log->child(error_log => $path, logs => [{target => ..., format => ...}]);
+
+A virtual host's logs: its own error log and access logs, or else this log's. Reopened with
+this one.
 
 =head2 debug, info, warn, error
 

@@ -5,6 +5,7 @@ use Time::HiRes ();
 use Socket
     qw(AF_INET AF_INET6 inet_ntoa inet_ntop sockaddr_family unpack_sockaddr_in unpack_sockaddr_in6);
 use Perennial::Connection;
+use Perennial::HTTP::Response ();
 use Perennial::SizeLimit;
 use Perennial::Watchdog;
 
@@ -13,6 +14,7 @@ use Perennial::Watchdog;
 
 sub new ($class, %args) {
     my $self = bless {map { $_ => $args{$_} } qw(config log board app listeners)}, $class;
+    Perennial::HTTP::Response::server_tokens($self->{config}->server_tokens);
     $self->{base} = [map { _base_env($_) } @{$self->{listeners}}];
     $self->_epoll;
     return $self;

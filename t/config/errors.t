@@ -29,7 +29,7 @@ Frobnicate 1
   SetHandler psgi
 </Location>
 MaxClients 0
-CustomLog access.log common
+CustomLog access.log "%h %Z"
 <Location /y>
 CONF
     my ($out, $code) = cli('configtest', '-c', $file);
@@ -41,8 +41,8 @@ CONF
         'incomplete location';
     like $out, qr/test\.conf line 8: MaxClients must be a positive integer, got '0'/,
         'zero MaxClients';
-    like $out, qr/test\.conf line 9: only the 'combined' log format is supported/, 'log format';
-    like $out, qr/test\.conf line 10: <Location> is never closed/, 'unclosed section';
+    like $out, qr/test\.conf line 9: unknown LogFormat directive %Z/, 'log format';
+    like $out, qr/test\.conf line 10: <Location> is never closed/,    'unclosed section';
 
     ($out, $code) = cli('serve', '-c', $file);
     is $code, 1, 'serve refuses to start';

@@ -28,7 +28,6 @@ my %WHY = (
     serveradmin         => 'not shown yet: error pages have no signature',
     servername          => 'the Host header names the server',
     serversignature     => 'error pages have no signature',
-    servertokens        => 'the Server header is "Perennial"',
     threadlimit         => 'prefork workers have no threads',
     threadsperchild     => 'prefork workers have no threads',
     threadstacksize     => 'prefork workers have no threads',

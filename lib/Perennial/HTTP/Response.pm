@@ -9,18 +9,20 @@ use Plack::Util  ();
 # A PSGI response to bytes on the socket. $c is the connection's per-request context:
 #   sock, http11, head_only, keep_alive (in: wanted, out: still possible), bytes (out), broken (out)
 
-our @EXPORT_OK = qw(error_bytes plain_response send_body start_response write_all write_response);
+our @EXPORT_OK
+    = qw(error_bytes plain_response send_body server_tokens start_response write_all write_response);
 
 my %NO_BODY = map { $_ => 1 } 204, 304;
 my ($date_second, $date) = (-1, '');
-my @DAY   = qw(Sun Mon Tue Wed Thu Fri Sat);
-my @MONTH = qw(Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec);
+my $SERVER = "Server: Perennial\r\n";           # ServerTokens' choice, set once at start
+my @DAY    = qw(Sun Mon Tue Wed Thu Fri Sat);
+my @MONTH  = qw(Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec);
 
 sub error_bytes ($status, $http11 = 1) {
     my $reason = HTTP::Status::status_message($status) // 'Error';
     my $body   = _error_body($status);
     return
-        sprintf "HTTP/1.%d %d %s\r\nDate: %s\r\nServer: Perennial\r\nContent-Type: text/plain\r\n"
+        sprintf "HTTP/1.%d %d %s\r\nDate: %s\r\n${SERVER}Content-Type: text/plain\r\n"
         . "Content-Length: %d\r\nConnection: close\r\n\r\n%s", $http11 ? 1 : 0, $status, $reason,
         _date(), length $body, $body;
 }
@@ -34,6 +36,25 @@ sub plain_response ($status, $body = undef, @headers) {
 }
 
 # Prepares the head; returns the framing for the body: 'length', 'chunked', 'close' or 'none'
+# ServerTokens: how much the Server header says (an application's own Server header replaces it)
+sub server_tokens ($how) {
+    require Perennial;
+    my $v   = $Perennial::VERSION;
+    my %say = (
+        prod    => 'Perennial',
+        major   => 'Perennial/' . ($v =~ s/\..*//r),
+        minor   => 'Perennial/' . ($v =~ s/\A(\d+\.\d+).*/$1/r),
+        min     => "Perennial/$v",
+        minimal => "Perennial/$v",
+        os      => "Perennial/$v (Unix)",
+        full    => "Perennial/$v (Unix) Perl/$^V",
+    );
+    my $say = $say{lc $how}
+        // return "ServerTokens must be Prod, Major, Minor, Min, OS or Full, got '$how'";
+    $SERVER = "Server: $say\r\n";
+    return;
+}
+
 sub start_response ($c, $status, $headers, $body_length = undef) {
     my ($out, $length, $has_date, $close) = _headers($headers);
     my $framing = 'length';
@@ -52,12 +73,14 @@ sub start_response ($c, $status, $headers, $body_length = undef) {
         ? ($c->{http11} ? '' : "Connection: keep-alive\r\n")
         : "Connection: close\r\n";
     $out .= 'Date: ' . _date() . "\r\n" unless $has_date;
-    $c->{status} = $status;
-    $c->{head}   = sprintf(
+    $c->{status}      = $status;
+    $c->{res_headers} = $headers;
+    $c->{head}        = sprintf(
         "HTTP/1.%d %d %s\r\n",
         $c->{http11} ? 1 : 0,
         $status, HTTP::Status::status_message($status) // 'Unknown'
-    ) . "Server: Perennial\r\n$out\r\n";
+    ) . "$out\r\n";
+    $c->{head_bytes} = length $c->{head};
     return $c->{framing} = $framing;
 }
 
@@ -100,20 +123,23 @@ sub write_response ($c, $res) {
     return !$c->{broken};
 }
 
-# The application's headers as text; framing headers are the server's to write
 sub _error_body ($status) { "$status " . (HTTP::Status::status_message($status) // 'Error') . "\n" }
 
+# The application's headers as text, after the Server header unless it has its own; framing
+# headers are the server's to write
 sub _headers ($headers) {
-    my ($out, $length, $has_date, $close) = ('', undef, 0, 0);
+    my ($out, $length, $has_date, $close, $has_server) = ('', undef, 0, 0, 0);
     for (my $i = 0; $i < @$headers; $i += 2) {
         my ($name, $value) = @$headers[$i, $i + 1];
         my $lc = lc $name;
         if    ($lc eq 'content-length')    { $length = $value }
         elsif ($lc eq 'transfer-encoding') {next}
-        elsif ($lc eq 'connection')        { $close = 1 if lc $value eq 'close'; next }
-        elsif ($lc eq 'date')              { $has_date = 1 }
+        elsif ($lc eq 'connection')        { $close      = 1 if lc $value eq 'close'; next }
+        elsif ($lc eq 'date')              { $has_date   = 1 }
+        elsif ($lc eq 'server')            { $has_server = 1 }
         $out .= "$name: $value\r\n";
     }
+    $out = $SERVER . $out unless $has_server;
     return ($out, $length, $has_date, $close);
 }
 

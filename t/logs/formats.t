@@ -1,0 +1,65 @@
+use v5.36;
+use lib 't/lib';
+use Test::More;
+use Perennial::Test qw(raw_request scratch_dir start_server wait_until);
+
+# mod_log_config's LogFormat and CustomLog: nicknames, formats written in place, several logs,
+# a log piped to a command; and ServerTokens
+my $dir = scratch_dir();
+chmod 0777, $dir or die $!;    # The piped command may run as anyone; it writes here
+
+sub slurp ($file) {
+    open(my $fh, '<', $file) or return '';
+    local $/;
+    return scalar <$fh>;
+}
+
+my $srv = start_server(
+    app  => 'pid.psgi',
+    conf => <<"CONF");
+LogFormat "%h %l %u %t \\"%r\\" %>s %b" clf
+LogFormat "%m|%U|%q|%H|%>s|%B|%{X-Test}i|%{Content-Type}o|%p|%P|%X|%D|%{ms}T|%V" fields
+CustomLog $dir/clf.log clf
+CustomLog $dir/fields.log fields
+CustomLog $dir/inline.log "%>s %U \\"%{User-Agent}i\\""
+CustomLog $dir/combined.log combined
+CustomLog "|/bin/sh -c 'cat >> $dir/piped.log'" "piped %U"
+ServerTokens Minor
+CONF
+my $port = $srv->port;
+my $out  = raw_request($port,
+    "GET /a/b?x=1 HTTP/1.1\r\nHost: example.test:$port\r\nX-Test: t\"q\r\nUser-Agent: UA/1\r\nReferer: http://r/\r\nConnection: close\r\n\r\n"
+);
+like $out, qr{\r\nServer: Perennial/\d+\.\d+\r\n}, 'ServerTokens Minor: the Server header';
+ok wait_until(sub { slurp("$dir/fields.log") =~ /\n/ && slurp("$dir/piped.log") =~ /\n/ },
+    10, 'lines'),
+    'every log has its line';
+like slurp("$dir/clf.log"),
+    qr{\A127\.0\.0\.1 - - \[\d\d/\w{3}/\d{4}:\d\d:\d\d:\d\d [-+]\d{4}\] "GET /a/b\?x=1 HTTP/1\.1" 200 \d+\n\z},
+    'a nickname of the file\'s own: the common log format';
+my @f = split /\|/, slurp("$dir/fields.log") =~ s/\n\z//r;
+is_deeply [@f[0 .. 10]],
+    ['GET', '/a/b', '?x=1', 'HTTP/1.1', 200, $f[5], 't\x22q', 'text/plain', $port, $f[9], '-'],
+    'method, path, query, protocol, status, request header escaped, response header, port, -X';
+like $f[5], qr/\A\d+\z/, '%B: bytes';
+isnt $f[9], $srv->pid, '%P: the worker, not the manager';
+like $f[11], qr/\A\d+\z/, '%D: microseconds';
+is $f[13],                   'example.test',        '%V: the host the client asked for';
+is slurp("$dir/inline.log"), qq{200 /a/b "UA/1"\n}, 'a format written in place';
+like slurp("$dir/combined.log"), qr{ 200 \d+ "http://r/" "UA/1"\n\z}, 'Apache\'s combined';
+is slurp("$dir/piped.log"), "piped /a/b\n", 'a piped log: the command reads the lines';
+$srv->stop;
+
+subtest 'an application\'s own Server header replaces Perennial\'s' => sub {
+    my $app = "$dir/server.psgi";
+    open(my $fh, '>', $app) or die $!;
+    print {$fh} q{sub { [200, ['Content-Type' => 'text/plain', 'Server' => 'MyApp/2'], ['x']] }};
+    close $fh;
+    my $srv = start_server(conf => "<Location />\nSetHandler psgi\nPSGIApp $app\n</Location>\n");
+    my $res = raw_request($srv->port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    is scalar(() = $res =~ /^Server:/mg), 1, 'one Server header';
+    like $res, qr{^Server: MyApp/2\r$}m, 'the application\'s';
+    $srv->stop;
+};
+
+done_testing;
