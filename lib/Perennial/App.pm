@@ -12,6 +12,7 @@ use Perennial::MimeTypes;
 use Perennial::Static;
 use Perennial::Status;
 use Perennial::Status::Perl;
+use Perennial::VirtualHosts;
 use Perennial::Walk;
 use Perennial::Watchdog;
 
@@ -26,37 +27,25 @@ sub build ($class, $config, $log = undef, $server = {}) {
     my @sections = @{$config->sections};
     unshift @sections, _command_line_app($config) if defined $config->app;
     die "Nothing to serve: give an app.psgi or a config file with <Location> blocks\n"
-        unless @sections || @{$config->aliases} || defined $config->document_root;
-
-    # A single application for every URL, as plackup runs it: no walk at all
-    my $app;
-    if (   @sections == 1
-        && !@{$config->aliases}
-        && !defined $config->document_root
-        && $sections[0]{path} eq '/'
-        && ($sections[0]{handler} // '') eq 'psgi'
-        && !$sections[0]{require}
-        && !%{$config->server_dir})
-    {
-        $app = _time_limits($config, $sections[0], _load($sections[0]{app_path}, ''));
-    }
-    else {
-        my %built;
-        my $dispatch = Perennial::Dispatch->new(
-            walk    => Perennial::Walk->new(sections => \@sections, base => $config->server_dir),
-            aliases => $config->aliases,
+        unless @sections
+        || @{$config->aliases}
+        || @{$config->vhosts}
+        || defined $config->document_root;
+    my $app = _plain_app($config, \@sections);
+    if (!$app) {
+        my %with = (config => $config, server => $server, top => \$top, built => {});
+        $with{static} = Perennial::Static->new(types => _types($config), log => $log);
+        my $main = _dispatch(
+            \%with, $log,
+            sections      => \@sections,
+            aliases       => $config->aliases,
             document_root => $config->document_root,
-            static        => Perennial::Static->new(types => _types($config), log => $log),
-            trace         => $config->trace_enable,
-            log           => $log,
-            build         => sub ($handler, $set, $root = undef) {
-                _handler_app($config, $log, \$top, $server, \%built, $handler, $set, $root);
-            },
+            base          => [$config->server_dir]
         );
-        _check_locations($config, \@sections, $dispatch);
-        _load_applications($config, $log, $server, \%built, \@sections);
-        _preload_scripts($config, $log, $dispatch);
-        $app = $dispatch->to_app;
+        my @hosts = map { _host(\%with, $log, $_, \@sections) } @{$config->vhosts};
+        _preload_scripts($config, $log, $main, map { $_->{dispatch} } @hosts);
+        $app = $main->to_app;
+        $app = Perennial::VirtualHosts->new(hosts => \@hosts, main => $app)->to_app if @hosts;
     }
     if ($config->environment eq 'development') {
         require Plack::Middleware::Lint;
@@ -64,6 +53,64 @@ sub build ($class, $config, $log = undef, $server = {}) {
         $app = Plack::Middleware::StackTrace->wrap(Plack::Middleware::Lint->wrap($app));
     }
     return $top = $app;
+}
+
+# A single application for every URL, as plackup runs it: no walk at all
+sub _plain_app ($config, $sections) {
+    return
+           if @$sections != 1
+        || @{$config->aliases}
+        || @{$config->vhosts}
+        || defined $config->document_root
+        || %{$config->server_dir};
+    my $sec = $sections->[0];
+    return if $sec->{path} ne '/' || ($sec->{handler} // '') ne 'psgi' || $sec->{require};
+    return _time_limits($config, $sec, _load($sec->{app_path}, ''));
+}
+
+# The dispatcher of the main server or of a virtual host, with what it serves loaded now
+sub _dispatch ($with, $log, %args) {
+    my $config   = $with->{config};
+    my $dispatch = Perennial::Dispatch->new(
+        walk          => Perennial::Walk->new(sections => $args{sections}, base => $args{base}),
+        aliases       => $args{aliases},
+        document_root => $args{document_root},
+        static        => $with->{static},
+        trace         => $config->trace_enable,
+        log           => $log,
+        build         => sub ($handler, $set, $root = undef) {
+            _handler_app($with, $log, $handler, $set, $root);
+        },
+    );
+    _check_locations($args{sections}, $dispatch);
+    _load_applications($with, $args{sections});
+    return $dispatch;
+}
+
+# A <VirtualHost>: the main server's sections then its own, its aliases before the main
+# server's, its DocumentRoot, its logs (or the main server's)
+sub _host ($with, $log, $host, $main_sections) {
+    my $config = $with->{config};
+    my $v      = $host->{values};
+    my $own_log
+        = $log && (defined $v->{error_log} || @{$v->{custom_logs} // []})
+        ? $log->child(error_log => $v->{error_log}, logs => $v->{custom_logs})
+        : undef;
+    my $dispatch = _dispatch(
+        $with, $own_log // $log,
+        sections      => [@$main_sections, @{$v->{sections} // []}],
+        aliases       => [@{$v->{aliases} // []}, @{$config->aliases}],
+        document_root => $v->{document_root} // $config->document_root,
+        base          => [$config->server_dir, $v->{server_dir} // {}]
+    );
+    return {
+        addrs    => $host->{addrs},
+        name     => $host->{name},
+        aliases  => $host->{aliases},
+        app      => $dispatch->to_app,
+        log      => $own_log,
+        dispatch => $dispatch
+    };
 }
 
 # The application named on the command line is a <Location /> written before the file's
@@ -83,13 +130,14 @@ sub _command_line_app ($config) {
 
 # Every PSGI application and status page is made now, in the manager, so that workers share
 # them and a broken one stops the start
-sub _load_applications ($config, $log, $server, $built, $sections) {
+sub _load_applications ($with, $sections) {
+    my $built = $with->{built};
     for my $sec (@$sections) {
         my $h = $sec->{handler} // '';
         $built->{"app $sec->{app_path}"}
             //= _load($sec->{app_path}, "$sec->{file} line $sec->{line}: ")
             if $h eq 'psgi';
-        $built->{$h} //= _status_app($config, $server, $h) if $h =~ /status\z/;
+        $built->{$h} //= _status_app($with->{config}, $with->{server}, $h) if $h =~ /status\z/;
     }
 }
 
@@ -101,21 +149,23 @@ sub _status_app ($config, $server, $handler) {
 
 # What serves a set of merged settings: the PSGI application or status page (loaded at start),
 # or an executor for the scripts below a root
-sub _handler_app ($config, $log, $top, $server, $built, $handler, $set, $root) {
+sub _handler_app ($with, $log, $handler, $set, $root) {
+    my ($config, $built) = @$with{qw(config built)};
     if ($handler eq 'psgi') {
         my $app = $built->{"app $set->{app_path}"} //= _load($set->{app_path}, '');
         return _time_limits($config, $set, $app);
     }
-    return $built->{$handler} //= _status_app($config, $server, $handler) if $handler =~ /status\z/;
+    return $built->{$handler} //= _status_app($config, $with->{server}, $handler)
+        if $handler =~ /status\z/;
 
     # mod_cgi runs what a ScriptAlias maps to without Options ExecCGI
     my %set = (%$set, handler => $handler);
     $set{exec_cgi} = 1 if $root->{script} && $handler eq 'cgi-script';
-    return _new_executor($config, $log, $top, $root->{url}, $root->{dir}, \%set);
+    return _new_executor($config, $log, $with->{top}, $root->{url}, $root->{dir}, \%set);
 }
 
 # A script <Location> that no Alias, ScriptAlias or DocumentRoot maps to files is a mistake
-sub _check_locations ($config, $sections, $dispatch) {
+sub _check_locations ($sections, $dispatch) {
     for my $loc (grep { $_->{kind} eq 'location' && $_->{match} eq 'prefix' } @$sections) {
         next unless ($loc->{handler} // '') =~ /\A(?:perl-script|cgi-script)\z/;
         next if $dispatch->translates($loc->{path});
@@ -177,20 +227,22 @@ sub _load ($path, $where) {
 # PerlPreloadScripts DIR: every script below DIR (a .pl or .cgi file, or an executable one; not
 # dot files) compiled now by the Registry executor that a request for it would reach, so workers
 # fork with the compiled code (ModPerl::RegistryLoader)
-sub _preload_scripts ($config, $log, $dispatch) {
+sub _preload_scripts ($config, $log, @dispatches) {
     for my $want (@{$config->preload_scripts}) {
         my $real = Cwd::realpath($want)
             // die "PerlPreloadScripts: Can't find directory \"$want\"\n";
         my %count;
-        for my $root ($dispatch->roots) {
-            my $top = Cwd::realpath($root->{dir}) // next;
-            next unless $real eq $top || index($real, "$top/") == 0;
-            for my $file (_files($real)) {
-                my $path = substr $file, length $top;
-                my ($executor, $name) = $dispatch->registry_for($root->{url} . $path) or next;
-                my $err = $executor->preload($path);
-                $count{$name}[$err ? 1 : 0]++;
-                $log->warn("PerlPreloadScripts: $file: $err") if $err && $log;
+        for my $dispatch (@dispatches) {
+            for my $root ($dispatch->roots) {
+                my $top = Cwd::realpath($root->{dir}) // next;
+                next unless $real eq $top || index($real, "$top/") == 0;
+                for my $file (_files($real)) {
+                    my $path = substr $file, length $top;
+                    my ($executor, $name) = $dispatch->registry_for($root->{url} . $path) or next;
+                    my $err = $executor->preload($path);
+                    $count{$name}[$err ? 1 : 0]++;
+                    $log->warn("PerlPreloadScripts: $file: $err") if $err && $log;
+                }
             }
         }
         die "PerlPreloadScripts $want: no Registry location serves this directory\n" unless %count;

@@ -7,6 +7,8 @@ use Perennial::Config::Apache;
 use Perennial::Config::Conditional qw(expand);
 use Perennial::Config::Ignored     ();
 use Perennial::Config::Logs        qw(log_directive resolve_logs);
+use Perennial::Config::PerDir      qw(per_dir_directive);
+use Perennial::Config::VirtualHost qw(virtual_host);
 use Perennial::Config::Sections    qw(section server_directive shadowed);
 
 # Every setting, its default and its type. Defaults are Apache prefork's where the
@@ -70,6 +72,8 @@ my %SETTINGS = (
     timeout                   => [60,                 'seconds'],
     trace_enable              => [1,                  'bool'],
     types_config              => [undef,              'path'],
+    server_name               => [undef,              'word'],
+    vhosts                    => [[],                 'list'],
     server_tokens             => ['Prod',             'tokens'],
     user                      => [undef,              'word'],
     group                     => [undef,              'word'],
@@ -92,7 +96,7 @@ my %DIRECTIVES = (
     scoreboardfile         => 'scoreboard_file',
 );
 my %NOT_DIRECTIVES = map { $_ => 1 }
-    qw(aliases app child_exit child_init custom_logs daemonize ignored log_formats preload_scripts includes listen max_clients_directive notes pass_env requires sections server_dir set_env
+    qw(aliases app child_exit child_init custom_logs daemonize ignored log_formats preload_scripts includes listen max_clients_directive notes pass_env requires sections server_dir set_env vhosts
     modules single_process source environment);
 my %LIST_DIRECTIVES = map { $_ => 1 }
     qw(listen perlmodule perlchildinithandler perlchildexithandler perlpreloadscripts);
@@ -143,6 +147,7 @@ sub load ($class, %args) {
     }
     push @{$values{notes}}, @{$ctx->{notes}}, shadowed($values{sections} // []);
     resolve_logs(\%values, \@errors);
+    _host_logs(\%values, \@errors);
 
     # SetEnv, PassEnv and PerlSetupEnv at server level are also the server's own settings
     my $base = $values{server_dir} // {};
@@ -200,11 +205,37 @@ sub with ($self, %override) {
 
 sub _apply_items ($values, $errors, $items) {
     for my $item (@$items) {
-        if ($item->{section}) { section($values, $errors, $item); next }
+        if ($item->{section}) {
+            if (lc $item->{section} eq 'virtualhost') {
+                virtual_host($values, $errors, $item, \&_host_directive);
+            }
+            else { section($values, $errors, $item) }
+            next;
+        }
         my $err = Perennial::Config::Ignored::ignored($values, $item)
             // server_directive($values, $item) // log_directive($values, $item)
             // _directive($values, $item);
         push @$errors, "$item->{file} line $item->{line}: $err" if $err;
+    }
+}
+
+# A directive inside a <VirtualHost>: one of those a host may have ($own), or a per-directory one
+# at the host's level; anything else is the whole server's
+sub _host_directive ($host, $item, $own) {
+    my $err = Perennial::Config::Ignored::ignored($host, $item);
+    return $err if defined $err;
+    return server_directive($host, $item) // log_directive($host, $item) // _directive($host, $item)
+        if $own;
+    $err = per_dir_directive($host->{server_dir} //= {}, $item, 'server');
+    return $err // "$item->{name} cannot be inside <VirtualHost>: it is the whole server's";
+}
+
+# Each virtual host's logs, with the main server's formats and its own
+sub _host_logs ($values, $errors) {
+    for my $host (@{$values->{vhosts} // []}) {
+        my $v = $host->{values};
+        $v->{log_formats} = {%{$values->{log_formats} // {}}, %{$v->{log_formats} // {}}};
+        resolve_logs($v, $errors);
     }
 }
 
@@ -216,7 +247,18 @@ sub _missing ($config) {
         push @errors,
             "$sec->{file} line $sec->{line}: PSGIApp '$sec->{app}' not found ($sec->{app_path})";
     }
-    for my $alias (grep { !-d $_->{dir} } @{$config->aliases}) {
+    my @hosts = map { $_->{values} } @{$config->vhosts};
+    for my $sec (
+        grep { defined $_->{app_path} && !-f $_->{app_path} }
+        map  { @{$_->{sections} // []} } @hosts
+        )
+    {
+        push @errors,
+            "$sec->{file} line $sec->{line}: PSGIApp '$sec->{app}' not found ($sec->{app_path})";
+    }
+    for my $alias (grep { !-d $_->{dir} } @{$config->aliases},
+        map { @{$_->{aliases} // []} } @hosts)
+    {
         push @errors, "$alias->{file} line $alias->{line}: directory '$alias->{dir}' not found";
     }
     push @errors, map {"PerlRequire: file '$_' not found"} grep { !-f } @{$config->requires};
@@ -306,6 +348,14 @@ sub _value ($key, $name, $value) {
     return $err ? (undef, "$name $err") : ($value);
 }
 
+# A virtual host's paths, from the same ServerRoot
+sub _normalise_host ($self, $v) {
+    $v->{$_}     = $self->path($v->{$_}) for grep { defined $v->{$_} } qw(document_root error_log);
+    $_->{dir}    = $self->path($_->{dir})    for @{$v->{aliases}     // []};
+    $_->{target} = $self->path($_->{target}) for @{$v->{custom_logs} // []};
+    $_->{app_path} = $self->path($_->{app})  for grep { defined $_->{app} } @{$v->{sections} // []};
+}
+
 sub _normalise ($self) {
     my @warnings;
     my $name = $self->{max_clients_directive};
@@ -331,6 +381,7 @@ sub _normalise ($self) {
     $_->{app_path} = $self->path($_->{app})    for grep { defined $_->{app} } @{$self->{sections}};
     $_->{dir}      = $self->path($_->{dir})    for @{$self->{aliases}};
     $_->{target}   = $self->path($_->{target}) for @{$self->{custom_logs}};
+    $self->_normalise_host($_->{values}) for @{$self->{vhosts}};
     $self->{requires}        = [map { $self->path($_) } @{$self->{requires}}];
     $self->{preload_scripts} = [map { $self->path($_) =~ s{/+\z}{}r } @{$self->{preload_scripts}}];
     $self->{_warnings}       = [@warnings, @{$self->{notes}}];

@@ -16,10 +16,11 @@ my @SCALARS = qw(handler app app_path mount response_handler setup_env parse_hea
 sub new ($class, %args) {
     my @sections = @{$args{sections} // []};
     my $depth    = sub ($sec) { scalar(() = $sec->{path} =~ m{/[^/]}g) };
-    my @dirs     = sort { $depth->($a) <=> $depth->($b) || $a->{id} <=> $b->{id} }
+    my %at       = map  { ($sections[$_] => $_) } 0 .. $#sections;    # As listed: main, then host
+    my @dirs     = sort { $depth->($a) <=> $depth->($b) || $at{$a} <=> $at{$b} }
         grep { $_->{kind} eq 'directory' && $_->{match} ne 'regex' } @sections;
     return bless {
-        base      => $args{base} // {},
+        bases     => ref $args{base} eq 'ARRAY' ? $args{base} : [$args{base} // {}],
         dirs      => \@dirs,
         dir_match => [grep { $_->{kind} eq 'directory' && $_->{match} eq 'regex' } @sections],
         files     => [
@@ -57,7 +58,7 @@ sub matching ($self, $url, $dir, $file, $locations = undef) {
 sub merged ($self, @lists) {
     my @secs = map {@$_} @lists;
     my $key  = join ',', map { $_->{id} } @secs;
-    return $self->{merged}{$key} //= _merge($self->{base}, \@secs, $key);
+    return $self->{merged}{$key} //= _merge($self->{bases}, \@secs, $key);
 }
 
 # Apache's rule for a plain <Location>: the URL starts with the path, and the path ends with
@@ -77,10 +78,10 @@ sub _directory_matches ($sec, $dir) {
     return index($dir, "$p/") == 0;
 }
 
-sub _merge ($base, $secs, $key) {
+sub _merge ($bases, $secs, $key) {
     my %set     = (key            => $key, sections => $secs);
     my %options = (FollowSymLinks => 1);                         # Apache 2.4's default
-    for my $sec ($base, @$secs) {
+    for my $sec (@$bases, @$secs) {
         $set{$_}    = $sec->{$_} for grep { defined $sec->{$_} } @SCALARS;
         $set{mount} = $sec->{path} if defined $sec->{app} || ($sec->{handler} // '') =~ /status\z/;
         $set{where} = "$sec->{file} line $sec->{line}" if $sec->{file} && $sec->{require};
@@ -119,7 +120,7 @@ Perennial::Walk - the sections a request matches, merged in Apache's order
 
 =head1 SYNOPSIS
 
-    my $walk = Perennial::Walk->new(sections => $config->sections, base => $config->server_dir);
+    my $walk = Perennial::Walk->new(sections => $config->sections, base => [$config->server_dir]);
     my $set  = $walk->merged($walk->matching('/app/x.pl', '/srv/app', 'x.pl'));
     say $set->{handler}, ' ', join ',', sort keys %{$set->{options}};
 

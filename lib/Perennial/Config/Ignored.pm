@@ -26,7 +26,6 @@ my %WHY = (
     mutex               => 'workers take connections from one shared epoll, with no mutex',
     protocols           => 'Perennial speaks HTTP/1.1 and 1.0',
     serveradmin         => 'not shown yet: error pages have no signature',
-    servername          => 'the Host header names the server',
     serversignature     => 'error pages have no signature',
     threadlimit         => 'prefork workers have no threads',
     threadsperchild     => 'prefork workers have no threads',

@@ -32,9 +32,11 @@ sub section ($values, $errors, $item, $within = undef) {
     my ($kind, $regex) = @$spec;
     my $sec = _matcher($kind, $regex, $item, $errors) or return;
     $sec->{within} = $within if $within;
-    $sec->{id}     = 1 + @{$values->{sections} // []};
+    state $next = 0;
+    $sec->{id} = ++$next;    # Unique across the main server and its virtual hosts
     my $place = $kind eq 'location' && $sec->{match} eq 'prefix' ? 'location' : 'section';
     push @{$values->{sections}}, $sec;
+
     for my $inner (@{$item->{items}}) {
         if ($inner->{section}) {
             my $inner_kind = $KIND{lc $inner->{section}};

@@ -1,0 +1,130 @@
+package Perennial::VirtualHosts;
+use v5.36;
+use Socket qw(getnameinfo NI_NUMERICHOST NI_NUMERICSERV);
+
+# Apache's name-based virtual hosts: the <VirtualHost> sections whose addresses match the
+# connection's (an exact IP before *, * before _default_), then the one whose ServerName or
+# ServerAlias matches the Host header, else the first of them. A connection no virtual host
+# covers goes to the main server. Each host's application is its own dispatcher.
+
+my $MAX_KNOWN = 1000;    # Host headers remembered, so a flood of made-up ones cannot grow it
+
+sub new ($class, %args) {
+    my @hosts = @{$args{hosts}};
+    for my $h (@hosts) {
+        $h->{patterns} = [map { _pattern($_) } grep {defined} $h->{name}, @{$h->{aliases} // []}];
+    }
+    return bless {
+        hosts => \@hosts,
+        main  => $args{main},
+        by_ip => (
+            grep {
+                grep { $_->[0] ne '*' && $_->[0] ne '_default_' }
+                    @{$_->{addrs}}
+            } @hosts
+        ) ? 1 : 0,
+        known => {},
+    }, $class;
+}
+
+sub to_app ($self) {
+    return sub ($env) {
+        my $host = $self->choose($env);
+        return $self->{main}->($env) unless $host;
+        $env->{'perennial.vhost'} = $host->{name} // $env->{SERVER_NAME};
+        $env->{'perennial.log'}   = $host->{log} if $host->{log};
+        return $host->{app}->($env);
+    };
+}
+
+# The virtual host for a request, or undef for the main server
+sub choose ($self, $env) {
+    my $port  = $env->{SERVER_PORT} // 0;
+    my $ip    = $self->{by_ip} ? _local_ip($env) : '';
+    my $name  = lc(($env->{HTTP_HOST} // '') =~ s/:\d+\z//r =~ s/\.\z//r =~ s/\A\[(.*)\]\z/$1/r);
+    my $key   = "$ip $port $name";
+    my $known = $self->{known};
+    return $known->{$key} if exists $known->{$key};
+    %$known = () if keys %$known >= $MAX_KNOWN;
+    return $known->{$key} = $self->_choose($ip, $port, $name);
+}
+
+sub _choose ($self, $ip, $port, $name) {
+    for my $tier (qw(ip * _default_)) {
+        my @candidates = grep {
+            grep { _addr_matches($_, $tier, $ip, $port) }
+                @{$_->{addrs}}
+        } @{$self->{hosts}};
+        next unless @candidates;
+        for my $h (@candidates) {
+            return $h if grep { $name =~ $_ } @{$h->{patterns}};
+        }
+        return $candidates[0];
+    }
+    return;
+}
+
+sub _addr_matches ($addr, $tier, $ip, $port) {
+    my ($host, $p) = @$addr;
+    return 0 unless $p eq '*' || $p == $port;
+    return $host eq '*'         if $tier eq '*';
+    return $host eq '_default_' if $tier eq '_default_';
+    return $host ne '*' && $host ne '_default_' && $host eq $ip;
+}
+
+# ServerName and ServerAlias: * and ? as wildcards, case-insensitive, any port
+sub _pattern ($name) {
+    $name = lc $name =~ s{\A\w+://}{}r =~ s/:\d+\z//r;
+    my $re = join '', map { $_ eq '*' ? '.*' : $_ eq '?' ? '.' : quotemeta } split /([*?])/, $name;
+    return qr/\A$re\z/;
+}
+
+# The address the client connected to (a wildcard listener serves several)
+sub _local_ip ($env) {
+    my $io = $env->{'psgix.io'} or return $env->{SERVER_NAME} // '';
+    my $sa = getsockname($io)   or return $env->{SERVER_NAME} // '';
+    my ($err, $ip) = getnameinfo($sa, NI_NUMERICHOST | NI_NUMERICSERV);
+    return $err ? '' : $ip =~ s/\A::ffff://r;
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::VirtualHosts - Apache's name-based virtual hosts
+
+=head1 SYNOPSIS
+
+    my $app = Perennial::VirtualHosts->new(
+        hosts => [{addrs => [['*', 80]], name => 'www.example.org', aliases => ['example.org'],
+                   app => $site_app, log => $site_log}],
+        main  => $main_app,
+    )->to_app;
+
+=head1 DESCRIPTION
+
+Chooses the C<< <VirtualHost> >> of a request as Apache does: among those whose addresses match
+the connection (an exact IP first, then C<*>, then C<_default_>; the port must match or be
+C<*>), the first whose C<ServerName> or C<ServerAlias> (with C<*> and C<?> wildcards) matches
+the C<Host> header, else the first listed for that address. A request no virtual host covers
+goes to the main server. The choice is kept per address and host name (a thousand at most).
+The request's C<perennial.vhost> names the host (the access log's C<%v>) and
+C<perennial.log> its own logs, if it has any.
+
+=head1 METHODS
+
+=head2 new
+
+    my $vhosts = Perennial::VirtualHosts->new(hosts => \@hosts, main => $app);
+
+=head2 choose
+
+    my $host = $vhosts->choose($env);    # undef: the main server
+
+=head2 to_app
+
+    my $app = $vhosts->to_app;
+
+=cut

@@ -1,0 +1,101 @@
+use v5.36;
+use lib 't/lib';
+use Test::More;
+use Perennial::Test qw(configtest raw_request scratch_dir start_server wait_until);
+
+# Name-based virtual hosts, as Apache: the Host header picks ServerName or ServerAlias, the
+# first host of an address answers the others, and the main server's sections apply in each
+my $dir = scratch_dir();
+for my $site (qw(one two main)) {
+    mkdir "$dir/$site" or die $!;
+    _write("$dir/$site/index.html", "$site\n");
+    mkdir "$dir/$site/private" or die $!;
+    _write("$dir/$site/private/x.txt", "private $site\n");
+}
+my $psgi = "$dir/app.psgi";
+_write($psgi,
+    q{sub { my $env = shift; [200, ['Content-Type' => 'text/plain'], ["app $env->{SCRIPT_NAME}|$env->{PATH_INFO}\n"]] }}
+);
+
+my $srv = start_server(workers => 1, conf => <<"CONF");
+DocumentRoot $dir/main
+LogFormat "%v %U %>s" host
+CustomLog $dir/main-access.log host
+<Location /private>
+    Require all denied
+</Location>
+<VirtualHost *:*>
+    ServerName www.one.test
+    ServerAlias one.test *.one.test
+    DocumentRoot $dir/one
+</VirtualHost>
+<VirtualHost *:*>
+    ServerName two.test
+    DocumentRoot $dir/two
+    CustomLog $dir/two-access.log "two %v %U"
+    SetEnv SITE two
+    <Location /app>
+        SetHandler psgi
+        PSGIApp $psgi
+    </Location>
+</VirtualHost>
+CONF
+
+sub get ($host, $path) {
+    my $head = defined $host ? "Host: $host\r\n" : '';
+    my $out  = raw_request($srv->port, "GET $path HTTP/1.0\r\n${head}Connection: close\r\n\r\n");
+    my ($status) = $out =~ m{\AHTTP/1\.\d (\d+)};
+    my ($body)   = $out =~ /\r\n\r\n(.*)\z/s;
+    return "$status $body";
+}
+
+is get('www.one.test',      '/'), "200 one\n", 'ServerName';
+is get('ONE.test:8080',     '/'), "200 one\n", 'ServerAlias, any case, any port';
+is get('deep.sub.one.test', '/'), "200 one\n", 'a wildcard alias';
+is get('two.test',          '/'), "200 two\n", 'the second host';
+is get('two.test.',         '/'), "200 two\n", 'a trailing dot';
+is get('nobody.test',       '/'), "200 one\n", 'an unknown name: the first host of the address';
+is get(undef,               '/'), "200 one\n", 'no Host at all: the same';
+is get('two.test',          '/app/x'), "200 app /app|/x\n", 'a host\'s own <Location>';
+is get('www.one.test',      '/app/x'), "404 The requested URL was not found on this server.\n",
+    'which the other host does not have';
+like get('two.test', '/private/x.txt'), qr/\A403 /,
+    'the main server\'s <Location> applies in a host';
+like get('one.test', '/private/x.txt'), qr/\A403 /, 'in every host';
+ok wait_until(sub { _slurp("$dir/two-access.log") =~ tr/\n// >= 4 }, 5, 'two\'s log'),
+    'a host with its own CustomLog';
+like _slurp("$dir/two-access.log"), qr{^two two\.test /app/x$}m, 'writes there, with %v';
+ok wait_until(sub { _slurp("$dir/main-access.log") =~ /private/ }, 5, 'main log'), 'the main log';
+like _slurp("$dir/main-access.log"), qr{^www\.one\.test / 200$}m,
+    'has the other host\'s requests, with %v its ServerName';
+unlike _slurp("$dir/main-access.log"), qr{^two\.test}m, 'and none of the host with its own log';
+$srv->stop;
+
+subtest 'what a virtual host may not hold is refused with its line' => sub {
+    my ($out, $code) = configtest(<<"CONF");
+<VirtualHost *:80>
+    ServerName a.test
+    MaxClients 3
+</VirtualHost>
+<VirtualHost www.example.org:80>
+</VirtualHost>
+CONF
+    is $code, 1, 'configtest fails';
+    like $out, qr/line 3: MaxClients cannot be inside <VirtualHost>: it is the whole server's/,
+        'a server-wide directive';
+    like $out, qr/line 5: <VirtualHost> address 'www\.example\.org:80' is not IP:port/,
+        'a name as the address';
+};
+
+sub _write ($file, $text) {
+    open(my $fh, '>', $file) or die "$file: $!";
+    print {$fh} $text;
+    close $fh;
+}
+
+sub _slurp ($file) {
+    open(my $fh, '<', $file) or return '';
+    local $/;
+    return scalar <$fh>;
+}
+done_testing;
