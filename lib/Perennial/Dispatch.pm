@@ -2,6 +2,8 @@ package Perennial::Dispatch;
 use v5.36;
 use Perennial::Access;
 use Perennial::Config::PerDir;
+use Perennial::ErrorDocument;
+use Perennial::Redirect;
 use Perennial::Executor::Resolver;
 use Perennial::HTTP::Response qw(plain_response);
 use Perennial::MimeTypes;
@@ -81,27 +83,58 @@ sub plan ($self, $env) {
 }
 
 sub _dispatch ($self, $env, $depth) {
+    my ($set, $root, $rest, $hit, $handler) = $self->plan($env);
+    my $moved = $set->{redirects} && Perennial::Redirect->find($set->{redirects}, $env);
+    return $moved if $moved;
+    my ($res, $own) = $self->_answer($env, $depth, $set, $root, $rest, $hit, $handler);
+
+    # What Perennial answered itself (not an application's own 404) gets the ErrorDocument
+    $res
+        = Perennial::ErrorDocument->apply($env, $set, $res,
+        sub ($e) { $self->_dispatch($e, $depth + 1) })
+        if $own && $set->{error_documents} && ref $res eq 'ARRAY' && $res->[0] >= 400 && $depth < 5;
+    return $set->{default_charset} ? _charset($res, $set->{default_charset}) : $res;
+}
+
+# The response, and whether Perennial made it (a refusal, an error) rather than a handler
+sub _answer ($self, $env, $depth, $set, $root, $rest, $hit, $handler) {
     if (!$self->{trace} && $env->{REQUEST_METHOD} eq 'TRACE') {
         $self->{log}->warn("TRACE refused (TraceEnable Off): $env->{REQUEST_URI}") if $self->{log};
-        return plain_response(405, "The requested method TRACE is not allowed for this URL.\n");
+        return (plain_response(405, "The requested method TRACE is not allowed for this URL.\n"),
+            1);
     }
-    my ($set, $root, $rest, $hit, $handler) = $self->plan($env);
     my $rules = $set->{require} // ($handler =~ /status\z/ ? $LOCAL : undef);
     if ($rules) {
         my $where   = $set->{require} ? $set->{where} : 'Require local by default';
         my $refused = Perennial::Access->refuse($rules, $env, $self->{log}, $where);
-        return $refused if $refused;
+        return ($refused, 1) if $refused;
     }
     return $self->_mounted($env, $set, $handler)
         if $handler =~ /\A(?:psgi|server-status|perl-status)\z/;
-    return $self->_missing($env, $hit // 404) unless ref $hit;
-    return $self->_refused($env, $hit)                           if $hit->{status};
-    return $self->_directory($env, $set, $hit, $handler, $depth) if $hit->{directory};
-    return $self->{static}->serve($env, $hit, $set)              if $handler eq 'default-handler';
+    return ($self->_missing($env, $hit // 404),                    1) unless ref $hit;
+    return ($self->_refused($env, $hit),                           1) if $hit->{status};
+    return ($self->_directory($env, $set, $hit, $handler, $depth), 1) if $hit->{directory};
+    return ($self->{static}->serve($env, $hit, $set), 1) if $handler eq 'default-handler';
     my $executor = $self->_executor($handler, $set, $root);
     local $env->{SCRIPT_NAME} = $env->{SCRIPT_NAME} . $root->{url};
     local $env->{PATH_INFO}   = $rest;
-    return $executor->serve($env, $hit);
+    return ($executor->serve($env, $hit), 1);    # An array is its own error; a script streams
+}
+
+# AddDefaultCharset: text/plain and text/html without a charset get one, whoever made them
+sub _charset ($res, $charset) {
+    my $add = sub ($r) {
+        my $h = $r->[1];
+        for (my $i = 0; $i < @$h; $i += 2) {
+            next unless lc $h->[$i] eq 'content-type';
+            $h->[$i + 1] .= "; charset=$charset" if $h->[$i + 1] =~ m{\Atext/(?:plain|html)\s*\z}i;
+        }
+        return $r;
+    };
+    return $add->($res) if ref $res eq 'ARRAY';
+    return sub ($respond) {
+        $res->(sub ($r) { $respond->($add->($r)) });
+    };
 }
 
 # Whether an Alias, a ScriptAlias or DocumentRoot covers a URL path

@@ -11,7 +11,8 @@ use v5.36;
 
 # Settings that a later section replaces when it has them
 my @SCALARS = qw(handler app app_path mount response_handler setup_env parse_headers
-    script_check request_deadline slow_request_time directory_index directory_slash force_type);
+    script_check request_deadline slow_request_time directory_index directory_slash force_type
+    default_charset);
 
 sub new ($class, %args) {
     my @sections = @{$args{sections} // []};
@@ -88,10 +89,13 @@ sub _merge ($bases, $secs, $key) {
 
         # A section with its own Require lines replaces what it inherits (AuthMerging Off)
         $set{require} = $sec->{require} if $sec->{require};
-        for my $key (qw(set_env add_handler add_type)) {
+        for my $key (qw(set_env add_handler add_type error_documents)) {
             $set{$key} = {%{$set{$key} // {}}, %{$sec->{$key}}} if $sec->{$key};
         }
         $set{pass_env} = [@{$set{pass_env} // []}, @{$sec->{pass_env}}] if $sec->{pass_env};
+
+        # A host's redirects come before the main server's, a section's before both
+        $set{redirects} = [@{$sec->{redirects}}, @{$set{redirects} // []}] if $sec->{redirects};
         _options(\%options, $_) for @{$sec->{options} // []};
     }
     $set{options}  = \%options;

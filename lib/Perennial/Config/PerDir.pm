@@ -2,6 +2,7 @@ package Perennial::Config::PerDir;
 use v5.36;
 use Exporter qw(import);
 use Perennial::Access;
+use Perennial::Redirect;
 
 # Apache's per-directory directives: those that may stand in <Directory>, <Files>, <Location>
 # and their Match forms, and most of them at server level too, where they are the base every
@@ -117,6 +118,38 @@ my %TABLE = (
         }
     ],
 );
+$TABLE{errordocument} = [
+    any => 2,
+    2,
+    sub ($set, $code, $action) {
+        return "ErrorDocument: '$code' is not an error status (400-599)"
+            unless $code =~ /\A[45]\d\d\z/;
+        $set->{error_documents}{$code} = $action;
+        return;
+    }
+];
+$TABLE{adddefaultcharset} = [
+    any => 1,
+    1,
+    sub ($set, $value) {
+        $set->{default_charset}
+            = lc $value eq 'off' ? '' : lc $value eq 'on' ? 'iso-8859-1' : $value;
+        return;
+    }
+];
+for my $name (qw(Redirect RedirectMatch RedirectPermanent RedirectTemp)) {
+    $TABLE{lc $name} = [
+        any => 1,
+        3,
+        sub ($set, @args) {
+            my $r = Perennial::Redirect->parse($name, \@args,
+                ($set->{kind} // "") eq "location" ? $set->{path} : undef);
+            return $r unless ref $r;
+            push @{$set->{redirects}}, $r;
+            return;
+        }
+    ];
+}
 $TABLE{perlsetenv}  = $TABLE{setenv};
 $TABLE{perlpassenv} = $TABLE{passenv};
 
@@ -186,7 +219,7 @@ sub _options ($set, @args) {
             : lc $word eq 'none' ? ()
             :                      ($OPTION{lc $word} // return "unknown option '$arg'");
         return "Options $arg: None and All cannot have + or -"
-            if $sign && lc $word =~ /\A(?:all|none)\z/;
+            if $sign && lc($word) =~ /\A(?:all|none)\z/;
         push @step, map { [$sign || '=', $_] } @names;
         push @step, ['=', ''] if !@names && !$sign;      # None: an empty set
     }
@@ -223,7 +256,9 @@ Perennial::Config::PerDir - Apache's per-directory directives, in one table
 Reads C<SetHandler>, C<PSGIApp>, C<PerlResponseHandler>/C<PerlHandler>, C<PerlScriptCheck>,
 C<RequestDeadline>, C<SlowRequestTime>, C<AllowOverride None>, C<Options>, C<PerlOptions>,
 C<Require>, C<DirectoryIndex>, C<DirectorySlash>, C<AddHandler>, C<AddType>, C<ForceType>,
-C<SetEnv>/C<PerlSetEnv>, C<PassEnv>/C<PerlPassEnv> and C<PerlSetupEnv> into a section's
+C<SetEnv>/C<PerlSetEnv>, C<PassEnv>/C<PerlPassEnv>, C<PerlSetupEnv>, C<ErrorDocument>,
+C<AddDefaultCharset>, C<Redirect>, C<RedirectMatch>, C<RedirectPermanent> and
+C<RedirectTemp> into a section's
 settings. C<Options> follows Apache 2.4: options with C<+>/C<-> change what the section
 inherits, options without replace it, and mixing both is an error. At server level the same
 directives (except C<Require>, C<PSGIApp> and the time limits) make the base that every

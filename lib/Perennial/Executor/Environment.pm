@@ -96,7 +96,9 @@ sub _groups ($self, $env, $hit) {
         push @names,  $name;
         push @values, $env->{$name};
     }
-    my @headers = sort grep { index($_, 'HTTP_') == 0 && !$SKIP{$_} } keys %$env;
+    my @headers
+        = sort grep { (index($_, 'HTTP_') == 0 && !$SKIP{$_}) || index($_, 'REDIRECT_') == 0 }
+        keys %$env;
     return (
         $hit->{cgi} //= $self->_script_group($hit),
         [\@names,         \@values],

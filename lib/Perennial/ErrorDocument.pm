@@ -1,0 +1,74 @@
+package Perennial::ErrorDocument;
+use v5.36;
+use Perennial::HTTP::Response qw(plain_response);
+
+# Apache's ErrorDocument for an error Perennial answered itself: a text in quotes as the body,
+# a full URL as a redirect (302), a local path served in its place (internal redirect, with
+# REDIRECT_STATUS, REDIRECT_URL and REDIRECT_QUERY_STRING as mod_cgi gives them) under the
+# original status.
+
+sub apply ($class, $env, $set, $res, $dispatch) {
+    my $status = $res->[0];
+    my $action = $set->{error_documents}{$status} // return $res;
+    if ($action =~ /\A"(.*)"?\z/s) {
+        my $text = $1 =~ s/"\z//r;
+        return plain_response($status, "$text\n",
+            'Content-Type' => 'text/html; charset=iso-8859-1');
+    }
+    return [302, ['Location' => $action, 'Content-Type' => 'text/plain', 'Content-Length' => 0], []]
+        if $action =~ m{\A\w+://};
+    return plain_response($status, "$action\n") unless $action =~ m{\A/};
+    my ($path, $query) = split /\?/, $action, 2;
+    my %new = (
+        %$env,
+        REQUEST_METHOD          => 'GET',
+        PATH_INFO               => $path =~ s/%([0-9A-Fa-f]{2})/chr hex $1/ger,
+        SCRIPT_NAME             => '',
+        QUERY_STRING            => $query // '',
+        REDIRECT_STATUS         => $status,
+        REDIRECT_URL            => $env->{REQUEST_URI} =~ s/\?.*\z//sr,
+        REDIRECT_QUERY_STRING   => $env->{QUERY_STRING} // '',
+        REDIRECT_REQUEST_METHOD => $env->{REQUEST_METHOD},
+        CONTENT_LENGTH          => 0,
+    );
+    delete @new{qw(CONTENT_TYPE HTTP_CONTENT_LENGTH HTTP_CONTENT_TYPE)};
+    open(my $empty, '<', \'') or die "Can't open an empty body: $!\n";
+    $new{'psgi.input'} = $empty;
+    my $doc = $dispatch->(\%new);
+
+    # The page is shown with the status of the error it stands for
+    my $keep = sub ($r) { return [$status, $r->[1], @$r[2 .. $#$r]] };
+    return $keep->($doc) if ref $doc eq 'ARRAY';
+    return sub ($respond) {
+        $doc->(sub ($r) { $respond->($keep->($r)) });
+    };
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::ErrorDocument - Apache's ErrorDocument, for the errors Perennial answers itself
+
+=head1 SYNOPSIS
+
+    $res = Perennial::ErrorDocument->apply($env, $settings, $res, sub ($env) { $dispatch->($env) });
+
+=head1 DESCRIPTION
+
+For a 4xx or 5xx that Perennial answered itself (a refusal, a missing file, a script that
+could not run; not the status a PSGI application or a script chose), the section's
+C<ErrorDocument> for that status is used: C<"text"> is sent as the body, C<http://...> is a
+302 redirect, and C</local/path> is served in its place, under the original status, with
+C<REDIRECT_STATUS>, C<REDIRECT_URL>, C<REDIRECT_QUERY_STRING> and C<REDIRECT_REQUEST_METHOD>
+in its environment (a script there sees them, as under mod_cgi).
+
+=head1 METHODS
+
+=head2 apply
+
+    my $res = Perennial::ErrorDocument->apply($env, $settings, $res, $dispatch);
+
+=cut

@@ -1,0 +1,116 @@
+package Perennial::Redirect;
+use v5.36;
+
+# mod_alias's Redirect and RedirectMatch, checked before any file is looked for: the first
+# that matches, in the order written, answers with its status and Location
+
+my %STATUS = (permanent => 301, temp => 302, seeother => 303, gone => 410);
+
+# One directive's words into a redirect, or the reason they are wrong. $path is the
+# <Location> it stands in, for the one-argument form (the location itself moves).
+sub parse ($class, $name, $args, $path = undef) {
+    my @args   = @$args;
+    my $status = 302;
+    $status = 301 if lc $name eq 'redirectpermanent';
+    $status = 302 if lc $name eq 'redirecttemp';
+    if (   @args
+        && lc($name) =~ /\Aredirect(?:match)?\z/
+        && ($STATUS{lc $args[0]} || $args[0] =~ /\A\d{3}\z/))
+    {
+        my $word = shift @args;
+        $status = $STATUS{lc $word} // $word;
+    }
+    my $to_gone = $status == 410 || ($status < 300 || $status > 399);
+    my $want    = $to_gone ? 1 : 2;
+    if (defined $path && @args == $want - 1) {
+        unshift @args, $path;
+        return {%{$class->_one($name, $status, \@args) // {}}, exact => 1};
+    }
+    return
+          "$name takes "
+        . ($want == 2             ? 'a URL path and a URL'       : 'a URL path')
+        . (lc $name eq 'redirect' ? ', after an optional status' : '')
+        if @args != $want;
+    return $class->_one($name, $status, \@args);
+}
+
+sub _one ($class, $name, $status, $args) {
+    my ($from, $to) = @$args;
+    return "$name: the URL to send to must be absolute or start with /"
+        if defined $to && $to !~ m{\A(?:\w+://|/)};
+    if (lc $name eq 'redirectmatch') {
+        my $re = eval {qr/$from/} or return "RedirectMatch: bad regular expression '$from'";
+        return {re => $re, status => $status, to => $to};
+    }
+    return "$name: the URL path must start with /" if $from !~ m{\A/};
+    return {from => $from =~ s{/+\z}{}r, status => $status, to => $to};
+}
+
+# The response for the first redirect that matches the request, or nothing
+sub find ($class, $list, $env) {
+    my $url = $env->{PATH_INFO};
+    for my $r (@$list) {
+        my $to;
+        if ($r->{re}) {
+            my @m = $url =~ $r->{re} or next;
+            $to = ($r->{to} // '') =~ s/\$(\d)/$m[$1 - 1] \/\/ ''/ger;
+        }
+        elsif ($r->{exact}) { $to = $r->{to} }
+        else {
+            my $p = $r->{from};
+            next
+                unless index($url, $p) == 0
+                && (length $url == length $p || substr($url, length $p, 1) eq '/');
+            $to = defined $r->{to} ? ($r->{to} =~ s{/+\z}{}r) . substr($url, length $p) : undef;
+        }
+        $to .= "?$env->{QUERY_STRING}"
+            if defined $to && length($env->{QUERY_STRING} // '') && !$r->{re} && $to !~ /\?/;
+        return _response($r->{status}, $to);
+    }
+    return;
+}
+
+sub _response ($status, $to) {
+    return [$status, ['Content-Type' => 'text/plain'], ["Gone\n"]]
+        if !defined $to || $status == 410;
+    my $body
+        = qq{<!DOCTYPE HTML PUBLIC "-//IETF//DTD HTML 2.0//EN">\n<html><head>\n<title>$status Moved</title>\n</head><body>\n<h1>Moved</h1>\n<p>The document has moved <a href="$to">here</a>.</p>\n</body></html>\n};
+    return [$status, ['Location' => $to, 'Content-Type' => 'text/html; charset=iso-8859-1'],
+        [$body]];
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Redirect - mod_alias's Redirect and RedirectMatch
+
+=head1 SYNOPSIS
+
+    my $r   = Perennial::Redirect->parse(Redirect => ['permanent', '/old', 'https://example.org/new']);
+    my $res = Perennial::Redirect->find([$r], $env);    # undef: no redirect matches
+
+=head1 DESCRIPTION
+
+C<Redirect [status] URL-path URL> sends C<URL-path> and everything below it (on whole
+segments) to URL with the rest of the path and the query string appended; status is
+C<permanent> (301), C<temp> (302, the default), C<seeother> (303), C<gone> (410, no URL) or a
+number. C<RedirectMatch [status] regex URL> uses C<$1>..C<$9> from the regex.
+C<RedirectPermanent> and C<RedirectTemp> are 301 and 302. Inside a C<< <Location> >> the
+one-argument form C<Redirect [status] URL> sends the location itself there. They are
+checked in the order written, the host's before the main server's, before any file is looked
+for.
+
+=head1 METHODS
+
+=head2 parse
+
+    my $redirect_or_error = Perennial::Redirect->parse($directive, \@args, $location_path);
+
+=head2 find
+
+    my $res = Perennial::Redirect->find(\@redirects, $env);
+
+=cut

@@ -1,0 +1,89 @@
+use v5.36;
+use lib 't/lib';
+use Test::More;
+use Perennial::Test qw(raw_request scratch_dir start_server);
+
+# ErrorDocument, Redirect and RedirectMatch, AddDefaultCharset, as Apache has them
+my $dir = scratch_dir();
+mkdir "$dir/$_" or die $! for qw(docs cgi);
+_write("$dir/docs/page.txt",   "a page\n");
+_write("$dir/docs/page.html",  "<p>html</p>\n");
+_write("$dir/cgi/notfound.pl", <<'PL', 0755);
+#!/usr/bin/perl
+print "Content-Type: text/plain\n\n";
+print "not found: $ENV{REDIRECT_URL} ($ENV{REDIRECT_STATUS}) q=$ENV{REDIRECT_QUERY_STRING}\n";
+PL
+my $srv = start_server(workers => 1, conf => <<"CONF");
+DocumentRoot $dir/docs
+ScriptAlias /cgi/ $dir/cgi/
+ErrorDocument 404 /cgi/notfound.pl
+ErrorDocument 405 "No such method here"
+ErrorDocument 403 https://errors.example.test/forbidden
+AddDefaultCharset utf-8
+Redirect permanent /old https://new.example.test/new
+Redirect gone /gone-away
+RedirectMatch seeother ^/items/(\\d+)\$ /item.php?id=\$1
+<Location /closed>
+    Require all denied
+</Location>
+<Location /moved>
+    Redirect /page.txt
+</Location>
+CONF
+
+sub req ($line, %h) {
+    my $head = join '', map {"$_: $h{$_}\r\n"} sort keys %h;
+    my $out  = raw_request($srv->port, "$line\r\nHost: h.test\r\n${head}Connection: close\r\n\r\n");
+    my ($top, $body) = split /\r\n\r\n/, $out, 2;
+    my ($status) = $top =~ m{\AHTTP/1\.1 (\d+)};
+    my %hd       = map { /\A([^:]+):\s*(.*)\z/ ? (lc $1 => $2) : () } split /\r\n/, $top;
+    $body //= '';
+    if (($hd{'transfer-encoding'} // '') eq 'chunked') {
+        my $plain = '';
+        while ($body =~ s/\A([0-9a-f]+)\r\n//i && hex $1) {
+            $plain .= substr $body, 0, hex $1, '';
+            $body =~ s/\A\r\n//;
+        }
+        $body = $plain;
+    }
+    return ($status, \%hd, $body);
+}
+
+subtest 'ErrorDocument: a local script, a text, a URL' => sub {
+    my ($s, $h, $body) = req('GET /nothing/here.txt?x=1 HTTP/1.1');
+    is $s,    404,                                          'the status of the error';
+    is $body, "not found: /nothing/here.txt (404) q=x=1\n", 'the script\'s page, with REDIRECT_*';
+    ($s, $h, $body) = req("POST /page.txt HTTP/1.1", 'Content-Length' => 0);
+    is_deeply [$s, $body], [405, "No such method here\n"], 'a text';
+    ($s, $h) = req('GET /closed HTTP/1.1');
+    is_deeply [$s, $h->{location}], [302, 'https://errors.example.test/forbidden'],
+        'a URL: a redirect';
+};
+
+subtest 'Redirect and RedirectMatch' => sub {
+    my ($s, $h) = req('GET /old/a/b?q=1 HTTP/1.1');
+    is_deeply [$s, $h->{location}], [301, 'https://new.example.test/new/a/b?q=1'],
+        'permanent, the rest of the path and the query kept';
+    is((req('GET /older HTTP/1.1'))[0],       404, 'whole segments only: /older is not /old');
+    is((req('GET /gone-away/x HTTP/1.1'))[0], 410, 'gone');
+    ($s, $h) = req('GET /items/42 HTTP/1.1');
+    is_deeply [$s, $h->{location}], [303, '/item.php?id=42'], 'RedirectMatch with $1';
+    ($s, $h) = req('GET /moved HTTP/1.1');
+    is_deeply [$s, $h->{location}], [302, '/page.txt'], 'the one-argument form in a <Location>';
+};
+
+subtest 'AddDefaultCharset' => sub {
+    is((req('GET /page.txt HTTP/1.1'))[1]{'content-type'},
+        'text/plain; charset=utf-8', 'text/plain');
+    is((req('GET /page.html HTTP/1.1'))[1]{'content-type'}, 'text/html; charset=utf-8',
+        'text/html');
+};
+$srv->stop;
+
+sub _write ($file, $text, $mode = 0644) {
+    open(my $fh, '>', $file) or die "$file: $!";
+    print {$fh} $text;
+    close $fh;
+    chmod $mode, $file;
+}
+done_testing;
