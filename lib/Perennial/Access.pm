@@ -1,69 +1,109 @@
 package Perennial::Access;
 use v5.36;
-use Socket                    qw(AF_INET AF_INET6 inet_pton);
-use Perennial::HTTP::Response qw(plain_response);
+use Socket qw(AF_INET AF_INET6 inet_pton);
+use Perennial::Access::Host;
 
-# Apache 2.4's host-based Require: `Require all granted|denied`, `Require local` and
-# `Require ip ADDRESS...`, several lines meaning any of them (RequireAny). Rules are parsed at
-# start; a request costs a few string compares.
+# Apache 2.4's Require rules, one line each: `all granted|denied`, `local`, `ip ADDRESS...`,
+# `host NAME...` (the client's name by forward-confirmed reverse DNS), `env VAR...`, `method
+# M...`, `valid-user`, `user NAME...`, each may be negated with `not` inside <RequireAll> or
+# <RequireNone>. Rules are parsed at start; the host-based ones cost a few string compares.
 
 my @LOOPBACK = ('127.0.0.0/8', '::1/128');
 
 # One Require line's words into a rule, or an error message
 sub parse ($class, @words) {
-    my $kind = lc(shift(@words) // '');
-    if ($kind eq 'all') {
+    my $not  = @words && lc $words[0] eq 'not' ? shift @words : undef;
+    my $rule = $class->_rule(@words);
+    return $rule unless ref $rule && $not;
+    return "Require not $words[0]: only a rule that looks at the request can be negated"
+        if exists $rule->{all} || $rule->{user} || $rule->{valid_user};
+    return {not => $rule};
+}
+
+my %RULE = (
+    all => sub (@w) {
         return "Require all takes granted or denied"
-            if @words != 1 || $words[0] !~ /\A(?:granted|denied)\z/i;
-        return {all => lc $words[0] eq 'granted' ? 1 : 0};
-    }
-    if ($kind eq 'local') {
-        return 'Require local takes no arguments' if @words;
+            if @w != 1 || $w[0] !~ /\A(?:granted|denied)\z/i;
+        return {all => lc $w[0] eq 'granted' ? 1 : 0};
+    },
+    local => sub (@w) {
+        return 'Require local takes no arguments' if @w;
         return {local => 1, nets => [map { _net($_) } @LOOPBACK]};
-    }
-    if ($kind eq 'ip') {
-        return 'Require ip takes one or more addresses or networks' unless @words;
+    },
+    ip => sub (@w) {
+        return 'Require ip takes one or more addresses or networks' unless @w;
         my @nets;
-        for my $word (@words) {
+        for my $word (@w) {
             my $net = _net($word) or return "Require ip: '$word' is not an address or network";
             push @nets, $net;
         }
-        return {nets => \@nets, ip => [@words]};
-    }
-    return "Require host is not supported: Perennial makes no DNS lookups (use Require ip)"
-        if $kind eq 'host';
-    return "Require $kind is not supported (all granted, all denied, local, ip)";
+        return {nets => \@nets, ip => [@w]};
+    },
+    host => sub (@w) {
+        return 'Require host takes one or more names or domains' unless @w;
+        return {host => [map { lc s/\A\.//r } @w]};
+    },
+    env    => sub (@w) { @w ? {env => [@w]} : 'Require env takes one or more variable names' },
+    method => sub (@w) {
+        @w ? {method => {map { uc($_) => 1 } @w}} : 'Require method takes one or more methods';
+    },
+    user => sub (@w) {
+        @w ? {user => {map { $_ => 1 } @w}} : 'Require user takes one or more names';
+    },
+    'valid-user' => sub (@w) { @w ? 'Require valid-user takes no arguments' : {valid_user => 1} },
+);
+
+sub _rule ($class, @words) {
+    my $kind = lc(shift(@words) // '');
+    my $make = $RULE{$kind}
+        or return
+        "Require $kind is not supported (all, local, ip, host, env, method, user, valid-user)";
+    return $make->(@words);
 }
 
-# Whether a client address passes any of the rules; a client on a Unix socket is on this host
-sub allows ($class, $rules, $addr) {
-    my $bits = length($addr // '') ? _bits($addr) : undef;
-    for my $rule (@$rules) {
-        return $rule->{all} if exists $rule->{all};
-        return 1            if $rule->{local} && !length($addr // '');
-        next unless defined $bits;
-        for my $net (@{$rule->{nets}}) {
-            return 1
-                if length $bits == length $net->[0]
-                && substr($bits, 0, $net->[1]) eq substr($net->[0], 0, $net->[1]);
+# How each kind of rule is decided: 1 granted, 0 denied. $r: {addr, env, user, vars}
+my @CHECK = (
+    [not  => sub ($rule, $r) { __PACKAGE__->check($rule->{not}, $r) ? 0 : 1 }],
+    [all  => sub ($rule, $r) { $rule->{all} }],
+    [nets => sub ($rule, $r) { _in_nets($rule, $r->{addr}) }],
+    [host => sub ($rule, $r) { Perennial::Access::Host::matches($r->{addr}, $rule->{host}) }],
+    [   env => sub ($rule, $r) {
+            (grep { defined $r->{vars}{$_} || defined $r->{env}{$_} } @{$rule->{env}}) ? 1 : 0;
         }
+    ],
+    [method     => sub ($rule, $r) { $rule->{method}{$r->{env}{REQUEST_METHOD}}      ? 1 : 0 }],
+    [valid_user => sub ($rule, $r) { defined $r->{user}                              ? 1 : 0 }],
+    [user       => sub ($rule, $r) { defined $r->{user} && $rule->{user}{$r->{user}} ? 1 : 0 }],
+);
+
+sub check ($class, $rule, $r) {
+    for my $kind (@CHECK) {
+        return $kind->[1]->($rule, $r) if exists $rule->{$kind->[0]};
     }
     return 0;
 }
 
-# Wraps an application: a client the rules refuse gets 403 and a line in the error log
-sub wrap ($class, $rules, $app, $log, $where) {
-    return sub ($env) { $class->refuse($rules, $env, $log, $where) // $app->($env) };
+# Whether a rule can only be decided once the client says who it is
+sub needs_user ($class, $rule) {
+    return $class->needs_user($rule->{not}) if $rule->{not};
+    return $rule->{user} || $rule->{valid_user} ? 1 : 0;
 }
 
-# undef when the rules let the client in; else the 403 response, the refusal logged
-sub refuse ($class, $rules, $env, $log, $where) {
-    return if $class->allows($rules, $env->{REMOTE_ADDR});
-    $log->warn("client "
-            . ($env->{REMOTE_ADDR} // 'unknown')
-            . " denied by Require ($where): $env->{REQUEST_METHOD} $env->{REQUEST_URI}")
-        if $log;
-    return plain_response(403);
+# Whether a client address passes any of the rules (the status pages' default)
+sub allows ($class, $rules, $addr) {
+    return (grep { $class->check($_, {addr => $addr, env => {}}) } @$rules) ? 1 : 0;
+}
+
+# A client on a Unix socket is on this host
+sub _in_nets ($rule, $addr) {
+    return $rule->{local} ? 1 : 0 unless length($addr // '');
+    my $bits = _bits($addr) // return 0;
+    for my $net (@{$rule->{nets}}) {
+        return 1
+            if length $bits == length $net->[0]
+            && substr($bits, 0, $net->[1]) eq substr($net->[0], 0, $net->[1]);
+    }
+    return 0;
 }
 
 # An address as a bit string; IPv4-mapped IPv6 addresses as IPv4
@@ -99,44 +139,39 @@ __END__
 
 =head1 NAME
 
-Perennial::Access - Apache 2.4's Require all, Require local and Require ip
+Perennial::Access - Apache 2.4's Require rules
 
 =head1 SYNOPSIS
 
     my $rule = Perennial::Access->parse(ip => '10.0.0.0/8', '192.168.1');
-    my $app  = Perennial::Access->wrap([$rule], $app, $log, 'perennial.conf line 12');
+    my $ok   = Perennial::Access->check($rule, {addr => $env->{REMOTE_ADDR}, env => $env});
 
 =head1 DESCRIPTION
 
-The host-based part of mod_authz_core and mod_authz_host. Several C<Require> lines in one
-section mean any of them, as C<< <RequireAny> >>. C<Require local> is the loopback networks
-(127.0.0.0/8 and ::1) and clients on a Unix socket. Addresses are written as Apache allows:
-a full address, C<ADDRESS/BITS>, C<ADDRESS/NETMASK>, or a partial IPv4 address such as
-C<10.1>. C<Require host> is refused: it needs a DNS lookup per request.
+One C<Require> line: C<all granted|denied>, C<local> (127.0.0.0/8, ::1 and clients on a Unix
+socket), C<ip> (a full address, C<ADDRESS/BITS>, C<ADDRESS/NETMASK>, or a partial IPv4
+address such as C<10.1>; IPv4-mapped IPv6 addresses count as IPv4), C<host> (the client's name
+by forward-confirmed reverse DNS, L<Perennial::Access::Host>), C<env VAR> (set by C<SetEnv>
+or in the request's environment), C<method>, C<valid-user> and C<user NAME> (after Basic
+authentication, L<Perennial::Auth::Basic>), each negated with C<not> inside
+C<< <RequireAll> >> or C<< <RequireNone> >>. L<Perennial::Authz> combines them.
 
 =head1 METHODS
-
-=head2 allows
-
-    my $ok = Perennial::Access->allows(\@rules, $env->{REMOTE_ADDR});
 
 =head2 parse
 
     my $rule_or_error = Perennial::Access->parse(qw(ip 10.1 ::1));
 
-Returns a rule (a hash reference) or an error message (a string).
+=head2 check
 
-=head2 refuse
+    my $granted = Perennial::Access->check($rule, {addr => $ip, env => $env, user => $user, vars => \%set_env});
 
-    my $res = Perennial::Access->refuse(\@rules, $env, $log, $where) // $app->($env);
+=head2 needs_user
 
-The 403 response for a client the rules refuse (the refusal logged), or undef.
+    my $yes = Perennial::Access->needs_user($rule);
 
-=head2 wrap
+=head2 allows
 
-    my $app = Perennial::Access->wrap(\@rules, $app, $log, $where);
-
-Answers 403 to clients the rules refuse, and logs each refusal with the client, the section
-that refused it and the request.
+    my $ok = Perennial::Access->allows(\@rules, $env->{REMOTE_ADDR});
 
 =cut

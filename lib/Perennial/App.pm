@@ -9,6 +9,7 @@ use Perennial::Dispatch;
 use Perennial::Executor;
 use Perennial::Executor::CGI;
 use Perennial::MimeTypes;
+use Perennial::RemoteIP;
 use Perennial::Static;
 use Perennial::Status;
 use Perennial::Status::Perl;
@@ -27,10 +28,7 @@ sub build ($class, $config, $log = undef, $server = {}) {
     my @sections = @{$config->sections};
     unshift @sections, _command_line_app($config) if defined $config->app;
     die "Nothing to serve: give an app.psgi or a config file with <Location> blocks\n"
-        unless @sections
-        || @{$config->aliases}
-        || @{$config->vhosts}
-        || defined $config->document_root;
+        unless $class->serves_something($config);
     my $app = _plain_app($config, \@sections);
     if (!$app) {
         my %with = (config => $config, server => $server, top => \$top, built => {});
@@ -47,12 +45,27 @@ sub build ($class, $config, $log = undef, $server = {}) {
         $app = $main->to_app;
         $app = Perennial::VirtualHosts->new(hosts => \@hosts, main => $app)->to_app if @hosts;
     }
+    $app = Perennial::RemoteIP->new(
+        header  => $config->remoteip_header,
+        proxies => $config->remoteip_proxies
+    )->wrap($app)
+        if defined $config->remoteip_header;
     if ($config->environment eq 'development') {
         require Plack::Middleware::Lint;
         require Plack::Middleware::StackTrace;
         $app = Plack::Middleware::StackTrace->wrap(Plack::Middleware::Lint->wrap($app));
     }
     return $top = $app;
+}
+
+# Whether the configuration names anything to serve (a fragment for Include may not)
+sub serves_something ($class, $config) {
+    return
+           @{$config->sections}
+        || @{$config->aliases}
+        || @{$config->vhosts}
+        || defined $config->document_root
+        || defined $config->app ? 1 : 0;
 }
 
 # A single application for every URL, as plackup runs it: no walk at all
@@ -65,7 +78,7 @@ sub _plain_app ($config, $sections) {
         || %{$config->server_dir};
     my $sec = $sections->[0];
     return if $sec->{path} ne '/' || ($sec->{handler} // '') ne 'psgi' || $sec->{require};
-    return _time_limits($config, $sec, _load($sec->{app_path}, ''));
+    return _time_limits($config, $sec, _load($sec->{app_path}, _where($sec)));
 }
 
 # The dispatcher of the main server or of a virtual host, with what it serves loaded now
@@ -134,8 +147,7 @@ sub _load_applications ($with, $sections) {
     my $built = $with->{built};
     for my $sec (@$sections) {
         my $h = $sec->{handler} // '';
-        $built->{"app $sec->{app_path}"}
-            //= _load($sec->{app_path}, "$sec->{file} line $sec->{line}: ")
+        $built->{"app $sec->{app_path}"} //= _load($sec->{app_path}, _where($sec))
             if $h eq 'psgi';
         $built->{$h} //= _status_app($with->{config}, $with->{server}, $h) if $h =~ /status\z/;
     }
@@ -184,13 +196,14 @@ sub _new_executor ($config, $log, $top, $url, $dir, $set) {
     my $deadline = $set->{request_deadline}  // $config->request_deadline;
     my $slow     = $set->{slow_request_time} // $config->slow_request_time;
     my %common   = (
-        root     => $dir,
-        location => $url || '/',
-        log      => $log,
-        dispatch => $top,
-        exec_cgi => $set->{exec_cgi} // 0,
-        limits   => ($deadline || $slow ? [$deadline, $slow] : undef),
-        set_env  => {
+        root       => $dir,
+        location   => $url || '/',
+        log        => $log,
+        dispatch   => $top,
+        exec_cgi   => $set->{exec_cgi} // 0,
+        limits     => ($deadline || $slow ? [$deadline, $slow] : undef),
+        dir_config => $set->{dir_config},
+        set_env    => {
             %{$config->set_env},
             %{$set->{set_env} // {}},
             $config->passed_env(@{$config->pass_env}, @{$set->{pass_env} // []})
@@ -214,6 +227,9 @@ sub _new_executor ($config, $log, $top, $url, $dir, $set) {
         setup_env => $set->{setup_env}    // $config->setup_env
     );
 }
+
+# Where a section was written, to begin a message with (nothing for the command line's app)
+sub _where ($sec) { $sec->{line} ? "$sec->{file} line $sec->{line}: " : '' }
 
 sub _load ($path, $where) {
     die "${where}Can't load PSGI application \"$path\": no such file\n" unless -f $path;
@@ -306,6 +322,10 @@ With C<-E development> the application is wrapped in L<Plack::Middleware::Lint> 
 L<Plack::Middleware::StackTrace>, as plackup does.
 
 =head1 METHODS
+
+=head2 serves_something
+
+    my $yes = Perennial::App->serves_something($config);
 
 =head2 build
 

@@ -3,9 +3,12 @@ use v5.36;
 use File::Spec   ();
 use Getopt::Long qw(GetOptionsFromArray);
 use Perennial;
+use Perennial::App;
 use Perennial::Config;
 use Perennial::Config::Ignored qw(ignored_summary);
 use Perennial::Control;
+use Perennial::Log;
+use Perennial::Preload;
 use Perennial::CLI::Tools;
 use Perennial::Runner;
 use Perennial::Scoreboard;
@@ -95,6 +98,19 @@ sub _reported ($command) {
 
 sub _cmd_configtest ($config, $opt, $command) {
     say "perennial: $_" for $config->warnings, ignored_summary($config->ignored);
+
+    # As apachectl configtest loads the modules: the PerlRequire files, PerlModules and PSGI
+    # applications are loaded here too, so what would stop the start stops this
+    my $log = Perennial::Log->new(
+        config => $config->with(
+            error_log   => '-',
+            access_log  => undef,
+            custom_logs => [],
+            log_level   => 'warn'
+        )
+    );
+    Perennial::Preload->new(log => $log)->load($config);
+    Perennial::App->build($config, $log) if Perennial::App->serves_something($config);
     say 'Syntax OK';
     return 0;
 }

@@ -3,6 +3,7 @@ use v5.36;
 use Carp       qw(croak);
 use Cwd        ();
 use File::Spec ();
+use Perennial::Access;
 use Perennial::Config::Apache;
 use Perennial::Config::Conditional qw(expand);
 use Perennial::Config::Ignored     ();
@@ -73,6 +74,8 @@ my %SETTINGS = (
     trace_enable              => [1,                  'bool'],
     types_config              => [undef,              'path'],
     server_name               => [undef,              'word'],
+    remoteip_header           => [undef,              'word'],
+    remoteip_proxies          => [[],                 'list'],
     vhosts                    => [[],                 'list'],
     server_tokens             => ['Prod',             'tokens'],
     user                      => [undef,              'word'],
@@ -94,12 +97,15 @@ my %DIRECTIVES = (
     perlchildexithandler   => 'child_exit',
     perlpreloadscripts     => 'preload_scripts',
     scoreboardfile         => 'scoreboard_file',
+    remoteipinternalproxy  => 'remoteip_proxies',
+    remoteiptrustedproxy   => 'remoteip_proxies',
 );
 my %NOT_DIRECTIVES = map { $_ => 1 }
-    qw(aliases app child_exit child_init custom_logs daemonize ignored log_formats preload_scripts includes listen max_clients_directive notes pass_env requires sections server_dir set_env vhosts
+    qw(aliases app child_exit child_init custom_logs daemonize ignored log_formats preload_scripts includes listen max_clients_directive notes pass_env remoteip_proxies requires sections server_dir set_env vhosts
     modules single_process source environment);
 my %LIST_DIRECTIVES = map { $_ => 1 }
-    qw(listen perlmodule perlchildinithandler perlchildexithandler perlpreloadscripts);
+    qw(listen perlmodule perlchildinithandler perlchildexithandler perlpreloadscripts
+    remoteipinternalproxy remoteiptrustedproxy);
 my $MAX_SERVER_LIMIT = 20_000;
 
 for my $key (keys %SETTINGS) {
@@ -262,6 +268,12 @@ sub _missing ($config) {
         push @errors, "$alias->{file} line $alias->{line}: directory '$alias->{dir}' not found";
     }
     push @errors, map {"PerlRequire: file '$_' not found"} grep { !-f } @{$config->requires};
+    push @errors, "RemoteIPInternalProxy/RemoteIPTrustedProxy: '$_' is not an address or network"
+        for grep { !ref Perennial::Access->parse(ip => $_) } @{$config->remoteip_proxies};
+    push @errors,
+        'RemoteIPHeader needs RemoteIPInternalProxy or RemoteIPTrustedProxy: '
+        . 'which clients may say who the client is'
+        if defined $config->remoteip_header && !@{$config->remoteip_proxies};
     push @errors, "User $_: no such user on this system"
         for grep { defined && !/\A#\d+\z/ && !defined getpwnam $_ } $config->user;
     push @errors, "Group $_: no such group on this system"
@@ -382,6 +394,15 @@ sub _normalise ($self) {
     $_->{dir}      = $self->path($_->{dir})    for @{$self->{aliases}};
     $_->{target}   = $self->path($_->{target}) for @{$self->{custom_logs}};
     $self->_normalise_host($_->{values}) for @{$self->{vhosts}};
+
+    # AuthUserFile, wherever it stands, from ServerRoot
+    my @hosts = map { $_->{values} } @{$self->{vhosts}};
+    for my $set (@{$self->{sections}},
+        map { (@{$_->{sections} // []}, $_->{server_dir} // ()) } @hosts)
+    {
+        $set->{auth_user_file} = $self->path($set->{auth_user_file})
+            if defined $set->{auth_user_file};
+    }
     $self->{requires}        = [map { $self->path($_) } @{$self->{requires}}];
     $self->{preload_scripts} = [map { $self->path($_) =~ s{/+\z}{}r } @{$self->{preload_scripts}}];
     $self->{_warnings}       = [@warnings, @{$self->{notes}}];
@@ -562,6 +583,12 @@ file changed, if they are not in perl's own directories.
 =item server_limit (C<ServerLimit>; 256; at most 20000)
 
 =item start_servers (C<StartServers>; 5)
+
+=item remoteip_header, remoteip_proxies (C<RemoteIPHeader NAME>, C<RemoteIPInternalProxy
+ADDR ...>, C<RemoteIPTrustedProxy ADDR ...>; none)
+
+Behind a trusted proxy, the client's address is read from that header (X-Forwarded-For), as
+mod_remoteip; see L<Perennial::RemoteIP>.
 
 =item server_tokens (C<ServerTokens Prod|Major|Minor|Min|OS|Full>; Prod)
 

@@ -1,6 +1,7 @@
 package Perennial::Dispatch;
 use v5.36;
 use Perennial::Access;
+use Perennial::Authz;
 use Perennial::Config::PerDir;
 use Perennial::ErrorDocument;
 use Perennial::Redirect;
@@ -103,12 +104,10 @@ sub _answer ($self, $env, $depth, $set, $root, $rest, $hit, $handler) {
         return (plain_response(405, "The requested method TRACE is not allowed for this URL.\n"),
             1);
     }
-    my $rules = $set->{require} // ($handler =~ /status\z/ ? $LOCAL : undef);
-    if ($rules) {
-        my $where   = $set->{require} ? $set->{where} : 'Require local by default';
-        my $refused = Perennial::Access->refuse($rules, $env, $self->{log}, $where);
-        return ($refused, 1) if $refused;
-    }
+    my $refused
+        = Perennial::Authz->decide($set, $env, $self->{log},
+        $handler =~ /status\z/ ? $LOCAL : undef);
+    return ($refused, 1) if $refused;
     return $self->_mounted($env, $set, $handler)
         if $handler =~ /\A(?:psgi|server-status|perl-status)\z/;
     return ($self->_missing($env, $hit // 404),                    1) unless ref $hit;

@@ -52,6 +52,7 @@ sub new ($class, %args) {
         exec_cgi => $args{exec_cgi} // 1,
         dispatch => $args{dispatch},
         limits   => $args{limits},
+        vars     => $args{dir_config},
         root_ns  => _root_namespace($args{name} // 'Executor', $args{location}),
         cache    => {},
         home     => getcwd(),
@@ -134,7 +135,8 @@ sub _error_page ($self, $status) { plain_response($status) }
 
 # A script already found (by the dispatcher, which walked the configuration for it)
 sub serve ($self, $env, $hit) {
-    Perennial::Watchdog::arm(@{$self->{limits}}) if $self->{limits};
+    Perennial::Watchdog::arm(@{$self->{limits}})   if $self->{limits};
+    $env->{'perennial.dir_config'} = $self->{vars} if $self->{vars};
     if (!$self->{exec_cgi}) {
         $self->{log}->error("Options ExecCGI is off in this directory: $hit->{file}");
         return $self->_error_page(403);

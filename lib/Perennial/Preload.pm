@@ -1,6 +1,8 @@
 package Perennial::Preload;
 use v5.36;
+use Perennial::Config::PerDir;
 use Perennial::Executor::Inc;
+use Perennial::Executor::Request;
 
 # What the manager loads before workers fork, so that they share it copy-on-write: -I
 # directories, PerlRequire files and PerlModule modules, and the PerlChildInitHandler and
@@ -20,7 +22,7 @@ sub load ($self, $config) {
 
     # Loading again redefines subs: that is the point, not news
     local $SIG{__WARN__} = sub ($msg) {
-        $log->warn($msg) unless $again && $msg =~ /\ASubroutine \S+ redefined /;
+        $log->warn($msg) if $log && !($again && $msg =~ /\ASubroutine \S+ redefined /);
     };
     $self->_refresh if $again;
     for my $file (@{$config->requires}) {
@@ -29,7 +31,7 @@ sub load ($self, $config) {
             . ($@ || $! || 'it did not return a true value') . "\n"
             unless $ok;
     }
-    _require($_) for grep { !/\A(?:ModPerl|Apache2?)::/ } @{$config->modules};
+    _require($_) for grep { $self->_loadable($_) } @{$config->modules};
     $self->{mtimes} = {
         map { $_ => (stat $INC{$_})[9] }
             grep {
@@ -88,10 +90,23 @@ sub _refresh ($self) {
     }
 }
 
+# A PerlModule is loaded unless Perennial provides it (its request object's classes, the
+# Registry handlers) or it is mod_perl's own (ModPerl::, Apache2::, APR::), which needs Apache
+# around it; those are said once in the log. Anything else must load, or the start stops.
+sub _loadable ($self, $module) {
+    my $log = $self->{log};
+    return 0 if $INC{_file_of($module)} || Perennial::Config::PerDir::handler_policy($module);
+    return 1 unless $module =~ /\A(?:ModPerl|Apache2|APR)::/;
+    $log->info("PerlModule $module not loaded: it is mod_perl's own and works only inside Apache")
+        if $log && !$self->{said}{$module}++;
+    return 0;
+}
+
 sub _require ($module) {
     die "Can't load module '$module': not a module name\n" unless $module =~ $NAME;
     my $file = _file_of($module);
-    eval { require $file; 1 } or die "Can't load module $module: $@";
+    eval { require $file; 1 }
+        or die "PerlModule $module: Can't load it: " . ($@ =~ s/\s+\z//r) . "\n";
 }
 
 sub _file_of ($module) { ($module =~ s{::}{/}gr) . '.pm' }

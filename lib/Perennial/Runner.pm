@@ -25,25 +25,27 @@ sub new ($class, %args) {
 
 sub run ($self) {
     my $config = $self->{config};
-    my $log    = Perennial::Log->new(config => $config);
-    $log->warn($_) for $config->warnings;
-    $log->info($_) for ignored_summary($config->ignored);
-    my $to = $self->{to} = Perennial::Privileges->resolve(
-        user    => $config->user,
-        group   => $config->group,
-        default => $self->{default_user}
-    );
-    if (my $who = Perennial::Privileges->describe($to)) {
-        $to->{root} ? $log->warn($who) : $log->info($who);
-    }
-    my $preload   = $self->{preload} = Perennial::Preload->new(log => $log);
-    my $hooks     = $preload->load($config);
-    my $shared    = $self->{shared} = {};    # What the status pages read, filled in below
-    my $app       = $self->{app} // Perennial::App->build($config, $log, $shared);
-    my @listeners = map {
-        Perennial::Listener->new(spec => $_, backlog => $config->listen_backlog)
-            ->set_timeout($config->timeout)
-    } @{$config->listen};
+
+    # The terminal, before the error log takes standard error over: why a start failed is
+    # said on both
+    open(my $terminal, '>&', \*STDERR) or die "Can't keep the terminal: $!\n";
+    my $log = Perennial::Log->new(config => $config);
+    my ($hooks, $app, @listeners);
+    eval {
+        ($hooks, $app) = $self->_prepare($config, $log);
+        @listeners = map {
+            Perennial::Listener->new(spec => $_, backlog => $config->listen_backlog)
+                ->set_timeout($config->timeout)
+        } @{$config->listen};
+        1;
+    } or do {
+        my $err = ($@ || 'unknown error') =~ s/\s+\z//r;
+        $log->error("not started: $err");
+        print {$terminal} "perennial: $err\n" if ($config->error_log // '-') ne '-';
+        return 1;
+    };
+    close $terminal;
+    my ($shared, $to) = @$self{qw(shared to)};
     if ($config->daemonize) {
         die "--daemonize needs an error log: give --error-log FILE or ErrorLog\n"
             unless defined $config->error_log;
@@ -83,6 +85,25 @@ sub run ($self) {
     $board->remove;
     die $err unless defined $code;
     return $code;
+}
+
+# What is loaded before the sockets are opened: the preloads and the application
+sub _prepare ($self, $config, $log) {
+    $log->warn($_) for $config->warnings;
+    $log->info($_) for ignored_summary($config->ignored);
+    my $to = $self->{to} = Perennial::Privileges->resolve(
+        user    => $config->user,
+        group   => $config->group,
+        default => $self->{default_user}
+    );
+    if (my $who = Perennial::Privileges->describe($to)) {
+        $to->{root} ? $log->warn($who) : $log->info($who);
+    }
+    $self->{preload} = Perennial::Preload->new(log => $log);
+    my $hooks = $self->{preload}->load($config);
+    $self->{shared} = {};    # What the status pages read, filled in below
+    my $app = $self->{app} // Perennial::App->build($config, $log, $self->{shared});
+    return ($hooks, $app);
 }
 
 # A new manager started by a hot upgrade asks the old one to stop once its workers are ready

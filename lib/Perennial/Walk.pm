@@ -12,7 +12,7 @@ use v5.36;
 # Settings that a later section replaces when it has them
 my @SCALARS = qw(handler app app_path mount response_handler setup_env parse_headers
     script_check request_deadline slow_request_time directory_index directory_slash force_type
-    default_charset);
+    default_charset auth_type auth_name auth_user_file);
 
 sub new ($class, %args) {
     my @sections = @{$args{sections} // []};
@@ -87,20 +87,33 @@ sub _merge ($bases, $secs, $key) {
         $set{mount} = $sec->{path} if defined $sec->{app} || ($sec->{handler} // '') =~ /status\z/;
         $set{where} = "$sec->{file} line $sec->{line}" if $sec->{file} && $sec->{require};
 
-        # A section with its own Require lines replaces what it inherits (AuthMerging Off)
-        $set{require} = $sec->{require} if $sec->{require};
-        for my $key (qw(set_env add_handler add_type error_documents)) {
-            $set{$key} = {%{$set{$key} // {}}, %{$sec->{$key}}} if $sec->{$key};
-        }
-        $set{pass_env} = [@{$set{pass_env} // []}, @{$sec->{pass_env}}] if $sec->{pass_env};
-
-        # A host's redirects come before the main server's, a section's before both
-        $set{redirects} = [@{$sec->{redirects}}, @{$set{redirects} // []}] if $sec->{redirects};
+        # A section with its own Require lines replaces what it inherits (AuthMerging Off), and
+        # one with Order, Allow or Deny all of those (mod_access_compat has no merge)
+        $set{require}       = $sec->{require}       if $sec->{require};
+        $set{access_compat} = $sec->{access_compat} if $sec->{access_compat};
+        _add_up(\%set, $sec);
         _options(\%options, $_) for @{$sec->{options} // []};
     }
     $set{options}  = \%options;
     $set{exec_cgi} = $options{ExecCGI} ? 1 : 0;
     return \%set;
+}
+
+# The settings that add up rather than replace
+sub _add_up ($set, $sec) {
+    for my $key (qw(set_env add_handler add_type error_documents)) {
+        $set->{$key} = {%{$set->{$key} // {}}, %{$sec->{$key}}} if $sec->{$key};
+    }
+    $set->{pass_env} = [@{$set->{pass_env} // []}, @{$sec->{pass_env}}] if $sec->{pass_env};
+
+    # A host's redirects come before the main server's, a section's before both
+    $set->{redirects} = [@{$sec->{redirects}}, @{$set->{redirects} // []}] if $sec->{redirects};
+
+    # PerlSetVar replaces what a key had, PerlAddVar adds to it, as mod_perl merges them
+    for my $op (@{$sec->{dir_config} // []}) {
+        my ($how, $k, $v) = @$op;
+        $set->{dir_config}{$k} = $how eq 'set' ? [$v] : [@{$set->{dir_config}{$k} // []}, $v];
+    }
 }
 
 sub _options ($options, $directive) {

@@ -38,9 +38,11 @@ subtest 'the rules themselves' => sub {
     ok(Perennial::Access->allows([$nets, $local], '127.0.0.1'), 'several lines: any of them');
     ok(!Perennial::Access->allows([Perennial::Access->parse(qw(all denied))], '127.0.0.1'),
         'all denied');
-    like(Perennial::Access->parse(qw(host example.com)), qr/no DNS lookups/, 'host is refused');
-    like(Perennial::Access->parse(qw(ip 300.1.1.1)),     qr/not an address/, 'a bad address');
-    like(Perennial::Access->parse(qw(ip 10.0.0.0/33)),   qr/not an address/, 'a bad prefix');
+    like(Perennial::Access->parse(qw(expr %{REMOTE_ADDR})), qr/not supported/, 'expr is refused');
+    ok(Perennial::Access->allows([Perennial::Access->parse(qw(host localhost))], '127.0.0.1'),
+        'host: the name by forward-confirmed reverse DNS');
+    like(Perennial::Access->parse(qw(ip 300.1.1.1)),   qr/not an address/, 'a bad address');
+    like(Perennial::Access->parse(qw(ip 10.0.0.0/33)), qr/not an address/, 'a bad prefix');
 };
 
 subtest 'a status page answers loopback clients by default' => sub {
@@ -77,13 +79,13 @@ subtest 'Require ip: other clients get 403 and a log line' => sub {
 
 subtest 'configuration errors name the file and line' => sub {
     my ($out, $code) = configtest(
-        "<Location /s>\n  SetHandler server-status\n  Require host example.com\n</Location>\n"
+        "<Location /s>\n  SetHandler server-status\n  Require expr true\n</Location>\n"
             . "<Directory /tmp>\n  SetHandler perl-status\n</Directory>\n"
             . "<Location /t>\n  SetHandler server-status\n  Require ip nowhere\n</Location>\n",
         'bad.conf'
     );
     isnt $code, 0, 'configtest fails';
-    like $out, qr/bad\.conf line 3: Require host is not supported/, 'Require host';
+    like $out, qr/bad\.conf line 3: Require expr is not supported/, 'Require expr';
     like $out,
         qr{bad\.conf line 5: <Directory /tmp>: SetHandler perl-status belongs in a plain <Location>},
         'Directory';

@@ -19,7 +19,8 @@ our $APACHE_VERSION = '2.4.71';    ## no critic (ProhibitPackageVars) read by th
 # Apache modules whose directives Perennial reads, by their base name (mod_NAME.c, NAME_module).
 # The prefork MPM is what Perennial is; every other module is absent.
 my %MODULES = map { $_ => 1 } qw(perl mpm_prefork prefork cgi alias mime status dir authz_core
-    authz_host authn_core env log_config version so unixd);
+    authz_host authn_core env log_config version so unixd remoteip access_compat auth_basic
+    authn_file);
 
 my $MAX_DEPTH = 8;
 

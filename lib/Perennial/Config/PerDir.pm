@@ -150,6 +150,52 @@ for my $name (qw(Redirect RedirectMatch RedirectPermanent RedirectTemp)) {
         }
     ];
 }
+$TABLE{order} = [
+    section => 1,
+    1,
+    sub ($set, $value) {
+        my $order = lc $value =~ s/\s+//gr;
+        return "Order must be Deny,Allow, Allow,Deny or Mutual-failure, got '$value'"
+            unless $order =~ /\A(?:deny,allow|allow,deny|mutual-failure)\z/;
+        $set->{access_compat}{order} = $order;
+        return;
+    }
+];
+$TABLE{allow}   = [section => 2, undef, sub ($set, @args) { _allow_deny($set, allow => @args) }];
+$TABLE{deny}    = [section => 2, undef, sub ($set, @args) { _allow_deny($set, deny  => @args) }];
+$TABLE{satisfy} = [
+    section => 1,
+    1,
+    sub ($set, $value) {
+        return "Satisfy must be All or Any, got '$value'" unless $value =~ /\A(?:all|any)\z/i;
+        $set->{access_compat}{satisfy} = lc $value;
+        return;
+    }
+];
+$TABLE{authtype} = [
+    section => 1,
+    1,
+    sub ($set, $value) {
+        return "AuthType $value is not supported (Basic, None)"
+            unless $value =~ /\A(?:basic|none)\z/i;
+        $set->{auth_type} = $value;
+        return;
+    }
+];
+$TABLE{authname}     = [section => 1, 1, sub ($set, $v) { $set->{auth_name}      = $v; return }];
+$TABLE{authuserfile} = [section => 1, 1, sub ($set, $v) { $set->{auth_user_file} = $v; return }];
+$TABLE{authbasicprovider} = [
+    section => 1,
+    undef,
+    sub ($set, @v) {
+        return "AuthBasicProvider @v is not supported (file)" if grep { lc ne 'file' } @v;
+        return;
+    }
+];
+$TABLE{perlsetvar}
+    = [any => 2, 2, sub ($set, $k, $v) { push @{$set->{dir_config}}, [set => $k, $v]; return }];
+$TABLE{perladdvar}
+    = [any => 2, 2, sub ($set, $k, $v) { push @{$set->{dir_config}}, [add => $k, $v]; return }];
 $TABLE{perlsetenv}  = $TABLE{setenv};
 $TABLE{perlpassenv} = $TABLE{passenv};
 
@@ -201,7 +247,26 @@ sub _seconds ($set, $name, $value) {
 sub _require ($set, @args) {
     my $rule = Perennial::Access->parse(@args);
     return $rule unless ref $rule;
+    return 'a negated Require has no effect outside <RequireAll> or <RequireNone>' if $rule->{not};
     push @{$set->{require}}, $rule;
+    return;
+}
+
+# Allow from / Deny from: all, addresses and networks, names (forward-confirmed reverse DNS),
+# env=VAR and env=!VAR
+sub _allow_deny ($set, $which, $from, @hosts) {
+    return "\u$which takes 'from' and one or more hosts" unless lc $from eq 'from';
+    for my $host (@hosts) {
+        my $rule
+            = lc $host eq 'all' ? {all => 1}
+            : $host =~ /\Aenv=(!?)(\w+)\z/ ? ($1 ? {not => {env => [$2]}} : {env => [$2]})
+            : $host =~ m{\A[\d.:/a-fA-F]+\z} && $host =~ /[\d:]/
+            ? Perennial::Access->parse(ip => $host)
+            : {host => [lc $host]};
+        return "\u$which from: $rule" unless ref $rule;
+        push @{$set->{access_compat}{$which}}, $rule;
+    }
+    $set->{access_compat}{where} = "$set->{file} line $set->{line}" if $set->{file};
     return;
 }
 
@@ -257,7 +322,8 @@ Reads C<SetHandler>, C<PSGIApp>, C<PerlResponseHandler>/C<PerlHandler>, C<PerlSc
 C<RequestDeadline>, C<SlowRequestTime>, C<AllowOverride None>, C<Options>, C<PerlOptions>,
 C<Require>, C<DirectoryIndex>, C<DirectorySlash>, C<AddHandler>, C<AddType>, C<ForceType>,
 C<SetEnv>/C<PerlSetEnv>, C<PassEnv>/C<PerlPassEnv>, C<PerlSetupEnv>, C<ErrorDocument>,
-C<AddDefaultCharset>, C<Redirect>, C<RedirectMatch>, C<RedirectPermanent> and
+C<AddDefaultCharset>, C<PerlSetVar>, C<PerlAddVar>, C<Order>, C<Allow>, C<Deny>, C<Satisfy>, C<AuthType>, C<AuthName>,
+C<AuthUserFile>, C<AuthBasicProvider file>, C<Redirect>, C<RedirectMatch>, C<RedirectPermanent> and
 C<RedirectTemp> into a section's
 settings. C<Options> follows Apache 2.4: options with C<+>/C<-> change what the section
 inherits, options without replace it, and mixing both is an error. At server level the same

@@ -1,6 +1,7 @@
 package Perennial::Config::Sections;
 use v5.36;
-use Exporter                  qw(import);
+use Exporter qw(import);
+use Perennial::Access;
 use Perennial::Config::PerDir qw(per_dir_directive);
 
 # The sections of httpd.conf that apply settings to requests: <Location>, <LocationMatch>,
@@ -44,6 +45,11 @@ sub section ($values, $errors, $item, $within = undef) {
                 section($values, $errors, $inner, $sec);
                 next;
             }
+            if ($inner->{section} =~ /\ARequire(All|Any|None)\z/i) {
+                my $node = _authz_container($inner, lc $1, $errors);
+                push @{$sec->{require}}, $node if $node;
+                next;
+            }
             push @$errors,
                 "$inner->{file} line $inner->{line}: <$inner->{section}> cannot be inside <$item->{section}>";
             next;
@@ -54,6 +60,38 @@ sub section ($values, $errors, $item, $within = undef) {
     }
     push @$errors, _handler_errors($sec, "$where: <$item->{section} @{$item->{args}}>");
     return;
+}
+
+# <RequireAll>, <RequireAny>, <RequireNone>: Require lines and more of them, nested
+sub _authz_container ($item, $kind, $errors) {
+    my @nodes;
+    for my $inner (@{$item->{items}}) {
+        my $at = "$inner->{file} line $inner->{line}";
+        if ($inner->{section}) {
+            my ($sub) = $inner->{section} =~ /\ARequire(All|Any|None)\z/i
+                or push(@$errors, "$at: <$inner->{section}> cannot be inside <$item->{section}>"),
+                next;
+            my $node = _authz_container($inner, lc $sub, $errors);
+            push @nodes, $node if $node;
+            next;
+        }
+        if (lc $inner->{name} ne 'require') {
+            push @$errors,
+                "$at: only Require lines and Require sections go inside <$item->{section}>";
+            next;
+        }
+        my $rule = Perennial::Access->parse(@{$inner->{args}});
+        if (!ref $rule) { push @$errors, "$at: $rule"; next }
+        if ($rule->{not} && $kind eq 'any') {
+            push @$errors, "$at: a negated Require has no effect in <RequireAny>";
+            next;
+        }
+        push @nodes, $rule;
+    }
+    return push(@$errors, "$item->{file} line $item->{line}: <$item->{section}> holds no Require")
+        && undef
+        unless @nodes;
+    return {"${kind}_of" => \@nodes};
 }
 
 # How a section matches: a plain path (Location: whole segments; Directory: it and below), a

@@ -4,9 +4,10 @@ use Perennial;
 
 # The CGI/1.1 environment of RFC 3875 for one request, built from the PSGI environment
 
-# Request headers that are not exported: Proxy would become HTTP_PROXY (httpoxy), and the
-# body's length and type have their own variables
-my %SKIP = map { $_ => 1 } qw(HTTP_PROXY HTTP_CONTENT_LENGTH HTTP_CONTENT_TYPE);
+# Request headers that are not exported: Proxy would become HTTP_PROXY (httpoxy), the
+# body's length and type have their own variables, and the credentials stay with the server,
+# as mod_cgi keeps them (its CGIPassAuth is Off by default)
+my %SKIP = map { $_ => 1 } qw(HTTP_PROXY HTTP_CONTENT_LENGTH HTTP_CONTENT_TYPE HTTP_AUTHORIZATION);
 
 my %CGI_SET;           # The CGI variables the last script request of this process put in %ENV
 my $CGI_NAMES = '';    # Their names, joined, to see at once that the set is the same
@@ -91,7 +92,7 @@ sub _groups ($self, $env, $hit) {
         $env->{REMOTE_ADDR}  // ''
     );
     if (($env->{'psgi.url_scheme'} // '') eq 'https') { push @names, 'HTTPS'; push @values, 'on' }
-    for my $name (qw(CONTENT_LENGTH CONTENT_TYPE REMOTE_USER)) {
+    for my $name (qw(CONTENT_LENGTH CONTENT_TYPE REMOTE_USER AUTH_TYPE)) {
         next unless $name eq 'CONTENT_LENGTH' ? $env->{$name} : defined $env->{$name};
         push @names,  $name;
         push @values, $env->{$name};

@@ -63,7 +63,18 @@ sub content_type ($self, @type) {
     return $self->{content_type} = $type[0];
 }
 
-sub dir_config ($self, $key = undef) {undef}    # PerlSetVar is not supported
+# PerlSetVar and PerlAddVar of the sections: one value, or all of them in list context; with
+# no key, a table of them all
+sub dir_config ($self, $key = undef) {
+    my $vars = $self->{env}{'perennial.dir_config'} // {};
+    if (defined $key) {
+        my $values = $vars->{$key} or return;
+        return wantarray ? @$values : $values->[0];
+    }
+    my $table = Perennial::Executor::Request::Table->new;
+    for my $name (sort keys %$vars) { $table->add($name, $_) for @{$vars->{$name}} }
+    return $table;
+}
 
 sub err_headers_out ($self)        { $self->{head_set} = 1; $self->{err_headers_out} }
 sub filename        ($self)        { $self->{hit}{file} }

@@ -263,8 +263,12 @@ sub load_stop ($load) {
 }
 
 sub raw_request ($port, $bytes, %opt) {
-    my $sock = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $port, Timeout => 5)
-        or die "Can't connect: $@";
+    my $sock = IO::Socket::IP->new(
+        PeerHost => '127.0.0.1',
+        PeerPort => $port,
+        Timeout  => 5,
+        ($opt{from} ? (LocalHost => $opt{from}) : ())
+    ) or die "Can't connect: $@";
     $sock->syswrite($bytes) if length $bytes;
     shutdown($sock, 1)      if $opt{half_close};
     my $out      = '';

@@ -1,0 +1,134 @@
+package Perennial::Authz;
+use v5.36;
+use Perennial::Access;
+use Perennial::Auth::Basic;
+use Perennial::HTTP::Response qw(plain_response);
+
+# Who may have a request, from the merged settings of its sections: the Require lines (an
+# implicit <RequireAny>, with <RequireAll>, <RequireAny> and <RequireNone> inside), the 2.2
+# forms Order/Allow/Deny combined with them by Satisfy (mod_access_compat), and Basic
+# authentication when a rule needs to know the user. Every refusal is logged with the section
+# that made it.
+
+# undef when the request may go on (REMOTE_USER set if a user was needed), else the answer
+sub decide ($class, $set, $env, $log, $default = undef) {
+    my $rules  = $set->{require} // $default;
+    my $compat = $set->{access_compat};
+    return unless $rules || $compat;
+    my $r    = {addr => $env->{REMOTE_ADDR}, env => $env, vars => $set->{set_env} // {}};
+    my $tree = $rules && {any_of => $rules};
+    if ($compat) {
+        my $host_ok = _compat($compat, $r);
+        my $any     = ($compat->{satisfy} // 'all') eq 'any';
+        return if $host_ok && ($any || !$tree);
+        return _refuse($env, $log, "Order/Allow/Deny ($compat->{where})")
+            if !$host_ok && (!$any || !$tree);
+    }
+    return if _holds($tree, $r);
+    my $where = $set->{require} ? $set->{where} // 'a section' : 'Require local by default';
+    return _refuse($env, $log, "Require ($where)") unless _needs_user($tree);
+    return _authenticate($set, $env, $log, $tree, $r, $where);
+}
+
+# A user is needed: Basic credentials, checked; then the rules again with the user
+sub _authenticate ($set, $env, $log, $tree, $r, $where) {
+    my $what = "$env->{REQUEST_METHOD} $env->{REQUEST_URI}";
+    if (lc($set->{auth_type} // '') ne 'basic' || !defined $set->{auth_user_file}) {
+        $log->error("$where needs a user, but the section has no AuthType Basic with an "
+                . "AuthUserFile: $what")
+            if $log;
+        return plain_response(500);
+    }
+    my ($user, $failed) = Perennial::Auth::Basic->authenticate($env, $set->{auth_user_file});
+    if (!$failed) {
+        $r->{user} = $user;
+        if (_holds($tree, $r)) {
+            @$env{qw(REMOTE_USER AUTH_TYPE)} = ($user, 'Basic');
+            return;
+        }
+        $failed = "user $user does not meet the Require lines of $where";
+    }
+    $log->warn(
+        "client " . ($env->{REMOTE_ADDR} // 'unknown') . " authentication failed ($failed): $what")
+        if $log;
+    my $realm = ($set->{auth_name} // 'Restricted') =~ s/"/\\"/gr;
+    return plain_response(
+        401,
+        "This server could not verify that you are authorized.\n",
+        'WWW-Authenticate' => qq{Basic realm="$realm"}
+    );
+}
+
+sub _refuse ($env, $log, $by) {
+    $log->warn("client "
+            . ($env->{REMOTE_ADDR} // 'unknown')
+            . " denied by $by: $env->{REQUEST_METHOD} $env->{REQUEST_URI}")
+        if $log;
+    return plain_response(403);
+}
+
+# A node: {any_of|all_of|none_of => [nodes]} or one rule
+sub _holds ($node, $r) {
+    if (my $list = $node->{any_of}) {
+        return (grep { _holds($_, $r) } @$list) ? 1 : 0;
+    }
+    if (my $list = $node->{all_of}) {
+        return (grep { !_holds($_, $r) } @$list) ? 0 : 1;
+    }
+    if (my $list = $node->{none_of}) {
+        return (grep { _holds($_, $r) } @$list) ? 0 : 1;
+    }
+    return Perennial::Access->check($node, $r);
+}
+
+sub _needs_user ($node) {
+    for my $kind (qw(any_of all_of none_of)) {
+        return (grep { _needs_user($_) } @{$node->{$kind}}) ? 1 : 0 if $node->{$kind};
+    }
+    return Perennial::Access->needs_user($node);
+}
+
+# mod_access_compat: Deny,Allow (the default) lets in whom Deny does not name or Allow does;
+# Allow,Deny and Mutual-failure only whom Allow names and Deny does not
+sub _compat ($compat, $r) {
+    my $allowed = (grep { Perennial::Access->check($_, $r) } @{$compat->{allow} // []}) ? 1 : 0;
+    my $denied  = (grep { Perennial::Access->check($_, $r) } @{$compat->{deny}  // []}) ? 1 : 0;
+    return ($compat->{order} // 'deny,allow') eq 'deny,allow'
+        ? (!$denied || $allowed ? 1 : 0)
+        : ($allowed && !$denied ? 1 : 0);
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Authz - Require, RequireAll/Any/None, Order/Allow/Deny/Satisfy and Basic auth
+
+=head1 SYNOPSIS
+
+    my $refused = Perennial::Authz->decide($settings, $env, $log);
+    return $refused if $refused;
+
+=head1 DESCRIPTION
+
+Decides with the merged settings of a request's sections, as Apache 2.4's mod_authz_core,
+mod_access_compat and mod_auth_basic do. A section's C<Require> lines are a
+C<< <RequireAny> >>; C<< <RequireAll> >>, C<< <RequireAny> >> and C<< <RequireNone> >> nest
+inside. C<Order>, C<Allow from> and C<Deny from> (C<all>, addresses, networks, partial
+addresses, names by forward-confirmed reverse DNS, C<env=VAR>, C<env=!VAR>) are combined with
+the C<Require> lines by C<Satisfy All> (both) or C<Satisfy Any> (either). A rule that needs
+the user (C<valid-user>, C<user>) asks for Basic credentials (401 with the section's
+C<AuthName> as the realm) checked against C<AuthUserFile>. A refused client gets 403, or 401
+when credentials are missing or wrong, and the error log names the client, the section that
+refused it and the request; a client let in after authentication has C<REMOTE_USER> and
+C<AUTH_TYPE>.
+
+=head1 METHODS
+
+=head2 decide
+
+    my $answer_or_undef = Perennial::Authz->decide($settings, $env, $log, \@default_rules);
+
+=cut
