@@ -7,7 +7,9 @@ use Scalar::Util ();
 use Perennial::Config::PerDir;
 use Perennial::Dispatch;
 use Perennial::Executor;
+use Perennial::ErrorPage;
 use Perennial::Executor::CGI;
+use Perennial::HTTP::Response ();
 use Perennial::MimeTypes;
 use Perennial::RemoteIP;
 use Perennial::Static;
@@ -29,6 +31,12 @@ sub build ($class, $config, $log = undef, $server = {}) {
     unshift @sections, _command_line_app($config) if defined $config->app;
     die "Nothing to serve: give an app.psgi or a config file with <Location> blocks\n"
         unless $class->serves_something($config);
+    Perennial::HTTP::Response::server_tokens($config->server_tokens);
+    Perennial::ErrorPage->configure(
+        admin     => $config->server_admin,
+        signature => $config->server_signature,
+        server    => Perennial::HTTP::Response::server_product()
+    );
     my $app = _plain_app($config, \@sections);
     if (!$app) {
         my %with = (config => $config, server => $server, top => \$top, built => {});

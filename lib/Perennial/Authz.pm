@@ -2,7 +2,7 @@ package Perennial::Authz;
 use v5.36;
 use Perennial::Access;
 use Perennial::Auth::Basic;
-use Perennial::HTTP::Response qw(plain_response);
+use Perennial::ErrorPage;
 
 # Who may have a request, from the merged settings of its sections: the Require lines (an
 # implicit <RequireAny>, with <RequireAll>, <RequireAny> and <RequireNone> inside), the 2.2
@@ -37,7 +37,7 @@ sub _authenticate ($set, $env, $log, $tree, $r, $where) {
         $log->error("$where needs a user, but the section has no AuthType Basic with an "
                 . "AuthUserFile: $what")
             if $log;
-        return plain_response(500);
+        return Perennial::ErrorPage->response(500, $env);
     }
     my ($user, $failed) = Perennial::Auth::Basic->authenticate($env, $set->{auth_user_file});
     if (!$failed) {
@@ -52,11 +52,8 @@ sub _authenticate ($set, $env, $log, $tree, $r, $where) {
         "client " . ($env->{REMOTE_ADDR} // 'unknown') . " authentication failed ($failed): $what")
         if $log;
     my $realm = ($set->{auth_name} // 'Restricted') =~ s/"/\\"/gr;
-    return plain_response(
-        401,
-        "This server could not verify that you are authorized.\n",
-        'WWW-Authenticate' => qq{Basic realm="$realm"}
-    );
+    return Perennial::ErrorPage->response(401, $env,
+        'WWW-Authenticate' => qq{Basic realm="$realm"});
 }
 
 sub _refuse ($env, $log, $by) {
@@ -64,7 +61,7 @@ sub _refuse ($env, $log, $by) {
             . ($env->{REMOTE_ADDR} // 'unknown')
             . " denied by $by: $env->{REQUEST_METHOD} $env->{REQUEST_URI}")
         if $log;
-    return plain_response(403);
+    return Perennial::ErrorPage->response(403, $env);
 }
 
 # A node: {any_of|all_of|none_of => [nodes]} or one rule

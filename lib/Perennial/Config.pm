@@ -74,6 +74,8 @@ my %SETTINGS = (
     trace_enable              => [1,                  'bool'],
     types_config              => [undef,              'path'],
     server_name               => [undef,              'word'],
+    server_admin              => [undef,              'word'],
+    server_signature          => ['Off',              'signature'],
     remoteip_header           => [undef,              'word'],
     remoteip_proxies          => [[],                 'list'],
     vhosts                    => [[],                 'list'],
@@ -589,6 +591,13 @@ ADDR ...>, C<RemoteIPTrustedProxy ADDR ...>; none)
 
 Behind a trusted proxy, the client's address is read from that header (X-Forwarded-For), as
 mod_remoteip; see L<Perennial::RemoteIP>.
+
+=item server_admin, server_signature (C<ServerAdmin ADDRESS>, C<ServerSignature
+On|Off|EMail>; none, Off)
+
+Perennial's own error pages are Apache's (L<Perennial::ErrorPage>); the 500 page names
+ServerAdmin, and ServerSignature On adds the server's name and port at the foot (Apache's
+default is On; Perennial's is Off).
 
 =item server_tokens (C<ServerTokens Prod|Major|Minor|Min|OS|Full>; Prod)
 

@@ -4,9 +4,9 @@ use Perennial::Access;
 use Perennial::Authz;
 use Perennial::Config::PerDir;
 use Perennial::ErrorDocument;
+use Perennial::ErrorPage;
 use Perennial::Redirect;
 use Perennial::Executor::Resolver;
-use Perennial::HTTP::Response qw(plain_response);
 use Perennial::MimeTypes;
 
 # A request's way through the configuration, as Apache's request processing: the URL is
@@ -101,8 +101,7 @@ sub _dispatch ($self, $env, $depth) {
 sub _answer ($self, $env, $depth, $set, $root, $rest, $hit, $handler) {
     if (!$self->{trace} && $env->{REQUEST_METHOD} eq 'TRACE') {
         $self->{log}->warn("TRACE refused (TraceEnable Off): $env->{REQUEST_URI}") if $self->{log};
-        return (plain_response(405, "The requested method TRACE is not allowed for this URL.\n"),
-            1);
+        return (Perennial::ErrorPage->response(405, $env), 1);
     }
     my $refused
         = Perennial::Authz->decide($set, $env, $self->{log},
@@ -213,14 +212,13 @@ sub _missing ($self, $env, $status) {
     $self->{log}->info("File does not exist: $env->{PATH_INFO} (request $env->{REQUEST_METHOD} "
             . "$env->{REQUEST_URI})")
         if $self->{log} && $status == 404;
-    return plain_response($status,
-        $status == 404 ? "The requested URL was not found on this server.\n" : undef);
+    return Perennial::ErrorPage->response($status, $env);
 }
 
 sub _refused ($self, $env, $hit) {
     $self->{log}->error("$hit->{why} (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})")
         if $self->{log};
-    return plain_response($hit->{status});
+    return Perennial::ErrorPage->response($hit->{status}, $env);
 }
 
 # mod_dir: a directory without its slash is sent to it (301); with it, the first
@@ -244,7 +242,7 @@ sub _directory ($self, $env, $set, $hit, $handler, $depth) {
         local $env->{PATH_INFO} = $path;
         my (undef, undef, undef, $found) = $self->plan($env);
         next unless ref $found && $found->{file};
-        return plain_response(500) if $depth > 5;
+        return Perennial::ErrorPage->response(500, $env) if $depth > 5;
         return $self->_dispatch($env, $depth + 1);
     }
     my $why
@@ -255,7 +253,7 @@ sub _directory ($self, $env, $set, $hit, $handler, $depth) {
             . join(',', @{$set->{directory_index} // ['index.html']})
             . ") found, and $why")
         if $self->{log};
-    return plain_response(403);
+    return Perennial::ErrorPage->response(403, $env);
 }
 
 sub _escape ($path) {

@@ -9,7 +9,7 @@ use Symbol         ();
 use Time::HiRes    ();
 use Perennial::Executor::Catalog;
 use Perennial::Executor::Compiler;
-use Perennial::HTTP::Response qw(plain_response);
+use Perennial::ErrorPage;
 use Perennial::Executor::Environment;
 use Perennial::Executor::Errors;
 use Perennial::Executor::Inc;
@@ -72,7 +72,7 @@ sub compiled ($self) {
             handler    => $self->{name},
             compiled   => $cache->{$_}{compiled_at},
             compile_ms => $cache->{$_}{compile_ms},
-            mtime      => $cache->{$_}{mtime},
+            mtime      => int $cache->{$_}{mtime},
         }
     } sort keys %$cache;
 }
@@ -131,7 +131,7 @@ sub _compile ($self, $hit) {
     return ($compiled, undef);
 }
 
-sub _error_page ($self, $status) { plain_response($status) }
+sub _error_page ($self, $status) { Perennial::ErrorPage->response($status) }
 
 # A script already found (by the dispatcher, which walked the configuration for it)
 sub serve ($self, $env, $hit) {

@@ -1,5 +1,6 @@
 package Perennial::Redirect;
 use v5.36;
+use Perennial::ErrorPage;
 
 # mod_alias's Redirect and RedirectMatch, checked before any file is looked for: the first
 # that matches, in the order written, answers with its status and Location

@@ -1,7 +1,8 @@
 package Perennial::Static;
 use v5.36;
-use HTTP::Date                ();
-use Perennial::HTTP::Response qw(plain_response);
+use HTTP::Date  ();
+use Time::HiRes ();
+use Perennial::ErrorPage;
 use Perennial::Static::Range;
 
 # Apache core's default handler: a file from DocumentRoot or an Alias, with Last-Modified and
@@ -18,30 +19,28 @@ sub new ($class, %args) {
 # $hit: the file (file, size, mtime); $set: the merged settings of its sections
 sub serve ($self, $env, $hit, $set) {
     my $method = $env->{REQUEST_METHOD};
-    return $self->_not_get($env, $hit)       if $method ne 'GET' && $method ne 'HEAD';
+
+    # POST is answered as GET, as Apache's default handler answers it
+    return $self->_not_get($env, $hit)       if $method !~ /\A(?:GET|HEAD|POST)\z/;
     return $self->_script_source($env, $hit) if $set->{exec_cgi} && _looks_like_script($hit);
     my ($size, $mtime) = @$hit{qw(size mtime)};
-    my $etag     = sprintf '"%x-%x"', $size, $mtime * 1_000_000;
-    my $modified = HTTP::Date::time2str($mtime);
+    my $etag     = _etag($size, $mtime);
+    my $modified = HTTP::Date::time2str(int $mtime);
     my @headers  = ('Last-Modified' => $modified, 'ETag' => $etag, 'Accept-Ranges' => 'bytes');
     my $type     = $self->{types}->type_of($hit->{file}, $set);
     push @headers, 'Content-Type' => $type if length $type;
 
-    my $cond = _conditions($env, $etag, $mtime);
-    return [$cond, [@headers[0 .. 3]], []] if $cond == 304;
-    return plain_response(412)             if $cond == 412;
+    my $cond = _conditions($env, $etag, int $mtime);
+    return [$cond, [@headers[0 .. 3]], []]           if $cond == 304;
+    return Perennial::ErrorPage->response(412, $env) if $cond == 412;
     open(my $fh, '<:raw', $hit->{file}) or do {
         $self->_log(error => "Can't open $hit->{file}: $!", $env);
-        return plain_response(403);
+        return Perennial::ErrorPage->response(403, $env);
     };
     my $range = Perennial::Static::Range->parse($env, $size, $etag, $modified);
     return _whole($fh, $size, \@headers, $method) unless $range;
     return Perennial::Static::Range->response($fh, $size, $range, \@headers, $type) if ref $range;
-    return [
-        416,
-        ['Content-Range' => "bytes */$size", 'Content-Type' => 'text/plain'],
-        ["Requested range not satisfiable\n"]
-    ];
+    return Perennial::ErrorPage->response(416, $env, "Content-Range" => "bytes */$size");
 }
 
 # OPTIONS is answered; other methods than GET and HEAD are not allowed on a file
@@ -50,11 +49,7 @@ sub _not_get ($self, $env, $hit) {
     return [200, ['Allow' => 'GET,HEAD,POST,OPTIONS', 'Content-Length' => 0], []]
         if $method eq 'OPTIONS';
     $self->_log(warn => "method $method not allowed for the file $hit->{file}", $env);
-    return plain_response(
-        405,
-        "The requested method $method is not allowed for this URL.\n",
-        'Allow' => 'GET,HEAD,POST,OPTIONS'
-    );
+    return Perennial::ErrorPage->response(405, $env, 'Allow' => 'GET,HEAD,POST,OPTIONS');
 }
 
 sub _whole ($fh, $size, $headers, $method) {
@@ -67,6 +62,13 @@ sub _whole ($fh, $size, $headers, $method) {
     return [200, [@$headers, 'Content-Length' => $size], $fh];
 }
 
+# Apache's: size and modification time in microseconds, weak while the file is less than a
+# second old (it may change again within the same second)
+sub _etag ($size, $mtime) {
+    my $tag = sprintf '"%x-%x"', $size, int($mtime * 1_000_000 + 0.5);
+    return Time::HiRes::time() - $mtime < 1 ? "W/$tag" : $tag;
+}
+
 # RFC 9110's order: If-Match, If-Unmodified-Since, If-None-Match, If-Modified-Since
 sub _conditions ($env, $etag, $mtime) {
     if (defined(my $match = $env->{HTTP_IF_MATCH})) {
@@ -77,7 +79,8 @@ sub _conditions ($env, $etag, $mtime) {
         return 412 if defined $t && $mtime > $t;
     }
     if (defined(my $none = $env->{HTTP_IF_NONE_MATCH})) {
-        my $hit = $none =~ /\A\s*\*\s*\z/ || grep { s{\AW/}{}r eq $etag } _tags($none);
+        my $weak = $etag =~ s{\AW/}{}r;
+        my $hit  = $none =~ /\A\s*\*\s*\z/ || grep { s{\AW/}{}r eq $weak } _tags($none);
         return $env->{REQUEST_METHOD} =~ /\A(?:GET|HEAD)\z/ ? 304 : 412 if $hit;
         return 200;
     }
@@ -102,7 +105,7 @@ sub _script_source ($self, $env, $hit) {
             . 'an AddHandler for its extension)',
         $env
     );
-    return plain_response(403);
+    return Perennial::ErrorPage->response(403, $env);
 }
 
 sub _log ($self, $level, $msg, $env) {

@@ -61,8 +61,12 @@ CONF
     my @init = _lines("$hooks", qr/^init (\d+) (\d+)$/);
     is_deeply [sort @init], [sort @pids], 'PerlChildInitHandler ran in each worker, with its pid';
     $srv->stop;
+
+    # The manager may be gone a moment before its workers have run their exit hooks
+    wait_until(sub { _lines("$hooks", qr/^exit (\d+)$/) >= 2 }, 5, 'exit hooks');
     my @exit = _lines("$hooks", qr/^exit (\d+)$/);
-    is_deeply [sort @exit], [sort @pids], 'PerlChildExitHandler ran as each worker ended';
+    is_deeply [sort @exit], [sort @pids], "PerlChildExitHandler ran as each worker ended"
+        or diag `cat $hooks`, $srv->error_log;
 };
 
 subtest 'a graceful restart runs PerlRequire again and reloads changed modules' => sub {

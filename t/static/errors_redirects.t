@@ -53,7 +53,7 @@ subtest 'ErrorDocument: a local script, a text, a URL' => sub {
     my ($s, $h, $body) = req('GET /nothing/here.txt?x=1 HTTP/1.1');
     is $s,    404,                                          'the status of the error';
     is $body, "not found: /nothing/here.txt (404) q=x=1\n", 'the script\'s page, with REDIRECT_*';
-    ($s, $h, $body) = req("POST /page.txt HTTP/1.1", 'Content-Length' => 0);
+    ($s, $h, $body) = req("DELETE /page.txt HTTP/1.1", "Content-Length" => 0);
     is_deeply [$s, $body], [405, "No such method here\n"], 'a text';
     ($s, $h) = req('GET /closed HTTP/1.1');
     is_deeply [$s, $h->{location}], [302, 'https://errors.example.test/forbidden'],

@@ -149,8 +149,12 @@ subtest 'what is never served' => sub {
     like $srv->error_log, qr/run\.pl is a script in a directory with Options ExecCGI/,
         'the log says why';
     is $srv->status_of('/scripts/notes.txt'), 200, 'a text file beside it is served';
-    my ($s, $h) = req("POST /hello.txt HTTP/1.1\r\nContent-Length: 0");
-    is_deeply [$s, $h->{allow}], [405, 'GET,HEAD,POST,OPTIONS'], 'POST to a file: 405 with Allow';
+    my ($s, $h) = req("DELETE /hello.txt HTTP/1.1\r\nContent-Length: 0");
+    is_deeply [$s, $h->{allow}], [405, "GET,HEAD,POST,OPTIONS"], "DELETE on a file: 405 with Allow";
+    is( (req("POST /hello.txt HTTP/1.1\r\nContent-Length: 0"))[2],
+        "hello, world\n",
+        "POST is answered as GET, as Apache does"
+    );
 };
 
 $srv->stop;

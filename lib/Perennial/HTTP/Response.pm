@@ -55,6 +55,9 @@ sub server_tokens ($how) {
     return;
 }
 
+# What the Server header says, for the error pages' signature
+sub server_product () { $SERVER =~ s/\AServer: //r =~ s/\r\n\z//r }
+
 sub start_response ($c, $status, $headers, $body_length = undef) {
     my ($out, $length, $has_date, $close) = _headers($headers);
     my $framing = 'length';

@@ -44,6 +44,12 @@ sub start_server (%args) {
     print {$fh} $args{conf} // '';
     close $fh;
     my $app = $args{app} && "$ROOT/t/psgi/$args{app}";
+
+    # A site's own configuration file: its pid file, scoreboard and error log go here instead
+    if ($args{config}) {
+        $conf = $args{config};
+        push @{$args{args}}, '--pid', "$dir/perennial.pid", '--error-log', "$dir/error.log";
+    }
     my @cmd = (
         $^X,                                                           "-I$ROOT/lib",
         "$ROOT/bin/perennial",                                         'serve',
@@ -57,6 +63,9 @@ sub start_server (%args) {
     if (!$pid) {
         setpgrp(0, 0);
         fcntl($listen, F_SETFD, fcntl($listen, F_GETFD, 0) & ~FD_CLOEXEC);
+
+        # A configuration that names its port through the environment (Listen ${PORT})
+        $ENV{$args{port_env}} = $listen->sockport if $args{port_env};
         exec @cmd or die "Can't exec: $!";
     }
     push @STARTED, $pid;

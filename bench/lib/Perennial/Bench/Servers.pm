@@ -64,6 +64,65 @@ ${\ _script_locations($a{scripts})}
 CONF
         ('/usr/sbin/apache2', '-f', "$a{dir}/httpd.conf", '-DFOREGROUND', ($a{single} ? '-X' : ()));
     },
+
+    # Static files from $a{docs}: the same directory, three servers
+    'perennial-static' => sub (%a) {
+        _write("$a{dir}/perennial.conf",
+            "Listen 127.0.0.1:$a{port}\nLogLevel warn\nDocumentRoot $a{docs}\nKeepAlive On\n");
+        (   $^X, "$ROOT/bin/perennial", 'serve', '-c', "$a{dir}/perennial.conf", '--workers',
+            $a{workers}
+        );
+    },
+    'apache-static' => sub (%a) {
+        my $mods = '/usr/lib/apache2/modules';
+        _write("$a{dir}/httpd.conf", <<"CONF");
+ServerRoot $a{dir}
+ServerName localhost
+Listen 127.0.0.1:$a{port}
+DefaultRuntimeDir $a{dir}
+PidFile $a{dir}/httpd.pid
+ErrorLog $a{dir}/error.log
+LogLevel warn
+User www-data
+Group www-data
+LoadModule mpm_prefork_module $mods/mod_mpm_prefork.so
+LoadModule authz_core_module $mods/mod_authz_core.so
+LoadModule mime_module $mods/mod_mime.so
+TypesConfig /etc/mime.types
+StartServers $a{workers}
+MinSpareServers $a{workers}
+MaxSpareServers $a{workers}
+MaxRequestWorkers $a{workers}
+ServerLimit $a{workers}
+KeepAlive On
+DocumentRoot $a{docs}
+<Directory $a{docs}>
+    Require all granted
+</Directory>
+CONF
+        ('/usr/sbin/apache2', '-f', "$a{dir}/httpd.conf", '-DFOREGROUND');
+    },
+    'nginx-static' => sub (%a) {
+        _write("$a{dir}/nginx.conf", <<"CONF");
+daemon off;
+worker_processes $a{workers};
+pid $a{dir}/nginx.pid;
+error_log $a{dir}/error.log;
+events { worker_connections 1024; }
+http {
+    include /etc/nginx/mime.types;
+    access_log off;
+    sendfile on;
+    client_body_temp_path $a{dir}/body;
+    proxy_temp_path $a{dir}/proxy;
+    fastcgi_temp_path $a{dir}/fcgi;
+    uwsgi_temp_path $a{dir}/uwsgi;
+    scgi_temp_path $a{dir}/scgi;
+    server { listen 127.0.0.1:$a{port}; root $a{docs}; }
+}
+CONF
+        ('/usr/sbin/nginx', '-c', "$a{dir}/nginx.conf", '-p', $a{dir});
+    },
     'starman-cgibin' => sub (%a) {
         _write("$a{dir}/cgibin.psgi", <<"PSGI");
 use Plack::Builder;

@@ -1,0 +1,111 @@
+package Perennial::ErrorPage;
+use v5.36;
+use HTTP::Status ();
+
+# The error pages Apache's core sends when no ErrorDocument says otherwise, word for word, so
+# that a site that moves gives its clients the same pages; ServerSignature and ServerAdmin as
+# Apache puts them in. Set once at start (configure), read for every page.
+
+my %TEXT = (
+    400 => 'Your browser sent a request that this server could not understand.',
+    401 => "This server could not verify that you\nare authorized to access the document\n"
+        . "requested.  Either you supplied the wrong\ncredentials (e.g., bad password), or your\n"
+        . "browser doesn't understand how to supply\nthe credentials required.",
+    403 => "You don't have permission to access this resource.",
+    404 => 'The requested URL was not found on this server.',
+    405 => 'The requested method %m is not allowed for this URL.',
+    410 =>
+        "The requested resource is no longer available on this server and there is no forwarding address.\nPlease remove all references to this resource.",
+    412 => 'The precondition on the request for this URL evaluated to false.',
+    416 =>
+        "None of the range-specifier values in the Range\nrequest-header field overlap the current extent\nof the selected resource.",
+    500 =>
+        "The server encountered an internal error or\nmisconfiguration and was unable to complete\n"
+        . "your request.</p>\n<p>Please contact the server administrator at \n %a"
+        . " to inform them of the time this error occurred,\n and the actions you performed just before"
+        . " this error.</p>\n<p>More information about this error may be available\nin the server error log.",
+    503 =>
+        "The server is temporarily unable to service your\nrequest due to maintenance downtime or capacity\n"
+        . "problems. Please try again later.",
+    504 =>
+        "The gateway did not receive a timely response\nfrom the upstream server or application.",
+);
+
+my %SITE = (admin => '[no address given]', signature => 'off', server => 'Perennial');
+
+sub configure ($class, %args) {
+    $SITE{$_} = $args{$_} for grep { defined $args{$_} } keys %args;
+    $SITE{signature} = lc $SITE{signature};
+    return;
+}
+
+# A whole PSGI response: Apache's page for the status, for this request
+sub response ($class, $status, $env = {}, @headers) {
+    my $title = HTTP::Status::status_message($status) // 'Error';
+    my $text  = $TEXT{$status}                        // '';
+    $text =~ s/%m/_html($env->{REQUEST_METHOD} \/\/ 'GET')/e;
+    $text =~ s/%a/_html($SITE{admin})/e;
+    my $body
+        = qq{<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01//EN" "http://www.w3.org/TR/html4/strict.dtd">\n}
+        . "<html><head>\n<title>$status $title</title>\n</head><body>\n<h1>$title</h1>\n"
+        . (length $text ? "<p>$text</p>\n" : '')
+        . _signature($env)
+        . "</body></html>\n";
+    return [
+        $status,
+        [   'Content-Type' => 'text/html; charset=iso-8859-1',
+            @headers, 'Content-Length' => length $body
+        ],
+        [$body]
+    ];
+}
+
+sub _signature ($env) {
+    return '' if $SITE{signature} eq 'off';
+    my ($host)
+        = ($env->{HTTP_HOST} // $env->{SERVER_NAME} // 'localhost') =~ /\A(\[[^\]]*\]|[^:]*)/;
+    my $port = $env->{SERVER_PORT} // 80;
+    my $server
+        = $SITE{signature} eq 'email'
+        ? qq{<a href="mailto:}
+        . _html($SITE{admin})
+        . qq{">$SITE{server} Server at }
+        . _html($host) . '</a>'
+        : "$SITE{server} Server at " . _html($host);
+    return "<hr>\n<address>$server Port $port</address>\n";
+}
+
+sub _html ($text) { $text =~ s/([<>&"])/sprintf '&#%d;', ord $1/ger }
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::ErrorPage - Apache's own error pages
+
+=head1 SYNOPSIS
+
+    Perennial::ErrorPage->configure(admin => 'webmaster@example.org', signature => 'On');
+    return Perennial::ErrorPage->response(404, $env);
+
+=head1 DESCRIPTION
+
+The HTML Apache 2.4's core sends for an error when no C<ErrorDocument> is set (403, 404, 405,
+401, 500, ...), in its words, as C<text/html; charset=iso-8859-1>. C<ServerSignature On> adds
+the line C<Perennial Server at HOST Port PORT> in an C<address> element (C<EMail> makes it a mailto link to
+C<ServerAdmin>); C<ServerAdmin> is named in the 500 page, as Apache does. Perennial's default
+is C<ServerSignature Off>.
+
+=head1 METHODS
+
+=head2 configure
+
+    Perennial::ErrorPage->configure(admin => $server_admin, signature => 'On|Off|EMail', server => 'Perennial');
+
+=head2 response
+
+    my $res = Perennial::ErrorPage->response($status, $env, @extra_headers);
+
+=cut

@@ -1,0 +1,224 @@
+use v5.36;
+use lib 't/lib';
+use Test::More;
+use File::Path              qw(make_path);
+use Perennial::Test         qw(scratch_dir start_server);
+use Perennial::Test::Apache qw(apache_available request start_apache);
+
+# A site configured as Debian's Apache 2.4 + mod_perl lays it out (apache2.conf, ports.conf,
+# mods-enabled, conf-enabled, sites-enabled with two virtual hosts), read by Apache itself and
+# by Perennial: both must give the same answers (status, Content-Type, body) to every request
+plan skip_all => 'apache2 and libapache2-mod-perl2 are not installed (make test installs them)'
+    unless apache_available();
+my $site  = scratch_dir();
+my $run   = scratch_dir();
+my $mods  = '/usr/lib/apache2/modules';
+my %files = (
+    'apache2.conf' => <<"CONF",
+# The main file, as Debian's (with its ServerRoot, since it is not in /etc/apache2)
+ServerRoot $site
+ServerName localhost
+DefaultRuntimeDir \${SITE_RUN}
+PidFile \${SITE_RUN}/apache2.pid
+Timeout 300
+KeepAlive On
+MaxKeepAliveRequests 100
+KeepAliveTimeout 5
+User www-data
+Group www-data
+HostnameLookups Off
+ErrorLog \${SITE_RUN}/error.log
+LogLevel warn
+IncludeOptional mods-enabled/*.load
+IncludeOptional mods-enabled/*.conf
+Include ports.conf
+<Directory />
+	Options FollowSymLinks
+	AllowOverride None
+	Require all denied
+</Directory>
+<Directory $site/www/>
+	Options Indexes FollowSymLinks
+	AllowOverride None
+	Require all granted
+</Directory>
+AccessFileName .htaccess
+<FilesMatch "^\\.ht">
+	Require all denied
+</FilesMatch>
+LogFormat "%v:%p %h %l %u %t \\"%r\\" %>s %O \\"%{Referer}i\\" \\"%{User-Agent}i\\"" vhost_combined
+LogFormat "%h %l %u %t \\"%r\\" %>s %O \\"%{Referer}i\\" \\"%{User-Agent}i\\"" combined
+IncludeOptional conf-enabled/*.conf
+IncludeOptional sites-enabled/*.conf
+CONF
+    'ports.conf'                    => "Listen 127.0.0.1:\${SITE_PORT}\n",
+    'mods-enabled/mpm_prefork.load' => "LoadModule mpm_prefork_module $mods/mod_mpm_prefork.so\n",
+    'mods-enabled/mpm_prefork.conf' => <<'CONF',
+<IfModule mpm_prefork_module>
+	StartServers 2
+	MinSpareServers 1
+	MaxSpareServers 3
+	MaxRequestWorkers 8
+	MaxConnectionsPerChild 0
+</IfModule>
+CONF
+    'mods-enabled/authz_core.load' => "LoadModule authz_core_module $mods/mod_authz_core.so\n",
+    'mods-enabled/authz_host.load' => "LoadModule authz_host_module $mods/mod_authz_host.so\n",
+    'mods-enabled/alias.load'      => "LoadModule alias_module $mods/mod_alias.so\n",
+    'mods-enabled/cgi.load'        => "LoadModule cgi_module $mods/mod_cgi.so\n",
+    'mods-enabled/dir.load'        => "LoadModule dir_module $mods/mod_dir.so\n",
+    'mods-enabled/dir.conf'        =>
+        "<IfModule mod_dir.c>\n\tDirectoryIndex index.html index.cgi index.pl\n</IfModule>\n",
+    'mods-enabled/env.load'  => "LoadModule env_module $mods/mod_env.so\n",
+    'mods-enabled/mime.load' => "LoadModule mime_module $mods/mod_mime.so\n",
+    'mods-enabled/mime.conf' =>
+        "<IfModule mod_mime.c>\n\tTypesConfig /etc/mime.types\n\tAddType application/x-site .site\n</IfModule>\n",
+    'mods-enabled/perl.load'     => "LoadModule perl_module $mods/mod_perl.so\n",
+    'conf-enabled/security.conf' => "ServerTokens Prod\nServerSignature Off\nTraceEnable Off\n",
+    'conf-enabled/perl.conf'     =>
+        "<IfModule mod_perl.c>\n\tPerlModule ModPerl::Registry\n</IfModule>\n",
+    'sites-enabled/000-one.conf' => <<"CONF",
+<VirtualHost *:\${SITE_PORT}>
+	ServerName one.test
+	DocumentRoot $site/www/one
+	ErrorDocument 404 /errors/404.html
+	CustomLog \${SITE_RUN}/one-access.log combined
+</VirtualHost>
+CONF
+    'sites-enabled/010-two.conf' => <<"CONF",
+<VirtualHost *:\${SITE_PORT}>
+	ServerName two.test
+	ServerAlias www.two.test
+	DocumentRoot $site/www/two
+	ErrorDocument 403 /errors/403.html
+	ScriptAlias /cgi-bin/ $site/lib/cgi-bin/
+	<Directory "$site/lib/cgi-bin">
+		AllowOverride None
+		Options +ExecCGI -MultiViews +SymLinksIfOwnerMatch
+		Require all granted
+	</Directory>
+	Alias /perl/ $site/perl/
+	<Directory $site/perl>
+		Require all granted
+	</Directory>
+	<Location /perl/>
+		SetHandler perl-script
+		PerlResponseHandler ModPerl::Registry
+		Options +ExecCGI
+		PerlOptions +ParseHeaders
+		PerlSetVar Greeting hello
+	</Location>
+	<Location /private>
+		Require all granted
+	</Location>
+	CustomLog \${SITE_RUN}/two-access.log vhost_combined
+</VirtualHost>
+CONF
+
+    # A second file that closes what the first one opened: both apply
+    'conf-enabled/zz-private.conf' => "<Location /private>\n\tRequire all denied\n</Location>\n",
+    'www/one/index.html'           => "<h1>one</h1>\n",
+    'www/one/notes.txt'            => "plain notes\n",
+    'www/one/data.site'            => "site data\n",
+    'www/one/sub/index.html'       => "<p>sub</p>\n",
+    'www/one/errors/404.html'      => "<p>no such page on one</p>\n",
+    'www/one/.htsecret'            => "secret\n",
+    'www/two/index.html'           => "<h1>two</h1>\n",
+    'www/two/private/plan.txt'     => "the plan\n",
+    'www/two/errors/403.html'      => "<p>forbidden on two</p>\n",
+    'share/app/hello.cgi'          => <<'CGI',
+#!/usr/bin/perl
+print "Content-Type: text/plain\n\n";
+print "hello from $ENV{SCRIPT_NAME} path=", ($ENV{PATH_INFO} // ''), " query=$ENV{QUERY_STRING} method=$ENV{REQUEST_METHOD} file=$ENV{SCRIPT_FILENAME} zero=$0\n";
+CGI
+    'perl/greet.pl' => <<'PL',
+use Apache2::RequestUtil ();
+my $r = Apache2::RequestUtil->request;
+print "Content-Type: text/plain\n\n";
+print "greeting=", $r->dir_config('Greeting'), " script=$ENV{SCRIPT_NAME}\n";
+PL
+);
+for my $name (sort keys %files) {
+    make_path("$site/" . ($name =~ s{/[^/]*\z}{}r)) if $name =~ m{/};
+    open(my $fh, '>', "$site/$name") or die "$name: $!";
+    print {$fh} $files{$name};
+    close $fh;
+}
+chmod 0755, "$site/share/app/hello.cgi";
+make_path("$site/lib/cgi-bin");
+symlink "$site/share/app/hello.cgi", "$site/lib/cgi-bin/hello.cgi" or die $!;    # Debian's layout
+system("chmod -R a+rX $site") == 0 or die;
+
+my %env = (SITE_RUN => $run, SITE_PORT => 8099);    # The port is chosen at start; -t needs one
+{
+    local @ENV{keys %env} = values %env;
+    my $out = qx{/usr/sbin/apache2 -t -f $site/apache2.conf 2>&1};
+    like $out, qr/Syntax OK/, 'Apache reads the configuration' or diag $out;
+    $out = qx{$^X -Ilib bin/perennial configtest -c $site/apache2.conf 2>&1};
+    like $out, qr/Syntax OK/, 'so does Perennial' or diag $out;
+}
+my ($apid, $aport) = start_apache("$site/apache2.conf", 'SITE_PORT', %env)
+    or BAIL_OUT('Apache did not start');
+local @ENV{keys %env} = values %env;
+$ENV{SITE_RUN} = scratch_dir();                     # Perennial's own run directory
+my $srv   = start_server(config => "$site/apache2.conf", port_env => 'SITE_PORT');
+my $pport = $srv->port;
+
+my @requests = (
+    [GET   => 'one.test',     '/'],
+    [GET   => 'one.test',     '/notes.txt'],
+    [GET   => 'one.test',     '/data.site'],
+    [GET   => 'one.test',     '/sub'],
+    [GET   => 'one.test',     '/sub/'],
+    [GET   => 'one.test',     '/no/such/page.html'],
+    [GET   => 'one.test',     '/.htsecret'],
+    [GET   => 'nobody.test',  '/'],
+    [GET   => 'two.test',     '/'],
+    [GET   => 'www.two.test', '/notes.txt'],
+    [GET   => 'two.test',     '/private/plan.txt'],
+    [GET   => 'two.test',     '/cgi-bin/hello.cgi/extra/path?x=1&y=2'],
+    [POST  => 'two.test',     '/cgi-bin/hello.cgi', 'Content-Length' => 0],
+    [GET   => 'two.test',     '/perl/greet.pl'],
+    [HEAD  => 'one.test',     '/notes.txt'],
+    [GET   => 'one.test',     '/notes.txt', Range            => 'bytes=0-4'],
+    [GET   => 'one.test',     '/notes.txt', Range            => 'bytes=100-200'],
+    [POST  => 'one.test',     '/notes.txt', 'Content-Length' => 0],
+    [TRACE => 'one.test',     '/'],
+);
+for my $req (@requests) {
+    my ($method, $host, $path, %h) = @$req;
+    my $want = request($aport, $method, $host, $path, %h);
+    my $got  = request($pport, $method, $host, $path, %h);
+    my $what = "$method $host$path";
+    is $got->{status}, $want->{status}, "$what: status $want->{status}";
+    is $got->{headers}{'content-type'}, $want->{headers}{'content-type'}, "$what: Content-Type"
+        if $want->{status} != 405;
+    my ($g, $w) = map { ($_->{headers}{location} // '') =~ s/:\d+\//:PORT\//r } $got, $want;
+    is $g, $w, "$what: Location" if $want->{status} =~ /\A30/;
+    is $got->{body}, $want->{body}, "$what: body"
+        if $want->{status} =~ /\A(?:200|206|403|404|405)\z/;
+
+    # The ETag's microseconds come through a floating-point stat: equal, or one apart
+    my ($ge, $we) = map { $_->{headers}{etag} // '' } $got, $want;
+    my ($gp, $gu) = $ge =~ /\A((?:W\/)?"[0-9a-f]+-)([0-9a-f]+)"\z/;
+    my ($wp, $wu) = $we =~ /\A((?:W\/)?"[0-9a-f]+-)([0-9a-f]+)"\z/;
+    ok defined $gp && $gp eq $wp && abs(_hex($gu) - _hex($wu)) <= 1, "$what: ETag $we"
+        if length $we && $want->{status} =~ /\A(?:200|206)\z/;
+    for my $name (qw(last-modified content-range content-length)) {
+        is $got->{headers}{$name}, $want->{headers}{$name}, "$what: $name"
+            if defined $want->{headers}{$name} && $want->{status} =~ /\A(?:200|206)\z/;
+    }
+}
+$srv->stop;
+
+sub _slurp ($file) {
+    open(my $fh, '<', $file) or return '';
+    local $/;
+    return scalar <$fh>;
+}
+
+sub _hex ($digits) {
+    no warnings 'portable';
+    return hex $digits;
+}
+done_testing;
