@@ -20,6 +20,7 @@ bench: deps
 	$(PERL) bench/hello.pl
 	$(PERL) bench/cgi.pl
 	$(PERL) bench/instructions.pl
+	$(PERL) bench/static.pl
 	$(PERL) bin/perennial bench examples/heavy.bench
 
 tidy:

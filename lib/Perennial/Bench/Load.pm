@@ -65,9 +65,14 @@ sub _wrk ($url, %a) {
     my %r   = (tool => 'wrk', raw => $out);
     ($r{completed}, $r{seconds}) = $out =~ /(\d+) requests in ([\d.]+)(?:s|ms|m)/;
     ($r{rps}) = $out =~ /Requests\/sec:\s+([\d.]+)/;
-    $r{avg_ms}     = _ms($out =~ /Latency\s+([\d.]+\w+)/);
-    $r{"p${_}_ms"} = scalar _ms($out =~ /^\s+$_(?:\.000)?%\s+([\d.]+\w+)/m) for 50, 90, 99;
-    $r{failed}     = 0;
+    my ($avg) = $out =~ /Latency\s+([\d.]+\w+)/;
+    $r{avg_ms} = _ms($avg);
+
+    for my $p (50, 90, 99) {
+        my ($v) = $out =~ /^\s+$p(?:\.000)?%\s+([\d.]+\w+)/m;
+        $r{"p${p}_ms"} = _ms($v);
+    }
+    $r{failed} = 0;
     $r{failed} += $_ for $out =~ /(?:connect|read|write|timeout) (\d+)/g;
     $r{failed} += $1 if $out  =~ /Non-2xx or 3xx responses: (\d+)/;
     _failed(wrk => $url, $out) unless defined $r{rps};
