@@ -8,6 +8,7 @@ use Scalar::Util   qw(blessed);
 use Symbol         ();
 use Time::HiRes    ();
 use Perennial::Executor::Catalog;
+use Perennial::Executor::CGIPragmas;
 use Perennial::Executor::Compiler;
 use Perennial::ErrorPage;
 use Perennial::Executor::Environment;
@@ -106,14 +107,19 @@ sub _compile ($self, $hit) {
         return if $msg =~ /\AToo late to run INIT block/;    # It runs, just after
         $warn->($msg) unless $reload && $msg =~ /\ASubroutine \S+ redefined /;
     };
-    my $compiled = eval {
-        Perennial::Executor::Compiler->compile(
-            path    => $file,
-            package => $package,
-            source  => $source
+    my ($compiled, $pragmas) = eval {
+        Perennial::Executor::CGIPragmas->around_compile(
+            sub () {
+                Perennial::Executor::Compiler->compile(
+                    path    => $file,
+                    package => $package,
+                    source  => $source
+                );
+            }
         );
-    }
-        or return (undef, $@ =~ s/\s+\z//r);
+    };
+    return (undef, $@ =~ s/\s+\z//r) unless $compiled;
+    $compiled->{cgi_pragmas} = $pragmas;
     $self->{log}->warn("$file: -T is ignored: taint mode belongs to the whole interpreter")
         if $compiled->{taint};
 
@@ -226,7 +232,7 @@ sub _run_script ($self, $script, $hit, $env, $out) {
     my @signals = $script->{signals} ? keys %SIG : @SIGNALS;
     my @was     = @SIG{@signals};
     my $locale  = $script->{locale} ? POSIX::setlocale(POSIX::LC_ALL()) : undef;
-    CGI::initialize_globals() if defined &CGI::initialize_globals;
+    Perennial::Executor::CGIPragmas->reset($script->{cgi_pragmas});
     my $chdir = $self->{policy}{chdir};
     my $error = $chdir && !chdir $hit->{dir} ? "Can't chdir to the script's directory: $!" : undef;
     Perennial::Executor::Inc::enter($script);
