@@ -17,7 +17,8 @@ use Perennial::MimeTypes;
 # script executor, or the static files of Perennial::Static, with mod_dir's trailing slash
 # and DirectoryIndex for directories.
 
-my $LOCAL = [Perennial::Access->parse('local')];
+my $LOCAL     = [Perennial::Access->parse('local')];
+my $MAX_PLANS = 10_000;    # URLs whose way is kept, so made-up ones cannot grow it without end
 
 sub new ($class, %args) {
     my $self = bless {
@@ -28,6 +29,7 @@ sub new ($class, %args) {
         trace   => $args{trace} // 1,
         apps    => {},
         finders => {},
+        plans   => {},
     }, $class;
     my $n = 0;
     $self->{roots} = [
@@ -65,22 +67,46 @@ sub to_app ($self) {
 # What serves a URL path: the merged settings, the root it maps into, the file found (or a
 # status), and the handler's name. Also used to preload the scripts a URL would run.
 sub plan ($self, $env) {
-    my $url   = $env->{PATH_INFO};
+    my $url = $env->{PATH_INFO};
+
+    my @known = $self->_known($url, $env);
+    return @known if @known;
     my $walk  = $self->{walk};
     my @locs  = $walk->locations($url);
     my $early = $walk->merged([], [], \@locs);
     my ($root, $rest) = $self->_translate($url);
-    my ($hit, $dir, $name);
+    my ($hit, $finder, $dir, $name);
     if ($root && ($early->{handler} // '') !~ /\A(?:psgi|server-status|perl-status)\z/) {
-        $hit = $self->_find($root, $rest, $env, $early);
+        $finder = $self->_finder($root, $early);
+        $hit    = _resolve($finder, $root, $rest, $env);
         ($dir, $name)
             = ref $hit && !$hit->{status}
             ? ($hit->{directory} // $hit->{dir}, $hit->{directory} ? undef : _name($hit->{file}))
             : ();
     }
     ($dir, $name) = ("$root->{dir}$rest" =~ m{\A(.*)/([^/]*)\z}) if $root && !defined $dir;
-    my $set = $walk->merged(($walk->matching($url, $dir, $name, \@locs))[0, 1], \@locs);
-    return ($set, $root, $rest, $hit, $self->_handler($set, $root, $hit));
+    my $set  = $walk->merged(($walk->matching($url, $dir, $name, \@locs))[0, 1], \@locs);
+    my @plan = ($set, $root, $rest, $hit, $self->_handler($set, $root, $hit));
+
+    $self->_keep($url, \@plan, $finder);
+    return @plan;
+}
+
+# A URL seen before: the same sections, unless the file it names is no longer the one found
+sub _known ($self, $url, $env) {
+    my $known  = $self->{plans}{$url} or return;
+    my $finder = $known->[5]          or return @$known[0 .. 4];
+    my $hit    = _resolve($finder, $known->[1], $known->[2], $env);
+    return (@$known[0 .. 2], $hit, $known->[4]) if ref $hit && $hit == $known->[3];
+    delete $self->{plans}{$url};
+    return;
+}
+
+# Kept when it can be checked cheaply next time: no file, or a file the finder keeps
+sub _keep ($self, $url, $plan, $finder) {
+    return if $finder && !(ref $plan->[3] && $plan->[3]{file});
+    %{$self->{plans}} = () if keys %{$self->{plans}} >= $MAX_PLANS;
+    $self->{plans}{$url} = [@$plan, $finder];
 }
 
 sub _dispatch ($self, $env, $depth) {
@@ -184,14 +210,17 @@ sub _translate ($self, $url) {
 }
 
 # The file below a root: one finder (Perennial::Executor::Resolver) per root and check policy
-sub _find ($self, $root, $rest, $env, $early) {
-    my $check  = $early->{script_check} // 'always';
-    my $finder = $self->{finders}{"$root->{id}|$check"} //= Perennial::Executor::Resolver->new(
+sub _finder ($self, $root, $early) {
+    my $check = $early->{script_check} // 'always';
+    return $self->{finders}{"$root->{id}|$check"} //= Perennial::Executor::Resolver->new(
         root        => $root->{dir},
         check       => $check,
         directories => 1,
         symlinks    => sub ($dir) { $self->_symlinks($dir) }
     );
+}
+
+sub _resolve ($finder, $root, $rest, $env) {
     local $env->{SCRIPT_NAME} = ($env->{SCRIPT_NAME} // '') . $root->{url};
     local $env->{PATH_INFO}   = $rest;
     my $hit = $finder->resolve($env);

@@ -2,14 +2,14 @@ use v5.36;
 use lib 't/lib';
 use Test::More;
 use MIME::Base64    qw(encode_base64);
-use Perennial::Test qw(raw_request scratch_dir start_server wait_until);
+use Perennial::Test qw(raw_request scratch_dir start_server wait_until write_file);
 
 # Apache 2.4's access control beyond single Require lines: <RequireAll>, <RequireAny>,
 # <RequireNone>, Require env and host, the 2.2 forms Order/Allow/Deny/Satisfy, and Basic
 # authentication against an htpasswd file that Debian's htpasswd wrote
 my $dir = scratch_dir();
 mkdir "$dir/cgi" or die $!;
-_write("$dir/cgi/who.pl", <<'PL', 0755);
+write_file("$dir/cgi/who.pl", <<'PL', 0755);
 #!/usr/bin/perl
 print "Content-Type: text/plain\n\n", ($ENV{REMOTE_USER} // '-'), " ", ($ENV{AUTH_TYPE} // '-'), "\n";
 PL
@@ -140,10 +140,4 @@ subtest 'Satisfy Any: the address or the user' => sub {
 };
 $srv->stop;
 
-sub _write ($file, $text, $mode = 0644) {
-    open(my $fh, '>', $file) or die "$file: $!";
-    print {$fh} $text;
-    close $fh;
-    chmod $mode, $file;
-}
 done_testing;

@@ -2,7 +2,8 @@ use v5.36;
 use lib 't/lib';
 use Test::More;
 use IO::Socket::IP;
-use Perennial::Test qw(raw_request scratch_dir start_program start_server wait_until);
+use Perennial::Test
+    qw(raw_request scratch_dir slurp start_program start_server wait_until write_file);
 
 # Behind a real nginx: the client's address comes from X-Forwarded-For only when the
 # connection is from the trusted proxy; access rules, the log and scripts see the client
@@ -10,7 +11,7 @@ my $nginx = -x '/usr/sbin/nginx' ? '/usr/sbin/nginx' : undef
     or plan skip_all => 'nginx is not installed (make test installs it)';
 my $dir = scratch_dir();
 mkdir "$dir/cgi" or die $!;
-_write("$dir/cgi/addr.pl", <<'PL', 0755);
+write_file("$dir/cgi/addr.pl", <<'PL', 0755);
 #!/usr/bin/perl
 print "Content-Type: text/plain\n\n$ENV{REMOTE_ADDR} ", ($ENV{HTTPS} // 'off'), "\n";
 PL
@@ -32,7 +33,7 @@ my $backend = $srv->port;
 # nginx on a port of its own, with its own configuration and files, in the foreground
 my ($pid, $port) = start_program(
     sub ($port) {
-        _write("$dir/nginx.conf", <<"NGINX");
+        write_file("$dir/nginx.conf", <<"NGINX");
 daemon off;
 worker_processes 1;
 pid $dir/nginx.pid;
@@ -79,23 +80,11 @@ is through($port, '/cgi/addr.pl', '127.0.0.2', '10.9.9.9'), "200 127.0.0.2 on\n"
     'what the client wrote in X-Forwarded-For before nginx is not believed';
 is through($backend, '/cgi/addr.pl', '127.0.0.2', '127.0.0.1, 10.1.1.1'), "200 127.0.0.2 off\n",
     'straight to Perennial from an untrusted address: the header is ignored';
-ok wait_until(sub { _slurp("$dir/addr.log") =~ tr/\n// >= 5 }, 5, 'log lines'), 'logged';
-like _slurp("$dir/addr.log"), qr{^127\.0\.0\.2 127\.0\.0\.2 /cgi/addr\.pl$}m,
+ok wait_until(sub { slurp("$dir/addr.log") =~ tr/\n// >= 5 }, 5, 'log lines'), 'logged';
+like slurp("$dir/addr.log"), qr{^127\.0\.0\.2 127\.0\.0\.2 /cgi/addr\.pl$}m,
     '%a and %h are the client';
-unlike _slurp("$dir/addr.log"), qr{^127\.0\.0\.1 }m, 'never the proxy';
+unlike slurp("$dir/addr.log"), qr{^127\.0\.0\.1 }m, 'never the proxy';
 kill 'QUIT', $pid;
 $srv->stop;
 
-sub _write ($file, $text, $mode = 0644) {
-    open(my $fh, '>', $file) or die "$file: $!";
-    print {$fh} $text;
-    close $fh;
-    chmod $mode, $file;
-}
-
-sub _slurp ($file) {
-    open(my $fh, '<', $file) or return '';
-    local $/;
-    return scalar <$fh>;
-}
 done_testing;

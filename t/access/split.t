@@ -2,23 +2,23 @@ use v5.36;
 use lib 't/lib';
 use Test::More;
 use Cwd             qw(abs_path);
-use Perennial::Test qw(raw_request scratch_dir start_server);
+use Perennial::Test qw(raw_request scratch_dir start_server write_file);
 
 # No access rule can be bypassed by how a configuration is split: every section that matches
 # a request applies, in Apache's order, whatever it holds and wherever it was written
 my $psgi = abs_path('t/psgi/pid.psgi');
 my $root = scratch_dir();
 mkdir "$root/$_" or die $! for qw(docs docs/private cgi);
-_write("$root/docs/index.html",       "<h1>home</h1>\n");
-_write("$root/docs/notes.txt",        "notes\n");
-_write("$root/docs/private/plan.txt", "the plan\n");
-_write("$root/docs/.htpasswd",        "user:secret\n");
-_write("$root/docs/report.secret",    "secret\n");
-_write("$root/cgi/hello.pl",
+write_file("$root/docs/index.html",       "<h1>home</h1>\n");
+write_file("$root/docs/notes.txt",        "notes\n");
+write_file("$root/docs/private/plan.txt", "the plan\n");
+write_file("$root/docs/.htpasswd",        "user:secret\n");
+write_file("$root/docs/report.secret",    "secret\n");
+write_file("$root/cgi/hello.pl",
     qq{#!/usr/bin/perl\nprint "Content-Type: text/plain\\n\\nhello\\n";\n}, 0755);
 
 # A rule in an included file applies as well
-_write("$root/extra.conf", "<Files \"*.secret\">\n    Require all denied\n</Files>\n");
+write_file("$root/extra.conf", "<Files \"*.secret\">\n    Require all denied\n</Files>\n");
 
 my $srv = start_server(workers => 1, conf => <<"CONF");
 DocumentRoot $root/docs
@@ -94,10 +94,4 @@ CONF
     $srv->stop;
 };
 
-sub _write ($file, $text, $mode = 0644) {
-    open(my $fh, '>', $file) or die "$file: $!";
-    print {$fh} $text;
-    close $fh;
-    chmod $mode, $file;
-}
 done_testing;

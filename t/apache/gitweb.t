@@ -1,7 +1,7 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Perennial::Test         qw(scratch_dir start_server);
+use Perennial::Test         qw(scratch_dir start_server write_file);
 use Perennial::Test::Apache qw(apache_available request start_apache);
 
 # Debian's gitweb, installed as Debian installs it (/usr/lib/cgi-bin/gitweb.cgi is a symlink
@@ -26,7 +26,7 @@ my $work = "$dir/work";
 my @www = getpwnam 'www-data';
 system('chown', '-R', "$www[2]:$www[3]", "$dir/projects") if $> == 0 && @www; # git's safe.directory
 system("chmod -R a+rX $dir") == 0 or die;
-_write("$dir/gitweb.conf", qq{\$projectroot = "$dir/projects";\n\$git_temp = "/tmp";\n});
+write_file("$dir/gitweb.conf", qq{\$projectroot = "$dir/projects";\n\$git_temp = "/tmp";\n});
 
 my $mods = '/usr/lib/apache2/modules';
 my $cgi  = <<"CONF";
@@ -36,7 +36,7 @@ ScriptAlias /cgi-bin/ /usr/lib/cgi-bin/
     Require all granted
 </Directory>
 CONF
-_write("$dir/apache.conf", <<"CONF");
+write_file("$dir/apache.conf", <<"CONF");
 ServerRoot $dir
 ServerName localhost
 Listen 127.0.0.1:\${GITWEB_PORT}
@@ -109,14 +109,8 @@ sub _same ($body, $mode) { $body =~ s{/\Q$mode\E/gitweb\.cgi}{/SCRIPT}gr }
 
 sub _listing ($tgz) {
     my $file = "$dir/snapshot.tgz";
-    _write($file, $tgz);
+    write_file($file, $tgz);
     return scalar qx{tar tzf $file 2>&1};
 }
 
-sub _write ($file, $text) {
-    open(my $fh, '>', $file) or die "$file: $!";
-    print {$fh} $text;
-    close $fh;
-    chmod 0644, $file;
-}
 done_testing;

@@ -211,12 +211,6 @@ for my $req (@requests) {
 }
 $srv->stop;
 
-sub _slurp ($file) {
-    open(my $fh, '<', $file) or return '';
-    local $/;
-    return scalar <$fh>;
-}
-
 sub _hex ($digits) {
     no warnings 'portable';
     return hex $digits;

@@ -2,12 +2,12 @@ use v5.36;
 use lib 't/lib';
 use Test::More;
 use IO::Socket::IP;
-use Perennial::Test qw(scratch_dir);
+use Perennial::Test qw(scratch_dir slurp write_file);
 
 # Why the server cannot start is said on the terminal and in the error log, with the file and
 # line; configtest finds the same (it loads the modules and applications, as apachectl does)
 my $dir = scratch_dir();
-_write("$dir/dies.psgi", qq{die "the database is not there\\n";\n});
+write_file("$dir/dies.psgi", qq{die "the database is not there\\n";\n});
 
 sub run_cli (@args) {
     my $out = qx{$^X -Ilib bin/perennial @args 2>&1};
@@ -15,7 +15,7 @@ sub run_cli (@args) {
 }
 
 sub conf ($name, $text) {
-    _write("$dir/$name", "ErrorLog $dir/$name.error.log\nPidFile $dir/$name.pid\n$text");
+    write_file("$dir/$name", "ErrorLog $dir/$name.error.log\nPidFile $dir/$name.pid\n$text");
     return "$dir/$name";
 }
 
@@ -27,7 +27,7 @@ subtest 'a PSGI application that dies' => sub {
     like $out,
         qr/perennial: \S+psgi\.conf line 4: Can't load PSGI application "\S+dies\.psgi": .*the database is not there/,
         'the terminal says why, with the file and line';
-    like _slurp("$conf.error.log"),
+    like slurp("$conf.error.log"),
         qr/\[error\] not started: \S+psgi\.conf line 4: Can't load PSGI application/,
         'and so does the error log';
     ($out, $code) = run_cli('configtest', '-c', $conf);
@@ -59,18 +59,7 @@ subtest 'a port in use' => sub {
     is $code, 1, 'serve exits 1';
     like $out, qr/perennial: .*127\.0\.0\.1:$port.*Address already in use/i,
         'the terminal names the address';
-    like _slurp("$conf.error.log"), qr/not started: .*Address already in use/i, 'so does the log';
+    like slurp("$conf.error.log"), qr/not started: .*Address already in use/i, 'so does the log';
 };
 
-sub _write ($file, $text) {
-    open(my $fh, '>', $file) or die "$file: $!";
-    print {$fh} $text;
-    close $fh;
-}
-
-sub _slurp ($file) {
-    open(my $fh, '<', $file) or return '';
-    local $/;
-    return scalar <$fh>;
-}
 done_testing;

@@ -1,19 +1,19 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Perennial::Test qw(configtest raw_request scratch_dir start_server wait_until);
+use Perennial::Test qw(configtest raw_request scratch_dir slurp start_server wait_until write_file);
 
 # Name-based virtual hosts, as Apache: the Host header picks ServerName or ServerAlias, the
 # first host of an address answers the others, and the main server's sections apply in each
 my $dir = scratch_dir();
 for my $site (qw(one two main)) {
     mkdir "$dir/$site" or die $!;
-    _write("$dir/$site/index.html", "$site\n");
+    write_file("$dir/$site/index.html", "$site\n");
     mkdir "$dir/$site/private" or die $!;
-    _write("$dir/$site/private/x.txt", "private $site\n");
+    write_file("$dir/$site/private/x.txt", "private $site\n");
 }
 my $psgi = "$dir/app.psgi";
-_write($psgi,
+write_file($psgi,
     q{sub { my $env = shift; [200, ['Content-Type' => 'text/plain'], ["app $env->{SCRIPT_NAME}|$env->{PATH_INFO}\n"]] }}
 );
 
@@ -63,13 +63,13 @@ like get("www.one.test", "/app/x"),
 like get('two.test', '/private/x.txt'), qr/\A403 /,
     'the main server\'s <Location> applies in a host';
 like get('one.test', '/private/x.txt'), qr/\A403 /, 'in every host';
-ok wait_until(sub { _slurp("$dir/two-access.log") =~ tr/\n// >= 4 }, 5, 'two\'s log'),
+ok wait_until(sub { slurp("$dir/two-access.log") =~ tr/\n// >= 4 }, 5, 'two\'s log'),
     'a host with its own CustomLog';
-like _slurp("$dir/two-access.log"), qr{^two two\.test /app/x$}m, 'writes there, with %v';
-ok wait_until(sub { _slurp("$dir/main-access.log") =~ /private/ }, 5, 'main log'), 'the main log';
-like _slurp("$dir/main-access.log"), qr{^www\.one\.test / 200$}m,
+like slurp("$dir/two-access.log"), qr{^two two\.test /app/x$}m, 'writes there, with %v';
+ok wait_until(sub { slurp("$dir/main-access.log") =~ /private/ }, 5, 'main log'), 'the main log';
+like slurp("$dir/main-access.log"), qr{^www\.one\.test / 200$}m,
     'has the other host\'s requests, with %v its ServerName';
-unlike _slurp("$dir/main-access.log"), qr{^two\.test}m, 'and none of the host with its own log';
+unlike slurp("$dir/main-access.log"), qr{^two\.test}m, 'and none of the host with its own log';
 $srv->stop;
 
 subtest 'what a virtual host may not hold is refused with its line' => sub {
@@ -88,15 +88,4 @@ CONF
         'a name as the address';
 };
 
-sub _write ($file, $text) {
-    open(my $fh, '>', $file) or die "$file: $!";
-    print {$fh} $text;
-    close $fh;
-}
-
-sub _slurp ($file) {
-    open(my $fh, '<', $file) or return '';
-    local $/;
-    return scalar <$fh>;
-}
 done_testing;

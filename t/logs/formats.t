@@ -1,18 +1,12 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Perennial::Test qw(raw_request scratch_dir start_server wait_until);
+use Perennial::Test qw(raw_request scratch_dir slurp start_server wait_until);
 
 # mod_log_config's LogFormat and CustomLog: nicknames, formats written in place, several logs,
 # a log piped to a command; and ServerTokens
 my $dir = scratch_dir();
 chmod 0777, $dir or die $!;    # The piped command may run as anyone; it writes here
-
-sub slurp ($file) {
-    open(my $fh, '<', $file) or return '';
-    local $/;
-    return scalar <$fh>;
-}
 
 my $srv = start_server(
     app  => 'pid.psgi',

@@ -1,7 +1,7 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Perennial::Test qw(configtest scratch_dir start_server wait_until);
+use Perennial::Test qw(configtest scratch_dir start_server wait_until write_file);
 
 # Started as root, the manager keeps root for its sockets and files and every worker, script
 # and CGI child runs as www-data (or the User given), as Debian's Apache does
@@ -9,7 +9,7 @@ plan skip_all => 'the manager must be started as root to give root up' if $> != 
 my @www = getpwnam 'www-data' or plan skip_all => 'no www-data user on this system';
 
 my $dir = scratch_dir();
-_write("$dir/id.pl", <<'PL', 0755);
+write_file("$dir/id.pl", <<'PL', 0755);
 #!/usr/bin/perl
 warn "id.pl ran as $>\n";
 print "Content-Type: text/plain\n\n", join(' ', $<, $>, (split ' ', $()[0], (split ' ', $))[0]), "\n";
@@ -78,10 +78,4 @@ subtest 'User and Group name who scripts run as; User root must be said' => sub 
         'so does an unknown group';
 };
 
-sub _write ($file, $text, $mode) {
-    open(my $fh, '>', $file) or die "$file: $!";
-    print {$fh} $text;
-    close $fh;
-    chmod $mode, $file;
-}
 done_testing;

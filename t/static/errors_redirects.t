@@ -1,14 +1,14 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Perennial::Test qw(raw_request scratch_dir start_server);
+use Perennial::Test qw(http_request scratch_dir start_server write_file);
 
 # ErrorDocument, Redirect and RedirectMatch, AddDefaultCharset, as Apache has them
 my $dir = scratch_dir();
 mkdir "$dir/$_" or die $! for qw(docs cgi);
-_write("$dir/docs/page.txt",   "a page\n");
-_write("$dir/docs/page.html",  "<p>html</p>\n");
-_write("$dir/cgi/notfound.pl", <<'PL', 0755);
+write_file("$dir/docs/page.txt",   "a page\n");
+write_file("$dir/docs/page.html",  "<p>html</p>\n");
+write_file("$dir/cgi/notfound.pl", <<'PL', 0755);
 #!/usr/bin/perl
 print "Content-Type: text/plain\n\n";
 print "not found: $ENV{REDIRECT_URL} ($ENV{REDIRECT_STATUS}) q=$ENV{REDIRECT_QUERY_STRING}\n";
@@ -32,21 +32,9 @@ RedirectMatch seeother ^/items/(\\d+)\$ /item.php?id=\$1
 CONF
 
 sub req ($line, %h) {
-    my $head = join '', map {"$_: $h{$_}\r\n"} sort keys %h;
-    my $out  = raw_request($srv->port, "$line\r\nHost: h.test\r\n${head}Connection: close\r\n\r\n");
-    my ($top, $body) = split /\r\n\r\n/, $out, 2;
-    my ($status) = $top =~ m{\AHTTP/1\.1 (\d+)};
-    my %hd       = map { /\A([^:]+):\s*(.*)\z/ ? (lc $1 => $2) : () } split /\r\n/, $top;
-    $body //= '';
-    if (($hd{'transfer-encoding'} // '') eq 'chunked') {
-        my $plain = '';
-        while ($body =~ s/\A([0-9a-f]+)\r\n//i && hex $1) {
-            $plain .= substr $body, 0, hex $1, '';
-            $body =~ s/\A\r\n//;
-        }
-        $body = $plain;
-    }
-    return ($status, \%hd, $body);
+    my ($method, $path) = split ' ', $line;
+    my $r = http_request($srv->port, $method, 'h.test', $path, headers => \%h);
+    return ($r->{status}, $r->{headers}, $r->{body});
 }
 
 subtest 'ErrorDocument: a local script, a text, a URL' => sub {
@@ -80,10 +68,4 @@ subtest 'AddDefaultCharset' => sub {
 };
 $srv->stop;
 
-sub _write ($file, $text, $mode = 0644) {
-    open(my $fh, '>', $file) or die "$file: $!";
-    print {$fh} $text;
-    close $fh;
-    chmod $mode, $file;
-}
 done_testing;

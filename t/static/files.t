@@ -3,24 +3,24 @@ use lib 't/lib';
 use Test::More;
 use Digest::MD5     qw(md5_hex);
 use HTTP::Date      qw(time2str);
-use Perennial::Test qw(raw_request scratch_dir start_server);
+use Perennial::Test qw(raw_request scratch_dir start_server write_file);
 
 # Static files from DocumentRoot and Alias, as Apache's core serves them
 my $root = scratch_dir();
 mkdir "$root/$_" or die $! for qw(docs docs/sub docs/idx assets scripts);
-_write("$root/docs/hello.txt",       "hello, world\n");
-_write("$root/docs/page.html",       "<p>page</p>\n");
-_write("$root/docs/sub/index.html",  "<h1>sub index</h1>\n");
-_write("$root/docs/idx/start.htm",   "<h1>start</h1>\n");
-_write("$root/docs/data.unknownext", "data\n");
-_write("$root/docs/archive.tar.gz",  "not really gzip\n");
-_write("$root/assets/style.css",     "body { color: red }\n");
-_write("$root/assets/forced.txt",    "forced\n");
-_write("$root/scripts/run.pl",
+write_file("$root/docs/hello.txt",       "hello, world\n");
+write_file("$root/docs/page.html",       "<p>page</p>\n");
+write_file("$root/docs/sub/index.html",  "<h1>sub index</h1>\n");
+write_file("$root/docs/idx/start.htm",   "<h1>start</h1>\n");
+write_file("$root/docs/data.unknownext", "data\n");
+write_file("$root/docs/archive.tar.gz",  "not really gzip\n");
+write_file("$root/assets/style.css",     "body { color: red }\n");
+write_file("$root/assets/forced.txt",    "forced\n");
+write_file("$root/scripts/run.pl",
     qq{#!/usr/bin/perl\nprint "Content-Type: text/plain\\n\\nran\\n";\n}, 0755);
-_write("$root/scripts/notes.txt", "plain notes\n");
+write_file("$root/scripts/notes.txt", "plain notes\n");
 my $big = join '', map { sprintf "%07d line of a large file\n", $_ } 1 .. 20_000;
-_write("$root/docs/big.txt", $big);
+write_file("$root/docs/big.txt", $big);
 utime 1_700_000_000, 1_700_000_000, "$root/docs/hello.txt" or die $!;
 
 my $srv = start_server(workers => 1, conf => <<"CONF");
@@ -159,10 +159,4 @@ subtest 'what is never served' => sub {
 
 $srv->stop;
 
-sub _write ($file, $text, $mode = 0644) {
-    open(my $fh, '>', $file) or die "$file: $!";
-    print {$fh} $text;
-    close $fh;
-    chmod $mode, $file;
-}
 done_testing;

@@ -16,8 +16,8 @@ use Perennial::Scoreboard;
 # bin/perennial as fd:N, so there is no race for a free port.
 
 our @EXPORT_OK
-    = qw(configtest load_start load_stop raw_request scratch_dir start_program start_server
-    start_status_server wait_until);
+    = qw(configtest http_request load_start load_stop raw_request scratch_dir slurp start_program
+    start_server start_status_server wait_until write_file);
 
 my $ROOT = abs_path(dirname(__FILE__) . '/../../..');
 my @STARTED;
@@ -291,6 +291,48 @@ sub raw_request ($port, $bytes, %opt) {
         last if $opt{until} && $out =~ $opt{until};
     }
     return $out;
+}
+
+# One request as raw bytes, answered as {status, headers (lower-case names), body}, the body
+# with chunked framing undone. %opt: headers, from (a source address), http10.
+sub http_request ($port, $method, $host, $path, %opt) {
+    my $head    = join '', map {"$_: $opt{headers}{$_}\r\n"} sort keys %{$opt{headers} // {}};
+    my $version = $opt{http10} ? '1.0' : '1.1';
+    my $out     = raw_request(
+        $port,
+        "$method $path HTTP/$version\r\n"
+            . (defined $host ? "Host: $host\r\n" : '')
+            . "${head}Connection: close\r\n\r\n",
+        ($opt{from} ? (from => $opt{from}) : ())
+    );
+    my ($top, $body) = split /\r\n\r\n/, $out, 2;
+    my ($status) = ($top // '') =~ m{\AHTTP/1\.[01] (\d+)};
+    my %h = map { /\A([^:]+):\s*(.*)\z/ ? (lc $1 => $2) : () } split /\r\n/, $top // '';
+    $body //= '';
+    if (($h{'transfer-encoding'} // '') eq 'chunked') {
+        my $plain = '';
+        while ($body =~ s/\A([0-9a-f]+)\r\n//i && hex $1) {
+            $plain .= substr $body, 0, hex $1, '';
+            $body =~ s/\A\r\n//;
+        }
+        $body = $plain;
+    }
+    return {status => $status // 'none', headers => \%h, body => $body, raw => $out};
+}
+
+# A file's content, or '' when it is not there
+sub slurp ($file) {
+    open(my $fh, '<', $file) or return '';
+    local $/;
+    return scalar <$fh>;
+}
+
+sub write_file ($file, $text, $mode = 0644) {
+    open(my $fh, '>', $file) or die "Can't write $file: $!";
+    print {$fh} $text;
+    close $fh;
+    chmod $mode, $file;
+    return $file;
 }
 
 sub wait_until ($cond, $seconds, $label) {

@@ -75,25 +75,9 @@ CONF
     },
     'apache-static' => sub (%a) {
         my $mods = '/usr/lib/apache2/modules';
-        _write("$a{dir}/httpd.conf", <<"CONF");
-ServerRoot $a{dir}
-ServerName localhost
-Listen 127.0.0.1:$a{port}
-DefaultRuntimeDir $a{dir}
-PidFile $a{dir}/httpd.pid
-ErrorLog $a{dir}/error.log
-LogLevel warn
-User www-data
-Group www-data
-LoadModule mpm_prefork_module $mods/mod_mpm_prefork.so
-LoadModule authz_core_module $mods/mod_authz_core.so
+        _write("$a{dir}/httpd.conf", _apache_head(%a) . <<"CONF");
 LoadModule mime_module $mods/mod_mime.so
 TypesConfig /etc/mime.types
-StartServers $a{workers}
-MinSpareServers $a{workers}
-MaxSpareServers $a{workers}
-MaxRequestWorkers $a{workers}
-ServerLimit $a{workers}
 KeepAlive On
 DocumentRoot $a{docs}
 <Directory $a{docs}>
@@ -218,6 +202,29 @@ sub stop_server ($srv) {
     }
     kill 'KILL', -$srv->{pid};
     waitpid $srv->{pid}, 0;
+}
+
+# What every Apache of the benchmarks has: its own root, port and files, prefork with a fixed pool
+sub _apache_head (%a) {
+    my $mods = '/usr/lib/apache2/modules';
+    return <<"CONF";
+ServerRoot $a{dir}
+ServerName localhost
+Listen 127.0.0.1:$a{port}
+DefaultRuntimeDir $a{dir}
+PidFile $a{dir}/httpd.pid
+ErrorLog $a{dir}/error.log
+LogLevel warn
+User www-data
+Group www-data
+LoadModule mpm_prefork_module $mods/mod_mpm_prefork.so
+LoadModule authz_core_module $mods/mod_authz_core.so
+StartServers $a{workers}
+MinSpareServers $a{workers}
+MaxSpareServers $a{workers}
+MaxRequestWorkers $a{workers}
+ServerLimit $a{workers}
+CONF
 }
 
 # The same httpd.conf fragment for Apache and for Perennial: that it works in both is the point

@@ -2,7 +2,7 @@ package Perennial::Test::Apache;
 use v5.36;
 use Exporter qw(import);
 use IO::Socket::IP;
-use Perennial::Test qw(raw_request start_program);
+use Perennial::Test qw(http_request start_program);
 
 # The reference: Debian's Apache 2.4, started by the test itself in the foreground with its own
 # configuration, port and run directory (never the system's instance), and one request as raw
@@ -28,24 +28,9 @@ sub start_apache ($conf, $port_var, %env) {
     );
 }
 
-# One request; the body with chunked framing undone
+# One request, as Perennial::Test's http_request
 sub request ($port, $method, $host, $path, %headers) {
-    my $head = join '', map {"$_: $headers{$_}\r\n"} sort keys %headers;
-    my $out  = raw_request($port,
-        "$method $path HTTP/1.1\r\nHost: $host\r\n${head}Connection: close\r\n\r\n");
-    my ($top, $body) = split /\r\n\r\n/, $out, 2;
-    my ($status) = ($top // '') =~ m{\AHTTP/1\.1 (\d+)};
-    my %h = map { /\A([^:]+):\s*(.*)\z/ ? (lc $1 => $2) : () } split /\r\n/, $top // '';
-    $body //= '';
-    if (($h{'transfer-encoding'} // '') eq 'chunked') {
-        my $plain = '';
-        while ($body =~ s/\A([0-9a-f]+)\r\n//i && hex $1) {
-            $plain .= substr $body, 0, hex $1, '';
-            $body =~ s/\A\r\n//;
-        }
-        $body = $plain;
-    }
-    return {status => $status // 'none', headers => \%h, body => $body};
+    return http_request($port, $method, $host, $path, headers => \%headers);
 }
 
 1;
