@@ -23,6 +23,7 @@ my %SETTINGS = (
     graceful_shutdown_timeout => [0,                  'int'],
     ignored                   => [{},                 'hash'],
     includes                  => [[],                 'list'],
+    perl_warnings             => [0,                  'bool'],
     custom_logs               => [[],                 'list'],
     log_formats               => [{},                 'hash'],
     keep_alive                => [1,                  'bool'],
@@ -103,7 +104,7 @@ my %DIRECTIVES = (
     remoteiptrustedproxy   => 'remoteip_proxies',
 );
 my %NOT_DIRECTIVES = map { $_ => 1 }
-    qw(aliases app child_exit child_init custom_logs daemonize ignored log_formats preload_scripts includes listen max_clients_directive notes pass_env remoteip_proxies requires sections server_dir set_env vhosts
+    qw(aliases app child_exit child_init custom_logs daemonize ignored log_formats perl_warnings preload_scripts includes listen max_clients_directive notes pass_env remoteip_proxies requires sections server_dir set_env vhosts
     modules single_process source environment);
 my %LIST_DIRECTIVES = map { $_ => 1 }
     qw(listen perlmodule perlchildinithandler perlchildexithandler perlpreloadscripts

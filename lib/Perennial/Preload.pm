@@ -17,6 +17,9 @@ sub new ($class, %args) { bless {log => $args{log}, mtimes => {}}, $class }
 sub load ($self, $config) {
     my %seen = map { $_ => 1 } @INC;
     unshift @INC, grep { !$seen{$_} } @{$config->includes};
+
+    # PerlSwitches -w: warnings on for the whole server, as perl -w
+    $^W = 1 if $config->perl_warnings;    ## no critic (RequireLocalizedPunctuationVars)
     my $again = $self->{loaded}++;
     my $log   = $self->{log};
 

@@ -10,6 +10,7 @@ use Perennial::Config;
 my $dir = tempdir(CLEANUP => 1);
 
 sub write_file ($name, $text) {
+    $name =~ s{\A\Q$dir\E/}{};
     my $path = "$dir/$name";
     make_path($path =~ s{/[^/]*\z}{}r);
     open(my $fh, '>', $path) or die $!;
@@ -160,6 +161,19 @@ CONF
     ($out, $code) = cli('configtest', '-c', write_file('typo.conf', "MaxClientz 3\n"));
     like $out, qr/typo\.conf line 1: unknown directive 'MaxClientz'/,
         'anything else is still an error';
+};
+
+subtest 'PerlSwitches and PerlPostConfigRequire' => sub {
+    write_file("$dir/startup.pl", "1;\n");
+    my $file = write_file("$dir/switches.conf",
+        "PerlSwitches -I$dir/lib -I $dir/lib2 -w -T\nPerlPostConfigRequire $dir/startup.pl\n");
+    my $c = Perennial::Config->load(file => $file);
+    is_deeply $c->includes, ["$dir/lib", "$dir/lib2"], '-I, joined or apart';
+    is $c->perl_warnings, 1, '-w';
+    is_deeply $c->requires, ["$dir/startup.pl"], 'PerlPostConfigRequire is a PerlRequire';
+    like join("\n", $c->warnings),
+        qr/PerlSwitches -T ignored: taint mode belongs to the whole interpreter/,
+        '-T is said to have no effect';
 };
 
 done_testing;

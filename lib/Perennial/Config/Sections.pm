@@ -184,13 +184,35 @@ sub server_directive ($values, $item) {
             };
         return '';
     }
-    if ($name eq 'perlrequire') {
-        return 'PerlRequire takes one or more files' unless @args;
+    if ($name eq 'perlrequire' || $name eq 'perlpostconfigrequire') {
+        return "$item->{name} takes one or more files" unless @args;
         push @{$values->{requires}}, @args;
         return '';
     }
+    return _perl_switches($values, $item)   if $name eq 'perlswitches';
     return _extended_status($values, $item) if $name eq 'extendedstatus';
     return per_dir_directive($values->{server_dir} //= {}, $item, 'server');
+}
+
+# PerlSwitches: -I DIR (or -IDIR) adds to @INC, -w turns warnings on everywhere, -T is said
+# to have no effect (taint mode is the whole interpreter's, set when perl starts)
+sub _perl_switches ($values, $item) {
+    my @args = @{$item->{args}};
+    while (@args) {
+        my $switch = shift @args;
+        if ($switch =~ /\A-I(.*)\z/) {
+            my $dir = length $1 ? $1 : shift(@args) // return 'PerlSwitches -I needs a directory';
+            push @{$values->{includes}}, $dir;
+        }
+        elsif ($switch eq '-w') { $values->{perl_warnings} = 1 }
+        elsif ($switch eq '-T' || $switch eq '-t') {
+            push @{$values->{notes}},
+                "$item->{file} line $item->{line}: PerlSwitches $switch ignored: "
+                . 'taint mode belongs to the whole interpreter, chosen when perl starts';
+        }
+        else { return "PerlSwitches $switch is not supported (-I DIR, -w, -T)" }
+    }
+    return '';
 }
 
 sub _extended_status ($values, $item) {
@@ -225,7 +247,8 @@ C<< <Files ~ "regex"> >>. C<< <Files> >> may stand inside a C<< <Directory> >>. 
 C<*>, C<?> or C<[...]> is a wildcard (never matching across a C</>). Their directives are
 read by L<Perennial::Config::PerDir>; L<Perennial::Walk> merges them per request.
 
-At server level it reads C<Alias>, C<ScriptAlias>, C<PerlRequire>, C<ExtendedStatus> and the
+At server level it reads C<Alias>, C<ScriptAlias>, C<PerlRequire>, C<PerlPostConfigRequire>,
+C<PerlSwitches> (C<-I DIR>, C<-w>; C<-T> is noted), C<ExtendedStatus> and the
 per-directory directives that make the base of every merge.
 
 =head1 FUNCTIONS
