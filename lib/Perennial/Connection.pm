@@ -125,6 +125,10 @@ sub _call_app ($self, $c, $env) {
     $IN_APP = $c;
     my $ok = eval {
         my $res = $self->{app}->($env);
+
+        # The virtual host that took it, for the status pages (%v is the access log's)
+        $self->{board}->set($self->{slot}, vhost => $env->{'perennial.vhost'})
+            if defined $env->{'perennial.vhost'};
         if (ref $res eq 'CODE') {
             my $writer;
             $res->(

@@ -10,10 +10,10 @@ use Time::HiRes ();
 #   G gracefully finishing   I idle cleanup   . open slot
 my ($HEADER, $SLOT, $NOTE, $MAGIC) = (64, 320, 8192, 'PERENNS3');
 my $HEAD_PACK   = 'a8 N N d N';
-my $SLOT_PACK   = 'a1 x3 N N N N N d d Q Q Q a48 a144 d f f Q x40';
+my $SLOT_PACK   = 'a1 x3 N N N N N d d Q Q Q a48 a144 d f f Q a40';
 my @SLOT_FIELDS = qw(state pid generation requests conn_requests last_micros started
     request_started slot_requests slot_bytes bytes client request armed_for deadline slow
-    slot_micros);
+    slot_micros vhost);
 my %FIELD = (
     state           => [0,   'a1'],
     pid             => [4,   'N'],
@@ -32,6 +32,7 @@ my %FIELD = (
     deadline        => [264, 'f'],
     slow            => [268, 'f'],
     slot_micros     => [272, 'Q'],
+    vhost           => [280, 'a40'],
 );
 
 sub attach ($class, $file) {
@@ -85,7 +86,7 @@ sub claim ($self, $i, $pid, $generation) {
     my $old = $self->slot($i);
     substr(${$self->{map}}, $HEADER + $SLOT * $i, $SLOT) = pack($SLOT_PACK,
         'S', $pid, $generation, 0, 0, 0, $now, 0, $old->{slot_requests}, $old->{slot_bytes}, 0, '',
-        '', 0, 0, 0, $old->{slot_micros});
+        '',  0,    0,           0, $old->{slot_micros}, '');
     $self->note($i, '');
 }
 
@@ -126,7 +127,7 @@ sub release ($self, $i) {
         '.', 0, 0, 0, 0, 0, 0, 0,
         $old->{slot_requests} // 0,
         $old->{slot_bytes}    // 0,
-        0, '', '', 0, 0, 0, $old->{slot_micros} // 0);
+        0, '', '', 0, 0, 0, $old->{slot_micros} // 0, '');
 }
 
 # Removes the scoreboard file, unless another manager's has taken its place
@@ -162,7 +163,7 @@ sub set ($self, $i, $field, $value) {
 sub slot ($self, $i) {
     my %slot;
     @slot{@SLOT_FIELDS} = unpack $SLOT_PACK, substr(${$self->{map}}, $HEADER + $SLOT * $i, $SLOT);
-    s/\0+\z// for @slot{qw(client request)};
+    s/\0+\z// for @slot{qw(client request vhost)};
     $slot{slot} = $i;
     return \%slot;
 }

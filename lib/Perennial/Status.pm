@@ -122,7 +122,7 @@ sub _json ($s) {
 sub _worker_json ($w) {
     my %w = map { $_ => $w->{$_} }
         qw(slot pid generation state requests conn_requests slot_requests bytes slot_bytes client
-        request started cpu memory);
+        vhost request started cpu memory);
     $w{last_ms}      = $w->{last_micros} / 1000;
     $w{seconds_busy} = $w->{since} if $w->{state} ne '_' && defined $w->{since};
     return \%w;

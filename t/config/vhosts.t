@@ -24,6 +24,9 @@ CustomLog $dir/main-access.log host
 <Location /private>
     Require all denied
 </Location>
+<Location /server-status>
+    SetHandler server-status
+</Location>
 <VirtualHost *:*>
     ServerName www.one.test
     ServerAlias one.test *.one.test
@@ -70,6 +73,9 @@ ok wait_until(sub { slurp("$dir/main-access.log") =~ /private/ }, 5, 'main log')
 like slurp("$dir/main-access.log"), qr{^www\.one\.test / 200$}m,
     'has the other host\'s requests, with %v its ServerName';
 unlike slurp("$dir/main-access.log"), qr{^two\.test}m, 'and none of the host with its own log';
+get('two.test', '/app/y');
+like get('www.one.test', '/server-status?json'), qr/"vhost":"two\.test"/,
+    'the scoreboard shows the host of the worker\'s last request';
 $srv->stop;
 
 subtest 'what a virtual host may not hold is refused with its line' => sub {

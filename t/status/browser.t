@@ -107,7 +107,7 @@ for my $width (1280, 400) {
         is_deeply $m->{outside}, [], 'no block sticks out of it';
         ok !$m->{overlap}, 'figures, scoreboard and table do not overlap';
         is $m->{rows},        4,      'a row per worker';
-        is $m->{columns},     16,     'sixteen columns';
+        is $m->{columns},     17,     'seventeen columns';
         is $m->{box_scrolls}, 'auto', 'the table scrolls inside its box';
         ok $m->{table_wider}, 'and at 400 px it needs to' if $width == 400;
         like $m->{board}, qr/\A[_W]{4}\.{252}\z/, 'the whole scoreboard is shown';

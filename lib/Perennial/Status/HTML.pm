@@ -130,8 +130,9 @@ sub _table ($s) {
         ['PSS',     'proportional share of memory, MB'],
         ['Shared',  'memory shared with other processes, MB'],
         ['Private', 'memory of this worker alone, MB'],
-        ['Client',  '', 'l'],
-        ['Request', '', 'l'],
+        ['Client',  '',                                                'l'],
+        ['VHost',   'the virtual host of the current or last request', 'l'],
+        ['Request', '',                                                'l'],
     );
     my $rows = '';
     for my $w (@{$s->{workers}}) {
@@ -152,6 +153,7 @@ sub _table ($s) {
                     qw(rss pss shared private)
             ),
             $w->{client}  || '-',
+            $w->{vhost}   || '-',
             $w->{request} || '-',
         );
         my $class = $w->{state} eq '_' ? '' : ' class="busy"';
@@ -207,7 +209,7 @@ ExtendedStatus on: version, times, generation, uptime, load, totals, CPU, rates,
 idle workers and the listen queues; the scoreboard string and its legend; and a table with a
 row per worker (slot and generation, pid, requests per connection, worker and slot, state,
 CPU, seconds since the request began, the last request's milliseconds, bytes, memory, client
-and request line). Everything from a client is escaped.
+and request line, and the virtual host). Everything from a client is escaped.
 
 =head1 FUNCTIONS
 
