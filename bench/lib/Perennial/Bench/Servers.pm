@@ -32,26 +32,10 @@ my %COMMAND;
     },
     apache => sub (%a) {
         my $mods = '/usr/lib/apache2/modules';
-        _write("$a{dir}/httpd.conf", <<"CONF");
-ServerRoot $a{dir}
-ServerName localhost
-Listen 127.0.0.1:$a{port}
-DefaultRuntimeDir $a{dir}
-PidFile $a{dir}/httpd.pid
-ErrorLog $a{dir}/error.log
-LogLevel warn
-User www-data
-Group www-data
-LoadModule mpm_prefork_module $mods/mod_mpm_prefork.so
-LoadModule authz_core_module $mods/mod_authz_core.so
+        _write("$a{dir}/httpd.conf", _apache_head(%a) . <<"CONF");
 LoadModule alias_module $mods/mod_alias.so
 LoadModule cgi_module $mods/mod_cgi.so
 LoadModule perl_module $mods/mod_perl.so
-StartServers $a{workers}
-MinSpareServers $a{workers}
-MaxSpareServers $a{workers}
-MaxRequestWorkers $a{workers}
-ServerLimit $a{workers}
 MaxConnectionsPerChild 0
 KeepAlive Off
 DocumentRoot $a{dir}
