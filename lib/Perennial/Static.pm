@@ -134,7 +134,7 @@ C<If-Unmodified-Since>, C<If-None-Match> and C<If-Modified-Since> (304 or 412), 
 C<If-Range> (206, multipart for several ranges, 416), HEAD, and C<Content-Type> from
 L<Perennial::MimeTypes> (C<ForceType>, C<AddType>, then the C<TypesConfig> table; none when
 the type is unknown, as Apache 2.4). Files up to 64 KB leave with the head in one write; larger
-ones are read in 64 KB blocks. OPTIONS is answered with C<Allow>, other methods but GET and
+ones by sendfile(2) (L<Perennial::HTTP::Sendfile>). OPTIONS is answered with C<Allow>, other methods but GET and
 HEAD with 405. In a directory with C<Options ExecCGI>, a file that looks like a script (an
 executable file, or .pl, .cgi, .pm, .psgi, .sh, .py, .php) is refused with 403 and a log line
 rather than sent as text.

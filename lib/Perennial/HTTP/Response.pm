@@ -5,6 +5,8 @@ use Exporter     qw(import);
 use HTTP::Status ();
 use IO::Handle   ();
 use Plack::Util  ();
+use Scalar::Util ();
+use Perennial::HTTP::Sendfile;
 
 # A PSGI response to bytes on the socket. $c is the connection's per-request context:
 #   sock, http11, head_only, keep_alive (in: wanted, out: still possible), bytes (out), broken (out)
@@ -69,6 +71,7 @@ sub start_response ($c, $status, $headers, $body_length = undef) {
         elsif ($c->{http11})    { $framing = 'chunked'; $out .= "Transfer-Encoding: chunked\r\n" }
         else                    { $framing = 'close' }
     }
+    $c->{length}     = $length;
     $c->{keep_alive} = 0      if $close || $framing eq 'close';
     $framing         = 'none' if $c->{head_only};
     $out
@@ -112,7 +115,11 @@ sub write_response ($c, $res) {
         $c->{bytes} += length $out;
         return write_all($c, delete($c->{head}) . $out);
     }
-    my $framing = start_response($c, $status, $headers, Plack::Util::content_length($body));
+    my $length  = Plack::Util::content_length($body);
+    my $framing = start_response($c, $status, $headers, $length);
+    return !$c->{broken}
+        if $framing eq 'length'
+        && Perennial::HTTP::Sendfile::send_file($c, $body, $c->{length});
     local $/ = \65536;
     my $first = $framing eq 'none' ? '' : $body->getline // '';
     send_body($c, $framing, $first, 0);
