@@ -139,6 +139,7 @@ sub _answer ($self, $env, $depth, $set, $root, $rest, $hit, $handler) {
     return ($self->_refused($env, $hit),                           1) if $hit->{status};
     return ($self->_directory($env, $set, $hit, $handler, $depth), 1) if $hit->{directory};
     return ($self->{static}->serve($env, $hit, $set), 1) if $handler eq 'default-handler';
+    return ($self->_no_handler($env, $handler, $hit), 1) if $handler !~ /\A(?:perl|cgi)-script\z/;
     my $executor = $self->_executor($handler, $set, $root);
     local $env->{SCRIPT_NAME} = $env->{SCRIPT_NAME} . $root->{url};
     local $env->{PATH_INFO}   = $rest;
@@ -242,6 +243,15 @@ sub _missing ($self, $env, $status) {
             . "$env->{REQUEST_URI})")
         if $self->{log} && $status == 404;
     return Perennial::ErrorPage->response($status, $env);
+}
+
+# A handler Perennial does not have (AddHandler type-map, a PHP handler ...): never the file's
+# source as text, as Apache would not send it either
+sub _no_handler ($self, $env, $handler, $hit) {
+    $self->{log}->error("handler '$handler' is not one Perennial has, for $hit->{file} "
+            . "(request $env->{REQUEST_METHOD} $env->{REQUEST_URI})")
+        if $self->{log};
+    return Perennial::ErrorPage->response(500, $env);
 }
 
 sub _refused ($self, $env, $hit) {

@@ -205,8 +205,12 @@ for my $req (@requests) {
     ok defined $gp && $gp eq $wp && abs(_hex($gu) - _hex($wu)) <= 1, "$what: ETag $we"
         if length $we && $want->{status} =~ /\A(?:200|206)\z/;
     for my $name (qw(last-modified content-range content-length)) {
-        is $got->{headers}{$name}, $want->{headers}{$name}, "$what: $name"
-            if defined $want->{headers}{$name} && $want->{status} =~ /\A(?:200|206)\z/;
+        next unless defined $want->{headers}{$name} && $want->{status} =~ /\A(?:200|206)\z/;
+
+        # A script's answer may be framed either way (mod_cgi sends a length when the whole
+        # output came at once); the body is compared above
+        next if $name eq 'content-length' && $path =~ m{\A/(?:cgi-bin|perl)/};
+        is $got->{headers}{$name}, $want->{headers}{$name}, "$what: $name";
     }
 }
 $srv->stop;

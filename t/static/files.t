@@ -19,6 +19,7 @@ write_file("$root/assets/forced.txt",    "forced\n");
 write_file("$root/scripts/run.pl",
     qq{#!/usr/bin/perl\nprint "Content-Type: text/plain\\n\\nran\\n";\n}, 0755);
 write_file("$root/scripts/notes.txt", "plain notes\n");
+write_file("$root/docs/page.php",     "<?php echo \$secret_password; ?>\n");
 my $big = join '', map { sprintf "%07d line of a large file\n", $_ } 1 .. 20_000;
 write_file("$root/docs/big.txt", $big);
 utime 1_700_000_000, 1_700_000_000, "$root/docs/hello.txt" or die $!;
@@ -31,6 +32,7 @@ AddType text/x-custom .unknownext
 <Directory $root/docs/idx>
     DirectoryIndex start.htm index.html
 </Directory>
+AddHandler application/x-httpd-php .php
 <Files forced.txt>
     ForceType application/x-forced
 </Files>
@@ -149,6 +151,11 @@ subtest 'what is never served' => sub {
     like $srv->error_log, qr/run\.pl is a script in a directory with Options ExecCGI/,
         'the log says why';
     is $srv->status_of('/scripts/notes.txt'), 200, 'a text file beside it is served';
+    my ($ps, undef, $pbody) = req('GET /page.php HTTP/1.1');
+    is $ps, 500, 'a handler Perennial does not have (PHP): 500';
+    unlike $pbody, qr/secret_password/, 'never the source';
+    like $srv->error_log, qr/handler 'application\/x-httpd-php' is not one Perennial has/,
+        'and the log says so';
     my ($s, $h) = req("DELETE /hello.txt HTTP/1.1\r\nContent-Length: 0");
     is_deeply [$s, $h->{allow}], [405, "GET,HEAD,POST,OPTIONS"], "DELETE on a file: 405 with Allow";
     is( (req("POST /hello.txt HTTP/1.1\r\nContent-Length: 0"))[2],

@@ -8,7 +8,31 @@ use Exporter qw(import);
 
 our @EXPORT_OK = qw(ignored ignored_summary);
 
+my $NO_LISTINGS  = 'Perennial makes no directory listings (mod_autoindex)';
+my $NO_LANGUAGES = 'no content negotiation by language or charset (mod_negotiation, mod_mime)';
+my $NO_THREADS   = 'prefork workers have no threads';
+
 my %WHY = (
+    (   map { $_ => $NO_LISTINGS }
+            qw(indexoptions indexignore indexorderdefault indexstylesheet
+            indexheadinsert addicon addiconbytype addiconbyencoding addalt addaltbytype
+            addaltbyencoding adddescription defaulticon headername readmename)
+    ),
+    (   map { $_ => $NO_LANGUAGES }
+            qw(addlanguage addcharset defaultlanguage languagepriority
+            forcelanguagepriority removelanguage removecharset)
+    ),
+    (map { $_ => $NO_THREADS } qw(minsparethreads maxsparethreads asyncrequestworkerfactor)),
+    browsermatch =>
+        'the browser workarounds it sets (nokeepalive, downgrade-1.0) are not needed here',
+    browsermatchnocase =>
+        'the browser workarounds it sets (nokeepalive, downgrade-1.0) are not needed here',
+    requestreadtimeout =>
+        'Timeout bounds reading a request (mod_reqtimeout\'s rates are not applied yet)',
+    removetype            => 'the type comes from TypesConfig and AddType',
+    addoutputfilter       => 'output filters (mod_include, mod_deflate) are not applied',
+    addoutputfilterbytype =>
+        'output filters (mod_deflate) are not applied: responses are sent as they are',
     acceptfilter        => 'listeners always use TCP_DEFER_ACCEPT (Apache\'s "http data")',
     accessfilename      => 'Perennial reads no .htaccess files',
     contentdigest       => 'Content-MD5 is obsolete (RFC 7231)',
