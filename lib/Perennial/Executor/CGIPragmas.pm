@@ -11,34 +11,59 @@ my @PRAGMAS = qw(NOSTICKY NO_UNDEF_PARAMS PARAM_UTF8 XHTML NPH USE_PARAM_SEMICOL
     PRIVATE_TEMPFILES CLOSE_UPLOAD_FILES DEBUG TABINDEX HEADERS_ONCE DISABLE_UPLOADS POST_MAX
     APPEND_QUERY_STRING ENCODE_ENTITIES);
 
-# Compiles with CGI.pm's globals at their defaults, and returns what the compiling changed
+my %DEFAULT;    # CGI.pm's own value of each pragma variable, read once
+
+# Compiles with CGI.pm's pragma variables at their defaults, and returns what the compiling
+# changed. Only those variables are set: a whole reset here would make every PerlRun compile
+# export CGI.pm's functions anew (its export cache is one of the globals), ~15 us a request.
 sub around_compile ($class, $compile) {
-    CGI::initialize_globals() if defined &CGI::initialize_globals;
+    _set(_defaults()) if defined &CGI::initialize_globals;
     my @result = $compile->();
     return (@result, undef) unless defined &CGI::initialize_globals;    # The script has no CGI.pm
-
-    # What the script set, against the defaults (CGI.pm may have been loaded by the script)
-    my %after = _values();
-    CGI::initialize_globals();
-    my %default = _values();
+    my %after   = _values();
+    my $default = _defaults();
     my %set     = map { ($_ => $after{$_}) }
-        grep { ($after{$_} // "\0undef") ne ($default{$_} // "\0undef") } @PRAGMAS;
+        grep { ($after{$_} // "\0undef") ne ($default->{$_} // "\0undef") } @PRAGMAS;
     return (@result, %set ? \%set : undef);
+}
+
+# The defaults, read once: CGI.pm's reset, between putting the current values aside and back
+sub _defaults () {
+    return \%DEFAULT if %DEFAULT;
+    my %now = _values();
+    CGI::initialize_globals();
+    %DEFAULT = _values();
+    _set(\%now);
+    return \%DEFAULT;
+}
+
+sub _set ($values) {
+    my $var = _vars();
+    ${$var->{$_}} = $values->{$_} for keys %$values;
+    return;
 }
 
 # Before a request: the defaults, then the script's own pragmas
 sub reset ($class, $pragmas) {
     return unless defined &CGI::initialize_globals;
     CGI::initialize_globals();
-    return unless $pragmas;
-    no strict 'refs';    ## no critic (ProhibitNoStrict) CGI.pm's own package variables
-    ${"CGI::$_"} = $pragmas->{$_} for keys %$pragmas;
+    _set($pragmas) if $pragmas;
     return;
 }
 
 sub _values () {
+    my $var = _vars();
+    return map { ($_ => ${$var->{$_}}) } @PRAGMAS;
+}
+
+# References to CGI.pm's pragma variables, looked up by name once per process
+my %VAR;
+
+sub _vars () {
+    return \%VAR if %VAR;
     no strict 'refs';    ## no critic (ProhibitNoStrict) CGI.pm's own package variables
-    return map { ($_ => ${"CGI::$_"}) } @PRAGMAS;
+    %VAR = map { ($_ => \${"CGI::$_"}) } @PRAGMAS;
+    return \%VAR;
 }
 
 1;
