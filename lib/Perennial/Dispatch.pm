@@ -1,5 +1,6 @@
 package Perennial::Dispatch;
 use v5.36;
+use Plack::Util ();
 use Perennial::Access;
 use Perennial::Authz;
 use Perennial::Config::PerDir;
@@ -112,8 +113,8 @@ sub _keep ($self, $url, $plan, $finder) {
 sub _dispatch ($self, $env, $depth) {
     my ($set, $root, $rest, $hit, $handler) = $self->plan($env);
     my $moved = $set->{redirects} && Perennial::Redirect->find($set->{redirects}, $env);
-    return $moved if $moved;
-    my ($res, $own) = $self->_answer($env, $depth, $set, $root, $rest, $hit, $handler);
+    my ($res, $own)
+        = $moved ? ($moved, 1) : $self->_answer($env, $depth, $set, $root, $rest, $hit, $handler);
 
     # What Perennial answered itself (not an application's own 404) gets the ErrorDocument
     $res
@@ -148,18 +149,18 @@ sub _answer ($self, $env, $depth, $set, $root, $rest, $hit, $handler) {
 
 # AddDefaultCharset: text/plain and text/html without a charset get one, whoever made them
 sub _charset ($res, $charset) {
-    my $add = sub ($r) {
-        my $h = $r->[1];
-        for (my $i = 0; $i < @$h; $i += 2) {
-            next unless lc $h->[$i] eq 'content-type';
-            $h->[$i + 1] .= "; charset=$charset" if $h->[$i + 1] =~ m{\Atext/(?:plain|html)\s*\z}i;
+    return Plack::Util::response_cb(
+        $res,
+        sub ($r) {
+            my $h = $r->[1];
+            for (my $i = 0; $i < @$h; $i += 2) {
+                next unless lc $h->[$i] eq 'content-type';
+                $h->[$i + 1] .= "; charset=$charset"
+                    if $h->[$i + 1] =~ m{\Atext/(?:plain|html)\s*\z}i;
+            }
+            return;
         }
-        return $r;
-    };
-    return $add->($res) if ref $res eq 'ARRAY';
-    return sub ($respond) {
-        $res->(sub ($r) { $respond->($add->($r)) });
-    };
+    );
 }
 
 # Whether an Alias, a ScriptAlias or DocumentRoot covers a URL path
@@ -174,15 +175,17 @@ sub _executor ($self, $handler, $set, $root) {
 }
 
 # A PSGI application or a status page, mounted at its <Location>: the path moves from
-# PATH_INFO to SCRIPT_NAME, as Plack::App::URLMap does
+# PATH_INFO to SCRIPT_NAME, as Plack::App::URLMap does, and moves back once the response has
+# come, so that a delayed response still sees the mount
 sub _mounted ($self, $env, $set, $handler) {
     my $app   = $self->{apps}{"$handler|$set->{key}"} //= $self->{build}->($handler, $set);
     my $mount = ($set->{mount} // '') =~ s{/+\z}{}r;
     my $path  = $env->{PATH_INFO};
     return $app->($env) unless length $mount && index($path, $mount) == 0;
-    local $env->{SCRIPT_NAME} = $env->{SCRIPT_NAME} . $mount;
-    local $env->{PATH_INFO}   = substr $path, length $mount;
-    return $app->($env);
+    my $script = $env->{SCRIPT_NAME};
+    @$env{qw(SCRIPT_NAME PATH_INFO)} = ($script . $mount, substr $path, length $mount);
+    return Plack::Util::response_cb($app->($env),
+        sub ($r) { @$env{qw(SCRIPT_NAME PATH_INFO)} = ($script, $path); return });
 }
 
 # The handler the sections chose: SetHandler, else an AddHandler for the file's extension,
@@ -269,12 +272,7 @@ sub _directory ($self, $env, $set, $hit, $handler, $depth) {
         my $to    = ($env->{SCRIPT_NAME}        // '') . $env->{PATH_INFO} . "/$query";
         my $host  = $env->{HTTP_HOST} // "$env->{SERVER_NAME}:$env->{SERVER_PORT}";
         my $url   = ($env->{'psgi.url_scheme'} // 'http') . "://$host" . _escape($to);
-        return [
-            301,
-            ['Location' => $url, 'Content-Type' => 'text/html; charset=iso-8859-1'],
-            [   qq{<!DOCTYPE HTML PUBLIC "-//IETF//DTD HTML 2.0//EN">\n<html><head>\n<title>301 Moved Permanently</title>\n</head><body>\n<h1>Moved Permanently</h1>\n<p>The document has moved <a href="$url">here</a>.</p>\n</body></html>\n}
-            ]
-        ];
+        return Perennial::ErrorPage->response(301, $env, Location => $url);
     }
     for my $index (@{$set->{directory_index} // ['index.html']}) {
         my $path = $index =~ m{\A/} ? $index : $env->{PATH_INFO} . $index;

@@ -1,6 +1,8 @@
 package Perennial::ErrorDocument;
 use v5.36;
+use Plack::Util               ();
 use Perennial::HTTP::Response qw(plain_response);
+use Perennial::Subrequest;
 
 # Apache's ErrorDocument for an error Perennial answered itself: a text in quotes as the body,
 # a full URL as a redirect (302), a local path served in its place (internal redirect, with
@@ -10,38 +12,22 @@ use Perennial::HTTP::Response qw(plain_response);
 sub apply ($class, $env, $set, $res, $dispatch) {
     my $status = $res->[0];
     my $action = $set->{error_documents}{$status} // return $res;
-    if ($action =~ /\A"(.*)"?\z/s) {
-        my $text = $1 =~ s/"\z//r;
-        return plain_response($status, "$text\n",
-            'Content-Type' => 'text/html; charset=iso-8859-1');
-    }
     return [302, ['Location' => $action, 'Content-Type' => 'text/plain', 'Content-Length' => 0], []]
         if $action =~ m{\A\w+://};
-    return plain_response($status, "$action\n") unless $action =~ m{\A/};
-    my ($path, $query) = split /\?/, $action, 2;
-    my %new = (
-        %$env,
-        REQUEST_METHOD          => 'GET',
-        PATH_INFO               => $path =~ s/%([0-9A-Fa-f]{2})/chr hex $1/ger,
-        SCRIPT_NAME             => '',
-        QUERY_STRING            => $query // '',
-        REDIRECT_STATUS         => $status,
-        REDIRECT_URL            => $env->{REQUEST_URI} =~ s/\?.*\z//sr,
-        REDIRECT_QUERY_STRING   => $env->{QUERY_STRING} // '',
-        REDIRECT_REQUEST_METHOD => $env->{REQUEST_METHOD},
-        CONTENT_LENGTH          => 0,
+    return plain_response($status, $action, 'Content-Type' => 'text/html; charset=iso-8859-1')
+        unless $action =~ m{\A/};
+    my $doc = $dispatch->(
+        Perennial::Subrequest->env(
+            $env, $action,
+            REDIRECT_STATUS         => $status,
+            REDIRECT_URL            => $env->{REQUEST_URI} =~ s/\?.*\z//sr,
+            REDIRECT_QUERY_STRING   => $env->{QUERY_STRING} // '',
+            REDIRECT_REQUEST_METHOD => $env->{REQUEST_METHOD},
+        )
     );
-    delete @new{qw(CONTENT_TYPE HTTP_CONTENT_LENGTH HTTP_CONTENT_TYPE)};
-    open(my $empty, '<', \'') or die "Can't open an empty body: $!\n";
-    $new{'psgi.input'} = $empty;
-    my $doc = $dispatch->(\%new);
 
     # The page is shown with the status of the error it stands for
-    my $keep = sub ($r) { return [$status, $r->[1], @$r[2 .. $#$r]] };
-    return $keep->($doc) if ref $doc eq 'ARRAY';
-    return sub ($respond) {
-        $doc->(sub ($r) { $respond->($keep->($r)) });
-    };
+    return Plack::Util::response_cb($doc, sub ($r) { $r->[0] = $status; return });
 }
 
 1;

@@ -6,7 +6,13 @@ use HTTP::Status ();
 # that a site that moves gives its clients the same pages; ServerSignature and ServerAdmin as
 # Apache puts them in. Set once at start (configure), read for every page.
 
-my %TEXT = (
+my $MOVED = 'The document has moved <a href="%l">here</a>.';
+my %TEXT  = (
+    301 => $MOVED,
+    302 => $MOVED,
+    303 => 'The answer to your request is located <a href="%l">here</a>.',
+    307 => $MOVED,
+    308 => $MOVED,
     400 => 'Your browser sent a request that this server could not understand.',
     401 => "This server could not verify that you\nare authorized to access the document\n"
         . "requested.  Either you supplied the wrong\ncredentials (e.g., bad password), or your\n"
@@ -39,12 +45,15 @@ sub configure ($class, %args) {
     return;
 }
 
-# A whole PSGI response: Apache's page for the status, for this request
+# A whole PSGI response: Apache's page for the status, for this request (a redirect's page
+# links to the Location among the headers)
 sub response ($class, $status, $env = {}, @headers) {
+    my %h     = @headers;
     my $title = HTTP::Status::status_message($status) // 'Error';
     my $text  = $TEXT{$status}                        // '';
     $text =~ s/%m/_html($env->{REQUEST_METHOD} \/\/ 'GET')/e;
     $text =~ s/%a/_html($SITE{admin})/e;
+    $text =~ s/%l/_html($h{Location} \/\/ '')/e;
     my $body
         = qq{<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01//EN" "http://www.w3.org/TR/html4/strict.dtd">\n}
         . "<html><head>\n<title>$status $title</title>\n</head><body>\n<h1>$title</h1>\n"
@@ -93,7 +102,8 @@ Perennial::ErrorPage - Apache's own error pages
 =head1 DESCRIPTION
 
 The HTML Apache 2.4's core sends for an error when no C<ErrorDocument> is set (403, 404, 405,
-401, 500, ...), in its words, as C<text/html; charset=iso-8859-1>. C<ServerSignature On> adds
+401, 500, ...) and for the redirects it makes itself (301, 302, 303, 307, 308: the page links
+to the C<Location> given among the headers), in its words, as C<text/html; charset=iso-8859-1>. C<ServerSignature On> adds
 the line C<Perennial Server at HOST Port PORT> in an C<address> element (C<EMail> makes it a mailto link to
 C<ServerAdmin>); C<ServerAdmin> is named in the 500 page, as Apache does. Perennial's default
 is C<ServerSignature Off>.

@@ -18,6 +18,7 @@ use Perennial::Executor::Lint;
 use Perennial::Executor::Output;
 use Perennial::Executor::Request;
 use Perennial::Executor::Resolver;
+use Perennial::Subrequest;
 use Perennial::Watchdog;
 
 # Runs CGI scripts inside the worker. One executor serves one script directory with one
@@ -165,21 +166,12 @@ sub _internal_redirect ($self, $env, $location, $respond) {
                 . ')');
         return $respond->($self->_error_page(500));
     }
-    my ($path, $query) = split /\?/, $location, 2;
-    my %new = (
-        %$env,
-        REQUEST_METHOD        => 'GET',
+    my $new = Perennial::Subrequest->env(
+        $env, $location,
         REQUEST_URI           => $location,
-        PATH_INFO             => $path =~ s/%([0-9A-Fa-f]{2})/chr hex $1/ger,
-        QUERY_STRING          => $query // '',
-        SCRIPT_NAME           => '',
-        CONTENT_LENGTH        => 0,
         'perennial.redirects' => $depth
     );
-    delete @new{qw(CONTENT_TYPE HTTP_CONTENT_LENGTH HTTP_CONTENT_TYPE)};
-    open(my $empty, '<', \'') or die "Can't open an empty body: $!\n";
-    $new{'psgi.input'} = $empty;
-    my $res = $top->(\%new);
+    my $res = $top->($new);
     return ref $res eq 'CODE' ? $res->($respond) : $respond->($res);
 }
 

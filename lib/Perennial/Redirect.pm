@@ -72,12 +72,8 @@ sub find ($class, $list, $env) {
 }
 
 sub _response ($status, $to) {
-    return [$status, ['Content-Type' => 'text/plain'], ["Gone\n"]]
-        if !defined $to || $status == 410;
-    my $body
-        = qq{<!DOCTYPE HTML PUBLIC "-//IETF//DTD HTML 2.0//EN">\n<html><head>\n<title>$status Moved</title>\n</head><body>\n<h1>Moved</h1>\n<p>The document has moved <a href="$to">here</a>.</p>\n</body></html>\n};
-    return [$status, ['Location' => $to, 'Content-Type' => 'text/html; charset=iso-8859-1'],
-        [$body]];
+    return Perennial::ErrorPage->response(410) if !defined $to || $status == 410;
+    return Perennial::ErrorPage->response($status, {}, Location => $to);
 }
 
 1;

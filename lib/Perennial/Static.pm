@@ -16,7 +16,7 @@ sub new ($class, %args) {
     return bless {types => $args{types}, log => $args{log}}, $class;
 }
 
-# $hit: the file (file, size, mtime); $set: the merged settings of its sections
+# $hit: the file (file, size, mtime, mode); $set: the merged settings of its sections
 sub serve ($self, $env, $hit, $set) {
     my $method = $env->{REQUEST_METHOD};
 
@@ -95,7 +95,8 @@ sub _tags ($list) { $list =~ /((?:W\/)?"[^"]*")/g }
 
 # A script in a directory where scripts run is never sent as text, whoever handles it
 sub _looks_like_script ($hit) {
-    return $hit->{file} =~ /\.(?:pl|cgi|pm|psgi|sh|py|php)\z/i || -x $hit->{file};
+    return $hit->{file} =~ /\.(?:pl|cgi|pm|psgi|sh|py|php)\z/i
+        || ($hit->{mode} // 0) & oct 111;    # Executable by anyone
 }
 
 sub _script_source ($self, $env, $hit) {
@@ -124,7 +125,7 @@ Perennial::Static - static files, as Apache's core serves them
 =head1 SYNOPSIS
 
     my $static = Perennial::Static->new(types => $mime_types, log => $log);
-    my $res    = $static->serve($env, {file => $path, size => $size, mtime => $mtime}, $settings);
+    my $res    = $static->serve($env, {file => $path, size => $size, mtime => $mtime, mode => $mode}, $settings);
 
 =head1 DESCRIPTION
 

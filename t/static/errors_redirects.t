@@ -42,7 +42,8 @@ subtest 'ErrorDocument: a local script, a text, a URL' => sub {
     is $s,    404,                                          'the status of the error';
     is $body, "not found: /nothing/here.txt (404) q=x=1\n", 'the script\'s page, with REDIRECT_*';
     ($s, $h, $body) = req("DELETE /page.txt HTTP/1.1", "Content-Length" => 0);
-    is_deeply [$s, $body], [405, "No such method here\n"], 'a text';
+    is_deeply [$s, $body], [405, "No such method here"],
+        "a text, as Apache sends it (no newline added)";
     ($s, $h) = req('GET /closed HTTP/1.1');
     is_deeply [$s, $h->{location}], [302, 'https://errors.example.test/forbidden'],
         'a URL: a redirect';

@@ -8,6 +8,8 @@ use Time::HiRes ();
 # that leave the tree are answered 404, as if nothing were there. One stat() per request when
 # the file is checked every time; none when the policy says never.
 
+my $MAX_KNOWN = 10_000;    # URLs a finder keeps
+
 sub new ($class, %args) {
     my $real = realpath($args{root}) // die "Can't find script directory \"$args{root}\": $!\n";
     die "Script directory \"$args{root}\" is not a directory\n" unless -d $real;
@@ -28,7 +30,7 @@ sub new ($class, %args) {
     }, $class;
 }
 
-# Returns {file, script_name, path_info, mtime} or an HTTP status
+# Returns {file, script_name, path_info, mtime, size, mode} or an HTTP status
 sub resolve ($self, $env) {
     my $path = $env->{PATH_INFO} // '';
 
@@ -38,7 +40,11 @@ sub resolve ($self, $env) {
     return $hit if $hit && $self->_still_good($hit);
     delete $self->{cache}{$path};
     $hit = $self->_walk($path, $env);
-    $self->{cache}{$path} = $hit if ref $hit && $hit->{file};
+    return $hit unless ref $hit && $hit->{file};
+
+    # Any PATH_INFO below a script is a URL of its own: the cache must not grow without end
+    %{$self->{cache}} = () if keys %{$self->{cache}} >= $MAX_KNOWN;
+    $self->{cache}{$path} = $hit;
     return $hit;
 }
 
@@ -68,9 +74,9 @@ sub _walk ($self, $path, $env) {
 sub _stat ($self, $in, $file) {
     my @st = Time::HiRes::lstat($file) or return 404;
     return \@st unless -l _;
-    return 403  unless $self->_link_allowed($in, $file, $st[4]);
+    my $owner = $st[4];
     @st = Time::HiRes::stat($file) or return 404;
-    return \@st;
+    return $self->_link_allowed($in, $file, $owner, $st[4]) ? \@st : 403;
 }
 
 sub _hit ($self, $file, $st, $rest, $env, $path) {
@@ -82,6 +88,7 @@ sub _hit ($self, $file, $st, $rest, $env, $path) {
         path_info   => $rest,
         mtime       => $st->[9],
         size        => $st->[7],
+        mode        => $st->[2],
         stamp       => ++$self->{stamps},
         ino         => $st->[1],
         script_name => ($env->{SCRIPT_NAME} // '') . substr($path, 0, length($path) - length $rest)
@@ -108,7 +115,7 @@ sub _still_good ($self, $hit) {
         || ($self->{seconds} && $hit->{until} > Time::HiRes::time());
     my @st = Time::HiRes::stat($hit->{file});
     return 0 unless @st && -f _ && $st[1] == $hit->{ino};
-    @$hit{qw(mtime size)} = @st[9, 7];
+    @$hit{qw(mtime size mode)} = @st[9, 7, 2];
     $hit->{stamp} = ++$self->{stamps};    # Which look this was: libraries are looked at with it
     $hit->{until} = Time::HiRes::time() + $self->{seconds} if $self->{seconds};
     return 1;
@@ -117,12 +124,11 @@ sub _still_good ($self, $hit) {
 # Options FollowSymLinks follows a link wherever it leads, SymLinksIfOwnerMatch only when the
 # link and what it points to have one owner, neither refuses it; the options are those of the
 # directory that holds the link. Without that policy, links may not leave the tree.
-sub _link_allowed ($self, $in, $link, $owner) {
+sub _link_allowed ($self, $in, $link, $owner, $target_owner) {
     my $policy = $self->{symlinks} or return 1;
     my $how    = $policy->($in);
     return 1 if $how eq 'follow';
-    my @target = stat $link;
-    return 1 if $how eq 'owner' && @target && $target[4] == $owner;
+    return 1 if $how eq 'owner' && $target_owner == $owner;
     $self->{why} = "Symbolic link not allowed or link target not accessible: $link";
     return 0;
 }

@@ -1,11 +1,11 @@
 package Perennial::HTTP::Response;
 use v5.36;
+use Carp         qw(croak);
 use Errno        qw(EINTR);
 use Exporter     qw(import);
 use HTTP::Status ();
 use IO::Handle   ();
 use Plack::Util  ();
-use Scalar::Util ();
 use Perennial::HTTP::Sendfile;
 
 # A PSGI response to bytes on the socket. $c is the connection's per-request context:
@@ -37,7 +37,6 @@ sub plain_response ($status, $body = undef, @headers) {
     return [$status, [%h, 'Content-Length' => length $body], [$body]];
 }
 
-# Prepares the head; returns the framing for the body: 'length', 'chunked', 'close' or 'none'
 # ServerTokens: how much the Server header says (an application's own Server header replaces it)
 sub server_tokens ($how) {
     require Perennial;
@@ -52,7 +51,7 @@ sub server_tokens ($how) {
         full    => "Perennial/$v (Unix) Perl/$^V",
     );
     my $say = $say{lc $how}
-        // return "ServerTokens must be Prod, Major, Minor, Min, OS or Full, got '$how'";
+        // croak "ServerTokens must be Prod, Major, Minor, Min, OS or Full, got '$how'";
     $SERVER = "Server: $say\r\n";
     return;
 }
@@ -60,6 +59,7 @@ sub server_tokens ($how) {
 # What the Server header says, for the error pages' signature
 sub server_product () { $SERVER =~ s/\AServer: //r =~ s/\r\n\z//r }
 
+# Prepares the head; returns the framing for the body: 'length', 'chunked', 'close' or 'none'
 sub start_response ($c, $status, $headers, $body_length = undef) {
     my ($out, $length, $has_date, $close) = _headers($headers);
     my $framing = 'length';

@@ -1,7 +1,8 @@
 package Perennial::HTTP::Sendfile;
 use v5.36;
-use Errno qw(EINTR);
-use Fcntl qw(SEEK_CUR);
+use Errno        qw(EINTR);
+use Fcntl        qw(SEEK_CUR);
+use Scalar::Util ();
 
 # A body that is a plain file leaves through sendfile(2): the kernel copies it to the socket,
 # with no read into Perl and no 64 KB loop. Debian has no Perl binding for sendfile, so this is

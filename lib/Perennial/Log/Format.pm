@@ -32,7 +32,7 @@ my %FIELD = (
     e => sub ($r, $arg) { _clean($r->{env}{$arg} // $ENV{$arg}) },
     f => sub ($r, $arg) { _clean($r->{env}{SCRIPT_FILENAME}) },
     H => sub ($r, $arg) { $r->{env}{SERVER_PROTOCOL} // '-' },
-    i => sub ($r, $arg) { _clean(_header_in($r->{env}, $arg)) },
+    i => sub ($r, $key) { _clean($r->{env}{$key}) },                 # The env key, from _env_key
     I => sub ($r, $arg) {
         ($r->{env}{'perennial.head_bytes'} // 0) + ($r->{env}{CONTENT_LENGTH} || 0);
     },
@@ -80,29 +80,38 @@ sub compile ($class, $format) {
             or die "bad LogFormat at '" . substr($rest, 0, 10) . "'\n";
         my ($arg, $letter) = ($1 // '', $2);
         my $field = $FIELD{$letter} or die "unknown LogFormat directive %$letter\n";
-        push @pieces, [$field, $arg];
+        push @pieces, [$field, $letter eq 'i' ? _env_key($arg) : $arg];
     }
     return bless {pieces => \@pieces, format => $format}, $class;
 }
 
 # One line, with its newline
 sub line ($self, $r) {
-    return join('', map { ref $_ ? $_->[0]->($r, $_->[1]) : $_ } @{$self->{pieces}}) . "\n";
+    my $line = '';
+    for my $piece (@{$self->{pieces}}) {
+        $line .= ref $piece ? $piece->[0]->($r, $piece->[1]) : $piece;
+    }
+    return "$line\n";
 }
 
+# The request's time; Apache's own format is made once a second (localtime and strftime cost
+# more than the rest of a line)
 sub _time ($r, $arg) {
     my $now = int Time::HiRes::time();
-    my @t   = localtime $now;
-    return strftime($arg, @t) if length $arg && $arg !~ /\A(?:begin|end):?\z/;
-    return sprintf '[%02d/%s/%04d:%02d:%02d:%02d %s]', $t[3], $MONTH[$t[4]], $t[5] + 1900,
+    if (length $arg && $arg !~ /\A(?:begin|end):?\z/) { return strftime($arg, localtime $now) }
+    state $second = -1;
+    state $text   = '';
+    return $text if $now == $second;
+    my @t = localtime $now;
+    $second = $now;
+    return $text = sprintf '[%02d/%s/%04d:%02d:%02d:%02d %s]', $t[3], $MONTH[$t[4]], $t[5] + 1900,
         @t[2, 1, 0], strftime('%z', @t);
 }
 
-sub _header_in ($env, $name) {
+# A request header's key in the PSGI environment, worked out once
+sub _env_key ($name) {
     my $key = uc($name) =~ tr/-/_/r;
-    return $env->{CONTENT_TYPE}   if $key eq 'CONTENT_TYPE';
-    return $env->{CONTENT_LENGTH} if $key eq 'CONTENT_LENGTH';
-    return $env->{"HTTP_$key"};
+    return $key =~ /\ACONTENT_(?:TYPE|LENGTH)\z/ ? $key : "HTTP_$key";
 }
 
 sub _header_out ($headers, $name) {

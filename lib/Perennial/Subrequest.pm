@@ -1,0 +1,51 @@
+package Perennial::Subrequest;
+use v5.36;
+
+# The environment of an internal GET for another URL of the same server (a script's local
+# Location redirect, an ErrorDocument page): the request's own, with the new path and query,
+# no body, and whatever the caller adds (REDIRECT_STATUS ...)
+
+sub env ($class, $env, $url, %extra) {
+    my ($path, $query) = split /\?/, $url, 2;
+    my %new = (
+        %$env,
+        REQUEST_METHOD => 'GET',
+        PATH_INFO      => $path =~ s/%([0-9A-Fa-f]{2})/chr hex $1/ger,
+        QUERY_STRING   => $query // '',
+        SCRIPT_NAME    => '',
+        CONTENT_LENGTH => 0,
+        %extra
+    );
+    delete @new{qw(CONTENT_TYPE HTTP_CONTENT_LENGTH HTTP_CONTENT_TYPE)};
+    open(my $empty, '<', \'') or die "Can't open an empty body: $!\n";
+    $new{'psgi.input'} = $empty;
+    return \%new;
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Subrequest - the environment of an internal GET for another URL
+
+=head1 SYNOPSIS
+
+    my $env2 = Perennial::Subrequest->env($env, '/errors/404.html?x=1', REDIRECT_STATUS => 404);
+    my $res  = $app->($env2);
+
+=head1 DESCRIPTION
+
+Copies the request's PSGI environment for a GET of another URL of the same server: method,
+PATH_INFO (decoded), QUERY_STRING and SCRIPT_NAME are the new request's, the body is empty,
+and the given keys are added. Used for a script's local C<Location:> redirect and for
+C<ErrorDocument> pages.
+
+=head1 METHODS
+
+=head2 env
+
+    my $new = Perennial::Subrequest->env($env, $url, %extra);
+
+=cut
