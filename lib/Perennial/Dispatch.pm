@@ -271,7 +271,10 @@ sub _directory ($self, $env, $set, $hit, $handler, $depth) {
         my $query = length($env->{QUERY_STRING} // '') ? "?$env->{QUERY_STRING}" : '';
         my $to    = ($env->{SCRIPT_NAME}        // '') . $env->{PATH_INFO} . "/$query";
         my $host  = $env->{HTTP_HOST} // "$env->{SERVER_NAME}:$env->{SERVER_PORT}";
-        my $url   = ($env->{'psgi.url_scheme'} // 'http') . "://$host" . _escape($to);
+        my $url
+            = ($env->{'psgi.url_scheme'} // 'http')
+            . "://$host"
+            . Perennial::Redirect::escape_path($to);
         return Perennial::ErrorPage->response(301, $env, Location => $url);
     }
     for my $index (@{$set->{directory_index} // ['index.html']}) {
@@ -291,10 +294,6 @@ sub _directory ($self, $env, $set, $hit, $handler, $depth) {
             . ") found, and $why")
         if $self->{log};
     return Perennial::ErrorPage->response(403, $env);
-}
-
-sub _escape ($path) {
-    $path =~ s{([^A-Za-z0-9\-._~/?=&%+:@!\$'()*,;])}{sprintf '%%%02X', ord $1}ger;
 }
 
 sub _name ($file) { $file =~ m{([^/]*)\z} }

@@ -1,7 +1,6 @@
 package Perennial::Privileges;
 use v5.36;
-use POSIX        ();
-use Linux::Prctl ();
+use POSIX ();
 
 # Apache's User and Group: a manager started as root keeps root to bind ports and write its
 # logs, pid file and scoreboard, and every worker gives it up before it runs anything of the
@@ -43,9 +42,9 @@ sub drop ($class, $to) {
     POSIX::setuid($to->{uid}) or die "Can't set user $to->{user}: $!\n";
     die "Still root after setuid: refusing to go on\n" if $< == 0 || $> == 0;
 
-    # Changing user makes a process undumpable: its /proc files become root's, and the status
-    # pages (served by its siblings) could no longer read its memory
-    Linux::Prctl::set_dumpable(1);
+    # The process stays undumpable, as the change of user left it: no other process of this
+    # user (a CGI child, another site's script) may trace it and reach what root opened. Its
+    # memory figures reach the status pages through the scoreboard instead.
     return 1;
 }
 

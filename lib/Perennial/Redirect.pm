@@ -21,11 +21,12 @@ sub parse ($class, $name, $args, $path = undef) {
         my $word = shift @args;
         $status = $STATUS{lc $word} // $word;
     }
-    my $to_gone = $status == 410 || ($status < 300 || $status > 399);
+    my $to_gone = $status < 300 || $status > 399;    # gone (410) and any other non-redirect
     my $want    = $to_gone ? 1 : 2;
     if (defined $path && @args == $want - 1) {
         unshift @args, $path;
-        return {%{$class->_one($name, $status, \@args) // {}}, exact => 1};
+        my $r = $class->_one($name, $status, \@args);
+        return ref $r ? {%$r, exact => 1} : $r;
     }
     return
           "$name takes "
@@ -54,7 +55,7 @@ sub find ($class, $list, $env) {
         my $to;
         if ($r->{re}) {
             my @m = $url =~ $r->{re} or next;
-            $to = ($r->{to} // '') =~ s/\$(\d)/$m[$1 - 1] \/\/ ''/ger;
+            $to = ($r->{to} // '') =~ s/\$(\d)/escape_path($m[$1 - 1] \/\/ '')/ger;
         }
         elsif ($r->{exact}) { $to = $r->{to} }
         else {
@@ -62,18 +63,27 @@ sub find ($class, $list, $env) {
             next
                 unless index($url, $p) == 0
                 && (length $url == length $p || substr($url, length $p, 1) eq '/');
-            $to = defined $r->{to} ? ($r->{to} =~ s{/+\z}{}r) . substr($url, length $p) : undef;
+            $to
+                = defined $r->{to}
+                ? ($r->{to} =~ s{/+\z}{}r) . escape_path(substr $url, length $p)
+                : undef;
         }
         $to .= "?$env->{QUERY_STRING}"
             if defined $to && length($env->{QUERY_STRING} // '') && !$r->{re} && $to !~ /\?/;
-        return _response($r->{status}, $to);
+        return _response($r->{status}, $to, $env);
     }
     return;
 }
 
-sub _response ($status, $to) {
-    return Perennial::ErrorPage->response(410) if !defined $to || $status == 410;
-    return Perennial::ErrorPage->response($status, {}, Location => $to);
+sub _response ($status, $to, $env) {
+    return Perennial::ErrorPage->response(410, $env) unless defined $to;
+    return Perennial::ErrorPage->response($status, $env, Location => $to);
+}
+
+# A decoded URL path made fit for a Location header again: what is not a URL character is
+# %-encoded (a CR or LF among them, so no header can be slipped in)
+sub escape_path ($path) {
+    return $path =~ s{([^A-Za-z0-9\-._~/?=&%+:@!\$'()*,;])}{sprintf '%%%02X', ord $1}ger;
 }
 
 1;
@@ -95,7 +105,8 @@ C<Redirect [status] URL-path URL> sends C<URL-path> and everything below it (on 
 segments) to URL with the rest of the path and the query string appended; status is
 C<permanent> (301), C<temp> (302, the default), C<seeother> (303), C<gone> (410, no URL) or a
 number. C<RedirectMatch [status] regex URL> uses C<$1>..C<$9> from the regex.
-C<RedirectPermanent> and C<RedirectTemp> are 301 and 302. Inside a C<< <Location> >> the
+C<RedirectPermanent> and C<RedirectTemp> are 301 and 302. What is taken from the request
+(the rest of the path, a capture) is %-encoded again before it goes into C<Location>. Inside a C<< <Location> >> the
 one-argument form C<Redirect [status] URL> sends the location itself there. They are
 checked in the order written, the host's before the main server's, before any file is looked
 for.
@@ -105,6 +116,10 @@ for.
 =head2 parse
 
     my $redirect_or_error = Perennial::Redirect->parse($directive, \@args, $location_path);
+
+=head2 escape_path
+
+    my $url_part = Perennial::Redirect::escape_path($decoded_path);
 
 =head2 find
 

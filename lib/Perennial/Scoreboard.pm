@@ -8,12 +8,12 @@ use Time::HiRes ();
 # the mapped string: no system call. Apache's state letters:
 #   _ waiting   S starting   R reading   W writing   K keep-alive   L logging   C closing
 #   G gracefully finishing   I idle cleanup   . open slot
-my ($HEADER, $SLOT, $NOTE, $MAGIC) = (64, 320, 8192, 'PERENNS3');
+my ($HEADER, $SLOT, $NOTE, $MAGIC) = (64, 336, 8192, 'PERENNS4');
 my $HEAD_PACK   = 'a8 N N d N';
-my $SLOT_PACK   = 'a1 x3 N N N N N d d Q Q Q a48 a144 d f f Q a40';
+my $SLOT_PACK   = 'a1 x3 N N N N N d d Q Q Q a48 a144 d f f Q a40 N N N N';
 my @SLOT_FIELDS = qw(state pid generation requests conn_requests last_micros started
     request_started slot_requests slot_bytes bytes client request armed_for deadline slow
-    slot_micros vhost);
+    slot_micros vhost rss pss shared private);
 my %FIELD = (
     state           => [0,   'a1'],
     pid             => [4,   'N'],
@@ -33,6 +33,10 @@ my %FIELD = (
     slow            => [268, 'f'],
     slot_micros     => [272, 'Q'],
     vhost           => [280, 'a40'],
+    rss             => [320, 'N'],      # What a worker measured of itself (KB), for those who
+    pss             => [324, 'N'],      # cannot read its /proc: see published_memory
+    shared          => [328, 'N'],
+    private         => [332, 'N'],
 );
 
 sub attach ($class, $file) {
@@ -86,7 +90,7 @@ sub claim ($self, $i, $pid, $generation) {
     my $old = $self->slot($i);
     substr(${$self->{map}}, $HEADER + $SLOT * $i, $SLOT) = pack($SLOT_PACK,
         'S', $pid, $generation, 0, 0, 0, $now, 0, $old->{slot_requests}, $old->{slot_bytes}, 0, '',
-        '',  0,    0,           0, $old->{slot_micros}, '');
+        '',  0,    0,           0, $old->{slot_micros}, '', 0, 0, 0, 0);
     $self->note($i, '');
 }
 
@@ -121,13 +125,27 @@ sub note ($self, $i, $text) {
 
 sub note_of ($self, $i) { unpack 'N/a*', substr(${$self->{map}}, $self->_note_at($i), $NOTE) }
 
+# A worker's own memory figures (KB: rss, pss, shared, private), written by the worker: its
+# siblings cannot read its /proc files once it has given root up
+sub publish_memory ($self, $i, $m) {
+    substr(${$self->{map}}, $HEADER + $SLOT * $i + 320, 16) = pack 'N4',
+        @$m{qw(rss pss shared private)};
+}
+
+# What publish_memory wrote for a slot, or undef when nothing was
+sub published_memory ($class, $slot) {
+    return unless $slot->{rss};
+    return {map { $_ => $slot->{$_} } qw(rss pss shared private)};
+}
+
 sub release ($self, $i) {
     my $old = $self->slot($i);
     substr(${$self->{map}}, $HEADER + $SLOT * $i, $SLOT) = pack($SLOT_PACK,
         '.', 0, 0, 0, 0, 0, 0, 0,
         $old->{slot_requests} // 0,
         $old->{slot_bytes}    // 0,
-        0, '', '', 0, 0, 0, $old->{slot_micros} // 0, '');
+        0,  '', '', 0, 0, 0, $old->{slot_micros} // 0,
+        '', 0,  0,  0, 0);
 }
 
 # Removes the scoreboard file, unless another manager's has taken its place
@@ -262,6 +280,17 @@ Reads or sets the manager's current generation.
     my $text = $board->note_of($slot);
 
 Writes or reads a slot's notes (up to 8 KB; longer text is cut). A new worker starts with none.
+
+=head2 publish_memory
+
+    $board->publish_memory($slot, {rss => 20000, pss => 9000, shared => 17000, private => 3000});
+
+A worker's own memory figures in KB, for the status pages: a worker that gave up root cannot
+have its C</proc> files read by its siblings.
+
+=head2 published_memory
+
+    my $m = Perennial::Scoreboard->published_memory($board->slot($i));    # or undef
 
 =head2 release
 

@@ -39,6 +39,8 @@ subtest 'without User: www-data, as Debian\'s Apache' => sub {
     is $srv->get('/reg/id.pl')->{content}, $ids, 'so does a Registry script';
     is_deeply [map { uid_of($_) } $srv->pids], [$www[2], $www[2]], 'and every worker';
     is uid_of($srv->pid), 0, 'the manager keeps root';
+    is_deeply [map { (stat "/proc/$_/smaps_rollup")[4] } $srv->pids], [0, 0],
+        'the workers stay undumpable: their /proc files are root\'s, so no www-data process may trace them';
     like $srv->error_log,
         qr/\[info\] workers and scripts run as user www-data, group www-data \(no User given/,
         'the start says so';

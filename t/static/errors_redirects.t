@@ -1,7 +1,7 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Perennial::Test qw(http_request scratch_dir start_server write_file);
+use Perennial::Test qw(configtest http_request scratch_dir start_server write_file);
 
 # ErrorDocument, Redirect and RedirectMatch, AddDefaultCharset, as Apache has them
 my $dir = scratch_dir();
@@ -49,6 +49,16 @@ subtest 'ErrorDocument: a local script, a text, a URL' => sub {
         'a URL: a redirect';
 };
 
+subtest 'what a redirect takes from the request cannot add a header' => sub {
+    my $r = http_request($srv->port, GET => 'h.test', '/old/x%0d%0aSet-Cookie:%20a=b');
+    is $r->{status}, 301, 'redirected';
+    is $r->{headers}{location}, 'https://new.example.test/new/x%0D%0ASet-Cookie:%20a=b',
+        'the line break stays encoded in Location';
+    unlike $r->{raw}, qr/^Set-Cookie/mi, 'and no Set-Cookie header came of it';
+    $r = http_request($srv->port, GET => 'h.test', '/items/1%0d%0aX-Evil:%201');
+    unlike $r->{raw}, qr/^X-Evil/mi, 'nor from a RedirectMatch capture';
+};
+
 subtest 'Redirect and RedirectMatch' => sub {
     my ($s, $h) = req('GET /old/a/b?q=1 HTTP/1.1');
     is_deeply [$s, $h->{location}], [301, 'https://new.example.test/new/a/b?q=1'],
@@ -68,5 +78,12 @@ subtest 'AddDefaultCharset' => sub {
         'text/html');
 };
 $srv->stop;
+
+subtest 'a Redirect that cannot be read is a configuration error with its line' => sub {
+    my ($out, $code) = configtest("<Location /a>\n    Redirect relative\n</Location>\n");
+    isnt $code, 0, 'configtest fails';
+    like $out, qr/line 2: Redirect: the URL to send to must be absolute or start with \//,
+        'and says why';
+};
 
 done_testing;

@@ -24,6 +24,17 @@ Alias /cgi $cgi
 <Location /perl-status>
     SetHandler perl-status
 </Location>
+<Location /guarded>
+    PerlSetVar ApiKey setvar-secret-value
+    <RequireAll>
+        Require host localhost
+        Require not env BLOCKED
+    </RequireAll>
+</Location>
+<VirtualHost *:*>
+    ServerName other.test
+    SetEnv HOST_TOKEN vhost-secret-value
+</VirtualHost>
 CONF
 wait_until(sub { $srv->idle == 2 }, 10, 'two idle workers');
 
@@ -95,10 +106,16 @@ subtest 'memory, modules, @INC and configuration' => sub {
 };
 
 subtest 'no secret in either format' => sub {
-    my $html = $srv->get('/perl-status')->{content};
+    my $got = $srv->get('/perl-status');
+    is $got->{status}, 200, 'the page answers with every kind of Require in the configuration';
+    my $json = $srv->get('/perl-status?json');
+    is $json->{status}, 200, 'so does ?json';
+    my $html = $got->{content};
     like $html, qr{<h2 id="scripts">Compiled Registry scripts</h2>}, 'the HTML page';
-    for my $page ($res->{content}, $html) {
+    for my $page ($res->{content}, $html, $json->{content}) {
         unlike $page, qr/s3cret-config-value/, 'no PerlSetEnv value';
+        unlike $page, qr/vhost-secret-value/,  'no SetEnv value of a virtual host';
+        unlike $page, qr/setvar-secret-value/, 'no PerlSetVar value';
         unlike $page, qr/topsecret-env-value/, 'no environment value';
     }
 };

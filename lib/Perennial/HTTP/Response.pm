@@ -141,6 +141,9 @@ sub _headers ($headers) {
     my ($out, $length, $has_date, $close, $has_server) = ('', undef, 0, 0, 0);
     for (my $i = 0; $i < @$headers; $i += 2) {
         my ($name, $value) = @$headers[$i, $i + 1];
+
+        # A line break in a header would start a header (or a body) of the client's choosing
+        $_ =~ tr/\r\n/  / for $name, $value;
         my $lc = lc $name;
         if    ($lc eq 'content-length')    { $length = $value }
         elsif ($lc eq 'transfer-encoding') {next}

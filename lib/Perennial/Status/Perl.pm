@@ -128,6 +128,10 @@ sub _config ($config) {
             $out{$key} = _section($v);
             next;
         }
+        if ($key eq 'vhosts') {
+            $out{$key} = [map { _host($_) } @$v];
+            next;
+        }
         $out{$key} = $v;
     }
     return \%out;
@@ -144,10 +148,32 @@ sub _section ($sec) {
     return \%s;
 }
 
+# A virtual host, with the same care for its SetEnv and PerlSetVar values as the server's
+sub _host ($h) {
+    my $v = $h->{values};
+    return {
+        (map { ($_ => $h->{$_}) } qw(addrs name aliases file line)),
+        (map { defined $v->{$_} ? ($_ => $v->{$_}) : () } qw(document_root error_log custom_logs)),
+        aliases_mapped => [map {"$_->{url} -> $_->{dir}"} @{$v->{aliases} // []}],
+        sections       => [map { _section($_) } @{$v->{sections}          // []}],
+        server_dir     => _section($v->{server_dir} // {}),
+    };
+}
+
+# A Require rule or section of them, in words
 sub _rule ($r) {
+    for my $kind (qw(any_of all_of none_of)) {
+        return {$kind => [map { _rule($_) } @{$r->{$kind}}]} if $r->{$kind};
+    }
+    return 'not ' . _rule($r->{not})                   if $r->{not};
     return 'all ' . ($r->{all} ? 'granted' : 'denied') if exists $r->{all};
     return 'local'                                     if $r->{local};
-    return "ip @{$r->{ip}}";
+    return "ip @{$r->{ip}}"                            if $r->{ip};
+    return "host @{$r->{host}}"                        if $r->{host};
+    return "env @{$r->{env}}"                          if $r->{env};
+    return 'method ' . join ' ', sort keys %{$r->{method}} if $r->{method};
+    return 'valid-user' if $r->{valid_user};
+    return 'user ' . join ' ', sort keys %{$r->{user}};
 }
 
 sub _html ($v) {

@@ -4,6 +4,7 @@ use Exporter    qw(import);
 use POSIX       qw(strftime);
 use Time::HiRes ();
 use Perennial;
+use Perennial::Scoreboard;
 use Perennial::SizeLimit;
 use Perennial::Status::Proc;
 
@@ -90,7 +91,9 @@ sub _worker ($sum, $slot, $now, $memory) {
     $slot->{since} = $slot->{request_started} ? $now - $slot->{request_started} : undef;
     if ($slot->{pid}) {
         $slot->{cpu}    = Perennial::Status::Proc::cpu($slot->{pid});
-        $slot->{memory} = Perennial::SizeLimit::memory($slot->{pid}) if $memory;
+        $slot->{memory} = Perennial::SizeLimit::memory($slot->{pid})
+            // Perennial::Scoreboard->published_memory($slot)
+            if $memory;
         $sum->{cpu}{$_} += $slot->{cpu}{$_} // 0 for qw(user system);
     }
     push @{$sum->{workers}}, $slot;
