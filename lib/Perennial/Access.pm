@@ -1,6 +1,7 @@
 package Perennial::Access;
 use v5.36;
-use Socket qw(AF_INET AF_INET6 inet_pton);
+use List::Util qw(any);
+use Socket     qw(AF_INET AF_INET6 inet_pton);
 use Perennial::Access::Host;
 
 # Apache 2.4's Require rules, one line each: `all granted|denied`, `local`, `ip ADDRESS...`,
@@ -67,8 +68,10 @@ my @CHECK = (
     [all  => sub ($rule, $r) { $rule->{all} }],
     [nets => sub ($rule, $r) { _in_nets($rule, $r->{addr}) }],
     [host => sub ($rule, $r) { Perennial::Access::Host::matches($r->{addr}, $rule->{host}) }],
+
+    # Only what the configuration set (SetEnv): a request header is no variable of the server's
     [   env => sub ($rule, $r) {
-            (grep { defined $r->{vars}{$_} || defined $r->{env}{$_} } @{$rule->{env}}) ? 1 : 0;
+            (any { defined $r->{vars}{$_} } @{$rule->{env}}) ? 1 : 0;
         }
     ],
     [method     => sub ($rule, $r) { $rule->{method}{$r->{env}{REQUEST_METHOD}}      ? 1 : 0 }],
@@ -91,7 +94,7 @@ sub needs_user ($class, $rule) {
 
 # Whether a client address passes any of the rules (the status pages' default)
 sub allows ($class, $rules, $addr) {
-    return (grep { $class->check($_, {addr => $addr, env => {}}) } @$rules) ? 1 : 0;
+    return (any { $class->check($_, {addr => $addr, env => {}}) } @$rules) ? 1 : 0;
 }
 
 # A client on a Unix socket is on this host
@@ -151,8 +154,8 @@ Perennial::Access - Apache 2.4's Require rules
 One C<Require> line: C<all granted|denied>, C<local> (127.0.0.0/8, ::1 and clients on a Unix
 socket), C<ip> (a full address, C<ADDRESS/BITS>, C<ADDRESS/NETMASK>, or a partial IPv4
 address such as C<10.1>; IPv4-mapped IPv6 addresses count as IPv4), C<host> (the client's name
-by forward-confirmed reverse DNS, L<Perennial::Access::Host>), C<env VAR> (set by C<SetEnv>
-or in the request's environment), C<method>, C<valid-user> and C<user NAME> (after Basic
+by forward-confirmed reverse DNS, L<Perennial::Access::Host>), C<env VAR> (set by C<SetEnv>;
+a request header never counts), C<method>, C<valid-user> and C<user NAME> (after Basic
 authentication, L<Perennial::Auth::Basic>), each negated with C<not> inside
 C<< <RequireAll> >> or C<< <RequireNone> >>. L<Perennial::Authz> combines them.
 

@@ -114,8 +114,12 @@ sub _host ($with, $log, $host, $main_sections) {
     my $config = $with->{config};
     my $v      = $host->{values};
     my $own_log
-        = $log && (defined $v->{error_log} || @{$v->{custom_logs} // []})
-        ? $log->child(error_log => $v->{error_log}, logs => $v->{custom_logs})
+        = $log && (defined $v->{error_log} || defined $v->{log_level} || @{$v->{custom_logs} // []})
+        ? $log->child(
+        error_log => $v->{error_log},
+        logs      => $v->{custom_logs},
+        level     => $v->{log_level}
+        )
         : undef;
     my $dispatch = _dispatch(
         $with, $own_log // $log,
@@ -128,6 +132,7 @@ sub _host ($with, $log, $host, $main_sections) {
         addrs    => $host->{addrs},
         name     => $host->{name},
         aliases  => $host->{aliases},
+        admin    => $v->{server_admin},
         app      => $dispatch->to_app,
         log      => $own_log,
         dispatch => $dispatch
@@ -211,6 +216,7 @@ sub _new_executor ($config, $log, $top, $url, $dir, $set) {
         exec_cgi   => $set->{exec_cgi} // 0,
         limits     => ($deadline || $slow ? [$deadline, $slow] : undef),
         dir_config => $set->{dir_config},
+        pass_auth  => $set->{pass_auth},
         set_env    => {
             %{$config->set_env},
             %{$set->{set_env} // {}},

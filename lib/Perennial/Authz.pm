@@ -1,7 +1,9 @@
 package Perennial::Authz;
 use v5.36;
+use List::Util qw(all any none);
 use Perennial::Access;
 use Perennial::Auth::Basic;
+use Perennial::Log::Format;
 use Perennial::ErrorPage;
 
 # Who may have a request, from the merged settings of its sections: the Require lines (an
@@ -39,7 +41,12 @@ sub _authenticate ($set, $env, $log, $tree, $r, $where) {
             if $log;
         return Perennial::ErrorPage->response(500, $env);
     }
-    my ($user, $failed) = Perennial::Auth::Basic->authenticate($env, $set->{auth_user_file});
+    my ($user, $failed, $servers_fault)
+        = Perennial::Auth::Basic->authenticate($env, $set->{auth_user_file});
+    if ($servers_fault) {    # As Apache: a password file it cannot read is the server's error
+        $log->error("$failed ($where): $what") if $log;
+        return Perennial::ErrorPage->response(500, $env);
+    }
     if (!$failed) {
         $r->{user} = $user;
         if (_holds($tree, $r)) {
@@ -48,8 +55,11 @@ sub _authenticate ($set, $env, $log, $tree, $r, $where) {
         }
         $failed = "user $user does not meet the Require lines of $where";
     }
-    $log->warn(
-        "client " . ($env->{REMOTE_ADDR} // 'unknown') . " authentication failed ($failed): $what")
+    $log->warn("client "
+            . ($env->{REMOTE_ADDR} // 'unknown')
+            . ' authentication failed ('
+            . Perennial::Log::Format::clean($failed)
+            . "): $what")
         if $log;
     my $realm = ($set->{auth_name} // 'Restricted') =~ s/"/\\"/gr;
     return Perennial::ErrorPage->response(401, $env,
@@ -67,20 +77,20 @@ sub _refuse ($env, $log, $by) {
 # A node: {any_of|all_of|none_of => [nodes]} or one rule
 sub _holds ($node, $r) {
     if (my $list = $node->{any_of}) {
-        return (grep { _holds($_, $r) } @$list) ? 1 : 0;
+        return (any { _holds($_, $r) } @$list) ? 1 : 0;
     }
     if (my $list = $node->{all_of}) {
-        return (grep { !_holds($_, $r) } @$list) ? 0 : 1;
+        return (all { _holds($_, $r) } @$list) ? 1 : 0;
     }
     if (my $list = $node->{none_of}) {
-        return (grep { _holds($_, $r) } @$list) ? 0 : 1;
+        return (none { _holds($_, $r) } @$list) ? 1 : 0;
     }
     return Perennial::Access->check($node, $r);
 }
 
 sub _needs_user ($node) {
     for my $kind (qw(any_of all_of none_of)) {
-        return (grep { _needs_user($_) } @{$node->{$kind}}) ? 1 : 0 if $node->{$kind};
+        return (any { _needs_user($_) } @{$node->{$kind}}) ? 1 : 0 if $node->{$kind};
     }
     return Perennial::Access->needs_user($node);
 }
@@ -88,8 +98,8 @@ sub _needs_user ($node) {
 # mod_access_compat: Deny,Allow (the default) lets in whom Deny does not name or Allow does;
 # Allow,Deny and Mutual-failure only whom Allow names and Deny does not
 sub _compat ($compat, $r) {
-    my $allowed = (grep { Perennial::Access->check($_, $r) } @{$compat->{allow} // []}) ? 1 : 0;
-    my $denied  = (grep { Perennial::Access->check($_, $r) } @{$compat->{deny}  // []}) ? 1 : 0;
+    my $allowed = (any { Perennial::Access->check($_, $r) } @{$compat->{allow} // []}) ? 1 : 0;
+    my $denied  = (any { Perennial::Access->check($_, $r) } @{$compat->{deny}  // []}) ? 1 : 0;
     return ($compat->{order} // 'deny,allow') eq 'deny,allow'
         ? (!$denied || $allowed ? 1 : 0)
         : ($allowed && !$denied ? 1 : 0);

@@ -1,6 +1,7 @@
 package Perennial::ErrorDocument;
 use v5.36;
-use Plack::Util               ();
+use Plack::Util ();
+use Perennial::ErrorPage;
 use Perennial::HTTP::Response qw(plain_response);
 use Perennial::Subrequest;
 
@@ -12,11 +13,20 @@ use Perennial::Subrequest;
 sub apply ($class, $env, $set, $res, $dispatch) {
     my $status = $res->[0];
     my $action = $set->{error_documents}{$status} // return $res;
-    return [302, ['Location' => $action, 'Content-Type' => 'text/plain', 'Content-Length' => 0], []]
-        if $action =~ m{\A\w+://};
-    return plain_response($status, $action, 'Content-Type' => 'text/html; charset=iso-8859-1')
-        unless $action =~ m{\A/};
-    my $doc = $dispatch->(
+    return Perennial::ErrorPage->response(302, $env, Location => $action) if $action =~ m{\A\w+://};
+
+    # The page has the status of the error it stands for, and the headers that go with that
+    # status (WWW-Authenticate, so that a browser still asks for a password; Allow)
+    my @keep;
+    Plack::Util::header_iter(
+        $res->[1],
+        sub ($name, $value) {
+            push @keep, $name, $value if $name =~ /\A(?:WWW-Authenticate|Allow)\z/i;
+        }
+    );
+    my $page
+        = $action =~ m{\A/}
+        ? $dispatch->(
         Perennial::Subrequest->env(
             $env, $action,
             REDIRECT_STATUS         => $status,
@@ -24,10 +34,10 @@ sub apply ($class, $env, $set, $res, $dispatch) {
             REDIRECT_QUERY_STRING   => $env->{QUERY_STRING} // '',
             REDIRECT_REQUEST_METHOD => $env->{REQUEST_METHOD},
         )
-    );
-
-    # The page is shown with the status of the error it stands for
-    return Plack::Util::response_cb($doc, sub ($r) { $r->[0] = $status; return });
+        )
+        : plain_response($status, $action, 'Content-Type' => 'text/html; charset=iso-8859-1');
+    return Plack::Util::response_cb($page,
+        sub ($r) { $r->[0] = $status; push @{$r->[1]}, @keep; return });
 }
 
 1;

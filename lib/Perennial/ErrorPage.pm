@@ -52,7 +52,7 @@ sub response ($class, $status, $env = {}, @headers) {
     my $title = HTTP::Status::status_message($status) // 'Error';
     my $text  = $TEXT{$status}                        // '';
     $text =~ s/%m/_html($env->{REQUEST_METHOD} \/\/ 'GET')/e;
-    $text =~ s/%a/_html($SITE{admin})/e;
+    $text =~ s/%a/_html(_admin($env))/e;
     $text =~ s/%l/_html($h{Location} \/\/ '')/e;
     my $body
         = qq{<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01//EN" "http://www.w3.org/TR/html4/strict.dtd">\n}
@@ -77,14 +77,20 @@ sub _signature ($env) {
     my $server
         = $SITE{signature} eq 'email'
         ? qq{<a href="mailto:}
-        . _html($SITE{admin})
+        . _html(_admin($env))
         . qq{">$SITE{server} Server at }
         . _html($host) . '</a>'
         : "$SITE{server} Server at " . _html($host);
     return "<hr>\n<address>$server Port $port</address>\n";
 }
 
-sub _html ($text) { $text =~ s/([<>&"])/sprintf '&#%d;', ord $1/ger }
+# A virtual host's own ServerAdmin, or the main server's
+sub _admin ($env) { $env->{'perennial.admin'} // $SITE{admin} }
+
+# Apache's ap_escape_html: & < > " as named entities (so a link with a query string reads as
+# Apache's does; Status::HTML::escape also escapes ' and control bytes, which Apache leaves)
+my %ENTITY = ('&' => '&amp;', '<' => '&lt;', '>' => '&gt;', '"' => '&quot;');
+sub _html ($text) { $text =~ s/([<>&"])/$ENTITY{$1}/gr }
 
 1;
 

@@ -32,6 +32,7 @@ sub child ($self, %args) {
     my $child = bless {
         %$self,
         error_path => $args{error_log} // $self->{error_path},
+        level      => defined $args{level} ? $LEVEL{$args{level}} : $self->{level},
         logs       => $args{logs}
         ? [map { [$_->{target}, Perennial::Log::Format->compile($_->{format})] } @{$args{logs}}]
         : $self->{logs},
@@ -143,7 +144,7 @@ Writes one line to each access log, if there is one.
 
     my $vhost_log = $log->child(error_log => $path, logs => [{target => ..., format => ...}]);
 
-A virtual host's logs: its own error log and access logs, or else this log's. Reopened with
+A virtual host's logs: its own error log, access logs and level, or else this log's. Reopened with
 this one.
 
 =head2 debug, info, warn, error

@@ -15,8 +15,7 @@ sub resolve ($class, %args) {
     my $user = $args{user} // $args{default} // return;
     my ($name, $uid, $gid) = _user($user);
     if (defined $args{group}) {
-        my ($gname, $g) = _group($args{group});
-        $gid = $g;
+        (undef, $gid) = _group($args{group});
     }
     my $gname  = getgrgid($gid) // $gid;
     my @groups = defined $name ? _supplementary($name, $gid) : ();

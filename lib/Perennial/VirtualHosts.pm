@@ -32,7 +32,8 @@ sub to_app ($self) {
         my $host = $self->choose($env);
         return $self->{main}->($env) unless $host;
         $env->{'perennial.vhost'} = $host->{name} // $env->{SERVER_NAME};
-        $env->{'perennial.log'}   = $host->{log} if $host->{log};
+        $env->{'perennial.log'}   = $host->{log}   if $host->{log};
+        $env->{'perennial.admin'} = $host->{admin} if defined $host->{admin};
         return $host->{app}->($env);
     };
 }

@@ -12,7 +12,7 @@ use v5.36;
 # Settings that a later section replaces when it has them
 my @SCALARS = qw(handler app app_path mount response_handler setup_env parse_headers
     script_check request_deadline slow_request_time directory_index directory_slash force_type
-    default_charset auth_type auth_name auth_user_file);
+    default_charset auth_type auth_name auth_user_file pass_auth);
 
 sub new ($class, %args) {
     my @sections = @{$args{sections} // []};

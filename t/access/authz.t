@@ -17,6 +17,12 @@ system('htpasswd', '-cbm', "$dir/users", 'alice', 'apr1-secret') == 0   or die '
 system('htpasswd', '-bB',  "$dir/users", 'bob',   'bcrypt-secret') == 0 or die 'htpasswd failed';
 system('htpasswd', '-bs',  "$dir/users", 'carol', 'sha-secret') == 0    or die 'htpasswd failed';
 chmod 0644, "$dir/users";
+system('cp', "$dir/users", "$dir/root-only-users") == 0 or die;
+chmod 0600, "$dir/root-only-users";    # Workers that gave up root cannot read it
+write_file("$dir/cgi/auth.pl", <<'PL', 0755);
+#!/usr/bin/perl
+print "Content-Type: text/plain\n\n", (defined $ENV{HTTP_AUTHORIZATION} ? 'passed' : 'kept'), "\n";
+PL
 
 my $srv = start_server(workers => 1, conf => <<"CONF");
 ScriptAlias /cgi/ $dir/cgi/
@@ -28,6 +34,10 @@ Alias /auth $dir/cgi
 Alias /either $dir/cgi
 Alias /env $dir/cgi
 Alias /host $dir/cgi
+Alias /header $dir/cgi
+Alias /locked $dir/cgi
+Alias /passauth $dir/cgi
+Alias /prompt $dir/cgi
 <Directory $dir/cgi>
     SetHandler cgi-script
     Options +ExecCGI
@@ -75,6 +85,29 @@ Alias /host $dir/cgi
 <Location /env>
     SetEnv LET_IN 1
     Require env LET_IN
+</Location>
+<Location /header>
+    Require env HTTP_X_LET_IN
+</Location>
+<Location /locked>
+    AuthType Basic
+    AuthName "Locked"
+    AuthUserFile $dir/root-only-users
+    Require valid-user
+</Location>
+<Location /passauth>
+    AuthType Basic
+    AuthName "Staff only"
+    AuthUserFile $dir/users
+    Require valid-user
+    CGIPassAuth On
+</Location>
+<Location /prompt>
+    AuthType Basic
+    AuthName "Prompt"
+    AuthUserFile $dir/users
+    Require valid-user
+    ErrorDocument 401 "Please log in"
 </Location>
 <Location /host>
     Require host localhost
@@ -128,6 +161,22 @@ subtest 'Basic authentication with the hashes of Debian\'s htpasswd' => sub {
     ok wait_until(sub { $srv->access_log =~ m{ - alice \[.*"GET /auth/who\.pl HTTP/1\.0" 200 } },
         5, 'log'),
         'the access log has the user';
+};
+
+subtest 'what the client cannot decide, and what the server keeps' => sub {
+    is status('/header/who.pl', '127.0.0.1', 'X-Let-In' => 1), 403,
+        'Require env: a request header is no variable of the server\'s';
+    is status('/locked/who.pl', '127.0.0.1', basic(alice => 'apr1-secret')), 500,
+        'an AuthUserFile the server cannot read is its error (500), as in Apache, not a prompt';
+    like $srv->error_log, qr/\[error\] Can't read AuthUserFile \S+root-only-users/, 'logged as one';
+    my (undef, undef, $kept) = status('/auth/auth.pl', '127.0.0.1', basic(alice => 'apr1-secret'));
+    is $kept, "kept\n", 'the Authorization header is kept from CGI scripts, as mod_cgi';
+    my (undef, undef, $passed)
+        = status('/passauth/auth.pl', '127.0.0.1', basic(alice => 'apr1-secret'));
+    is $passed, "passed\n", 'unless CGIPassAuth is On';
+    my ($s, $out, $body) = status('/prompt/who.pl');
+    is_deeply [$s, $body], [401, 'Please log in'], 'an ErrorDocument for 401';
+    like $out, qr/^WWW-Authenticate: Basic realm="Prompt"\r$/m, 'still asks for the password';
 };
 
 subtest 'Satisfy Any: the address or the user' => sub {

@@ -18,7 +18,7 @@ PL
 my $srv = start_server(workers => 1, conf => <<"CONF");
 RemoteIPHeader X-Forwarded-For
 RemoteIPInternalProxy 127.0.0.1
-LogFormat "%a %h %U" addr
+LogFormat "%a %h %U %{c}a" addr
 CustomLog $dir/addr.log addr
 ScriptAlias /cgi/ $dir/cgi/
 <Location /cgi>
@@ -81,8 +81,8 @@ is through($port, '/cgi/addr.pl', '127.0.0.2', '10.9.9.9'), "200 127.0.0.2 on\n"
 is through($backend, '/cgi/addr.pl', '127.0.0.2', '127.0.0.1, 10.1.1.1'), "200 127.0.0.2 off\n",
     'straight to Perennial from an untrusted address: the header is ignored';
 ok wait_until(sub { slurp("$dir/addr.log") =~ tr/\n// >= 5 }, 5, 'log lines'), 'logged';
-like slurp("$dir/addr.log"), qr{^127\.0\.0\.2 127\.0\.0\.2 /cgi/addr\.pl$}m,
-    '%a and %h are the client';
+like slurp("$dir/addr.log"), qr{^127\.0\.0\.2 127\.0\.0\.2 /cgi/addr\.pl 127\.0\.0\.1$}m,
+    '%a and %h are the client, %{c}a the peer';
 unlike slurp("$dir/addr.log"), qr{^127\.0\.0\.1 }m, 'never the proxy';
 kill 'QUIT', $pid;
 $srv->stop;

@@ -12,6 +12,7 @@ for my $site (qw(one two main)) {
     mkdir "$dir/$site/private" or die $!;
     write_file("$dir/$site/private/x.txt", "private $site\n");
 }
+write_file("$dir/two/page.php", "<?php echo 1; ?>\n");
 my $psgi = "$dir/app.psgi";
 write_file($psgi,
     q{sub { my $env = shift; [200, ['Content-Type' => 'text/plain'], ["app $env->{SCRIPT_NAME}|$env->{PATH_INFO}\n"]] }}
@@ -27,6 +28,7 @@ CustomLog $dir/main-access.log host
 <Location /server-status>
     SetHandler server-status
 </Location>
+AddHandler application/x-httpd-php .php
 <VirtualHost *:*>
     ServerName www.one.test
     ServerAlias one.test *.one.test
@@ -37,6 +39,7 @@ CustomLog $dir/main-access.log host
     DocumentRoot $dir/two
     CustomLog $dir/two-access.log "two %v %U"
     SetEnv SITE two
+    ServerAdmin admin\@two.test
     <Location /app>
         SetHandler psgi
         PSGIApp $psgi
@@ -73,6 +76,8 @@ ok wait_until(sub { slurp("$dir/main-access.log") =~ /private/ }, 5, 'main log')
 like slurp("$dir/main-access.log"), qr{^www\.one\.test / 200$}m,
     'has the other host\'s requests, with %v its ServerName';
 unlike slurp("$dir/main-access.log"), qr{^two\.test}m, 'and none of the host with its own log';
+like get('two.test', '/page.php'), qr/\A500 .*administrator at \n admin\@two\.test to inform/s,
+    'a host\'s own ServerAdmin in its 500 page';
 get('two.test', '/app/y');
 like get('www.one.test', '/server-status?json'), qr/"vhost":"two\.test"/,
     'the scoreboard shows the host of the worker\'s last request';

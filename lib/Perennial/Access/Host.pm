@@ -32,6 +32,7 @@ sub name_of ($addr) {
 }
 
 sub _confirmed ($addr) {
+    $addr =~ s/\A::ffff:(\d+\.\d+\.\d+\.\d+)\z/$1/i;    # A dual-stack listener's IPv4 client
     my ($err, @res) = getaddrinfo($addr, undef, {flags => Socket::AI_NUMERICHOST()});
     return if $err || !@res;
     (my $e, my $name) = getnameinfo($res[0]{addr}, NI_NAMEREQD);

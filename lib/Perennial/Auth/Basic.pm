@@ -11,13 +11,14 @@ use MIME::Base64     qw(decode_base64);
 
 my %FILES;    # path => [mtime, {user => hash}]
 
-# (user, undef) when the credentials are right, (user or undef, reason) when not
+# (user, undef) when the credentials are right, (user or undef, reason) when not; a third value
+# says the fault is the server's (an AuthUserFile it cannot read), not the client's
 sub authenticate ($class, $env, $file) {
     my $header = $env->{HTTP_AUTHORIZATION} // return (undef, 'no credentials given');
     my ($b64) = $header =~ /\A\s*Basic\s+(\S+)\s*\z/i or return (undef, 'not Basic credentials');
     my ($user, $password) = split /:/, decode_base64($b64), 2;
     return (undef, 'malformed credentials') unless defined $password && length $user;
-    my $users = _users($file)   // return ($user, "Can't read AuthUserFile $file: $!");
+    my $users = _users($file)   // return ($user, "Can't read AuthUserFile $file: $!", 1);
     my $hash  = $users->{$user} // return ($user, "user $user not found");
     return ($user, undef) if _verify($password, $hash);
     return ($user, "user $user: password mismatch");
@@ -79,6 +80,6 @@ cached and read again when its modification time changes.
 
 =head2 authenticate
 
-    my ($user, $why_not) = Perennial::Auth::Basic->authenticate($env, $file);
+    my ($user, $why_not, $servers_fault) = Perennial::Auth::Basic->authenticate($env, $file);
 
 =cut

@@ -85,16 +85,8 @@ my %TABLE = (
             return;
         }
     ],
-    directoryslash => [
-        any => 1,
-        1,
-        sub ($set, $value) {
-            return 'DirectorySlash must be On or Off' unless $value =~ /\A(?:on|off)\z/i;
-            $set->{directory_slash} = lc $value eq 'on' ? 1 : 0;
-            return;
-        }
-    ],
-    addhandler =>
+    directoryslash => [any => 1, 1, _on_off(directory_slash => 'DirectorySlash')],
+    addhandler     =>
         [any => 2, undef, sub ($set, $h, @ext) { _by_extension($set, 'add_handler', $h, @ext) }],
     addtype =>
         [any => 2, undef, sub ($set, $t, @ext) { _by_extension($set, 'add_type', $t, @ext) }],
@@ -108,15 +100,8 @@ my %TABLE = (
     ],
     setenv  => [any => 1, 2,     sub ($set, $n, $v = '') { $set->{set_env}{$n} = $v; return }],
     passenv => [any => 1, undef, sub ($set, @names) { push @{$set->{pass_env}}, @names; return }],
-    perlsetupenv => [
-        any => 1,
-        1,
-        sub ($set, $value) {
-            return 'PerlSetupEnv must be On or Off' unless $value =~ /\A(?:on|off)\z/i;
-            $set->{setup_env} = lc $value eq 'on' ? 1 : 0;
-            return;
-        }
-    ],
+    perlsetupenv => [any => 1, 1, _on_off(setup_env => 'PerlSetupEnv')],
+    cgipassauth  => [any => 1, 1, _on_off(pass_auth => 'CGIPassAuth')],
 );
 $TABLE{errordocument} = [
     any => 2,
@@ -198,6 +183,15 @@ $TABLE{perladdvar}
     = [any => 2, 2, sub ($set, $k, $v) { push @{$set->{dir_config}}, [add => $k, $v]; return }];
 $TABLE{perlsetenv}  = $TABLE{setenv};
 $TABLE{perlpassenv} = $TABLE{passenv};
+
+# The reader of an On|Off directive into a setting of 1 or 0
+sub _on_off ($key, $name) {
+    return sub ($set, $value) {
+        return "$name must be On or Off, got '$value'" unless $value =~ /\A(?:on|off)\z/i;
+        $set->{$key} = lc $value eq 'on' ? 1 : 0;
+        return;
+    };
+}
 
 # Reads one directive into $set. Returns undef when the name is not a per-directory
 # directive, '' when it was read, or the reason it is wrong. $where is 'server', 'section' or
@@ -322,9 +316,9 @@ Reads C<SetHandler>, C<PSGIApp>, C<PerlResponseHandler>/C<PerlHandler>, C<PerlSc
 C<RequestDeadline>, C<SlowRequestTime>, C<AllowOverride None>, C<Options>, C<PerlOptions>,
 C<Require>, C<DirectoryIndex>, C<DirectorySlash>, C<AddHandler>, C<AddType>, C<ForceType>,
 C<SetEnv>/C<PerlSetEnv>, C<PassEnv>/C<PerlPassEnv>, C<PerlSetupEnv>, C<ErrorDocument>,
-C<AddDefaultCharset>, C<PerlSetVar>, C<PerlAddVar>, C<Order>, C<Allow>, C<Deny>, C<Satisfy>, C<AuthType>, C<AuthName>,
-C<AuthUserFile>, C<AuthBasicProvider file>, C<Redirect>, C<RedirectMatch>, C<RedirectPermanent> and
-C<RedirectTemp> into a section's
+C<AddDefaultCharset>, C<CGIPassAuth>, C<PerlSetVar>, C<PerlAddVar>, C<Order>, C<Allow>,
+C<Deny>, C<Satisfy>, C<AuthType>, C<AuthName>, C<AuthUserFile>, C<AuthBasicProvider file>,
+C<Redirect>, C<RedirectMatch>, C<RedirectPermanent> and C<RedirectTemp> into a section's
 settings. C<Options> follows Apache 2.4: options with C<+>/C<-> change what the section
 inherits, options without replace it, and mixing both is an error. At server level the same
 directives (except C<Require>, C<PSGIApp> and the time limits) make the base that every

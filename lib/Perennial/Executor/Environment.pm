@@ -6,8 +6,10 @@ use Perennial;
 
 # Request headers that are not exported: Proxy would become HTTP_PROXY (httpoxy), the
 # body's length and type have their own variables, and the credentials stay with the server,
-# as mod_cgi keeps them (its CGIPassAuth is Off by default)
+# as mod_cgi keeps them unless CGIPassAuth is On
 my %SKIP = map { $_ => 1 } qw(HTTP_PROXY HTTP_CONTENT_LENGTH HTTP_CONTENT_TYPE HTTP_AUTHORIZATION);
+my %PASS_AUTH = %SKIP;
+delete $PASS_AUTH{HTTP_AUTHORIZATION};
 
 my %CGI_SET;           # The CGI variables the last script request of this process put in %ENV
 my $CGI_NAMES = '';    # Their names, joined, to see at once that the set is the same
@@ -43,6 +45,7 @@ sub new ($class, %args) {
     my $self = bless {
         setup   => $args{setup_env}     // 1,
         docroot => $args{document_root} // $args{root},
+        skip    => $args{pass_auth} ? \%PASS_AUTH : \%SKIP,
     }, $class;
 
     # What is the same for every request of this location, computed once; SetEnv ones first,
@@ -97,8 +100,9 @@ sub _groups ($self, $env, $hit) {
         push @names,  $name;
         push @values, $env->{$name};
     }
+    my $skip = $self->{skip};
     my @headers
-        = sort grep { (index($_, 'HTTP_') == 0 && !$SKIP{$_}) || index($_, 'REDIRECT_') == 0 }
+        = sort grep { (index($_, 'HTTP_') == 0 && !$skip->{$_}) || index($_, 'REDIRECT_') == 0 }
         keys %$env;
     return (
         $hit->{cgi} //= $self->_script_group($hit),

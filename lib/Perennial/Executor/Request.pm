@@ -192,8 +192,8 @@ Scripts written for mod_perl often ask for the request object instead of (or bes
 CGI headers. This gives them one for the script request that is running, with the methods
 such scripts use most; headers and status set through it become the response's head when the
 script first prints, calls C<send_http_header>, C<print> or C<rflush>. Outside a script request
-C<request> returns undef. It is not mod_perl: handlers, filters, C<dir_config> (PerlSetVar
-is not supported: it returns undef), subrequests and the rest of the Apache API are not
+C<request> returns undef. C<dir_config> reads the sections' C<PerlSetVar> and C<PerlAddVar>.
+It is not mod_perl: handlers, filters, subrequests and the rest of the Apache API are not
 there. The object is only made for a script whose source asks for it (C<< ->request >>).
 
 =head1 METHODS

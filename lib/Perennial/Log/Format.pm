@@ -23,34 +23,34 @@ my @MONTH = qw(Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec);
 
 # Each directive: $r is {env, status, bytes, micros, headers, vhost, keep_alive, head_bytes}
 my %FIELD = (
-    a => sub ($r, $arg) { $r->{env}{REMOTE_ADDR} // '-' },
-    h => sub ($r, $arg) { $r->{env}{REMOTE_ADDR} // '-' },
+    a => \&_client,
+    h => \&_client,
     A => sub ($r, $arg) { $r->{env}{SERVER_NAME} // '-' },
     B => sub ($r, $arg) { $r->{bytes}            // 0 },
     b => sub ($r, $arg) { $r->{bytes} ? $r->{bytes} : '-' },
     D => sub ($r, $arg) { $r->{micros} },
-    e => sub ($r, $arg) { _clean($r->{env}{$arg} // $ENV{$arg}) },
-    f => sub ($r, $arg) { _clean($r->{env}{SCRIPT_FILENAME}) },
+    e => sub ($r, $arg) { clean($r->{env}{$arg} // $ENV{$arg}) },
+    f => sub ($r, $arg) { clean($r->{env}{SCRIPT_FILENAME}) },
     H => sub ($r, $arg) { $r->{env}{SERVER_PROTOCOL} // '-' },
-    i => sub ($r, $key) { _clean($r->{env}{$key}) },                 # The env key, from _env_key
+    i => sub ($r, $key) { clean($r->{env}{$key}) },                 # The env key, from _env_key
     I => sub ($r, $arg) {
         ($r->{env}{'perennial.head_bytes'} // 0) + ($r->{env}{CONTENT_LENGTH} || 0);
     },
     k => sub ($r, $arg) {0},
     l => sub ($r, $arg) {'-'},
-    m => sub ($r, $arg) { _clean($r->{env}{REQUEST_METHOD}) },
+    m => sub ($r, $arg) { clean($r->{env}{REQUEST_METHOD}) },
     n => sub ($r, $arg) {'-'},
-    o => sub ($r, $arg) { _clean(_header_out($r->{headers}, $arg)) },
+    o => sub ($r, $arg) { clean(_header_out($r->{headers}, $arg)) },
     O => sub ($r, $arg) { ($r->{head_bytes} // 0) + ($r->{bytes} // 0) },
     p => sub ($r, $arg) {
         $arg eq 'remote' ? $r->{env}{REMOTE_PORT} // '-' : $r->{env}{SERVER_PORT} // '-';
     },
     P => sub ($r, $arg) {$$},
     q => sub ($r, $arg) {
-        length($r->{env}{QUERY_STRING} // '') ? _clean("?$r->{env}{QUERY_STRING}") : '';
+        length($r->{env}{QUERY_STRING} // '') ? clean("?$r->{env}{QUERY_STRING}") : '';
     },
     r => sub ($r, $arg) {
-        _clean("$r->{env}{REQUEST_METHOD} $r->{env}{REQUEST_URI} $r->{env}{SERVER_PROTOCOL}");
+        clean("$r->{env}{REQUEST_METHOD} $r->{env}{REQUEST_URI} $r->{env}{SERVER_PROTOCOL}");
     },
     R => sub ($r, $arg) {'-'},
     s => sub ($r, $arg) { $r->{status} },
@@ -60,14 +60,22 @@ my %FIELD = (
             : $arg eq 'us' ? $r->{micros}
             :                int($r->{micros} / 1e6);
     },
-    u => sub ($r, $arg) { _clean($r->{env}{REMOTE_USER} // '-') },
-    U => sub ($r, $arg) { _clean($r->{env}{REQUEST_URI} =~ s/\?.*\z//sr) },
+    u => sub ($r, $arg) { clean($r->{env}{REMOTE_USER} // '-') },
+    U => sub ($r, $arg) { clean($r->{env}{REQUEST_URI} =~ s/\?.*\z//sr) },
     v => sub ($r, $arg) { $r->{vhost} // $r->{env}{SERVER_NAME} // '-' },
     V => sub ($r, $arg) {
-        _clean((($r->{env}{HTTP_HOST} // $r->{env}{SERVER_NAME} // '-') =~ s/:\d+\z//r));
+        clean((($r->{env}{HTTP_HOST} // $r->{env}{SERVER_NAME} // '-') =~ s/:\d+\z//r));
     },
     X => sub ($r, $arg) { $r->{keep_alive} ? '+' : '-' },
 );
+
+# %a and %h: the client (after RemoteIPHeader); %{c}a and %{c}h: the peer of the connection,
+# the proxy's address behind one
+sub _client ($r, $arg) {
+    my $env = $r->{env};
+    return ($arg eq 'c' ? $env->{'perennial.peer'} // $env->{REMOTE_ADDR} : $env->{REMOTE_ADDR})
+        // '-';
+}
 
 # Compiles a format; dies with the reason when it has a directive Apache does not know
 sub compile ($class, $format) {
@@ -124,7 +132,7 @@ sub _header_out ($headers, $name) {
 }
 
 # As Apache: quotes, backslashes and bytes that are not printable ASCII as \xNN; nothing: -
-sub _clean ($text) {
+sub clean ($text) {
     return '-' unless defined $text;
     $text =~ s/([^\x20-\x7e]|["\\])/sprintf '\\x%02x', ord $1/ge;
     return $text;
@@ -152,7 +160,8 @@ Perennial::Log::Format - Apache's LogFormat, compiled once
 =head1 DESCRIPTION
 
 Compiles an Apache C<LogFormat> string: C<%a> C<%h> (the address: Perennial makes no DNS
-lookups) C<%A> C<%B> C<%b> C<%D> C<%{VAR}e> C<%f> C<%H> C<%{Header}i> C<%I> C<%l> C<%m>
+lookups; C<%{c}a> and C<%{c}h> the connection's peer, the proxy behind C<RemoteIPHeader>)
+C<%A> C<%B> C<%b> C<%D> C<%{VAR}e> C<%f> C<%H> C<%{Header}i> C<%I> C<%l> C<%m>
 C<%{Header}o> C<%O> C<%p> C<%{remote}p> C<%P> C<%q> C<%r> C<%s> C<%E<gt>s> C<%t>
 C<%{strftime}t> C<%T> C<%{ms|us|s}T> C<%u> C<%U> C<%v> (the virtual host's ServerName) C<%V>
 (the Host the client asked for) C<%X> and C<%%>. C<%k>, C<%n> and C<%R> have nothing to show
@@ -167,6 +176,13 @@ predefined.
 =head2 compile
 
     my $format = Perennial::Log::Format->compile($string);    # dies on an unknown directive
+
+=head2 clean
+
+    my $safe = Perennial::Log::Format::clean($text_from_a_client);
+
+The text as Apache escapes it in logs: quotes, backslashes and bytes that are not printable
+ASCII as C<\xNN>; C<-> for nothing.
 
 =head2 line
 
