@@ -6,8 +6,8 @@ use Perennial::Access::Host;
 
 # Apache 2.4's Require rules, one line each: `all granted|denied`, `local`, `ip ADDRESS...`,
 # `host NAME...` (the client's name by forward-confirmed reverse DNS), `env VAR...`, `method
-# M...`, `valid-user`, `user NAME...`, each may be negated with `not` inside <RequireAll> or
-# <RequireNone>. Rules are parsed at start; the host-based ones cost a few string compares.
+# M...`, `valid-user`, `user NAME...`, each may be negated with `not` inside <RequireAll>.
+# Rules are parsed at start; the host-based ones cost a few string compares.
 
 my @LOOPBACK = ('127.0.0.0/8', '::1/128');
 
@@ -157,7 +157,7 @@ address such as C<10.1>; IPv4-mapped IPv6 addresses count as IPv4), C<host> (the
 by forward-confirmed reverse DNS, L<Perennial::Access::Host>), C<env VAR> (set by C<SetEnv>;
 a request header never counts), C<method>, C<valid-user> and C<user NAME> (after Basic
 authentication, L<Perennial::Auth::Basic>), each negated with C<not> inside
-C<< <RequireAll> >> or C<< <RequireNone> >>. L<Perennial::Authz> combines them.
+C<< <RequireAll> >>. L<Perennial::Authz> combines them.
 
 =head1 METHODS
 

@@ -217,10 +217,8 @@ sub _new_executor ($config, $log, $top, $url, $dir, $set) {
         limits     => ($deadline || $slow ? [$deadline, $slow] : undef),
         dir_config => $set->{dir_config},
         pass_auth  => $set->{pass_auth},
-        set_env    => {
-            %{$config->set_env},
-            %{$set->{set_env} // {}},
-            $config->passed_env(@{$config->pass_env}, @{$set->{pass_env} // []})
+        set_env    => {    # The server level's are in $set already: it is merged onto them
+            %{$set->{set_env} // {}}, $config->passed_env(@{$set->{pass_env} // []})
         },
         document_root => $config->document_root // $dir,
     );

@@ -123,7 +123,7 @@ Perennial::Authz - Require, RequireAll/Any/None, Order/Allow/Deny/Satisfy and Ba
 Decides with the merged settings of a request's sections, as Apache 2.4's mod_authz_core,
 mod_access_compat and mod_auth_basic do. A section's C<Require> lines are a
 C<< <RequireAny> >>; C<< <RequireAll> >>, C<< <RequireAny> >> and C<< <RequireNone> >> nest
-inside. C<Order>, C<Allow from> and C<Deny from> (C<all>, addresses, networks, partial
+inside (a C<< <RequireNone> >> only in a C<< <RequireAll> >>, as in Apache). C<Order>, C<Allow from> and C<Deny from> (C<all>, addresses, networks, partial
 addresses, names by forward-confirmed reverse DNS, C<env=VAR>, C<env=!VAR>) are combined with
 the C<Require> lines by C<Satisfy All> (both) or C<Satisfy Any> (either). A rule that needs
 the user (C<valid-user>, C<user>) asks for Basic credentials (401 with the section's

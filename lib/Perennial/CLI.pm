@@ -180,14 +180,18 @@ sub _config ($opt) {
     );
 }
 
-# Apache's -D NAME (for <IfDefine>) beside plackup's -D (daemonize): -D followed by a name that
-# is not a file defines it
+# Apache's -D NAME and -DNAME (for <IfDefine>) beside plackup's -D (daemonize): -D followed by
+# a name that is not a file defines it
 sub _defines (@argv) {
     my @out;
     while (@argv) {
         my $arg = shift @argv;
         if ($arg eq '-D' && @argv && $argv[0] =~ /\A[A-Za-z_]\w*\z/ && !-e $argv[0]) {
             push @out, '--define', shift @argv;
+            next;
+        }
+        if ($arg =~ /\A-D([A-Za-z_]\w*)\z/) {
+            push @out, '--define', $1;
             next;
         }
         push @out, $arg;
@@ -234,7 +238,7 @@ Serving:
       --[no-]keepalive, --disable-keepalive, --keepalive-timeout S, --timeout S
       --pid FILE --error-log FILE --access-log FILE --log-level LEVEL --scoreboard FILE
   -D, --daemonize          run in the background (needs --error-log or ErrorLog)
-  -D NAME, --define NAME   define NAME for <IfDefine NAME> (Apache's -D); repeatable
+  -D NAME, -DNAME, --define NAME   define NAME for <IfDefine NAME> (Apache's -D); repeatable
   -E, --env NAME           PLACK_ENV; 'development' adds Lint and StackTrace
   -I DIR, -M Module        add to @INC, load a module in the manager before forking
   -X, --single-process     serve in one process, for debugging

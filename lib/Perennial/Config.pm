@@ -127,7 +127,7 @@ sub kilobytes ($value) {
 
 sub load ($class, %args) {
     my $file = $args{file};
-    my $over = $args{overrides} // {};
+    my $over = {%{$args{overrides} // {}}};    # A copy: the log level is put in its own words
     my (%values, @errors);
     my $ctx = {
         defines     => {map { $_ => '' } @{$args{defines} // []}},
@@ -161,7 +161,8 @@ sub load ($class, %args) {
     # SetEnv, PassEnv and PerlSetupEnv at server level are also the server's own settings
     my $base = $values{server_dir} // {};
     $values{$_} = $base->{$_} for grep { defined $base->{$_} } qw(set_env pass_env setup_env);
-    die join("\n", @errors) . "\n" if @errors;
+    die join("\n", @errors) . "\n"                  if @errors;
+    $over->{log_level} = _level($over->{log_level}) if defined $over->{log_level};
     for my $key (sort keys %$over) {
         my $err = _check($key, $over->{$key});
         push @errors, "--" . ($key =~ tr/_/-/r) . " $err" if $err;
@@ -252,22 +253,16 @@ sub _host_logs ($values, $errors) {
 # missing too
 sub _missing ($config) {
     my @errors;
-    for my $sec (grep { defined $_->{app_path} && !-f $_->{app_path} } @{$config->sections}) {
-        push @errors,
-            "$sec->{file} line $sec->{line}: PSGIApp '$sec->{app}' not found ($sec->{app_path})";
-    }
-    my @hosts = map { $_->{values} } @{$config->vhosts};
+    my @servers = ($config, map { $_->{values} } @{$config->vhosts});    # The main server, hosts
     for my $sec (
         grep { defined $_->{app_path} && !-f $_->{app_path} }
-        map  { @{$_->{sections} // []} } @hosts
+        map  { @{$_->{sections} // []} } @servers
         )
     {
         push @errors,
             "$sec->{file} line $sec->{line}: PSGIApp '$sec->{app}' not found ($sec->{app_path})";
     }
-    for my $alias (grep { !-d $_->{dir} } @{$config->aliases},
-        map { @{$_->{aliases} // []} } @hosts)
-    {
+    for my $alias (grep { !-d $_->{dir} } map { @{$_->{aliases} // []} } @servers) {
         push @errors, "$alias->{file} line $alias->{line}: directory '$alias->{dir}' not found";
     }
     push @errors, map {"PerlRequire: file '$_' not found"} grep { !-f } @{$config->requires};
@@ -295,8 +290,13 @@ my %VALID = (
         qr/\A(?:debug|info|warn|error)\z/,
         'one of Apache\'s levels (emerg alert crit error warn notice info debug trace1..8)'
     ],
-    jitter => [qr/\A\d+%?\z/, 'a number or a percentage'],
-    size   => [qr/\A\d+\z/,   'a size in KB, or with K, M or G'],
+    tokens => [
+        qr/\A(?:prod|productonly|major|minor|min|minimal|os|full)\z/i,
+        'Prod, Major, Minor, Min, OS or Full'
+    ],
+    signature => [qr/\A(?:on|off|email)\z/i, 'On, Off or EMail'],
+    jitter    => [qr/\A\d+%?\z/,             'a number or a percentage'],
+    size      => [qr/\A\d+\z/,               'a size in KB, or with K, M or G'],
 );
 my %REF = (list => 'ARRAY', hash => 'HASH');
 
@@ -326,7 +326,10 @@ sub _directive ($values, $item) {
         push @{$values->{$key}}, @args;
         return;
     }
-    @args = _log_level($values, $item)        if $key eq 'log_level';
+    if ($key eq 'log_level') {
+        @args = _log_level($values, $item);
+        return if !@args && @{$item->{args}};    # Only modules' own levels (ssl:warn)
+    }
     return "$item->{name} takes one argument" if @args != 1;
     my ($value, $err) = _value($key, $item->{name}, $args[0]);
     return $err if $err;
@@ -347,8 +350,10 @@ sub _log_level ($values, $item) {
     my @levels = grep { !/:/ } @{$item->{args}};
     push @{$values->{notes}}, "$item->{file} line $item->{line}: LogLevel for a module ignored: $_"
         for grep {/:/} @{$item->{args}};
-    return map { $LEVEL{lc $_} // $_ } @levels;
+    return map { _level($_) } @levels;
 }
+
+sub _level ($word) { $LEVEL{lc $word} // $word }
 
 # A directive's argument as the setting's value: On/Off, lower-case levels, ms suffixes
 sub _value ($key, $name, $value) {
@@ -356,19 +361,21 @@ sub _value ($key, $name, $value) {
         return (undef, "$name must be On or Off, got '$value'") if $value !~ /\A(?:on|off)\z/i;
         return (lc $value eq 'on' ? 1 : 0);
     }
-    $value = lc $value         if $key eq 'log_level';
     $value = $value / 1000     if $key =~ /timeout/ && $value =~ s/ms\z//;
     $value = kilobytes($value) if $SETTINGS{$key}[1] eq 'size';
     my $err = _check($key, $value);
     return $err ? (undef, "$name $err") : ($value);
 }
 
-# A virtual host's paths, from the same ServerRoot
-sub _normalise_host ($self, $v) {
+# The paths of the main server's settings or a virtual host's, from the one ServerRoot
+sub _paths ($self, $v) {
     $v->{$_}     = $self->path($v->{$_}) for grep { defined $v->{$_} } qw(document_root error_log);
     $_->{dir}    = $self->path($_->{dir})    for @{$v->{aliases}     // []};
     $_->{target} = $self->path($_->{target}) for @{$v->{custom_logs} // []};
-    $_->{app_path} = $self->path($_->{app})  for grep { defined $_->{app} } @{$v->{sections} // []};
+    for my $sec (@{$v->{sections} // []}) {
+        $sec->{$_ eq 'app' ? 'app_path' : $_} = $self->path($sec->{$_})
+            for grep { defined $sec->{$_} } qw(app auth_user_file);
+    }
 }
 
 sub _normalise ($self) {
@@ -391,21 +398,8 @@ sub _normalise ($self) {
     $self->{max_spare_servers} = $self->{min_spare_servers} + 1
         if $self->{max_spare_servers} <= $self->{min_spare_servers};
     $self->{$_} = $self->path($self->{$_})
-        for qw(access_log error_log pid_file scoreboard_file app);
-    $self->{$_}    = $self->path($self->{$_})  for qw(document_root types_config);
-    $_->{app_path} = $self->path($_->{app})    for grep { defined $_->{app} } @{$self->{sections}};
-    $_->{dir}      = $self->path($_->{dir})    for @{$self->{aliases}};
-    $_->{target}   = $self->path($_->{target}) for @{$self->{custom_logs}};
-    $self->_normalise_host($_->{values}) for @{$self->{vhosts}};
-
-    # AuthUserFile, wherever it stands, from ServerRoot
-    my @hosts = map { $_->{values} } @{$self->{vhosts}};
-    for my $set (@{$self->{sections}},
-        map { (@{$_->{sections} // []}, $_->{server_dir} // ()) } @hosts)
-    {
-        $set->{auth_user_file} = $self->path($set->{auth_user_file})
-            if defined $set->{auth_user_file};
-    }
+        for qw(access_log pid_file scoreboard_file app types_config);
+    $self->_paths($_) for $self, map { $_->{values} } @{$self->{vhosts}};
     $self->{requires}        = [map { $self->path($_) } @{$self->{requires}}];
     $self->{preload_scripts} = [map { $self->path($_) =~ s{/+\z}{}r } @{$self->{preload_scripts}}];
     $self->{_warnings}       = [@warnings, @{$self->{notes}}];

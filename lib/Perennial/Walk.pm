@@ -74,9 +74,8 @@ sub _location_matches ($sec, $url) {
 
 sub _directory_matches ($sec, $dir) {
     return $dir =~ $sec->{re} if $sec->{match} eq 'wildcard';
-    my $p = $sec->{path} =~ s{/+\z}{}r;
-    return 1 if $p eq '' || $dir eq $p;
-    return index($dir, "$p/") == 0;
+    my $p = $sec->{path};    # Without a trailing slash (Config::Sections)
+    return $p eq '/' || $dir eq $p || index($dir, "$p/") == 0;
 }
 
 sub _merge ($bases, $secs, $key) {

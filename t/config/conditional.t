@@ -76,8 +76,14 @@ CONF
     is $c->max_clients,   12, 'a variable of the environment';
     is(Perennial::Config->load(file => $file, defines => ['BIG'])->max_clients,
         64, 'a define from outside');
-    my ($out, $code) = cli('configtest', '-D', 'BIG', '-c', $file);
-    is $code, 0, '-D NAME on the command line' or diag $out;
+    my $big = write_file('big.conf', "<IfDefine BIG>\n    MaxClients lots\n</IfDefine>\n");
+    my ($out, $code) = cli('configtest', '-c', $big);
+    is $code, 0, 'what is not defined is not read' or diag $out;
+
+    for my $flag (['-D', 'BIG'], ['-DBIG'], ['--define', 'BIG']) {
+        ($out, $code) = cli('configtest', @$flag, '-c', $big);
+        like $out, qr/big\.conf line 2: MaxClients must be/, "@$flag on the command line defines";
+    }
     ($out)
         = cli('configtest', '-c', write_file('undef.conf', "ErrorLog \${NOWHERE_DEFINED}/x.log\n"));
     like $out, qr/undef\.conf line 1: config variable \$\{NOWHERE_DEFINED\} is not defined/,
@@ -101,10 +107,17 @@ subtest '<IfVersion> against Apache 2.4' => sub {
 <IfVersion !/^1\./>
     MaxSpareServers 9
 </IfVersion>
+<IfVersion > 2.4>
+    ServerLimit 300
+</IfVersion>
+<IfVersion = 2.4>
+    ServerLimit 1
+</IfVersion>
 CONF
     my $c = Perennial::Config->load(file => $file);
     is_deeply [map { $c->$_ } qw(start_servers max_clients min_spare_servers max_spare_servers)],
         [4, 256, 3, 9], '>=, <, a bare version, ~ regex and !/regex/';
+    is $c->server_limit, 300, 'a part not given is 0, as in Apache: 2.4.71 > 2.4, not = 2.4';
     my ($out)
         = cli('configtest', '-c',
         write_file('badversion.conf', "<IfVersion >> 2>\n</IfVersion>\n"));
@@ -140,6 +153,11 @@ CONF
     write_file('other/x.conf', "StartServers 6\n");
     my $root = write_file('site/root.conf', "ServerRoot $dir/other\nInclude x.conf\n");
     is(Perennial::Config->load(file => $root)->start_servers, 6, 'ServerRoot moves the base');
+    write_file('site/tree/a.conf',     "StartServers 2\n");
+    write_file('site/tree/sub/b.conf', "MaxSpareServers 7\n");
+    my $tree = Perennial::Config->load(file => write_file('site/tree.conf', "Include tree\n"));
+    is_deeply [$tree->start_servers, $tree->max_spare_servers], [2, 7],
+        'a directory: its files and its subdirectories\' files, as Apache reads them';
 };
 
 subtest 'directives with no meaning here are accepted and listed once' => sub {
@@ -158,6 +176,12 @@ CONF
         'Mutex, with its line';
     like $out, qr/LogLevel for a module ignored: ssl:warn/, 'a module\'s LogLevel';
     is(Perennial::Config->load(file => $file)->log_level, 'warn', 'LogLevel warn');
+    my $alone = write_file('modules.conf', "LogLevel NOTICE\nLogLevel ssl:debug\n");
+    is(Perennial::Config->load(file => $alone)->log_level,
+        'info',
+        'Apache\'s notice, any case; a LogLevel with only a module\'s level leaves it alone');
+    is(Perennial::Config->load(file => $alone, overrides => {log_level => 'crit'})->log_level,
+        'error', 'as does --log-level');
     ($out, $code) = cli('configtest', '-c', write_file('typo.conf', "MaxClientz 3\n"));
     like $out, qr/typo\.conf line 1: unknown directive 'MaxClientz'/,
         'anything else is still an error';

@@ -55,6 +55,20 @@ subtest 'a PSGIApp that does not exist is an error with its line' => sub {
     is $code, 1, 'configtest fails';
     like $out, qr/test\.conf line 1: PSGIApp 'nowhere\.psgi' not found \(\Q$dir\E\/nowhere\.psgi\)/,
         'names the file, the line and where it looked';
+    ($out, $code) = cli('configtest', '-c', conf_file(<<'CONF'));
+Listen 127.0.0.1:8999
+<VirtualHost *:8999>
+  ServerName a.test
+  Alias /x nowhere-dir
+  <Location /app>
+    SetHandler psgi
+    PSGIApp elsewhere.psgi
+  </Location>
+</VirtualHost>
+CONF
+    like $out, qr/test\.conf line 5: PSGIApp 'elsewhere\.psgi' not found/, 'in a virtual host too';
+    like $out, qr/test\.conf line 4: directory '\Q$dir\E\/nowhere-dir' not found/,
+        'as is its Alias to nowhere';
 };
 
 subtest 'a good file passes, with Apache defaults and names' => sub {
@@ -125,6 +139,97 @@ CONF
         'a jitter';
     ($out, $code) = cli('configtest', '-c', conf_file("PerlPreloadScripts $dir/none\n"));
     like $out, qr/PerlPreloadScripts: directory '\Q$dir\E\/none' not found/, 'a missing directory';
+};
+
+subtest 'what can only refuse stands in a RequireAll, as Apache says' => sub {
+    my $file = conf_file(<<'CONF');
+<Location /a>
+  Require not ip 10.0.0.1
+</Location>
+<Location /b>
+  <RequireNone>
+    Require ip 10.0.0.1
+  </RequireNone>
+</Location>
+<Location /c>
+  <RequireAll>
+    Require all granted
+    <RequireNone>
+      Require not ip 10.0.0.1
+    </RequireNone>
+    <RequireAny>
+      Require local
+      <RequireNone>
+        Require ip 10.0.0.2
+      </RequireNone>
+    </RequireAny>
+  </RequireAll>
+</Location>
+CONF
+    my ($out, $code) = cli('configtest', '-c', $file);
+    is $code, 1, 'configtest fails';
+    like $out, qr/test\.conf line 2: a negated Require has no effect outside <RequireAll>/,
+        'Require not directly in a section';
+    like $out, qr/test\.conf line 5: <RequireNone> has no effect outside <RequireAll>/,
+        'RequireNone directly in a section';
+    like $out, qr/test\.conf line 13: a negated Require has no effect in <RequireNone>/,
+        'Require not inside RequireNone';
+    like $out, qr/test\.conf line 17: <RequireNone> has no effect outside <RequireAll>/,
+        'RequireNone inside RequireAny';
+    my $good = conf_file(<<'CONF');
+<Location /d>
+  <RequireAll>
+    Require all granted
+    Require not ip 10.0.0.1
+    <RequireNone>
+      Require ip 10.0.0.2
+    </RequireNone>
+  </RequireAll>
+</Location>
+CONF
+    ($out, $code) = cli('configtest', '-c', $good);
+    is $code, 0, 'both inside a RequireAll pass' or diag $out;
+};
+
+subtest 'directives with no meaning here, in sections and hosts as Apache takes them' => sub {
+    my $file = conf_file(<<'CONF');
+Listen 127.0.0.1:8999
+<Directory /srv>
+    IndexOptions FancyIndexing
+    FileETag None
+</Directory>
+<VirtualHost *:8999>
+    ServerName a.test
+    AddLanguage en .en
+    <Location />
+        AddOutputFilterByType DEFLATE text/html
+    </Location>
+</VirtualHost>
+CONF
+    my ($out, $code) = cli('configtest', '-c', $file);
+    is $code, 0, 'configtest passes' or diag $out;
+    like $out, qr/accepted and ignored: .*AddLanguage \(\S+ line 8\): no content negotiation/,
+        'a host\'s are listed with the server\'s';
+    like $out, qr/AddOutputFilterByType \(\S+ line 10\): output filters/, 'a section\'s too';
+    like $out, qr/IndexOptions \(\S+ line 3\): Perennial makes no directory listings/,
+        'with their reason';
+    ($out, $code)
+        = cli('configtest', '-c', conf_file("<Directory /srv>\n  Mutex default\n</Directory>\n"));
+    is $code, 1, 'one of the whole server\'s in a section fails';
+    like $out, qr/test\.conf line 2: Mutex is not allowed inside a section/, 'with its line';
+};
+
+subtest 'a word Apache does not know is an error' => sub {
+    my ($out, $code)
+        = cli('configtest', '-c', conf_file("ServerSignature Bogus\nServerTokens Everything\n"));
+    is $code, 1, 'configtest fails';
+    like $out, qr/test\.conf line 1: ServerSignature must be On, Off or EMail, got 'Bogus'/,
+        'ServerSignature';
+    like $out, qr/test\.conf line 2: ServerTokens must be Prod, Major, Minor, Min, OS or Full/,
+        'ServerTokens';
+    ($out, $code)
+        = cli('configtest', '-c', conf_file("ServerSignature EMail\nServerTokens ProductOnly\n"));
+    is $code, 0, 'their own words pass' or diag $out;
 };
 
 done_testing;

@@ -118,15 +118,21 @@ subtest 'Directory: the directory and below; wildcards stay within a segment; Fi
 <FilesMatch "^\.ht">
     SetEnv D 1
 </FilesMatch>
+<Directory /var/*/htdocs/>
+    SetEnv E 1
+</Directory>
+<Directory //opt//site/>
+    SetEnv F 1
+</Directory>
 CONF
     my %on = map {
         my ($d, $f) = @$_;
         ("$d/$f" => join '', sort keys %{merged($walk, '/x', $d, $f)->{set_env} // {}})
         } ['/srv/www', 'i.html'], ['/srv/www/sub', 'i.html'], ['/srv/wwwx', 'i.html'],
         ['/home/u/public_html/a', 'private.txt'], ['/home/u/v/public_html', 'private.txt'],
-        ['/srv/other',            'private.txt'], ['/srv/www',              '.htpasswd'];
-    is_deeply \%on,
-        {
+        ['/srv/other',            'private.txt'], ['/srv/www',              '.htpasswd'],
+        ['/var/a/htdocs',         'i.html'],      ['/opt/site/sub',         'i.html'];
+    is_deeply \%on, {
         '/srv/www/i.html'                   => 'A',
         '/srv/www/sub/i.html'               => 'A',
         '/srv/wwwx/i.html'                  => '',
@@ -134,6 +140,8 @@ CONF
         '/home/u/v/public_html/private.txt' => '',
         '/srv/other/private.txt'            => '',
         '/srv/www/.htpasswd'                => 'AD',
+        '/var/a/htdocs/i.html'              => 'E',    # A trailing slash names the same
+        '/opt/site/sub/i.html'              => 'F',    # and // is /
         },
         'each file and the sections it takes';
 };

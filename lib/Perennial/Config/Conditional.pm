@@ -14,7 +14,7 @@ use Perennial::Config::Apache;
 our @EXPORT_OK = qw(expand);
 
 # Apache's version, as <IfVersion> sees it: the 2.4 whose configuration Perennial reads
-our $APACHE_VERSION = '2.4.71';    ## no critic (ProhibitPackageVars) read by the status page too
+my $APACHE_VERSION = '2.4.71';
 
 # Apache modules whose directives Perennial reads, by their base name (mod_NAME.c, NAME_module).
 # The prefork MPM is what Perennial is; every other module is absent.
@@ -115,12 +115,13 @@ sub _version_like ($re) {
     return eval { $APACHE_VERSION =~ /$re/ ? 1 : 0 } // "bad regex '$re'";
 }
 
-# Parts not given match anything: 2.4 is every 2.4.x, as Apache's major.minor
+# major[.minor[.patch]], the parts not given 0, as mod_version: 2.4 is 2.4.0, so `> 2.4` holds
+# for 2.4.71 and `= 2.4` does not
 sub _version_is ($op, $want) {
     my @have = split /\./, $APACHE_VERSION;
     my @need = split /\./, $want;
     my $cmp  = 0;
-    for my $i (0 .. $#need) { $cmp ||= ($have[$i] // 0) <=> $need[$i] }
+    for my $i (0 .. 2) { $cmp ||= ($have[$i] // 0) <=> ($need[$i] // 0) }
     my %holds = (
         '='  => $cmp == 0,
         '==' => $cmp == 0,
@@ -152,23 +153,24 @@ sub _include ($item, $errors, $ctx, $depth) {
     return @out;
 }
 
-# The files a path names (a wildcard's matches, a directory's files, or a file), sorted; and
-# what is wrong when there are none
+# The files a path names (a wildcard's matches, which may stand in directories too, as Apache
+# 2.4 allows; a directory's files and those of its subdirectories, as Apache reads them; or a
+# file), sorted; and what is wrong when there are none
 sub _files_of ($path) {
     if ($path =~ /[*?\[]/) {
-        my @files = sort grep {-f} _glob($path);
+        my @files = sort grep {-f} File::Glob::bsd_glob($path, File::Glob::GLOB_NOSORT());
         return (\@files, @files ? undef : "no file matches '$path'");
     }
     return ([$path], undef) if -f $path;
     return ([],      "file '$path' not found") unless -d $path;
     opendir(my $dh, $path) or return ([], "Can't read directory '$path': $!");
-    return ([sort map {"$path/$_"} grep { !/\A\./ && -f "$path/$_" } readdir $dh], undef);
-}
-
-# A wildcard's matches; wildcards may stand in directories too, as Apache 2.4 allows
-sub _glob ($pattern) {
-    my @found = File::Glob::bsd_glob($pattern, File::Glob::GLOB_NOSORT());
-    return @found;
+    my @files;
+    for my $entry (sort grep { !/\A\./ } readdir $dh) {    # Not . and .., nor an editor's .swp
+        my ($below, $err) = -d "$path/$entry" ? _files_of("$path/$entry") : (["$path/$entry"]);
+        return ([], $err) if $err;
+        push @files, @$below;
+    }
+    return (\@files, undef);
 }
 
 # ${NAME} in arguments: a Define'd value, else the environment's, else left as written (and

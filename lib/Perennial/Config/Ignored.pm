@@ -6,7 +6,7 @@ use Exporter qw(import);
 # Apache accepts them, so a site's files are read unchanged, and listed once at start with the
 # reason, so nobody wonders whether they took effect.
 
-our @EXPORT_OK = qw(ignored ignored_summary);
+our @EXPORT_OK = qw(ignored ignored_merge ignored_summary);
 
 my $NO_LISTINGS  = 'Perennial makes no directory listings (mod_autoindex)';
 my $NO_LANGUAGES = 'no content negotiation by language or charset (mod_negotiation, mod_mime)';
@@ -56,12 +56,29 @@ my %WHY = (
     usecanonicalphysicalport => 'self-referential URLs are made from the Host header',
 );
 
-# '' when the directive is one of these (its place noted in $values), undef when it is not
-sub ignored ($values, $item) {
+# Those Apache also takes inside <Directory>, <Location> and <Files>
+my %PER_DIR = map { $_ => 1 } qw(indexoptions indexignore indexorderdefault indexstylesheet
+    indexheadinsert addicon addiconbytype addiconbyencoding addalt addaltbytype addaltbyencoding
+    adddescription defaulticon headername readmename addlanguage addcharset defaultlanguage
+    languagepriority forcelanguagepriority removelanguage removecharset browsermatch
+    browsermatchnocase removetype addoutputfilter addoutputfilterbytype contentdigest defaulttype
+    enablemmap enablesendfile fileetag hostnamelookups usecanonicalname usecanonicalphysicalport);
+
+# '' when the directive is one of these (its place noted in $values), undef when it is not,
+# the reason when it is one of them in a section where Apache would not take it either
+sub ignored ($values, $item, $in_section = 0) {
     my $name = lc $item->{name};
     return unless $WHY{$name};
+    return "$item->{name} is not allowed inside a section (the whole server's, as in Apache)"
+        if $in_section && !$PER_DIR{$name};
     push @{$values->{ignored}{$item->{name}}}, "$item->{file} line $item->{line}";
     return '';
+}
+
+# A virtual host's ignored directives, into the server's list (one summary at start)
+sub ignored_merge ($into, $from) {
+    push @{$into->{ignored}{$_}}, @{$from->{ignored}{$_}} for keys %{$from->{ignored} // {}};
+    return;
 }
 
 # One line for the log: each ignored directive once, with how often and why
@@ -91,13 +108,21 @@ Perennial::Config::Ignored - Apache directives Perennial accepts and ignores, an
 
 C<LoadModule>, C<Mutex>, C<EnableSendfile>, C<HostnameLookups>, C<UseCanonicalName>,
 C<FileETag>, C<AcceptFilter>, C<AccessFileName>, C<ThreadsPerChild> and the like are read
-without error and listed once at start, each with the reason it has no effect.
+without error and listed once at start, each with the reason it has no effect. Inside
+C<< <Directory> >>, C<< <Location> >> and C<< <Files> >> only those Apache takes there are
+accepted (C<IndexOptions>, C<AddLanguage>, C<FileETag>, ...); the others are errors there, as in
+Apache.
 
 =head1 FUNCTIONS
 
 =head2 ignored
 
     my $err = ignored(\%values, $item);    # '' if ignored, undef if not one of these
+    my $err = ignored(\%values, $item, 1); # inside a section: only the per-directory ones
+
+=head2 ignored_merge
+
+    ignored_merge(\%values, \%host_values);
 
 =head2 ignored_summary
 

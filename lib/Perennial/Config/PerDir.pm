@@ -139,7 +139,7 @@ $TABLE{order} = [
     section => 1,
     1,
     sub ($set, $value) {
-        my $order = lc $value =~ s/\s+//gr;
+        my $order = lc($value =~ s/\s+//gr);
         return "Order must be Deny,Allow, Allow,Deny or Mutual-failure, got '$value'"
             unless $order =~ /\A(?:deny,allow|allow,deny|mutual-failure)\z/;
         $set->{access_compat}{order} = $order;
@@ -241,7 +241,7 @@ sub _seconds ($set, $name, $value) {
 sub _require ($set, @args) {
     my $rule = Perennial::Access->parse(@args);
     return $rule unless ref $rule;
-    return 'a negated Require has no effect outside <RequireAll> or <RequireNone>' if $rule->{not};
+    return 'a negated Require has no effect outside <RequireAll>' if $rule->{not};
     push @{$set->{require}}, $rule;
     return;
 }

@@ -2,7 +2,8 @@ package Perennial::Config::Sections;
 use v5.36;
 use Exporter qw(import);
 use Perennial::Access;
-use Perennial::Config::PerDir qw(per_dir_directive);
+use Perennial::Config::Ignored qw(ignored);
+use Perennial::Config::PerDir  qw(per_dir_directive);
 
 # The sections of httpd.conf that apply settings to requests: <Location>, <LocationMatch>,
 # <Directory>, <DirectoryMatch>, <Files>, <FilesMatch> (and the `~ regex` forms), with Files
@@ -46,7 +47,7 @@ sub section ($values, $errors, $item, $within = undef) {
                 next;
             }
             if ($inner->{section} =~ /\ARequire(All|Any|None)\z/i) {
-                my $node = _authz_container($inner, lc $1, $errors);
+                my $node = _authz_container($inner, lc $1, $errors, 'any');
                 push @{$sec->{require}}, $node if $node;
                 next;
             }
@@ -54,7 +55,7 @@ sub section ($values, $errors, $item, $within = undef) {
                 "$inner->{file} line $inner->{line}: <$inner->{section}> cannot be inside <$item->{section}>";
             next;
         }
-        my $err = per_dir_directive($sec, $inner, $place)
+        my $err = ignored($values, $inner, 1) // per_dir_directive($sec, $inner, $place)
             // "unknown directive '$inner->{name}' inside <$item->{section}>";
         push @$errors, "$inner->{file} line $inner->{line}: $err" if length $err;
     }
@@ -62,8 +63,16 @@ sub section ($values, $errors, $item, $within = undef) {
     return;
 }
 
-# <RequireAll>, <RequireAny>, <RequireNone>: Require lines and more of them, nested
-sub _authz_container ($item, $kind, $errors) {
+# <RequireAll>, <RequireAny>, <RequireNone>: Require lines and more of them, nested. As in
+# Apache, what can only refuse (a negated Require, a <RequireNone>) must stand in a
+# <RequireAll>: among alternatives ($within 'any' or 'none', and a section's own Require lines
+# are alternatives) it could never decide anything.
+sub _authz_container ($item, $kind, $errors, $within) {
+    if ($kind eq 'none' && $within ne 'all') {
+        push @$errors, "$item->{file} line $item->{line}: <$item->{section}> has no effect "
+            . ($within eq 'any' ? 'outside <RequireAll>' : 'inside <RequireNone>');
+        return;
+    }
     my @nodes;
     for my $inner (@{$item->{items}}) {
         my $at = "$inner->{file} line $inner->{line}";
@@ -71,7 +80,7 @@ sub _authz_container ($item, $kind, $errors) {
             my ($sub) = $inner->{section} =~ /\ARequire(All|Any|None)\z/i
                 or push(@$errors, "$at: <$inner->{section}> cannot be inside <$item->{section}>"),
                 next;
-            my $node = _authz_container($inner, lc $sub, $errors);
+            my $node = _authz_container($inner, lc $sub, $errors, $kind);
             push @nodes, $node if $node;
             next;
         }
@@ -82,8 +91,8 @@ sub _authz_container ($item, $kind, $errors) {
         }
         my $rule = Perennial::Access->parse(@{$inner->{args}});
         if (!ref $rule) { push @$errors, "$at: $rule"; next }
-        if ($rule->{not} && $kind eq 'any') {
-            push @$errors, "$at: a negated Require has no effect in <RequireAny>";
+        if ($rule->{not} && $kind ne 'all') {
+            push @$errors, "$at: a negated Require has no effect in <$item->{section}>";
             next;
         }
         push @nodes, $rule;
@@ -106,6 +115,9 @@ sub _matcher ($kind, $regex, $item, $errors) {
         return;
     }
     my %sec = (kind => $kind, path => $args[0], file => $item->{file}, line => $item->{line});
+
+    # A directory is the same with or without its trailing slash, and // is /
+    $sec{path} = $sec{path} =~ s{//+}{/}gr =~ s{(?<=.)/\z}{}r if $kind eq 'directory' && !$regex;
     if ($regex) {
         my $re = eval {qr/$args[0]/} or do {
             push @$errors, "$where: <$item->{section}>: bad regular expression '$args[0]': "
@@ -114,12 +126,12 @@ sub _matcher ($kind, $regex, $item, $errors) {
         };
         return {%sec, match => 'regex', re => $re};
     }
-    if ($kind ne 'files' && $args[0] !~ m{\A/}) {
+    if ($kind ne 'files' && $sec{path} !~ m{\A/}) {
         push @$errors, "$where: <$NAME{$kind}> takes a path starting with /";
         return;
     }
-    return {%sec, match => 'prefix'} unless $args[0] =~ /[*?\[]/;
-    return {%sec, match => 'wildcard', re => _wildcard($args[0], $kind)};
+    return {%sec, match => 'prefix'} unless $sec{path} =~ /[*?\[]/;
+    return {%sec, match => 'wildcard', re => _wildcard($sec{path}, $kind)};
 }
 
 # Apache's fnmatch with FNM_PATHNAME: * and ? never match a /. A Directory wildcard also

@@ -1,6 +1,7 @@
 package Perennial::Config::VirtualHost;
 use v5.36;
 use Exporter                    qw(import);
+use Perennial::Config::Ignored  qw(ignored_merge);
 use Perennial::Config::Sections qw(section);
 
 # <VirtualHost addr:port ...>: its addresses, ServerName and ServerAlias, and what a virtual
@@ -48,6 +49,7 @@ sub virtual_host ($values, $errors, $item, $apply) {
         my $err = $apply->(\%own, $inner, $OWN{$name});
         push @$errors, "$at: $err" if $err;
     }
+    ignored_merge($values, \%own);
     $host{values} = \%own;
     push @{$values->{vhosts}}, \%host;
     return;

@@ -42,13 +42,14 @@ sub server_tokens ($how) {
     require Perennial;
     my $v   = $Perennial::VERSION;
     my %say = (
-        prod    => 'Perennial',
-        major   => 'Perennial/' . ($v =~ s/\..*//r),
-        minor   => 'Perennial/' . ($v =~ s/\A(\d+\.\d+).*/$1/r),
-        min     => "Perennial/$v",
-        minimal => "Perennial/$v",
-        os      => "Perennial/$v (Unix)",
-        full    => "Perennial/$v (Unix) Perl/$^V",
+        prod        => 'Perennial',
+        productonly => 'Perennial',
+        major       => 'Perennial/' . ($v =~ s/\..*//r),
+        minor       => 'Perennial/' . ($v =~ s/\A(\d+\.\d+).*/$1/r),
+        min         => "Perennial/$v",
+        minimal     => "Perennial/$v",
+        os          => "Perennial/$v (Unix)",
+        full        => "Perennial/$v (Unix) Perl/$^V",
     );
     my $say = $say{lc $how}
         // croak "ServerTokens must be Prod, Major, Minor, Min, OS or Full, got '$how'";
