@@ -19,9 +19,7 @@ my $work = "$dir/work";
     system("$git init -q $work && echo 'hello gitweb' > $work/README && $git -C $work add README "
             . "&& $git -C $work commit -qm 'first commit' && $git clone -q --bare $work $repo") == 0
         or BAIL_OUT('git could not make the repository');
-    open(my $fh, '>', "$repo/description") or die $!;
-    print {$fh} "A test repository\n";
-    close $fh;
+    write_file("$repo/description", "A test repository\n");
 }
 my @www = getpwnam 'www-data';
 system('chown', '-R', "$www[2]:$www[3]", "$dir/projects") if $> == 0 && @www; # git's safe.directory

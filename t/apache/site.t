@@ -2,7 +2,7 @@ use v5.36;
 use lib 't/lib';
 use Test::More;
 use File::Path              qw(make_path);
-use Perennial::Test         qw(scratch_dir start_server);
+use Perennial::Test         qw(scratch_dir start_server write_file);
 use Perennial::Test::Apache qw(apache_available request start_apache);
 
 # A site configured as Debian's Apache 2.4 + mod_perl lays it out (apache2.conf, ports.conf,
@@ -141,12 +141,7 @@ print "Content-Type: text/plain\n\n";
 print "greeting=", $r->dir_config('Greeting'), " script=$ENV{SCRIPT_NAME}\n";
 PL
 );
-for my $name (sort keys %files) {
-    make_path("$site/" . ($name =~ s{/[^/]*\z}{}r)) if $name =~ m{/};
-    open(my $fh, '>', "$site/$name") or die "$name: $!";
-    print {$fh} $files{$name};
-    close $fh;
-}
+write_file("$site/$_", $files{$_}) for sort keys %files;
 chmod 0755, "$site/share/app/hello.cgi";
 make_path("$site/lib/cgi-bin");
 symlink "$site/share/app/hello.cgi", "$site/lib/cgi-bin/hello.cgi" or die $!;    # Debian's layout

@@ -1,23 +1,12 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use File::Temp qw(tempdir);
 use Perennial::Config;
+use Perennial::Test qw(perennial scratch_dir write_file);
 
-my $dir = tempdir(CLEANUP => 1);
+my $dir = scratch_dir();
 
-sub conf_file ($text) {
-    my $file = "$dir/test.conf";
-    open(my $fh, '>', $file) or die $!;
-    print {$fh} $text;
-    close $fh;
-    return $file;
-}
-
-sub cli (@args) {
-    my $out = qx{$^X -Ilib bin/perennial @args 2>&1};
-    return ($out, $? >> 8);
-}
+sub conf_file ($text) { write_file("$dir/test.conf", $text) }
 
 subtest 'every error is reported with file, line and reason' => sub {
     my $file = conf_file(<<'CONF');
@@ -32,7 +21,7 @@ MaxClients 0
 CustomLog access.log "%h %Z"
 <Location /y>
 CONF
-    my ($out, $code) = cli('configtest', '-c', $file);
+    my ($out, $code) = perennial('configtest', '-c', $file);
     is $code, 1, 'configtest fails';
     like $out, qr/test\.conf line 2: StartServers must be a whole number, got 'many'/, 'bad number';
     like $out, qr/test\.conf line 3: KeepAlive must be On or Off, got 'maybe'/,        'bad switch';
@@ -44,18 +33,18 @@ CONF
     like $out, qr/test\.conf line 9: unknown LogFormat directive %Z/, 'log format';
     like $out, qr/test\.conf line 10: <Location> is never closed/,    'unclosed section';
 
-    ($out, $code) = cli('serve', '-c', $file);
+    ($out, $code) = perennial('serve', '-c', $file);
     is $code, 1, 'serve refuses to start';
     like $out, qr/unknown directive 'Frobnicate'/, 'with the same errors';
 };
 
 subtest 'a PSGIApp that does not exist is an error with its line' => sub {
     my $file = conf_file("<Location />\n  SetHandler psgi\n  PSGIApp nowhere.psgi\n</Location>\n");
-    my ($out, $code) = cli('configtest', '-c', $file);
+    my ($out, $code) = perennial('configtest', '-c', $file);
     is $code, 1, 'configtest fails';
     like $out, qr/test\.conf line 1: PSGIApp 'nowhere\.psgi' not found \(\Q$dir\E\/nowhere\.psgi\)/,
         'names the file, the line and where it looked';
-    ($out, $code) = cli('configtest', '-c', conf_file(<<'CONF'));
+    ($out, $code) = perennial('configtest', '-c', conf_file(<<'CONF'));
 Listen 127.0.0.1:8999
 <VirtualHost *:8999>
   ServerName a.test
@@ -81,7 +70,7 @@ MinSpareServers 5
 MaxSpareServers 3
 KeepAliveTimeout 1500ms
 CONF
-    my ($out, $code) = cli('configtest', '-c', $file);
+    my ($out, $code) = perennial('configtest', '-c', $file);
     is $code, 0, 'configtest passes';
     like $out, qr/Syntax OK/, 'says so';
     my $c = Perennial::Config->load(file => $file);
@@ -103,9 +92,9 @@ subtest 'command-line flags override the file and are checked too' => sub {
     my $file = conf_file("MaxClients 10\n");
     my $c    = Perennial::Config->load(file => $file, overrides => {max_clients => 3});
     is $c->max_clients, 3, 'flag wins';
-    my ($out, $code) = cli('configtest', '-c', $file, '--max-clients', 'x');
+    my ($out, $code) = perennial('configtest', '-c', $file, '--max-clients', 'x');
     isnt $code, 0, 'a bad flag value fails';
-    ($out, $code) = cli('configtest', '-c', $file, '--timeout', 'soon');
+    ($out, $code) = perennial('configtest', '-c', $file, '--timeout', 'soon');
     like $out, qr/--timeout must be a number of seconds, got 'soon'/, 'named by its flag';
 };
 
@@ -126,7 +115,7 @@ RequestDeadline soon
 MaxUnsharedSize lots
 MaxLifetimeJitter abc
 CONF
-    my ($out, $code) = cli('configtest', '-c', $file);
+    my ($out, $code) = perennial('configtest', '-c', $file);
     is $code, 1, 'configtest fails';
     like $out, qr/test\.conf line 1: RequestDeadline must be a number of seconds, got 'soon'/,
         'a server-wide deadline';
@@ -137,7 +126,7 @@ CONF
         'a size';
     like $out, qr/test\.conf line 6: MaxLifetimeJitter must be a number or a percentage/,
         'a jitter';
-    ($out, $code) = cli('configtest', '-c', conf_file("PerlPreloadScripts $dir/none\n"));
+    ($out, $code) = perennial('configtest', '-c', conf_file("PerlPreloadScripts $dir/none\n"));
     like $out, qr/PerlPreloadScripts: directory '\Q$dir\E\/none' not found/, 'a missing directory';
 };
 
@@ -166,7 +155,7 @@ subtest 'what can only refuse stands in a RequireAll, as Apache says' => sub {
   </RequireAll>
 </Location>
 CONF
-    my ($out, $code) = cli('configtest', '-c', $file);
+    my ($out, $code) = perennial('configtest', '-c', $file);
     is $code, 1, 'configtest fails';
     like $out, qr/test\.conf line 2: a negated Require has no effect outside <RequireAll>/,
         'Require not directly in a section';
@@ -187,7 +176,7 @@ CONF
   </RequireAll>
 </Location>
 CONF
-    ($out, $code) = cli('configtest', '-c', $good);
+    ($out, $code) = perennial('configtest', '-c', $good);
     is $code, 0, 'both inside a RequireAll pass' or diag $out;
 };
 
@@ -206,7 +195,7 @@ Listen 127.0.0.1:8999
     </Location>
 </VirtualHost>
 CONF
-    my ($out, $code) = cli('configtest', '-c', $file);
+    my ($out, $code) = perennial('configtest', '-c', $file);
     is $code, 0, 'configtest passes' or diag $out;
     like $out, qr/accepted and ignored: .*AddLanguage \(\S+ line 8\): no content negotiation/,
         'a host\'s are listed with the server\'s';
@@ -214,21 +203,24 @@ CONF
     like $out, qr/IndexOptions \(\S+ line 3\): Perennial makes no directory listings/,
         'with their reason';
     ($out, $code)
-        = cli('configtest', '-c', conf_file("<Directory /srv>\n  Mutex default\n</Directory>\n"));
+        = perennial('configtest', '-c',
+        conf_file("<Directory /srv>\n  Mutex default\n</Directory>\n"));
     is $code, 1, 'one of the whole server\'s in a section fails';
     like $out, qr/test\.conf line 2: Mutex is not allowed inside a section/, 'with its line';
 };
 
 subtest 'a word Apache does not know is an error' => sub {
     my ($out, $code)
-        = cli('configtest', '-c', conf_file("ServerSignature Bogus\nServerTokens Everything\n"));
+        = perennial('configtest', '-c',
+        conf_file("ServerSignature Bogus\nServerTokens Everything\n"));
     is $code, 1, 'configtest fails';
     like $out, qr/test\.conf line 1: ServerSignature must be On, Off or EMail, got 'Bogus'/,
         'ServerSignature';
     like $out, qr/test\.conf line 2: ServerTokens must be Prod, Major, Minor, Min, OS or Full/,
         'ServerTokens';
     ($out, $code)
-        = cli('configtest', '-c', conf_file("ServerSignature EMail\nServerTokens ProductOnly\n"));
+        = perennial('configtest', '-c',
+        conf_file("ServerSignature EMail\nServerTokens ProductOnly\n"));
     is $code, 0, 'their own words pass' or diag $out;
 };
 

@@ -1,20 +1,16 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use File::Temp qw(tempdir);
 use Perennial::Config;
+use Perennial::Test qw(scratch_dir write_file);
 use Perennial::Walk;
 
 # Which sections apply to a request and in which order they merge, as Apache 2.4 does it;
 # in-process, from a configuration file read by Perennial::Config
-my $dir = tempdir(CLEANUP => 1);
+my $dir = scratch_dir();
 
 sub walk_of ($text) {
-    my $file = "$dir/walk.conf";
-    open(my $fh, '>', $file) or die $!;
-    print {$fh} $text;
-    close $fh;
-    my $config = Perennial::Config->load(file => $file);
+    my $config = Perennial::Config->load(file => write_file("$dir/walk.conf", $text));
     return Perennial::Walk->new(sections => $config->sections, base => $config->server_dir);
 }
 

@@ -4,6 +4,7 @@ use Cwd            qw(abs_path);
 use Exporter       qw(import);
 use Fcntl          qw(F_GETFD F_SETFD FD_CLOEXEC);
 use File::Basename qw(dirname);
+use File::Path     ();
 use File::Temp     qw(tempdir);
 use HTTP::Tiny;
 use IO::Socket::IP;
@@ -16,8 +17,8 @@ use Perennial::Scoreboard;
 # bin/perennial as fd:N, so there is no race for a free port.
 
 our @EXPORT_OK
-    = qw(configtest http_request load_start load_stop raw_request scratch_dir slurp start_program
-    start_server start_status_server wait_until write_file);
+    = qw(configtest http_request load_start load_stop perennial raw_request scratch_dir slurp
+    start_program start_server start_status_server wait_until write_file);
 
 my $ROOT = abs_path(dirname(__FILE__) . '/../../..');
 my @STARTED;
@@ -126,14 +127,15 @@ sub start_program ($command, $ready, $log) {
     return;
 }
 
+# bin/perennial with these arguments, run to its end; its output (both streams) and exit code
+sub perennial (@args) {
+    my $out = qx{$^X -I$ROOT/lib $ROOT/bin/perennial @args 2>&1};
+    return ($out, $? >> 8);
+}
+
 # configtest on a configuration text; returns its output and exit code
 sub configtest ($text, $name = 'test.conf') {
-    my $file = tempdir(CLEANUP => 1) . "/$name";
-    open(my $fh, '>', $file) or die "Can't write $file: $!";
-    print {$fh} $text;
-    close $fh;
-    my $out = qx{$^X -I$ROOT/lib $ROOT/bin/perennial configtest -c $file 2>&1};
-    return ($out, $? >> 8);
+    return perennial('configtest', '-c', write_file(tempdir(CLEANUP => 1) . "/$name", $text));
 }
 
 sub alive ($self) {
@@ -145,10 +147,7 @@ sub alive ($self) {
 
 sub access_log ($self) { _slurp("$self->{dir}/access.log") }
 
-sub cli ($self, @args) {
-    my $out = qx{$^X -I$ROOT/lib $ROOT/bin/perennial @args 2>&1};
-    return ($out, $? >> 8);
-}
+sub cli ($self, @args) { perennial(@args) }
 
 sub conf ($self) { $self->{conf} }
 
@@ -327,7 +326,9 @@ sub slurp ($file) {
     return scalar <$fh>;
 }
 
+# A file with this text, and the directories it needs
 sub write_file ($file, $text, $mode = 0644) {
+    File::Path::make_path(dirname($file));
     open(my $fh, '>', $file) or die "Can't write $file: $!";
     print {$fh} $text;
     close $fh;
