@@ -51,7 +51,12 @@ sub build ($class, $config, $log = undef, $server = {}) {
         my @hosts = map { _host(\%with, $log, $_, \@sections) } @{$config->vhosts};
         _preload_scripts($config, $log, $main, map { $_->{dispatch} } @hosts);
         $app = $main->to_app;
-        $app = Perennial::VirtualHosts->new(hosts => \@hosts, main => $app)->to_app if @hosts;
+        $app = Perennial::VirtualHosts->new(
+            hosts     => \@hosts,
+            main      => $app,
+            main_name => $config->server_name
+            )->to_app
+            if @hosts;
     }
     $app = Perennial::RemoteIP->new(
         header  => $config->remoteip_header,

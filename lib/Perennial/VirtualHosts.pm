@@ -15,9 +15,10 @@ sub new ($class, %args) {
         $h->{patterns} = [map { _pattern($_) } grep {defined} $h->{name}, @{$h->{aliases} // []}];
     }
     return bless {
-        hosts => \@hosts,
-        main  => $args{main},
-        by_ip => (
+        hosts     => \@hosts,
+        main      => $args{main},
+        main_name => $args{main_name},
+        by_ip     => (
             grep {
                 grep { $_->[0] ne '*' && $_->[0] ne '_default_' }
                     @{$_->{addrs}}
@@ -30,8 +31,11 @@ sub new ($class, %args) {
 sub to_app ($self) {
     return sub ($env) {
         my $host = $self->choose($env);
+
+        # The main server's name too: the status pages keep a slot's last host otherwise
+        $env->{'perennial.vhost'} = ($host ? $host->{name} : $self->{main_name})
+            // $env->{SERVER_NAME};
         return $self->{main}->($env) unless $host;
-        $env->{'perennial.vhost'} = $host->{name} // $env->{SERVER_NAME};
         $env->{'perennial.log'}   = $host->{log}   if $host->{log};
         $env->{'perennial.admin'} = $host->{admin} if defined $host->{admin};
         return $host->{app}->($env);
@@ -101,7 +105,7 @@ Perennial::VirtualHosts - Apache's name-based virtual hosts
     my $app = Perennial::VirtualHosts->new(
         hosts => [{addrs => [['*', 80]], name => 'www.example.org', aliases => ['example.org'],
                    app => $site_app, log => $site_log}],
-        main  => $main_app,
+        main  => $main_app, main_name => 'main.example.org',
     )->to_app;
 
 =head1 DESCRIPTION
@@ -111,14 +115,15 @@ the connection (an exact IP first, then C<*>, then C<_default_>; the port must m
 C<*>), the first whose C<ServerName> or C<ServerAlias> (with C<*> and C<?> wildcards) matches
 the C<Host> header, else the first listed for that address. A request no virtual host covers
 goes to the main server. The choice is kept per address and host name (a thousand at most).
-The request's C<perennial.vhost> names the host (the access log's C<%v>) and
-C<perennial.log> its own logs, if it has any.
+The request's C<perennial.vhost> names the host (the access log's C<%v>; the main server's
+C<ServerName> when no virtual host covers it) and C<perennial.log> its own logs, if it has
+any, and C<perennial.admin> its C<ServerAdmin>.
 
 =head1 METHODS
 
 =head2 new
 
-    my $vhosts = Perennial::VirtualHosts->new(hosts => \@hosts, main => $app);
+    my $vhosts = Perennial::VirtualHosts->new(hosts => \@hosts, main => $app, main_name => $name);
 
 =head2 choose
 

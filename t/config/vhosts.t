@@ -1,6 +1,7 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
+use Perennial::VirtualHosts;
 use Perennial::Test qw(configtest raw_request scratch_dir slurp start_server wait_until write_file);
 
 # Name-based virtual hosts, as Apache: the Host header picks ServerName or ServerAlias, the
@@ -97,6 +98,24 @@ CONF
         'a server-wide directive';
     like $out, qr/line 5: <VirtualHost> address 'www\.example\.org:80' is not IP:port/,
         'a name as the address';
+};
+
+subtest 'a request no host covers is the main server\'s, by its ServerName' => sub {
+    my $seen;
+    my $app = Perennial::VirtualHosts->new(
+        hosts => [
+            {   addrs => [['*', 81]],
+                name  => 'other.test',
+                app   => sub ($env) { $seen = $env->{'perennial.vhost'}; [200, [], []] }
+            }
+        ],
+        main      => sub ($env) { $seen = $env->{'perennial.vhost'}; [200, [], []] },
+        main_name => 'main.test'
+    )->to_app;
+    $app->({SERVER_PORT => 81, HTTP_HOST => 'x.test'});
+    is $seen, 'other.test', 'the host of port 81';
+    $app->({SERVER_PORT => 80, HTTP_HOST => 'other.test'});
+    is $seen, 'main.test', 'port 80: the main server (the status pages show it, not the last host)';
 };
 
 done_testing;
