@@ -110,8 +110,9 @@ sub _keep ($self, $url, $plan, $finder) {
     $self->{plans}{$url} = [@$plan, $finder];
 }
 
-sub _dispatch ($self, $env, $depth) {
-    my ($set, $root, $rest, $hit, $handler) = $self->plan($env);
+# With the plan when the caller has it already (DirectoryIndex found its file)
+sub _dispatch ($self, $env, $depth, @plan) {
+    my ($set, $root, $rest, $hit, $handler) = @plan ? @plan : $self->plan($env);
     my $moved = $set->{redirects} && Perennial::Redirect->find($set->{redirects}, $env);
     my ($res, $own)
         = $moved ? ($moved, 1) : $self->_answer($env, $depth, $set, $root, $rest, $hit, $handler);
@@ -179,7 +180,7 @@ sub _executor ($self, $handler, $set, $root) {
 # come, so that a delayed response still sees the mount
 sub _mounted ($self, $env, $set, $handler) {
     my $app   = $self->{apps}{"$handler|$set->{key}"} //= $self->{build}->($handler, $set);
-    my $mount = ($set->{mount} // '') =~ s{/+\z}{}r;
+    my $mount = $set->{mount} // '';
     my $path  = $env->{PATH_INFO};
     return $app->($env) unless length $mount && index($path, $mount) == 0;
     my $script = $env->{SCRIPT_NAME};
@@ -280,10 +281,10 @@ sub _directory ($self, $env, $set, $hit, $handler, $depth) {
     for my $index (@{$set->{directory_index} // ['index.html']}) {
         my $path = $index =~ m{\A/} ? $index : $env->{PATH_INFO} . $index;
         local $env->{PATH_INFO} = $path;
-        my (undef, undef, undef, $found) = $self->plan($env);
-        next unless ref $found && $found->{file};
+        my @plan = $self->plan($env);
+        next unless ref $plan[3] && $plan[3]{file};
         return Perennial::ErrorPage->response(500, $env) if $depth > 5;
-        return $self->_dispatch($env, $depth + 1);
+        return $self->_dispatch($env, $depth + 1, @plan);
     }
     my $why
         = $set->{options}{Indexes}

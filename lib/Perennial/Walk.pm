@@ -83,7 +83,8 @@ sub _merge ($bases, $secs, $key) {
     my %options = (FollowSymLinks => 1);                         # Apache 2.4's default
     for my $sec (@$bases, @$secs) {
         $set{$_}    = $sec->{$_} for grep { defined $sec->{$_} } @SCALARS;
-        $set{mount} = $sec->{path} if defined $sec->{app} || ($sec->{handler} // '') =~ /status\z/;
+        $set{mount} = $sec->{path} =~ s{/+\z}{}r    # Where an application is mounted: /x/ is /x
+            if defined $sec->{app} || ($sec->{handler} // '') =~ /status\z/;
         $set{where} = "$sec->{file} line $sec->{line}" if $sec->{file} && $sec->{require};
 
         # A section with its own Require lines replaces what it inherits (AuthMerging Off), and
