@@ -22,6 +22,12 @@ our @EXPORT_OK
 
 my $ROOT = abs_path(dirname(__FILE__) . '/../../..');
 my @STARTED;
+my $OWNER = $$;    # The test process: a fork of it that exits does not stop its servers
+
+# A test stopped by a signal (a timeout, Ctrl-C) still stops the servers it started: END runs
+for my $sig (qw(INT TERM HUP)) {
+    $SIG{$sig} //= sub (@) { exit 128 };
+}
 
 # A temporary directory the workers can read: started as root, they run as www-data
 sub scratch_dir () {
@@ -355,6 +361,7 @@ sub _slurp ($file) {
 
 END {
     local $?;
+    return if $$ != $OWNER;
     for my $pid (@STARTED) {
         kill 'KILL', -$pid;
         kill 'KILL', $pid;
