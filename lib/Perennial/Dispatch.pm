@@ -21,6 +21,16 @@ use Perennial::MimeTypes;
 my $LOCAL     = [Perennial::Access->parse('local')];
 my $MAX_PLANS = 10_000;    # URLs whose way is kept, so made-up ones cannot grow it without end
 
+# What a handler does with a request: mounted at its <Location> (no file), a script, a file
+my %KIND = (
+    psgi              => 'mounted',
+    'server-status'   => 'mounted',
+    'perl-status'     => 'mounted',
+    'perl-script'     => 'script',
+    'cgi-script'      => 'script',
+    'default-handler' => 'static',
+);
+
 sub new ($class, %args) {
     my $self = bless {
         walk    => $args{walk},
@@ -50,12 +60,12 @@ sub new ($class, %args) {
 
 # The Registry executor that a request for this URL path would reach, with its handler's name
 sub registry_for ($self, $url) {
-    my %env = (PATH_INFO => $url, SCRIPT_NAME => '', REQUEST_URI => $url, REQUEST_METHOD => 'GET');
-    my ($set, $root, $rest, $hit, $handler) = $self->plan(\%env);
-    return unless $handler eq 'perl-script' && ref $hit && $hit->{file};
-    my $policy = Perennial::Config::PerDir::handler_policy($set->{response_handler});
-    return unless $policy->{mode} eq 'registry';
-    return ($self->_executor($handler, $set, $root), $set->{response_handler});
+    my %env  = (PATH_INFO => $url, SCRIPT_NAME => '', REQUEST_URI => $url, REQUEST_METHOD => 'GET');
+    my $plan = $self->plan(\%env);
+    return unless $plan->{handler} eq 'perl-script' && ref $plan->{hit} && $plan->{hit}{file};
+    my $name = $plan->{set}{response_handler};
+    return unless Perennial::Config::PerDir::handler_policy($name)->{mode} eq 'registry';
+    return ($self->_executor($plan), $name);
 }
 
 # Where URLs are translated to: each Alias and ScriptAlias, and DocumentRoot
@@ -65,13 +75,13 @@ sub to_app ($self) {
     return sub ($env) { $self->_dispatch($env, 0) };
 }
 
-# What serves a URL path: the merged settings, the root it maps into, the file found (or a
-# status), and the handler's name. Also used to preload the scripts a URL would run.
+# What serves a URL path: {set} the merged settings, {root} the Alias or DocumentRoot it maps
+# into and {rest} the path below it, {hit} the file found (or a status), {handler} and its
+# {kind}; kept per URL, with what it needs on the way ({executor}, {app}) once it is known.
+# Also used to preload the scripts a URL would run.
 sub plan ($self, $env) {
     my $url = $env->{PATH_INFO};
-
-    my @known = $self->_known($url, $env);
-    return @known if @known;
+    if (my $known = $self->_known($url, $env)) { return $known }
     my $walk  = $self->{walk};
     my @locs  = $walk->locations($url);
     my $early = $walk->merged([], [], \@locs);
@@ -86,36 +96,44 @@ sub plan ($self, $env) {
             : ();
     }
     ($dir, $name) = ("$root->{dir}$rest" =~ m{\A(.*)/([^/]*)\z}) if $root && !defined $dir;
-    my $set  = $walk->merged(($walk->matching($url, $dir, $name, \@locs))[0, 1], \@locs);
-    my @plan = ($set, $root, $rest, $hit, $self->_handler($set, $root, $hit));
-
-    $self->_keep($url, \@plan, $finder);
-    return @plan;
+    my $set     = $walk->merged(($walk->matching($url, $dir, $name, \@locs))[0, 1], \@locs);
+    my $handler = $self->_handler($set, $root, $hit);
+    my $plan    = {
+        set     => $set,
+        root    => $root,
+        rest    => $rest,
+        hit     => $hit,
+        finder  => $finder,
+        handler => $handler,
+        kind    => $KIND{$handler} // 'none',
+        guard   => $handler =~ /status\z/ ? $LOCAL : undef,    # Require local unless told
+    };
+    $self->_keep($url, $plan);
+    return $plan;
 }
 
-# A URL seen before: the same sections, unless the file it names is no longer the one found
+# A URL seen before: the same plan, unless the file it names is no longer the one found
 sub _known ($self, $url, $env) {
-    my $known  = $self->{plans}{$url} or return;
-    my $finder = $known->[5]          or return @$known[0 .. 4];
-    my $hit    = _resolve($finder, $known->[1], $known->[2], $env);
-    return (@$known[0 .. 2], $hit, $known->[4]) if ref $hit && $hit == $known->[3];
+    my $plan   = $self->{plans}{$url} or return;
+    my $finder = $plan->{finder}      or return $plan;
+    my $hit    = _resolve($finder, $plan->{root}, $plan->{rest}, $env);
+    return $plan if ref $hit && $hit == $plan->{hit};
     delete $self->{plans}{$url};
     return;
 }
 
 # Kept when it can be checked cheaply next time: no file, or a file the finder keeps
-sub _keep ($self, $url, $plan, $finder) {
-    return if $finder && !(ref $plan->[3] && $plan->[3]{file});
+sub _keep ($self, $url, $plan) {
+    return if $plan->{finder} && !(ref $plan->{hit} && $plan->{hit}{file});
     %{$self->{plans}} = () if keys %{$self->{plans}} >= $MAX_PLANS;
-    $self->{plans}{$url} = [@$plan, $finder];
+    $self->{plans}{$url} = $plan;
 }
 
 # With the plan when the caller has it already (DirectoryIndex found its file)
-sub _dispatch ($self, $env, $depth, @plan) {
-    my ($set, $root, $rest, $hit, $handler) = @plan ? @plan : $self->plan($env);
+sub _dispatch ($self, $env, $depth, $plan = $self->plan($env)) {
+    my $set   = $plan->{set};
     my $moved = $set->{redirects} && Perennial::Redirect->find($set->{redirects}, $env);
-    my ($res, $own)
-        = $moved ? ($moved, 1) : $self->_answer($env, $depth, $set, $root, $rest, $hit, $handler);
+    my ($res, $own) = $moved ? ($moved, 1) : $self->_answer($env, $depth, $plan);
 
     # What Perennial answered itself (not an application's own 404) gets the ErrorDocument
     $res
@@ -126,25 +144,23 @@ sub _dispatch ($self, $env, $depth, @plan) {
 }
 
 # The response, and whether Perennial made it (a refusal, an error) rather than a handler
-sub _answer ($self, $env, $depth, $set, $root, $rest, $hit, $handler) {
+sub _answer ($self, $env, $depth, $plan) {
     if (!$self->{trace} && $env->{REQUEST_METHOD} eq 'TRACE') {
         $self->{log}->warn("TRACE refused (TraceEnable Off): $env->{REQUEST_URI}") if $self->{log};
         return (Perennial::ErrorPage->response(405, $env), 1);
     }
-    my $refused
-        = Perennial::Authz->decide($set, $env, $self->{log},
-        $handler =~ /status\z/ ? $LOCAL : undef);
-    return ($refused, 1) if $refused;
-    return $self->_mounted($env, $set, $handler)
-        if $handler =~ /\A(?:psgi|server-status|perl-status)\z/;
-    return ($self->_missing($env, $hit // 404),                    1) unless ref $hit;
-    return ($self->_refused($env, $hit),                           1) if $hit->{status};
-    return ($self->_directory($env, $set, $hit, $handler, $depth), 1) if $hit->{directory};
-    return ($self->{static}->serve($env, $hit, $set), 1) if $handler eq 'default-handler';
-    return ($self->_no_handler($env, $handler, $hit), 1) if $handler !~ /\A(?:perl|cgi)-script\z/;
-    my $executor = $self->_executor($handler, $set, $root);
-    local $env->{SCRIPT_NAME} = $env->{SCRIPT_NAME} . $root->{url};
-    local $env->{PATH_INFO}   = $rest;
+    my ($set, $hit, $kind) = @$plan{qw(set hit kind)};
+    my $refused = Perennial::Authz->decide($set, $env, $self->{log}, $plan->{guard});
+    return ($refused, 1)                if $refused;
+    return $self->_mounted($env, $plan) if $kind eq 'mounted';
+    return ($self->_missing($env, $hit // 404),               1) unless ref $hit;
+    return ($self->_refused($env, $hit),                      1) if $hit->{status};
+    return ($self->_directory($env, $set, $hit, $depth),      1) if $hit->{directory};
+    return ($self->{static}->serve($env, $hit, $set),         1) if $kind eq 'static';
+    return ($self->_no_handler($env, $plan->{handler}, $hit), 1) if $kind ne 'script';
+    my $executor = $plan->{executor} //= $self->_executor($plan);
+    local $env->{SCRIPT_NAME} = $env->{SCRIPT_NAME} . $plan->{root}{url};
+    local $env->{PATH_INFO}   = $plan->{rest};
     return ($executor->serve($env, $hit), 1);    # An array is its own error; a script streams
 }
 
@@ -170,7 +186,9 @@ sub translates ($self, $url) {
     return $root ? 1 : 0;
 }
 
-sub _executor ($self, $handler, $set, $root) {
+# One executor per handler, merged settings and root, whichever URLs reach it
+sub _executor ($self, $plan) {
+    my ($handler, $set, $root) = @$plan{qw(handler set root)};
     return $self->{apps}{"$handler|$set->{key}|$root->{id}"}
         //= $self->{build}->($handler, $set, $root);
 }
@@ -178,8 +196,10 @@ sub _executor ($self, $handler, $set, $root) {
 # A PSGI application or a status page, mounted at its <Location>: the path moves from
 # PATH_INFO to SCRIPT_NAME, as Plack::App::URLMap does, and moves back once the response has
 # come, so that a delayed response still sees the mount
-sub _mounted ($self, $env, $set, $handler) {
-    my $app   = $self->{apps}{"$handler|$set->{key}"} //= $self->{build}->($handler, $set);
+sub _mounted ($self, $env, $plan) {
+    my ($handler, $set) = @$plan{qw(handler set)};
+    my $app = $plan->{app} //= $self->{apps}{"$handler|$set->{key}"}
+        //= $self->{build}->($handler, $set);
     my $mount = $set->{mount} // '';
     my $path  = $env->{PATH_INFO};
     return $app->($env) unless length $mount && index($path, $mount) == 0;
@@ -226,9 +246,7 @@ sub _finder ($self, $root, $early) {
 }
 
 sub _resolve ($finder, $root, $rest, $env) {
-    local $env->{SCRIPT_NAME} = ($env->{SCRIPT_NAME} // '') . $root->{url};
-    local $env->{PATH_INFO}   = $rest;
-    my $hit = $finder->resolve($env);
+    my $hit = $finder->resolve($env, $rest, ($env->{SCRIPT_NAME} // '') . $root->{url});
     return ref $hit || $hit != 403 ? $hit : {status => 403, why => $finder->why};
 }
 
@@ -266,7 +284,7 @@ sub _refused ($self, $env, $hit) {
 
 # mod_dir: a directory without its slash is sent to it (301); with it, the first
 # DirectoryIndex file that exists is served as if asked for; otherwise 403
-sub _directory ($self, $env, $set, $hit, $handler, $depth) {
+sub _directory ($self, $env, $set, $hit, $depth) {
     if (!$hit->{slash}) {
         return $self->_missing($env, 404) if ($set->{directory_slash} // 1) == 0;
         my $query = length($env->{QUERY_STRING} // '') ? "?$env->{QUERY_STRING}" : '';
@@ -281,10 +299,10 @@ sub _directory ($self, $env, $set, $hit, $handler, $depth) {
     for my $index (@{$set->{directory_index} // ['index.html']}) {
         my $path = $index =~ m{\A/} ? $index : $env->{PATH_INFO} . $index;
         local $env->{PATH_INFO} = $path;
-        my @plan = $self->plan($env);
-        next unless ref $plan[3] && $plan[3]{file};
+        my $plan = $self->plan($env);
+        next unless ref $plan->{hit} && $plan->{hit}{file};
         return Perennial::ErrorPage->response(500, $env) if $depth > 5;
-        return $self->_dispatch($env, $depth + 1, @plan);
+        return $self->_dispatch($env, $depth + 1, $plan);
     }
     my $why
         = $set->{options}{Indexes}
@@ -339,7 +357,7 @@ C<TraceEnable Off> answers TRACE with 405.
 
 =head2 plan
 
-    my ($settings, $root, $rest, $hit, $handler) = $dispatch->plan({PATH_INFO => '/x.pl', ...});
+    my $plan = $dispatch->plan({PATH_INFO => '/x.pl', ...});    # {set, root, rest, hit, handler, ...}
 
 What would serve a URL, without serving it.
 

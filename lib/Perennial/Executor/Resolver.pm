@@ -30,16 +30,16 @@ sub new ($class, %args) {
     }, $class;
 }
 
-# Returns {file, script_name, path_info, mtime, size, mode} or an HTTP status
-sub resolve ($self, $env) {
-    my $path = $env->{PATH_INFO} // '';
+# Returns {file, script_name, path_info, mtime, size, mode} or an HTTP status. The path is
+# PATH_INFO below SCRIPT_NAME unless the caller says which path below which base.
+sub resolve ($self, $env, $path = $env->{PATH_INFO} // '', $base = $env->{SCRIPT_NAME} // '') {
 
     # Checked before the cache: the decoded path may hide what the raw one says
     return 404 if _hides_something($path, $env->{REQUEST_URI} // '');
     my $hit = $self->{cache}{$path};
     return $hit if $hit && $self->_still_good($hit);
     delete $self->{cache}{$path};
-    $hit = $self->_walk($path, $env);
+    $hit = $self->_walk($path, $base);
     return $hit unless ref $hit && $hit->{file};
 
     # Any PATH_INFO below a script is a URL of its own: the cache must not grow without end
@@ -49,7 +49,7 @@ sub resolve ($self, $env) {
 }
 
 # One segment at a time until a regular file: the rest of the path is its PATH_INFO
-sub _walk ($self, $path, $env) {
+sub _walk ($self, $path, $base) {
     my @parts = split m{/}, $path =~ s{\A/}{}r, -1;
     my $file  = $self->{root};
     while (@parts) {
@@ -64,7 +64,7 @@ sub _walk ($self, $path, $env) {
         return $st unless ref $st;
         next if -d _;
         return 404 unless -f _ && ($self->{symlinks} || $self->_inside($file, $st->[1]));
-        return $self->_hit($file, $st, @parts ? '/' . join('/', @parts) : '', $env, $path);
+        return $self->_hit($file, $st, @parts ? '/' . join('/', @parts) : '', $base, $path);
     }
     return $self->{directories} ? _directory($file, $path =~ m{/\z} ? 1 : 0) : 404;
 }
@@ -79,7 +79,7 @@ sub _stat ($self, $in, $file) {
     return $self->_link_allowed($in, $file, $owner, $st[4]) ? \@st : 403;
 }
 
-sub _hit ($self, $file, $st, $rest, $env, $path) {
+sub _hit ($self, $file, $st, $rest, $base, $path) {
     my ($dir, $name) = $file =~ m{\A(.*)/([^/]*)\z};
     my $hit = {
         dir         => $dir,
@@ -91,7 +91,7 @@ sub _hit ($self, $file, $st, $rest, $env, $path) {
         mode        => $st->[2],
         stamp       => ++$self->{stamps},
         ino         => $st->[1],
-        script_name => ($env->{SCRIPT_NAME} // '') . substr($path, 0, length($path) - length $rest)
+        script_name => $base . substr($path, 0, length($path) - length $rest)
     };
     $hit->{until} = Time::HiRes::time() + $self->{seconds} if $self->{seconds};
     return $hit;
@@ -187,8 +187,11 @@ whether the URL ended with one) instead of 404.
 =head2 resolve
 
     my $hit = $resolver->resolve($env);
+    my $hit = $resolver->resolve($env, $path_below_root, $script_name_of_root);
 
-Returns C<{file, script_name, path_info, mtime}> or 404 (403 for a symlink the policy refuses).
+Returns C<{file, script_name, path_info, mtime, size, mode}> or 404 (403 for a symlink the
+policy refuses). The path is the request's C<PATH_INFO> below its C<SCRIPT_NAME>, unless the
+caller names both (the dispatcher, which has translated the URL to a root already).
 
 =head2 why
 
