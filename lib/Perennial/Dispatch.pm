@@ -4,19 +4,19 @@ use Plack::Util ();
 use Perennial::Access;
 use Perennial::Authz;
 use Perennial::Config::PerDir;
+use Perennial::Dispatch::Files;
 use Perennial::ErrorDocument;
 use Perennial::ErrorPage;
 use Perennial::Redirect;
-use Perennial::Executor::Resolver;
 use Perennial::MimeTypes;
 
 # A request's way through the configuration, as Apache's request processing: the URL is
-# translated to a file (the first Alias or ScriptAlias that covers it, else DocumentRoot),
-# the file is found (unless a <Location> hands the URL to a PSGI application or a status
-# page, which need none), the sections that match are merged (Perennial::Walk), their Require
-# lines are checked, and the handler they choose runs: a PSGI application, a status page, a
-# script executor, or the static files of Perennial::Static, with mod_dir's trailing slash
-# and DirectoryIndex for directories.
+# translated to a file (Perennial::Dispatch::Files: the first Alias or ScriptAlias that covers
+# it, else DocumentRoot), the file is found (unless a <Location> hands the URL to a PSGI
+# application or a status page, which need none), the sections that match are merged
+# (Perennial::Walk), their Require lines are checked, and the handler they choose runs: a PSGI
+# application, a status page, a script executor, or the static files of Perennial::Static,
+# with mod_dir's trailing slash and DirectoryIndex for directories.
 
 my $LOCAL     = [Perennial::Access->parse('local')];
 my $MAX_PLANS = 10_000;    # URLs whose way is kept, so made-up ones cannot grow it without end
@@ -33,28 +33,15 @@ my %KIND = (
 
 sub new ($class, %args) {
     my $self = bless {
-        walk    => $args{walk},
-        log     => $args{log},
-        build   => $args{build},        # ($handler, $settings, $root) -> app or executor
-        static  => $args{static},
-        trace   => $args{trace} // 1,
-        apps    => {},
-        finders => {},
-        plans   => {},
+        walk   => $args{walk},
+        log    => $args{log},
+        build  => $args{build},        # ($handler, $settings, $root) -> app or executor
+        static => $args{static},
+        trace  => $args{trace} // 1,
+        apps   => {},
+        plans  => {},
+        files  => Perennial::Dispatch::Files->new(%args{qw(aliases document_root walk)}),
     }, $class;
-    my $n = 0;
-    $self->{roots} = [
-        map {
-            {   url    => $_->{url} =~ s{/+\z}{}r,
-                slash  => $_->{url} =~ m{.+/\z} ? 1 : 0,
-                dir    => $_->{dir} =~ s{/+\z}{}r,
-                script => $_->{script},
-                id     => ++$n
-            }
-        } @{$args{aliases} // []}
-    ];
-    $self->{docroot} = {url => '', dir => $args{document_root} =~ s{/+\z}{}r, script => 0, id => 0}
-        if defined $args{document_root};
     return $self;
 }
 
@@ -69,7 +56,7 @@ sub registry_for ($self, $url) {
 }
 
 # Where URLs are translated to: each Alias and ScriptAlias, and DocumentRoot
-sub roots ($self) { (@{$self->{roots}}, $self->{docroot} // ()) }
+sub roots ($self) { $self->{files}->roots }
 
 sub to_app ($self) {
     return sub ($env) { $self->_dispatch($env, 0) };
@@ -85,11 +72,11 @@ sub plan ($self, $env) {
     my $walk  = $self->{walk};
     my @locs  = $walk->locations($url);
     my $early = $walk->merged([], [], \@locs);
-    my ($root, $rest) = $self->_translate($url);
+    my ($root, $rest) = $self->{files}->translate($url);
     my ($hit, $finder, $dir, $name);
-    if ($root && ($early->{handler} // '') !~ /\A(?:psgi|server-status|perl-status)\z/) {
-        $finder = $self->_finder($root, $early);
-        $hit    = _resolve($finder, $root, $rest, $env);
+    if ($root && ($KIND{$early->{handler} // ''} // '') ne 'mounted') {
+        $finder = $self->{files}->finder($root, $early->{script_check} // 'always');
+        $hit    = Perennial::Dispatch::Files->find($finder, $root, $rest, $env);
         ($dir, $name)
             = ref $hit && !$hit->{status}
             ? ($hit->{directory} // $hit->{dir}, $hit->{directory} ? undef : _name($hit->{file}))
@@ -116,7 +103,7 @@ sub plan ($self, $env) {
 sub _known ($self, $url, $env) {
     my $plan   = $self->{plans}{$url} or return;
     my $finder = $plan->{finder}      or return $plan;
-    my $hit    = _resolve($finder, $plan->{root}, $plan->{rest}, $env);
+    my $hit    = Perennial::Dispatch::Files->find($finder, $plan->{root}, $plan->{rest}, $env);
     return $plan if ref $hit && $hit == $plan->{hit};
     delete $self->{plans}{$url};
     return;
@@ -182,7 +169,7 @@ sub _charset ($res, $charset) {
 
 # Whether an Alias, a ScriptAlias or DocumentRoot covers a URL path
 sub translates ($self, $url) {
-    my ($root) = $self->_translate($url);
+    my ($root) = $self->{files}->translate($url);
     return $root ? 1 : 0;
 }
 
@@ -217,47 +204,6 @@ sub _handler ($self, $set, $root, $hit) {
     $handler //= Perennial::MimeTypes->handler_of($hit->{file}, $set) if ref $hit && $hit->{file};
     $handler //= 'cgi-script'                                         if $root && $root->{script};
     return $handler // 'default-handler';
-}
-
-# mod_alias: the first Alias or ScriptAlias whose URL covers the path (Apache takes them in
-# the order written), else DocumentRoot
-sub _translate ($self, $url) {
-    for my $root (@{$self->{roots}}) {
-        my $p = $root->{url};
-        next unless index($url, $p) == 0;
-
-        # Whole segments; an Alias written with a trailing slash needs it in the URL too
-        next if length $url == length $p ? $root->{slash} : substr($url, length $p, 1) ne '/';
-        return ($root, substr $url, length $p);
-    }
-    return ($self->{docroot}, $url) if $self->{docroot};
-    return;
-}
-
-# The file below a root: one finder (Perennial::Executor::Resolver) per root and check policy
-sub _finder ($self, $root, $early) {
-    my $check = $early->{script_check} // 'always';
-    return $self->{finders}{"$root->{id}|$check"} //= Perennial::Executor::Resolver->new(
-        root        => $root->{dir},
-        check       => $check,
-        directories => 1,
-        symlinks    => sub ($dir) { $self->_symlinks($dir) }
-    );
-}
-
-sub _resolve ($finder, $root, $rest, $env) {
-    my $hit = $finder->resolve($env, $rest, ($env->{SCRIPT_NAME} // '') . $root->{url});
-    return ref $hit || $hit != 403 ? $hit : {status => 403, why => $finder->why};
-}
-
-# What the <Directory> sections of a directory say of symlinks in it
-sub _symlinks ($self, $dir) {
-    my $walk    = $self->{walk};
-    my $options = $walk->merged($walk->matching('', $dir, undef, []))->{options};
-    return
-          $options->{FollowSymLinks}       ? 'follow'
-        : $options->{SymLinksIfOwnerMatch} ? 'owner'
-        :                                    'none';
 }
 
 sub _missing ($self, $env, $status) {
@@ -340,7 +286,7 @@ Perennial::Dispatch - a request's way through the configuration, as Apache's
 =head1 DESCRIPTION
 
 Translates the URL (the first C<Alias>/C<ScriptAlias> that covers it, in the order written,
-else C<DocumentRoot>), finds the file unless a C<< <Location> >> hands the URL to a PSGI
+else C<DocumentRoot>: L<Perennial::Dispatch::Files>), finds the file unless a C<< <Location> >> hands the URL to a PSGI
 application or a status page, merges the sections that match (L<Perennial::Walk>), checks
 their C<Require> lines (status pages: C<Require local> unless they have their own), and
 runs the handler: C<SetHandler>, else C<AddHandler> for the file's extensions, else
