@@ -95,6 +95,7 @@ sub plan ($self, $env) {
         kind    => $KIND{$handler} // 'none',
         guard   => $handler =~ /status\z/ ? $LOCAL : undef,    # Require local unless told
     };
+    $plan->{authz} = $set->{require} || $set->{access_compat} || $plan->{guard} ? 1 : 0;
     $self->_keep($url, $plan);
     return $plan;
 }
@@ -137,8 +138,10 @@ sub _answer ($self, $env, $depth, $plan) {
         return (Perennial::ErrorPage->response(405, $env), 1);
     }
     my ($set, $hit, $kind) = @$plan{qw(set hit kind)};
-    my $refused = Perennial::Authz->decide($set, $env, $self->{log}, $plan->{guard});
-    return ($refused, 1)                if $refused;
+    if ($plan->{authz}) {    # Someone to ask
+        my $refused = Perennial::Authz->decide($set, $env, $self->{log}, $plan->{guard});
+        return ($refused, 1) if $refused;
+    }
     return $self->_mounted($env, $plan) if $kind eq 'mounted';
     return ($self->_missing($env, $hit // 404),               1) unless ref $hit;
     return ($self->_refused($env, $hit),                      1) if $hit->{status};
