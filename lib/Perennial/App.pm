@@ -11,6 +11,7 @@ use Perennial::ErrorPage;
 use Perennial::Executor::CGI;
 use Perennial::HTTP::Response ();
 use Perennial::MimeTypes;
+use Perennial::ModPerl;
 use Perennial::RemoteIP;
 use Perennial::Static;
 use Perennial::Status;
@@ -36,6 +37,15 @@ sub build ($class, $config, $log = undef, $server = {}) {
         admin     => $config->server_admin,
         signature => $config->server_signature,
         server    => Perennial::HTTP::Response::server_product()
+    );
+    my ($host, $port) = split /:/, $config->server_name // 'localhost', 2;
+    Perennial::ModPerl::Server->configure(
+        hostname => $host,
+        port     => $port // 0,             # As Apache's server_rec: the port ServerName gave, or 0
+        admin    => $config->server_admin,
+        root     => $config->server_root,
+        vars     => Perennial::Walk->merged_vars($config->server_dir->{dir_config}),
+        log      => $log
     );
     my $app = _plain_app($config, \@sections);
     if (!$app) {
@@ -224,6 +234,9 @@ sub _new_executor ($config, $log, $top, $url, $dir, $set) {
         pass_auth  => $set->{pass_auth},
         set_env    => {    # The server level's are in $set already: it is merged onto them
             %{$set->{set_env} // {}}, $config->passed_env(@{$set->{pass_env} // []})
+        },
+        perl_env => {      # PerlSetEnv and PerlPassEnv, which PerlSetupEnv Off keeps
+            %{$set->{perl_env} // {}}, $config->passed_env(@{$set->{perl_pass_env} // []})
         },
         document_root => $config->document_root // $dir,
     );

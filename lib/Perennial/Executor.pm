@@ -16,7 +16,7 @@ use Perennial::Executor::Errors;
 use Perennial::Executor::Inc;
 use Perennial::Executor::Lint;
 use Perennial::Executor::Output;
-use Perennial::Executor::Request;
+use Perennial::ModPerl;
 use Perennial::Executor::Resolver;
 use Perennial::Subrequest;
 use Perennial::Watchdog;
@@ -56,12 +56,24 @@ sub new ($class, %args) {
         limits   => $args{limits},
         vars     => $args{dir_config},
         root_ns  => _root_namespace($args{name} // 'Executor', $args{location}),
+        site     => undef,
         cache    => {},
         home     => getcwd(),
         umask    => umask,
     }, $class;
     Perennial::Executor::Inc::init();
     Perennial::Executor::Catalog::register($self);
+
+    # What the request object of a script here knows of where it runs
+    my $dispatch = $args{dispatch};
+    $self->{site} = {
+        location      => $args{location} // '/',
+        handler       => 'perl-script',
+        log           => $self->{log},
+        document_root => $args{document_root} // $args{root},
+        environment   => $self->{env},
+        dispatch      => $dispatch ? sub ($e) { $$dispatch->($e) } : undef,
+    };
     return $self;
 }
 
@@ -180,9 +192,17 @@ sub respond ($self, $script, $hit, $env, $respond) {
         respond => $respond,
         nph     => $hit->{nph}
     );
-    my $died  = $self->_run($script, $hit, $env, $out);
+    my ($died, $r) = $self->_run($script, $hit, $env, $out);
+    return if $out->handed_over && !$died;    # $r->internal_redirect answered
     my $local = !$out->started && !$out->error && $out->local_redirect;
     return $self->_internal_redirect($env, $local, $respond) if $local && !$died;
+
+    # Nothing printed, but a head set through $r: its status's page, or the head alone
+    if (!$died && $r->{head_set} && !$out->has_head && !$out->error) {
+        my $page = $r->unprinted_response;
+        return ref $page eq 'CODE' ? $page->($respond) : $respond->($page) if $page;
+        $out->set_head($r->head_fields);
+    }
     my $bad = $died // $out->finish;
     return unless $bad;
     my $where = "$hit->{file} (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})";
@@ -228,9 +248,9 @@ sub _run_script ($self, $script, $hit, $env, $out) {
     my $chdir = $self->{policy}{chdir};
     my $error = $chdir && !chdir $hit->{dir} ? "Can't chdir to the script's directory: $!" : undef;
     Perennial::Executor::Inc::enter($script);
-    Perennial::Executor::Request->begin($env, $hit, $out, $self->{log}) if $script->{request};
-    $error //= $self->_call($script, $file);
-    Perennial::Executor::Request->end if $script->{request};
+    my $r = Perennial::ModPerl->begin($env, $hit, $out, $self->{site});
+    $error //= $self->_call($script, $file, $r);
+    Perennial::ModPerl->end;
     Perennial::Executor::Inc::leave($script, $chdir ? $hit->{dir} : $self->{home});
     $self->_lint_handles($script, $file) if delete $script->{lint_handles};
     {
@@ -244,17 +264,17 @@ sub _run_script ($self, $script, $hit, $env, $out) {
     umask $self->{umask};
     chdir $self->{home} if $chdir;
     $self->_cleanup($script);
-    return $error;
+    return ($error, $r);
 }
 
-sub _call ($self, $script, $file) {
+sub _call ($self, $script, $file, $r) {
     if (defined $script->{data}) {
         open(my $data, '<', \$script->{data}) or return "Can't open DATA: $!";
         no strict 'refs';  ## no critic (ProhibitNoStrict) the script's own DATA handle, per request
         *{"$script->{package}::DATA"} = $data;
     }
     $IN_REQUEST = 1;
-    my $ok  = eval { $script->{code}->($file); 1 };
+    my $ok  = eval { $script->{code}->($r, $file); 1 };
     my $err = $@;
     if (!$ok && !(blessed $err && $err->isa('Perennial::Executor::Exit'))) {
         $err = ($err || 'unknown error') =~ s/\s+\z//r;

@@ -2,7 +2,7 @@ package Perennial::Preload;
 use v5.36;
 use Perennial::Config::PerDir;
 use Perennial::Executor::Inc;
-use Perennial::Executor::Request;
+use Perennial::ModPerl;
 
 # What the manager loads before workers fork, so that they share it copy-on-write: -I
 # directories, PerlRequire files and PerlModule modules, and the PerlChildInitHandler and

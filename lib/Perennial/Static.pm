@@ -30,7 +30,7 @@ sub serve ($self, $env, $hit, $set) {
     my $type     = $self->{types}->type_of($hit->{file}, $set);
     push @headers, 'Content-Type' => $type if length $type;
 
-    my $cond = _conditions($env, $etag, int $mtime);
+    my $cond = conditions($env, $etag, int $mtime);
     return [$cond, [@headers[0 .. 3]], []]           if $cond == 304;
     return Perennial::ErrorPage->response(412, $env) if $cond == 412;
     open(my $fh, '<:raw', $hit->{file}) or do {
@@ -69,8 +69,9 @@ sub _etag ($size, $mtime) {
     return Time::HiRes::time() - $mtime < 1 ? "W/$tag" : $tag;
 }
 
-# RFC 9110's order: If-Match, If-Unmodified-Since, If-None-Match, If-Modified-Since
-sub _conditions ($env, $etag, $mtime) {
+# RFC 9110's order: If-Match, If-Unmodified-Since, If-None-Match, If-Modified-Since; 200, 304
+# or 412 (also mod_perl's meets_conditions)
+sub conditions ($env, $etag, $mtime) {
     if (defined(my $match = $env->{HTTP_IF_MATCH})) {
         return 412 unless $match =~ /\A\s*\*\s*\z/ || grep { $_ eq $etag } _tags($match);
     }

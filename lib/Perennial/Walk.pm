@@ -101,19 +101,28 @@ sub _merge ($bases, $secs, $key) {
 
 # The settings that add up rather than replace
 sub _add_up ($set, $sec) {
-    for my $key (qw(set_env add_handler add_type error_documents)) {
+    for my $key (qw(set_env perl_env add_handler add_type error_documents)) {
         $set->{$key} = {%{$set->{$key} // {}}, %{$sec->{$key}}} if $sec->{$key};
     }
-    $set->{pass_env} = [@{$set->{pass_env} // []}, @{$sec->{pass_env}}] if $sec->{pass_env};
+    for my $key (qw(pass_env perl_pass_env)) {
+        $set->{$key} = [@{$set->{$key} // []}, @{$sec->{$key}}] if $sec->{$key};
+    }
 
     # A host's redirects come before the main server's, a section's before both
     $set->{redirects} = [@{$sec->{redirects}}, @{$set->{redirects} // []}] if $sec->{redirects};
 
-    # PerlSetVar replaces what a key had, PerlAddVar adds to it, as mod_perl merges them
-    for my $op (@{$sec->{dir_config} // []}) {
+    $set->{dir_config} = __PACKAGE__->merged_vars($sec->{dir_config}, {%{$set->{dir_config} // {}}})
+        if $sec->{dir_config};
+}
+
+# PerlSetVar replaces what a key had, PerlAddVar adds to it, as mod_perl merges them: the
+# name => [values] of a list of [set|add, name, value]
+sub merged_vars ($class, $ops, $vars = {}) {
+    for my $op (@{$ops // []}) {
         my ($how, $k, $v) = @$op;
-        $set->{dir_config}{$k} = $how eq 'set' ? [$v] : [@{$set->{dir_config}{$k} // []}, $v];
+        $vars->{$k} = $how eq 'set' ? [$v] : [@{$vars->{$k} // []}, $v];
     }
+    return $vars;
 }
 
 sub _options ($options, $directive) {

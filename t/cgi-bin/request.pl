@@ -3,7 +3,7 @@
 use Apache2::RequestUtil ();
 use Apache2::RequestRec  ();
 my $r    = Apache2::RequestUtil->request;
-my %args = $r->args;
+my %args = map { split /=/, $_, 2 } split /&/, $r->args;    # mod_perl 2 gives the string
 $r->content_type('text/plain');
 $r->headers_out->set('X-Served-By' => 'request object');
 $r->err_headers_out->add('Set-Cookie' => 'a=1');

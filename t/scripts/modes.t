@@ -232,6 +232,13 @@ for my $mode (qw(perlrun registry)) {
         ok !exists $res->{headers}{'set-cookie'}, 'and nothing injected';
         like $srv->error_log, qr/request_head\.pl.*header 'X-Bad' from script holds a CR or LF/,
             'logged with the script';
+        $res = $srv->get("/$mode/request_mp1.pl?b=2&a=x+y");
+        is $res->{content}, "a=x y,b=2 first=same\n",
+            'Apache->request: the object of `shift`, args as pairs (mod_perl 1)';
+        is $srv->get("/$mode/request_missing.pl")->{status}, 500, 'a method not provided: 500';
+        like $srv->error_log,
+            qr/Perennial does not provide Apache2::RequestRec::add_output_filter at \S*request_missing\.pl line 4\./,
+            'and the log names the method, the script and the line';
     };
 }
 

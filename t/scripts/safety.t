@@ -99,10 +99,11 @@ CONF
     $srv->stop;
 };
 
-subtest 'PerlSetupEnv Off keeps the CGI variables out of %ENV' => sub {
+subtest 'PerlSetupEnv Off keeps the CGI variables out of %ENV, not PerlSetEnv' => sub {
     _script(
         "$tree/cgi/env.pl",
-        qq{print "Content-Type: text/plain\\n\\n", (defined \$ENV{GATEWAY_INTERFACE} ? 'set' : 'unset'), "\\n";\n},
+        q{print "Content-Type: text/plain\n\n", join(' ', map { $ENV{$_} // 'unset' }}
+            . q{ qw(GATEWAY_INTERFACE PERL_SET SET_ENV)), "\n";} . "\n",
         0755
     );
     my $srv = start_server(workers => 1, conf => <<"CONF");
@@ -119,9 +120,12 @@ Alias /off $tree/cgi
     PerlResponseHandler ModPerl::Registry
     PerlSetupEnv Off
 </Location>
+PerlSetEnv PERL_SET perl
+SetEnv SET_ENV plain
 CONF
-    is $srv->get('/on/env.pl')->{content},  "set\n",   'On: set';
-    is $srv->get('/off/env.pl')->{content}, "unset\n", 'Off: not set';
+    is $srv->get('/on/env.pl')->{content}, "CGI/1.1 perl plain\n", 'On: CGI, PerlSetEnv, SetEnv';
+    is $srv->get('/off/env.pl')->{content}, "unset perl unset\n",
+        'Off: only PerlSetEnv, as mod_perl (SetEnv is the CGI environment)';
     $srv->stop;
 };
 

@@ -181,8 +181,18 @@ $TABLE{perlsetvar}
     = [any => 2, 2, sub ($set, $k, $v) { push @{$set->{dir_config}}, [set => $k, $v]; return }];
 $TABLE{perladdvar}
     = [any => 2, 2, sub ($set, $k, $v) { push @{$set->{dir_config}}, [add => $k, $v]; return }];
-$TABLE{perlsetenv}  = $TABLE{setenv};
-$TABLE{perlpassenv} = $TABLE{passenv};
+
+# A script sees them as SetEnv and PassEnv; with PerlSetupEnv Off, they are all it sees
+$TABLE{perlsetenv} = [
+    any => 1,
+    2,
+    sub ($set, $n, $v = '') { $set->{set_env}{$n} = $set->{perl_env}{$n} = $v; return }
+];
+$TABLE{perlpassenv} = [
+    any => 1,
+    undef,
+    sub ($set, @names) { push @{$set->{$_}}, @names for qw(pass_env perl_pass_env); return }
+];
 
 # The reader of an On|Off directive into a setting of 1 or 0
 sub _on_off ($key, $name) {

@@ -21,9 +21,11 @@ sub compile ($class, %args) {
     (my $file = $path) =~ s/"/\\"/g;
 
     # A named sub, as mod_perl makes: file-level my variables used by the script's own subs
-    # then give perl's "will not stay shared" warning, the classic sign of the closure trap
+    # then give perl's "will not stay shared" warning, the classic sign of the closure trap.
+    # It is called with the request object and the path; the path is taken off, so @_ holds
+    # what ModPerl::Registry passes (`my $r = shift;`)
     my $text
-        = "package $package; $warnings sub __perennial_script { local \$0 = \$_[0];\n#line 1 \"$file\"\n$code\n;}"
+        = "package $package; $warnings sub __perennial_script { local \$0 = pop;\n#line 1 \"$file\"\n$code\n;}"
         . "\\&__perennial_script;";
     my ($ends, $inits) = (_count(B::end_av), _count(B::init_av));
     my $sub   = _eval($text);
@@ -43,7 +45,6 @@ sub compile ($class, %args) {
         taint      => $taint,
         signals    => $code =~ /SIG|alarm/     ? 1 : 0,
         locale     => $code =~ /\bsetlocale\b/ ? 1 : 0,
-        request    => $code =~ /->request\b/   ? 1 : 0,
         writes_env => _writes_env($code)
     };
 }
@@ -117,7 +118,7 @@ Perennial::Executor::Compiler - compile a CGI script into a code reference
     my $package  = Perennial::Executor::Compiler->package_for('Perennial::ROOT', '/srv/cgi-bin/hello.pl');
     my $compiled = Perennial::Executor::Compiler->compile(path => $path, package => $package,
         source => $text);
-    $compiled->{code}->($path);
+    $compiled->{code}->($r, $path);
     $_->() for @{$compiled->{ends}};
 
 =head1 DESCRIPTION

@@ -47,6 +47,8 @@ sub new ($class, %args) {
         docroot => $args{document_root} // $args{root},
         skip    => $args{pass_auth} ? \%PASS_AUTH : \%SKIP,
     }, $class;
+    my %perl = %{$args{perl_env} // {}};
+    $self->{perl_only} = [[sort keys %perl], [@perl{sort keys %perl}]];
 
     # What is the same for every request of this location, computed once; SetEnv ones first,
     # so that a CGI variable of the same name wins
@@ -79,9 +81,9 @@ sub cgi ($self, $env, $hit) {
 # The variables in groups that tend to change together: [names, values, joined values] for
 # the location and script (the same on every request, so kept with the resolved hit), [names,
 # values] for the request line and server, the request headers, and the client's port (new
-# with every connection). None when PerlSetupEnv is Off.
+# with every connection). With PerlSetupEnv Off, only PerlSetEnv's and PerlPassEnv's.
 sub groups ($self, $env, $hit) {
-    return $self->{setup} ? [$self->_groups($env, $hit)] : [];
+    return $self->{setup} ? [$self->_groups($env, $hit)] : [$self->{perl_only}];
 }
 
 sub _groups ($self, $env, $hit) {

@@ -26,7 +26,7 @@ sub new ($class, %args) {
 # Adds bytes the script wrote. Returns false once the output is known to be bad.
 sub add ($self, $bytes) {
     return 0 if $self->{error} || $self->{closed};
-    if (!$self->{headers} && !($self->{head_from} && $self->set_head($self->{head_from}->()))) {
+    if (!$self->{headers} && !$self->_head_from_request($bytes)) {
         return 0 if $self->{error};
         $self->{head} .= $bytes;
         my ($head, $rest) = split /\r?\n\r?\n/, $self->{head}, 2;
@@ -36,7 +36,7 @@ sub add ($self, $bytes) {
             return 1;
         }
         my ($status, $headers, $err, $local)
-            = $self->{nph} ? _parse_nph($head) : parse_cgi_headers($head);
+            = $self->{nph} ? _parse_nph($head) : parse_cgi_headers($head, $self->{base});
         return $self->_fail($err) if $err;
         @$self{qw(status headers head local)} = ($status, $headers, '', $local);
         $bytes = $rest;
@@ -75,9 +75,16 @@ sub flush ($self) {
     $self->{body} = '';
 }
 
-# Where the head comes from when the script sets it through a request object ($r) rather than
-# printing it: called before the first bytes are taken as a CGI header block
-sub head_from ($self, $code) { $self->{head_from} = $code }
+# Another response was sent in this one's place ($r->internal_redirect): it goes to the client
+# now, and what the script prints after is dropped
+sub hand_over ($self, $res) {
+    die "internal_redirect after the response began\n" if $self->{writer};
+    @$self{qw(closed handed)} = (1, 1);
+    return ref $res eq 'CODE' ? $res->($self->{respond}) : $self->{respond}->($res);
+}
+
+sub handed_over ($self) { $self->{handed} }
+sub has_head    ($self) { $self->{headers} ? 1 : 0 }
 
 # A Location that is a local path, with no Status: RFC 3875's local redirect
 sub local_redirect ($self) { $self->{local} }
@@ -99,13 +106,34 @@ sub set_head ($self, @fields) {
 
 sub started ($self) { $self->{writer} ? 1 : 0 }
 
-# A printed header block, as mod_cgi reads it
-sub parse_cgi_headers ($head) {
+# A head set through the request object (mod_perl's $r), asked for before the first bytes: the
+# bytes are body under it, or a printed head that is read over it (+ParseHeaders). True once
+# the head is set.
+sub _head_from_request ($self, $bytes) {
+    my $r = $self->{request};
+    return 0 if !$r || $self->{nph} || $self->{base} || length $self->{head};
+    my ($printed, @fields) = $r->head_for_output($bytes);
+    return 0 unless @fields;
+    if ($printed) { $self->{base} = \@fields; return 0 }
+    return $self->set_head(@fields);
+}
+
+# A printed header block, as mod_cgi reads it; over the fields of a head set another way, if
+# given (the printed Status and Content-Type win)
+sub parse_cgi_headers ($head, $base = undef) {
     my @fields;
     for my $line (split /\r?\n/, $head) {
         return (undef, undef, "malformed header from script: '$line'")
             unless $line =~ /\A([!#\$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*\z/s;
         push @fields, $1, $2;
+    }
+    if ($base) {
+        my $typed = grep { lc $fields[$_] eq 'content-type' } grep { $_ % 2 == 0 } 0 .. $#fields;
+        my @keep  = @$base;
+        @keep = map { @keep[$_, $_ + 1] }
+            grep { lc $keep[$_] ne 'content-type' } grep { $_ % 2 == 0 } 0 .. $#keep
+            if $typed;
+        unshift @fields, @keep;
     }
     return _read_fields(\@fields);
 }
@@ -229,10 +257,13 @@ injection attempt), makes the output an error that the executor turns into a 500
 
 The rules C<parse_cgi_headers> applies to a printed block, for name => value fields.
 
-=head2 head_from, set_head
+=head2 hand_over, handed_over, has_head, set_head
 
     $out->set_head(Status => 404, 'Content-Type' => 'text/html');
-    $out->head_from(sub { $r->fields });    # asked at the first output; nothing: parse it
+    $out->hand_over($other_response);    # $r->internal_redirect
+
+When a request object (L<Perennial::ModPerl>) is attached as C<< $out->{request} >>, it is
+asked for the head set through it before the first bytes are read as a CGI header block.
 
 =head2 set_autoflush
 

@@ -1,0 +1,259 @@
+package Perennial::ModPerl::RequestRec;
+use v5.36;
+use Perennial::ModPerl::Table;
+
+# What Apache2::RequestRec holds: the request as it came (method, uri, args, headers_in ...),
+# the response being made (status, content_type, headers_out ...) and the request's place in
+# the server (location, handler, dir_config, server, connection). Accessors that mod_perl lets
+# set take a new value and return the old one. Tables are made the first time they are asked
+# for, so a script that never looks costs nothing.
+
+my %METHOD_NUMBER = (
+    GET       => 0,
+    PUT       => 1,
+    POST      => 2,
+    DELETE    => 3,
+    CONNECT   => 4,
+    OPTIONS   => 5,
+    TRACE     => 6,
+    PATCH     => 7,
+    PROPFIND  => 8,
+    PROPPATCH => 9,
+    MKCOL     => 10,
+    COPY      => 11,
+    MOVE      => 12,
+    LOCK      => 13,
+    UNLOCK    => 14
+);
+
+sub ap_auth_type ($self, @new) { $self->_env(AUTH_TYPE => @new) }
+
+# The query string (mod_perl 2, in any context); for an object asked for as mod_perl 1's
+# Apache->request, its decoded pairs in list context, as mod_perl 1 gave them
+sub args ($self, @new) {
+    my $query = $self->_env(QUERY_STRING => @new) // '';
+    return $query if !wantarray || @new || !$self->{mod_perl1};
+    return map { tr/+/ /r =~ s/%([0-9A-Fa-f]{2})/chr hex $1/ger } map { split /=/, $_, 2 }
+        split /[&;]/, $query;
+}
+
+sub connection ($self) {
+    return $self->{connection} //= Apache2::Connection->new($self->{env});
+}
+
+sub content_encoding ($self, @new) { $self->_head(content_encoding => @new) }
+
+sub content_languages ($self, @new) {
+    return $self->_head(content_languages => @new ? [@{$new[0]}] : ()) // [];
+}
+
+sub content_type ($self, @new) { $self->_head(content_type => @new) }
+
+# PerlSetVar and PerlAddVar: a value (the first) for a name, or the whole table
+# The URL of a path on this server, as the client reached it (Apache2::URI)
+sub construct_url ($self, $path = $self->uri) {
+    my $env     = $self->{env};
+    my $port    = $self->get_server_port;
+    my $default = ($env->{'psgi.url_scheme'} // 'http') eq 'https' ? 443 : 80;
+    return
+          ($env->{'psgi.url_scheme'} // 'http') . '://'
+        . $self->get_server_name
+        . ($port == $default ? '' : ":$port")
+        . $path;
+}
+
+sub dir_config ($self, $key = undef, @new) {
+    my $table = $self->{dir_config} //= _dir_table($self->{env}{'perennial.dir_config'});
+    return $table unless defined $key;
+    my $old = $table->get($key);
+    $table->set($key, $new[0]) if @new;
+    return $old;
+}
+
+sub document_root ($self) { $self->{site}{document_root} // $self->{env}{DOCUMENT_ROOT} }
+
+sub err_headers_out ($self) {
+    $self->{head_set} = 1;
+    return $self->{err_headers_out} //= Perennial::ModPerl::Table->new;
+}
+
+sub filename    ($self, @new)  { $self->_field(filename => @new) }
+sub handler     ($self, @new)  { $self->_field(handler  => @new) }
+sub header_in   ($self, $name) { $self->headers_in->get($name) }                    # mod_perl 1
+sub header_only ($self)        { $self->{env}{REQUEST_METHOD} eq 'HEAD' ? 1 : 0 }
+
+sub header_out ($self, $name, @value) {    # mod_perl 1
+    my $old = $self->headers_out->get($name);
+    $self->{headers_out}->set($name, $value[0]) if @value;
+    return $old;
+}
+
+# The client's header lines, names as HTTP_* allows them to be known again
+sub headers_in ($self) {
+    return $self->{headers_in} //= do {
+        my $env   = $self->{env};
+        my $table = Perennial::ModPerl::Table->new;
+        for my $key (sort grep { index($_, 'HTTP_') == 0 } keys %$env) {
+            $table->add(join('-', map {ucfirst} split /_/, lc substr $key, 5), $env->{$key});
+        }
+        $table->add('Content-Type',   $env->{CONTENT_TYPE})   if $env->{CONTENT_TYPE};
+        $table->add('Content-Length', $env->{CONTENT_LENGTH}) if $env->{CONTENT_LENGTH};
+        $table;
+    };
+}
+
+sub headers_out ($self) {
+    $self->{head_set} = 1;
+    return $self->{headers_out} //= Perennial::ModPerl::Table->new;
+}
+
+sub hostname ($self) {
+    return ($self->{env}{HTTP_HOST} // $self->{env}{SERVER_NAME} // '') =~ s/:\d+\z//r;
+}
+
+sub is_initial_req ($self) { $self->{prev} || $self->main ? 0 : 1 }
+sub location       ($self) { $self->{site}{location} // '/' }
+sub log            ($self) { Apache2::Log::Request->new($self->_who, $self->_log) }
+
+sub log_error ($self, @message) {
+    my $log = $self->_log or return;
+    $log->error($self->_who . join '', @message);
+    return;
+}
+
+sub log_reason ($self, $reason, $file = $self->{filename}) {    # mod_perl 1
+    return $self->log_error("access to ", $file // $self->uri, " failed: $reason");
+}
+sub main   ($self)        {undef}                                   # Perennial makes no subrequests
+sub method ($self, @new)  { $self->_env(REQUEST_METHOD => @new) }
+sub method_number ($self) { $METHOD_NUMBER{$self->method} // 26 }    # M_INVALID
+sub next          ($self) { $self->{next} }
+
+sub notes ($self, @new) {
+    $self->{notes} = $new[0] if @new;
+    return $self->{notes} //= Perennial::ModPerl::Table->new;
+}
+
+sub path_info ($self, @new) { $self->_field(path_info => @new) }
+
+# The request's own Perl data: pnotes, pnotes(key), pnotes(key => value)
+sub pnotes ($self, @args) {
+    my $notes = $self->{pnotes} //= {};
+    return $notes unless @args;
+    return $notes->{$args[0]} if @args == 1;
+    return $notes->{$args[0]} = $args[1];
+}
+
+# Tables made with it need nothing from it; code that passes $r->pool along works
+sub pool         ($self)       { APR::Pool->new }
+sub prev         ($self)       { $self->{prev} }
+sub protocol     ($self)       { $self->{env}{SERVER_PROTOCOL} }
+sub proxyreq     ($self, @new) { $self->_field(proxyreq => @new) // 0 }
+sub request_time ($self)       { $self->{time} }
+sub server       ($self)       { $self->{site}{server} // Apache2::ServerRec->main }
+
+sub status ($self, @new) { $self->_head(status => @new) // 200 }
+
+sub status_line ($self, @new) {
+    my $old = $self->_field(status_line => @new);
+    if (@new && defined $new[0] && $new[0] =~ /\A(\d{3})\b/) { $self->status($1) }
+    return $old;
+}
+
+# The variables a CGI script would get, as a table that can be changed; in void context with no
+# arguments, also put into %ENV (mod_perl's way of setting up the environment late)
+sub subprocess_env ($self, @args) {
+    my $table = $self->{subprocess_env} //= Perennial::ModPerl::Table->new(
+          $self->{site}{environment}
+        ? $self->{site}{environment}->cgi($self->{env}, $self->{hit})
+        : ()
+    );
+    if (!@args) {
+        return $table if defined wantarray;
+        ## no critic (RequireLocalizedPunctuationVars) the script asked for the variables
+        $table->do(sub ($name, $value) { $ENV{$name} = $value; 1 });
+        return;
+    }
+    my $old = $table->get($args[0]);
+    $table->set(@args) if @args > 1;
+    return $old;
+}
+
+sub the_request ($self) {
+    return join ' ', @{$self->{env}}{qw(REQUEST_METHOD REQUEST_URI SERVER_PROTOCOL)};
+}
+sub unparsed_uri ($self) { $self->{env}{REQUEST_URI} }
+
+# The path of the URL, decoded, without the query
+sub uri ($self, @new) {
+    $self->{uri} //= ($self->{env}{SCRIPT_NAME} // '') . ($self->{env}{PATH_INFO} // '');
+    return $self->_field(uri => @new);
+}
+
+sub user ($self, @new) { $self->_env(REMOTE_USER => @new) }
+
+sub warn ($self, @message) {
+    my $log = $self->_log or return;
+    $log->warn($self->_who . join '', @message);
+    return;
+}
+
+sub _dir_table ($vars) {
+    my $table = Perennial::ModPerl::Table->new;
+    for my $name (sort keys %{$vars // {}}) { $table->add($name, $_) for @{$vars->{$name}} }
+    return $table;
+}
+
+# The virtual host's error log, or the location's, or the worker's
+sub _log ($self) {
+    return $self->{env}{'perennial.log'} // $self->{site}{log}
+        // Perennial::ModPerl::Server->error_log;
+}
+
+# What a log line from the request begins with: the client and the file, as Apache's
+sub _who ($self) {
+    return "[client $self->{env}{REMOTE_ADDR}] " . ($self->{filename} ? "$self->{filename}: " : '');
+}
+
+# A value of the PSGI environment, which setting changes for the rest of the request
+sub _env ($self, $key, @new) {
+    my $old = $self->{env}{$key};
+    $self->{env}{$key} = $new[0] if @new;
+    return $old;
+}
+
+# A part of the response head: setting it means the request object makes the head
+sub _head ($self, $key, @new) {
+    $self->{head_set} = 1 if @new;
+    return $self->_field($key, @new);
+}
+
+sub _field ($self, $key, @new) {
+    my $old = $self->{$key};
+    $self->{$key} = $new[0] if @new;
+    return $old;
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::ModPerl::RequestRec - the request and response fields of mod_perl's $r
+
+=head1 SYNOPSIS
+
+    my $r = shift;                          # in a Registry or PerlRun script
+    my %args = $r->args;
+    $r->content_type('text/plain');
+    $r->headers_out->set('X-Served-By' => 'Perennial');
+    my $value = $r->dir_config('Name');
+
+=head1 DESCRIPTION
+
+The methods of Apache2::RequestRec (and Apache2::RequestUtil's C<dir_config>, C<location>,
+C<document_root>) for Perennial's request object: see L<Perennial::ModPerl> for the whole list
+and where they differ from mod_perl.
+
+=cut

@@ -1,0 +1,181 @@
+package Perennial::ModPerl::Response;
+use v5.36;
+use HTTP::Date  ();
+use Plack::Util ();
+use Perennial::ErrorDocument;
+use Perennial::ErrorPage;
+use Perennial::Static;
+use Perennial::Subrequest;
+
+# Apache2::Response and Apache2::SubRequest's internal_redirect for Perennial's request object,
+# and how the head set through it meets what a script prints (PerlOptions +ParseHeaders): a
+# printed CGI header block is read and merged over it (its Status and Content-Type win), any
+# other first output is body under the object's head, and a script that printed nothing but
+# changed the status gets Apache's answer for that status, as ModPerl::Registry returns it.
+
+my $TOKEN = qr/[!#\$%&'*+.^_`|~0-9A-Za-z-]+/;
+
+sub custom_response ($self, $status, $text) { $self->{custom}{$status} = $text; return }
+
+# The other URL's response is sent instead of this one's, now (what is printed after is lost)
+sub internal_redirect ($self, $url) {
+    my $dispatch = $self->{site}{dispatch} or die "Perennial can't redirect here internally\n";
+    my $depth    = ($self->{env}{'perennial.redirects'} // 0) + 1;
+    die "internal_redirect to $url: more than 10 redirects\n" if $depth > 10;
+    my $new = Perennial::Subrequest->env(
+        $self->{env}, $url,
+        REQUEST_METHOD        => $self->method,
+        REQUEST_URI           => $url,
+        REDIRECT_URL          => $self->uri,
+        'perennial.prev'      => $self,
+        'perennial.redirects' => $depth
+    );
+    $self->{out}->hand_over($dispatch->($new));
+    return;
+}
+
+# The ETag Apache makes from the file's size and modification time (weak within a second)
+sub make_etag ($self, $force_weak = 0) {
+    my @st = $self->{filename} ? stat $self->{filename} : ();
+    return '' unless @st;
+    my $tag = sprintf '"%x-%x"', $st[7], $st[9] * 1_000_000;
+    return $force_weak || time - $st[9] < 1 ? "W/$tag" : $tag;
+}
+
+# RFC 9110's preconditions against the ETag and modification time set so far: OK (0), 304 or
+# 412, by the rules the static files follow
+sub meets_conditions ($self) {
+    my $etag = ($self->{headers_out} && $self->{headers_out}->get('ETag')) // '""';
+    my $code = Perennial::Static::conditions($self->{env}, $etag, $self->{mtime} // time);
+    return $code == 200 ? 0 : $code;
+}
+
+sub mtime ($self, @new) { $self->_field(mtime => @new) }
+
+sub no_cache ($self, $on = 1) {
+    $self->{head_set} = 1;
+    return $self->{no_cache} = $on;
+}
+
+# A head given as CGI text ("Status: 302\nLocation: ...\n\n"); what follows the blank line is body
+sub send_cgi_header ($self, $text) {
+    my ($head, $body) = split /\r?\n\r?\n/, $text, 2;
+    $self->{out}->add("$head\n\n");
+    $self->{head_sent} = 1;
+    $self->{out}->add($body) if defined $body && length $body;
+    return;
+}
+
+# mod_perl 1: the head goes now, with an optional content type
+sub send_http_header ($self, $type = undef) {
+    $self->content_type($type) if defined $type;
+    $self->{head_sent} = 1;
+    $self->{out}->set_head($self->head_fields);
+    return;
+}
+
+sub set_content_length ($self, $length) {
+    $self->headers_out->set('Content-Length' => $length);
+    return;
+}
+
+sub set_etag ($self) {
+    my $tag = $self->make_etag;
+    $self->headers_out->set(ETag => $tag) if length $tag;
+    return;
+}
+
+sub set_last_modified ($self, $mtime = undef) {
+    $self->update_mtime($mtime) if defined $mtime;
+    my $when = $self->{mtime} // return;
+    $when = $self->{time} if $when > $self->{time};    # Never in the future
+    $self->headers_out->set('Last-Modified' => HTTP::Date::time2str($when));
+    return;
+}
+
+# The response's modification time: the newer of the one kept and the one given (by default,
+# the file's)
+sub update_mtime ($self, $mtime = undef) {
+    $mtime //= $self->{filename} ? (stat $self->{filename})[9] : undef;
+    $self->{mtime} = $mtime
+        if defined $mtime && (!defined $self->{mtime} || $mtime > $self->{mtime});
+    return;
+}
+
+# Nothing printed: Apache's page for a status the script set, with err_headers_out and a
+# redirect's Location (or the custom_response for it); for 204 and 304, the head alone; for
+# a 200, nothing (the caller sends the head)
+sub unprinted_response ($self) {
+    my $status = $self->status;
+    return if $status == 200;
+    my @keep = $self->{err_headers_out} ? $self->{err_headers_out}->pairs : ();
+    if ($status < 300 || $status == 304) {
+        my @fields = $status == 304 ? () : grep {defined} $self->{content_type};
+        return [
+            $status,
+            [   @fields              ? ('Content-Type' => @fields) : (),
+                $self->{headers_out} ? $self->{headers_out}->pairs : (),
+                @keep
+            ],
+            []
+        ];
+    }
+    my $location = $self->{headers_out} && $self->{headers_out}->get('Location');
+    push @keep, Location => $location if defined $location && $status < 400;
+    my $res    = Perennial::ErrorPage->response($status, $self->{env}, @keep);
+    my $custom = $self->{custom} && $self->{custom}{$status} // return $res;
+    $res = Perennial::ErrorDocument->apply($self->{env}, {error_documents => {$status => $custom}},
+        $res, $self->{site}{dispatch});
+    return Plack::Util::response_cb($res, sub ($page) { push @{$page->[1]}, @keep; return });
+}
+
+# Asked by the output before the first bytes: the head set through the object, and whether
+# those bytes are a printed head to merge over it
+sub head_for_output ($self, $bytes) {
+    return () unless $self->{head_set} && !$self->{head_sent};
+    return ($bytes =~ /\A$TOKEN:/ ? 1 : 0, $self->head_fields);
+}
+
+# The head as set so far, as the fields a script would print: the output reads them by the same
+# rules (a Location without a Status redirects, no CR or LF in a value)
+sub head_fields ($self) {
+    my @lang = @{$self->{content_languages} // []};
+    return (
+        (defined $self->{status} ? (Status => $self->{status}) : ()),
+        'Content-Type' => $self->{content_type} // 'text/html',
+        (   defined $self->{content_encoding}
+            ? ('Content-Encoding' => $self->{content_encoding})
+            : ()
+        ),
+        (@lang                    ? ('Content-Language' => join ', ', @lang)              : ()),
+        ($self->{no_cache}        ? (Pragma => 'no-cache', 'Cache-Control' => 'no-cache') : ()),
+        ($self->{headers_out}     ? $self->{headers_out}->pairs                           : ()),
+        ($self->{err_headers_out} ? $self->{err_headers_out}->pairs                       : ())
+    );
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::ModPerl::Response - the response methods of mod_perl's $r
+
+=head1 SYNOPSIS
+
+    $r->update_mtime((stat $file)[9]);
+    $r->set_last_modified;
+    $r->set_etag;
+    if ((my $rc = $r->meets_conditions) != Apache2::Const::OK) { $r->status($rc); return }
+    $r->custom_response(403, 'Come back tomorrow');
+    $r->internal_redirect('/other/page');
+
+=head1 DESCRIPTION
+
+C<custom_response>, C<make_etag>, C<meets_conditions>, C<mtime>, C<no_cache>,
+C<send_cgi_header>, C<send_http_header> (mod_perl 1), C<set_content_length>, C<set_etag>,
+C<set_last_modified>, C<update_mtime> (Apache2::Response) and C<internal_redirect>
+(Apache2::SubRequest). See L<Perennial::ModPerl> for how a head set here meets a printed one.
+
+=cut

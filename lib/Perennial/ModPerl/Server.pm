@@ -1,0 +1,146 @@
+package Perennial::ModPerl::Server;
+use v5.36;
+
+# The objects around mod_perl's request: the server (Apache2::ServerRec, from
+# Apache2::ServerUtil->server or $r->server), the client's connection (Apache2::Connection) and
+# the loggers of Apache2::Log ($r->log, $s->log), which write to Perennial's error log.
+
+my %MAIN = (hostname => 'localhost', port => 80, admin => '[no address given]', root => '/');
+my $LOG;            # The worker's error log
+my $MAIN_SERVER;    # Its Apache2::ServerRec
+
+# Set once at start from the configuration
+sub configure ($class, %args) {
+    $MAIN{$_} = $args{$_} for grep { defined $args{$_} } qw(hostname port admin root vars);
+    $LOG = $args{log} if $args{log};
+    undef $MAIN_SERVER;
+    return;
+}
+
+sub error_log ($class) {$LOG}
+
+package Apache2::ServerRec;    ## no critic (ProhibitMultiplePackages)
+use v5.36;
+
+sub main ($class) { $MAIN_SERVER //= bless {%MAIN, virtual => 0}, $class }
+
+# The server a request reached: its virtual host's name, or the main server
+sub for_request ($class, $env) {
+    my $name = $env->{'perennial.vhost'};
+    return $class->main if !defined $name || $name eq $MAIN{hostname};
+    return bless {
+        %MAIN,
+        hostname => $name,
+        port     => $env->{SERVER_PORT}       // $MAIN{port},
+        admin    => $env->{'perennial.admin'} // $MAIN{admin},
+        virtual  => 1
+    }, $class;
+}
+
+# PerlSetVar and PerlAddVar written at server level
+sub dir_config ($self, $key = undef) {
+    my $table = $self->{vars} //= do {
+        my $t = Perennial::ModPerl::Table->new;
+        for my $name (sort keys %{$MAIN{vars} // {}}) {
+            $t->add($name, $_) for @{$MAIN{vars}{$name}};
+        }
+        $t;
+    };
+    return defined $key ? scalar $table->get($key) : $table;
+}
+sub error_fname     ($self)           {undef}
+sub is_virtual      ($self)           { $self->{virtual} }
+sub log             ($self)           { Apache2::Log::Server->new('', $LOG) }
+sub log_error       ($self, @message) { $LOG->error(join '', @message) if $LOG; return }
+sub port            ($self)           { $self->{port} }
+sub server_admin    ($self)           { $self->{admin} }
+sub server_hostname ($self)           { $self->{hostname} }
+sub warn            ($self, @message) { $LOG->warn(join '', @message) if $LOG; return }
+
+package Apache2::ServerUtil;    ## no critic (ProhibitMultiplePackages)
+use v5.36;
+
+sub server      ($class = undef) { Apache2::ServerRec->main }
+sub server_root ($class = undef) { $MAIN{root} }
+
+package Apache2::Connection;    ## no critic (ProhibitMultiplePackages)
+use v5.36;
+
+sub new ($class, $env) { bless {env => $env, notes => undef}, $class }
+
+sub client_ip ($self) { $self->{env}{REMOTE_ADDR} }
+
+# Unique among the connections open at one time: the worker and the client's port
+sub id ($self) { $$ * 65_536 + ($self->{env}{REMOTE_PORT} // 0) }
+
+# CONN_UNKNOWN (0): Apache decides keep-alive when the head goes, after the handler has run
+sub keepalive ($self) {0}
+
+sub local_ip ($self) {
+    my $io = $self->{env}{'psgix.io'};
+    return $io && $io->can('sockhost') ? $io->sockhost : $self->{env}{SERVER_NAME};
+}
+sub notes       ($self) { $self->{notes} //= Perennial::ModPerl::Table->new }
+sub remote_host ($self) { $self->{env}{REMOTE_HOST} // $self->{env}{REMOTE_ADDR} }
+sub remote_ip   ($self) { $self->{env}{REMOTE_ADDR} }
+
+# Apache2::Log: $r->log->error(...), $s->log->warn(...); Apache's eight levels onto Perennial's
+package Apache2::Log::Request;    ## no critic (ProhibitMultiplePackages)
+use v5.36;
+
+my %LEVEL = (
+    emerg  => 'error',
+    alert  => 'error',
+    crit   => 'error',
+    error  => 'error',
+    warn   => 'warn',
+    notice => 'info',
+    info   => 'info',
+    debug  => 'debug'
+);
+
+sub new ($class, $prefix, $log) { bless {prefix => $prefix, log => $log}, $class }
+
+for my $level (keys %LEVEL) {
+    my $method = $LEVEL{$level};
+    no strict 'refs';    ## no critic (ProhibitNoStrict) one method per level
+    *{"Apache2::Log::Request::$level"} = sub ($self, @message) {
+        $self->{log}->$method($self->{prefix} . join '', @message) if $self->{log};
+        return;
+    };
+}
+
+package Apache2::Log::Server;    ## no critic (ProhibitMultiplePackages)
+our @ISA = ('Apache2::Log::Request');
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::ModPerl::Server - Apache2::ServerRec, Apache2::Connection and Apache2::Log
+
+=head1 SYNOPSIS
+
+    my $s = Apache2::ServerUtil->server;
+    print $s->server_hostname, ':', $s->port;
+    my $ip = $r->connection->client_ip;
+    $r->log->notice('user logged in');
+
+=head1 DESCRIPTION
+
+Apache2::ServerRec: C<server_hostname>, C<port>, C<server_admin>, C<is_virtual>, C<log>,
+C<log_error>, C<warn>. Apache2::ServerUtil: C<server>, C<server_root>. Apache2::Connection:
+C<client_ip>, C<remote_ip>, C<remote_host>, C<local_ip>, C<keepalive>, C<id>, C<notes>.
+Apache2::Log's loggers have Apache's levels (C<emerg> .. C<debug>); emerg, alert and crit are
+written at Perennial's error level, notice at info.
+
+=head1 METHODS
+
+=head2 configure
+
+    Perennial::ModPerl::Server->configure(hostname => 'www.example.com', port => 80,
+        admin => 'webmaster@example.com', root => '/etc/apache2', log => $log);
+
+=cut

@@ -1,0 +1,191 @@
+package Perennial::ModPerl::Table;
+use v5.36;
+use Carp qw(croak);
+
+# APR::Table as mod_perl gives it: names are case-insensitive, a name may hold several values,
+# entries keep the order they were added in, and the table is both an object (get, set, add,
+# unset, merge, do ...) and a hash. Through the hash, $t->{Name} is the first value, and
+# iterating (keys, each, values) gives a name once per value, with the value that belongs to
+# that entry, as APR::Table's tied interface does. Tables are blessed into APR::Table, so code
+# that checks the class finds the one it expects.
+
+sub new ($class, @pairs) {
+    tie my %hash, 'Perennial::ModPerl::Table::Entries';
+    my $self = bless \%hash, 'APR::Table';
+    while (my ($name, $value) = splice @pairs, 0, 2) { $self->add($name, $value) }
+    return $self;
+}
+
+package APR::Table;    ## no critic (ProhibitMultiplePackages)
+use v5.36;
+
+# APR::Table::make($pool, $size): the pool and size mean nothing here
+sub make ($class, @ignored) { Perennial::ModPerl::Table->new }
+
+sub add   ($self, $name, $value) { (tied %$self)->push_entry($name, $value); return }
+sub clear ($self)                { (tied %$self)->CLEAR;                     return }
+sub copy  ($self, @pool)         { Perennial::ModPerl::Table->new($self->pairs) }
+
+# compress(OVERLAP_TABLES_SET): one entry per name, where its first was, with the last value;
+# OVERLAP_TABLES_MERGE: with the values joined by ", "
+sub compress ($self, $flags = 0) {
+    my $entries = tied %$self;
+    my (%at, @list);
+    for my $entry ($entries->entries) {
+        my $key = lc $entry->[0];
+        if (!defined $at{$key}) { $at{$key} = @list; push @list, $entry; next }
+        my $kept = $list[$at{$key}];
+        $kept->[1] = $flags ? "$kept->[1], $entry->[1]" : $entry->[1];
+    }
+    $entries->{list} = \@list;
+    return;
+}
+
+# do(sub ($name, $value) { ...; 1 }, @names): every entry (or those of the names given) until
+# the callback returns false; returns false when it stopped early
+sub do ($self, $code, @names) {
+    my %only = map { lc($_) => 1 } @names;
+    for my $entry ((tied %$self)->entries) {
+        next if @names && !$only{lc $entry->[0]};
+        return 0 unless $code->(@$entry);
+    }
+    return 1;
+}
+
+sub get ($self, $name) {
+    my @values = (tied %$self)->values_of(lc $name);
+    return wantarray ? @values : $values[0];
+}
+
+# merge: a name already there gets ", value" added to its first value; else it is added
+sub merge ($self, $name, $value) {
+    my $entries = tied %$self;
+    return $self->add($name, $value) unless $entries->EXISTS($name);
+    $entries->append_first($name, ", $value");
+    return;
+}
+
+# overlay($other): a new table with the other table's entries, then this one's
+sub overlay ($self, $other, @pool) { Perennial::ModPerl::Table->new($other->pairs, $self->pairs) }
+
+# name => value for every entry, in order (Perennial's own, for writing a head)
+sub pairs ($self) {
+    map {@$_} (tied %$self)->entries;
+}
+
+sub set ($self, $name, $value) {
+    my $entries = tied %$self;
+    $entries->remove(lc $name);
+    $entries->push_entry($name, $value);
+    return;
+}
+
+sub unset ($self, $name) { (tied %$self)->remove(lc $name); return }
+
+# The hash behind the table: a list of [name, value] entries in order
+package Perennial::ModPerl::Table::Entries;    ## no critic (ProhibitMultiplePackages)
+use v5.36;
+use Scalar::Util ();
+
+sub TIEHASH ($class) { bless {list => [], at => undef}, $class }
+
+sub append_first ($self, $name, $more) {
+    my ($entry) = grep { lc $_->[0] eq lc $name } @{$self->{list}};
+    $entry->[1] .= $more;
+}
+
+sub entries ($self) {
+    map { [@$_] } @{$self->{list}};
+}
+
+sub push_entry ($self, $name, $value) { push @{$self->{list}}, ["$name", "$value"] }
+
+sub remove ($self, $key) {
+    $self->{list} = [grep { lc $_->[0] ne $key } @{$self->{list}}];
+}
+
+sub values_of ($self, $key) {
+    map { $_->[1] } grep { lc $_->[0] eq $key } @{$self->{list}};
+}
+
+sub CLEAR  ($self)        { $self->{list} = []; undef $self->{at} }
+sub DELETE ($self, $name) { $self->remove(lc $name) }
+
+sub EXISTS ($self, $name) {
+    scalar grep { lc $_->[0] eq lc $name } @{$self->{list}};
+}
+
+# A name that iteration gave (keys, each, values) carries its entry's place, so it fetches that
+# entry's value, as APR::Table's names do; any other name fetches the first value
+sub FETCH ($self, $name) {
+    if (Scalar::Util::isdual($name)) {
+        my $entry = $self->{list}[$name + 0];
+        return $entry->[1] if $entry && $entry->[0] eq "$name";
+    }
+    my ($entry) = grep { lc $_->[0] eq lc $name } @{$self->{list}};
+    return $entry ? $entry->[1] : undef;
+}
+
+sub FIRSTKEY ($self) {
+    $self->{at} = 0;
+    return $self->_key;
+}
+
+sub NEXTKEY ($self, $last) {
+    $self->{at}++;
+    return $self->_key;
+}
+sub SCALAR ($self)                { scalar @{$self->{list}} }
+sub STORE  ($self, $name, $value) { $self->remove(lc $name); $self->push_entry($name, $value) }
+
+sub _key ($self) {
+    my $entry = $self->{list}[$self->{at}]
+        or return undef;    ## no critic (ProhibitExplicitReturnUndef) the end
+    return Scalar::Util::dualvar($self->{at}, $entry->[0]);
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::ModPerl::Table - APR::Table: case-insensitive tables with repeated names
+
+=head1 SYNOPSIS
+
+    my $t = Perennial::ModPerl::Table->new;    # an APR::Table
+    $t->add('Set-Cookie' => 'a=1');
+    $t->add('set-cookie' => 'b=2');
+    $t->{'X-Thing'} = 'yes';
+    my @cookies = $t->get('SET-COOKIE');       # ('a=1', 'b=2')
+    $t->do(sub ($name, $value) { print "$name: $value\n"; 1 });
+
+=head1 DESCRIPTION
+
+The tables of mod_perl's request object (C<headers_in>, C<headers_out>, C<err_headers_out>,
+C<notes>, C<subprocess_env>, C<dir_config>), with the methods of APR::Table. Names are
+case-insensitive and keep the case they were given; entries keep their order.
+
+=head1 METHODS
+
+=head2 add, set, unset, get, merge
+
+    $t->merge(Vary => 'Accept');    # "Accept-Encoding, Accept" when Vary was there
+
+C<get> gives the first value in scalar context and all of them in list context.
+
+=head2 clear, compress, copy, do, overlay
+
+    $t->compress(APR::Const::OVERLAP_TABLES_MERGE);    # one entry per name, values joined
+    my $both = $t->overlay($other);                     # $other's entries, then $t's
+
+=head2 make
+
+    my $t = APR::Table::make($pool, 10);
+
+=head2 pairs
+
+    my @pairs = $t->pairs;    # name => value for every entry, in order
+
+=cut

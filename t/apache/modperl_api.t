@@ -1,0 +1,126 @@
+use v5.36;
+use lib 't/lib';
+use Test::More;
+use File::Copy              qw(copy);
+use Perennial::Test         qw(raw_request scratch_dir start_server write_file);
+use Perennial::Test::Apache qw(apache_available start_apache);
+
+# Scripts written against mod_perl 2's API (t/modperl/), run by ModPerl::Registry under
+# Apache + mod_perl 2 and by Perennial's Registry and PerlRun: every answer (status, the
+# headers a script set, body) must be the same
+plan skip_all => 'apache2 and mod_perl are not installed (make test installs them)'
+    unless apache_available();
+my $dir     = scratch_dir();
+my $scripts = "$dir/scripts";
+mkdir $scripts                    or die "Can't mkdir $scripts: $!";
+copy($_, $scripts)                or die "Can't copy $_: $!" for glob 't/modperl/*';
+system("chmod -R a+rX $dir") == 0 or die;
+
+my $section = <<'CONF';
+    SetHandler perl-script
+    PerlOptions +ParseHeaders
+    Options +ExecCGI
+    PerlSetVar Greeting hello
+    PerlAddVar Multi one
+    PerlAddVar Multi two
+CONF
+my $mods = '/usr/lib/apache2/modules';
+write_file("$dir/apache.conf", <<"CONF");
+ServerRoot $dir
+ServerName localhost
+ServerAdmin admin\@example.test
+Listen 127.0.0.1:\${API_PORT}
+DefaultRuntimeDir \${SITE_RUN}
+PidFile \${SITE_RUN}/apache2.pid
+ErrorLog \${SITE_RUN}/error.log
+User www-data
+Group www-data
+LoadModule mpm_prefork_module $mods/mod_mpm_prefork.so
+LoadModule authz_core_module $mods/mod_authz_core.so
+LoadModule alias_module $mods/mod_alias.so
+LoadModule mime_module $mods/mod_mime.so
+LoadModule perl_module $mods/mod_perl.so
+TypesConfig /etc/mime.types
+Alias /registry $scripts
+<Directory $scripts>
+    Require all granted
+</Directory>
+<Location /registry>
+    PerlResponseHandler ModPerl::Registry
+$section</Location>
+CONF
+my $run = scratch_dir();
+my ($apid, $aport) = start_apache("$dir/apache.conf", 'API_PORT', SITE_RUN => $run)
+    or BAIL_OUT('Apache did not start');
+my $srv = start_server(workers => 1, conf => <<"CONF");
+ServerName localhost
+ServerAdmin admin\@example.test
+Alias /registry $scripts
+Alias /perlrun $scripts
+<Location /registry>
+    PerlResponseHandler ModPerl::Registry
+$section</Location>
+<Location /perlrun>
+    PerlResponseHandler ModPerl::PerlRun
+$section</Location>
+CONF
+
+my @requests = (
+    ['GET',  '/fields.pl/extra/path?a=1&b=2', 'X-Test: yes'],
+    ['GET',  '/head.pl'],
+    ['HEAD', '/head.pl'],
+    map({ ['GET', "/noprint.pl?$_"] } qw(302 404 204 custom 200)),
+    ['GET',  '/mixed.pl'],
+    ['GET',  '/table.pl'],
+    ['GET',  '/const.pl'],
+    ['GET',  '/conditions.pl'],
+    ['GET',  '/conditions.pl', 'If-Modified-Since: Sun, 09 Sep 2001 01:46:40 GMT'],
+    ['GET',  '/conditions.pl', 'If-Modified-Since: Sat, 08 Sep 2001 01:46:40 GMT'],
+    ['GET',  '/redirect.pl'],
+    ['POST', '/io.pl', 'Content-Type: text/plain', 'hello body'],
+    ['GET',  '/wide.pl'],
+);
+
+# The fields a script's own choices decide; Date, Server, framing and keep-alive are the server's
+my %COMPARED = map { $_ => 1 } qw(content-type location x-served-by x-multi set-cookie x-kept
+    x-dropped x-from-r x-printed last-modified x-cgi content-language);
+
+for my $req (@requests) {
+    my ($method, $path, @rest) = @$req;
+    my $want = _ask($aport, $method, "/registry$path", @rest);
+
+    # ModPerl::Registry returns the status a script set, and Apache then adds its page for that
+    # status after the script's own body: Perennial sends the body alone
+    $want->{body} =~ s/<!DOCTYPE HTML.*\z//s if $path eq '/head.pl';
+    for my $mode (qw(registry perlrun)) {
+        for my $round (1, 2) {
+            my $got  = _ask($srv->port, $method, "/$mode$path", @rest);
+            my $what = "$method /$mode$path" . ($round == 2 ? ' (again)' : '');
+            is $got->{status}, $want->{status}, "$what: status $want->{status}";
+            is_deeply $got->{head}, $want->{head}, "$what: headers";
+            is_deeply [split /\n/, $got->{body} =~ s{/$mode\b}{/registry}gr],
+                [split /\n/, $want->{body}], "$what: body"
+                or diag 'Perennial: ', $srv->error_log =~ /([^\n]*\[error\][^\n]*)/g, "\nApache: ",
+                Perennial::Test::slurp("$run/error.log") =~ /([^\n]*\[:error\][^\n]*)/g;
+        }
+    }
+}
+$srv->stop;
+
+# One request; the status line's code, the compared headers (every value, in order) and the body
+sub _ask ($port, $method, $path, @rest) {
+    my $body    = @rest && $rest[-1] !~ /:/ ? pop @rest : '';
+    my @headers = (@rest, length $body ? ('Content-Length: ' . length $body) : ());
+    my $raw     = raw_request($port,
+        join("\r\n", "$method $path HTTP/1.0", 'Host: localhost', @headers, '', '') . $body);
+    my ($top, $content) = split /\r\n\r\n/, $raw, 2;
+    my ($status, @lines) = split /\r\n/, $top // '';
+    my @head = map { /\A([^:]+):\s*(.*)\z/ && $COMPARED{lc $1} ? (lc($1) . ": $2") : () } @lines;
+    return {
+        status => ($status // '') =~ m{\AHTTP/1\.\d (\d+)} ? $1 : 'none',
+        head   => [sort @head],
+        body   => $content // ''
+    };
+}
+
+done_testing;
