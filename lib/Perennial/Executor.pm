@@ -196,19 +196,25 @@ sub respond ($self, $script, $hit, $env, $respond) {
     return if $out->handed_over && !$died;    # $r->internal_redirect answered
     my $local = !$out->started && !$out->error && $out->local_redirect;
     return $self->_internal_redirect($env, $local, $respond) if $local && !$died;
-
-    # Nothing printed, but a head set through $r: its status's page, or the head alone
-    if (!$died && $r->{head_set} && !$out->has_head && !$out->error) {
-        my $page = $r->unprinted_response;
-        return ref $page eq 'CODE' ? $page->($respond) : $respond->($page) if $page;
-        $out->set_head($r->head_fields);
-    }
+    return if !$died && $self->_unprinted($r, $out, $respond);
     my $bad = $died // $out->finish;
     return unless $bad;
     my $where = "$hit->{file} (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})";
     $self->{log}->error("$where: $bad");
     return $respond->($self->_error_page(500)) unless $out->started;
     die "script failed after its response began\n";    # The server closes the connection
+}
+
+# Nothing printed, but a head set through $r: its status's page (true: answered), or the head
+# alone for the output to send
+sub _unprinted ($self, $r, $out, $respond) {
+    return 0 unless $r && $r->{head_set} && !$out->has_head && !$out->error;
+    if (my $page = $r->unprinted_response) {
+        ref $page eq 'CODE' ? $page->($respond) : $respond->($page);
+        return 1;
+    }
+    $out->set_head($r->head_fields);
+    return 0;
 }
 
 # The script runs with the CGI environment (in %ENV unless PerlSetupEnv is Off, and put back
@@ -248,9 +254,10 @@ sub _run_script ($self, $script, $hit, $env, $out) {
     my $chdir = $self->{policy}{chdir};
     my $error = $chdir && !chdir $hit->{dir} ? "Can't chdir to the script's directory: $!" : undef;
     Perennial::Executor::Inc::enter($script);
-    my $r = Perennial::ModPerl->begin($env, $hit, $out, $self->{site});
-    $error //= $self->_call($script, $file, $r);
-    Perennial::ModPerl->end;
+    Perennial::ModPerl->begin($env, $hit, $out, $self->{site});
+    $error
+        //= $self->_call($script, $file, $script->{request} ? Perennial::ModPerl->current : undef);
+    my $r = Perennial::ModPerl->end;    # The request object, if anything asked for it
     Perennial::Executor::Inc::leave($script, $chdir ? $hit->{dir} : $self->{home});
     $self->_lint_handles($script, $file) if delete $script->{lint_handles};
     {
@@ -274,7 +281,7 @@ sub _call ($self, $script, $file, $r) {
         *{"$script->{package}::DATA"} = $data;
     }
     $IN_REQUEST = 1;
-    my $ok  = eval { $script->{code}->($r, $file); 1 };
+    my $ok  = eval { $script->{code}->($r // (), $file); 1 };
     my $err = $@;
     if (!$ok && !(blessed $err && $err->isa('Perennial::Executor::Exit'))) {
         $err = ($err || 'unknown error') =~ s/\s+\z//r;

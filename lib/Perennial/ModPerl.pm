@@ -1,6 +1,6 @@
 package Perennial::ModPerl;
 use v5.36;
-use Time::HiRes ();
+use Perennial::Config::Conditional;
 use Perennial::ModPerl::Const;
 use Perennial::ModPerl::RequestIO;
 use Perennial::ModPerl::RequestRec;
@@ -14,19 +14,28 @@ use Perennial::ModPerl::Table;
 # modules of libapache2-mod-perl2 only work inside Apache, so the names are taken here before
 # any script loads.
 
-my $NOW;    # The request object of the request running in this process
+my @PENDING;                         # The request running in this process: (env, hit, output, site)
+my $NOW;                             # The request object of the request running in this process
+my $PHASE = 'PerlPostConfigHandler'; # What ModPerl::Util::current_callback says
 
 # The modules mod_perl code loads that Perennial provides
 my @PROVIDED = qw(Apache2::RequestRec Apache2::RequestIO Apache2::RequestUtil Apache2::Response
     Apache2::SubRequest Apache2::Connection Apache2::ServerRec Apache2::ServerUtil Apache2::Log
-    Apache2::Const Apache2::URI Apache2::Access APR::Table APR::Const APR::Pool ModPerl::Util
-    Apache Apache::Constants);
+    Apache2::Const Apache2::URI Apache2::Access Apache2::Module APR::Table APR::Const APR::Pool
+    ModPerl::Util mod_perl2 Apache Apache::Constants);
 $INC{s{::}{/}gr . '.pm'} //= __FILE__ for @PROVIDED;
 
-# A request begins: its object, made cheaply (tables and the rest when first asked for).
+# A request begins. Its object is made when first asked for (by the script's arguments, or by
+# ->request from anywhere), cheaply: tables and the rest when they are asked for in turn.
 # %site: what the handler knows (location, handler name, log, document_root, environment,
-# dispatch for custom responses, redirect for internal redirects).
-sub begin ($class, $env, $hit, $out, $site) {
+# dispatch for custom responses and internal redirects).
+sub begin ($class, @request) {
+    @PENDING = @request;
+    undef $NOW;
+    return;
+}
+
+sub _make ($class, $env, $hit, $out, $site) {
     my $r = bless {
         env       => $env,
         hit       => $hit,
@@ -36,23 +45,48 @@ sub begin ($class, $env, $hit, $out, $site) {
         path_info => $hit && $hit->{path_info},
         handler   => $site->{handler},
         prev      => $env->{'perennial.prev'},
-        time      => int($env->{'perennial.time'} // Time::HiRes::time()),
+        time      => time,
         },
         'Apache2::RequestRec';
     $out->{request}  = $r if $out;
     $r->{prev}{next} = $r if $r->{prev};
-    return $NOW = $r;
-}
-
-# The request ended: the object no longer answers for the output, and is no longer current
-sub end ($class) {
-    my $r = $NOW // return;
-    undef $NOW;
-    delete $r->{out}{request} if $r->{out};
     return $r;
 }
 
-sub current ($class, @ignored) {$NOW}
+# The request ended: the object no longer answers for the output, and is no longer current;
+# its PerlCleanupHandlers and pool cleanups run (a failure is logged, the worker goes on)
+sub end ($class) {
+    @PENDING = ();
+    my $r = $NOW // return;
+    undef $NOW;
+    delete $r->{out}{request} if $r->{out};
+    my @cleanups
+        = ((map { [$_, $r] } @{$r->{cleanup} // []}), ($r->{pool} ? @{$r->{pool}{cleanups}} : ()));
+    $class->run_phase(PerlCleanupHandler => $r->_log, \@cleanups) if @cleanups;
+    return $r;
+}
+
+sub current ($class, @ignored) { $NOW //= @PENDING ? $class->_make(@PENDING) : undef }
+
+# Runs [code, argument] pairs as the phase named (what current_callback says meanwhile)
+sub run_phase ($class, $phase, $log, $calls) {
+    my $was = $PHASE;
+    $PHASE = $phase;
+    for my $call (@$calls) {
+        my ($code, @args) = @$call;
+        eval { $code->(@args); 1 } or do {
+            $log->error("$phase failed in worker $$: " . ($@ =~ s/\s+\z//r)) if $log;
+        };
+    }
+    $PHASE = $was;
+    return;
+}
+
+# The phase code runs in; the response phase while a request's object is current
+sub phase ($class, @new) {
+    $PHASE = $new[0] if @new;
+    return $NOW ? 'PerlResponseHandler' : $PHASE;
+}
 
 package Apache2::RequestRec;    ## no critic (ProhibitMultiplePackages)
 use v5.36;
@@ -60,10 +94,11 @@ our @ISA = qw(Perennial::ModPerl::RequestRec Perennial::ModPerl::RequestIO
     Perennial::ModPerl::Response);
 our $AUTOLOAD;
 
+sub DESTROY { }                 # Here, so that AUTOLOAD is not asked at the end of every request
+
 # A method mod_perl has and Perennial does not: say so where the script called it
 sub AUTOLOAD {    ## no critic (RequireArgUnpacking)
     my $name = $AUTOLOAD =~ s/.*:://r;
-    return if $name eq 'DESTROY';
     my (undef, $file, $line) = caller;
     die "Perennial does not provide Apache2::RequestRec::$name at $file line $line.\n";
 }
@@ -79,15 +114,32 @@ sub request ($class, @ignored) {
     return $r;
 }
 
-package APR::Pool;                                 ## no critic (ProhibitMultiplePackages)
-sub new ($class, @ignored) { bless {}, $class }    # Tables here need no pool
+# A request's pool: tables need nothing from it; what is registered to run when it goes runs at
+# the end of the request
+package APR::Pool;    ## no critic (ProhibitMultiplePackages)
+sub new ($class, @ignored) { bless {cleanups => []}, $class }
 
-package ModPerl::Util;                             ## no critic (ProhibitMultiplePackages)
-
-# The phase running; a script runs in the response phase
-sub current_callback () {
-    Perennial::ModPerl->current ? 'PerlResponseHandler' : 'PerlChildInitHandler';
+sub cleanup_register ($self, $code, $data = undef) {
+    push @{$self->{cleanups}}, [$code, $data];
+    return;
 }
+
+package Apache2::Module;    ## no critic (ProhibitMultiplePackages)
+
+# mod_perl.c, cgi_module ... as <IfModule> sees them; a Perl module name: is it loaded
+sub loaded ($name) {
+    return $INC{$name =~ s{::}{/}gr . '.pm'} ? 1 : 0 if $name =~ /::/;
+    return Perennial::Config::Conditional::module_loaded($name);
+}
+
+package mod_perl2;            ## no critic (ProhibitMultiplePackages)
+our $VERSION = '2.000012';    # The mod_perl whose API this is (Debian 12's)
+
+package ModPerl::Util;        ## no critic (ProhibitMultiplePackages)
+
+# The phase running: PerlPostConfigHandler while the manager loads code, PerlChildInitHandler
+# and PerlChildExitHandler in a worker's hooks, PerlResponseHandler during a request
+sub current_callback () { Perennial::ModPerl->phase }
 
 # Ends the request (not the worker), as exit does in a script
 sub exit ($code = 0) { CORE::GLOBAL::exit($code) }

@@ -27,6 +27,14 @@ sub load ($self, $config) {
     local $SIG{__WARN__} = sub ($msg) {
         $log->warn($msg) if $log && !($again && $msg =~ /\ASubroutine \S+ redefined /);
     };
+
+    # What mod_perl 2 tells the code it loads: Apache::DBI looks at the API version, and DBI
+    # sends connections through Apache::DBI only if MOD_PERL is set when it loads. MOD_PERL is
+    # set only while the start-up code loads (a CGI.pm loaded then works through $r, as under
+    # mod_perl); scripts compiled later see the CGI environment, as under mod_cgi.
+    $ENV{MOD_PERL_API_VERSION} = 2;    ## no critic (RequireLocalizedPunctuationVars)
+    local $ENV{MOD_PERL} = 'mod_perl/2.0.12';
+    Perennial::ModPerl->phase('PerlPostConfigHandler');
     $self->_refresh if $again;
     for my $file (@{$config->requires}) {
         my $ok = do $file;
@@ -46,13 +54,20 @@ sub load ($self, $config) {
             keys %INC
     };
     return {
-        init => [map { _handler($_, 'PerlChildInitHandler') } @{$config->child_init}],
-        exit => [map { _handler($_, 'PerlChildExitHandler') } @{$config->child_exit}],
+        init => [
+            (map { _handler($_, 'PerlChildInitHandler') } @{$config->child_init}),
+            Perennial::ModPerl::Server->pushed('PerlChildInitHandler')
+        ],
+        exit => [
+            (map { _handler($_, 'PerlChildExitHandler') } @{$config->child_exit}),
+            Perennial::ModPerl::Server->pushed('PerlChildExitHandler')
+        ],
     };
 }
 
 # Runs a worker's hooks; a hook that dies is logged, and the worker goes on
 sub run_hooks ($self, $hooks, $directive, $worker) {
+    Perennial::ModPerl->phase($directive);
     for my $hook (@$hooks) {
         eval { $hook->[1]->({%$worker, pid => $$}); 1 }
             or

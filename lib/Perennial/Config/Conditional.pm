@@ -24,13 +24,17 @@ my %MODULES = map { $_ => 1 } qw(perl mpm_prefork prefork cgi alias mime status 
 
 my $MAX_DEPTH = 8;
 
+# Is an Apache module (mod_perl.c, perl_module, mod_cgi) one whose work Perennial does?
+sub module_loaded ($name) {
+    return $MODULES{lc($name) =~ s/\Amod_//r =~ s/\.c\z//r =~ s/_module\z//r} ? 1 : 0;
+}
+
 # Each test returns 1 or 0, or why it cannot say
 my %COND = (
     ifmodule => sub ($args, $ctx) {
         return if @$args != 1;
         my ($not, $module) = $args->[0] =~ /\A(!?)(.+)\z/;
-        my $base = lc($module) =~ s/\Amod_//r =~ s/\.c\z//r =~ s/_module\z//r;
-        return ($MODULES{$base} ? 1 : 0) ^ ($not ? 1 : 0);
+        return module_loaded($module) ^ ($not ? 1 : 0);
     },
     ifdefine => sub ($args, $ctx) {
         return if @$args != 1;

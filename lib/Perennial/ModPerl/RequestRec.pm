@@ -144,8 +144,17 @@ sub pnotes ($self, @args) {
     return $notes->{$args[0]} = $args[1];
 }
 
-# Tables made with it need nothing from it; code that passes $r->pool along works
-sub pool         ($self)       { APR::Pool->new }
+# The request's pool: cleanup_register on it runs code when the request ends
+sub pool ($self) { $self->{pool} //= APR::Pool->new }
+
+# PerlCleanupHandler and PerlLogHandler code pushed by the request runs, with it, when it ends
+sub push_handlers ($self, $phase, @codes) {
+    die "push_handlers: Perennial runs only PerlCleanupHandler and PerlLogHandler from a "
+        . "request, not $phase\n"
+        unless $phase =~ /\APerl(?:Cleanup|Log)Handler\z/;
+    push @{$self->{cleanup}}, map { ref $_ eq 'ARRAY' ? @$_ : $_ } @codes;
+    return 1;
+}
 sub prev         ($self)       { $self->{prev} }
 sub protocol     ($self)       { $self->{env}{SERVER_PROTOCOL} }
 sub proxyreq     ($self, @new) { $self->_field(proxyreq => @new) // 0 }

@@ -8,6 +8,7 @@ use v5.36;
 my %MAIN = (hostname => 'localhost', port => 80, admin => '[no address given]', root => '/');
 my $LOG;            # The worker's error log
 my $MAIN_SERVER;    # Its Apache2::ServerRec
+my %PUSHED;         # PerlChildInitHandler and PerlChildExitHandler code, pushed at start
 
 # Set once at start from the configuration
 sub configure ($class, %args) {
@@ -18,6 +19,12 @@ sub configure ($class, %args) {
 }
 
 sub error_log ($class) {$LOG}
+
+# The code pushed for a worker phase: [name, code] as the configured hooks are
+sub pushed ($class, $phase) {
+    return
+        map { ["pushed $phase " . ($_ + 1), $PUSHED{$phase}[$_]] } 0 .. $#{$PUSHED{$phase} // []};
+}
 
 package Apache2::ServerRec;    ## no critic (ProhibitMultiplePackages)
 use v5.36;
@@ -48,11 +55,22 @@ sub dir_config ($self, $key = undef) {
     };
     return defined $key ? scalar $table->get($key) : $table;
 }
-sub error_fname     ($self)           {undef}
-sub is_virtual      ($self)           { $self->{virtual} }
-sub log             ($self)           { Apache2::Log::Server->new('', $LOG) }
-sub log_error       ($self, @message) { $LOG->error(join '', @message) if $LOG; return }
-sub port            ($self)           { $self->{port} }
+sub error_fname ($self)           {undef}
+sub is_virtual  ($self)           { $self->{virtual} }
+sub log         ($self)           { Apache2::Log::Server->new('', $LOG) }
+sub log_error   ($self, @message) { $LOG->error(join '', @message) if $LOG; return }
+sub port        ($self)           { $self->{port} }
+
+# Code a module pushes while loading (Apache::DBI's child init and exit); once per sub
+sub push_handlers ($self, $phase, @codes) {
+    die "push_handlers on the server: Perennial runs PerlChildInitHandler and "
+        . "PerlChildExitHandler, not $phase\n"
+        unless $phase =~ /\APerlChild(?:Init|Exit)Handler\z/;
+    for my $code (map { ref $_ eq 'ARRAY' ? @$_ : $_ } @codes) {
+        push @{$PUSHED{$phase}}, $code unless grep { $_ == $code } @{$PUSHED{$phase} // []};
+    }
+    return 1;
+}
 sub server_admin    ($self)           { $self->{admin} }
 sub server_hostname ($self)           { $self->{hostname} }
 sub warn            ($self, @message) { $LOG->warn(join '', @message) if $LOG; return }
