@@ -170,19 +170,14 @@ sub serve ($self, $env, $hit) {
 }
 
 sub _internal_redirect ($self, $env, $location, $respond) {
-    my $top   = $self->{dispatch} && ${$self->{dispatch}};
-    my $depth = ($env->{'perennial.redirects'} // 0) + 1;
-    if (!$top || $depth > 10) {
+    my $top = $self->{dispatch} && ${$self->{dispatch}};
+    my $new = $top              && Perennial::Subrequest->redirect($env, $location);
+    if (!$new) {
         $self->{log}->error("local redirect to $location not followed ("
                 . ($top ? 'too many' : 'no dispatcher')
                 . ')');
         return $respond->($self->_error_page(500));
     }
-    my $new = Perennial::Subrequest->env(
-        $env, $location,
-        REQUEST_URI           => $location,
-        'perennial.redirects' => $depth
-    );
     my $res = $top->($new);
     return ref $res eq 'CODE' ? $res->($respond) : $respond->($res);
 }

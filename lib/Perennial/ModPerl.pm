@@ -60,32 +60,36 @@ sub end ($class) {
     my $r = $NOW // return;
     undef $NOW;
     delete $r->{out}{request} if $r->{out};
-    my @cleanups
-        = ((map { [$_, $r] } @{$r->{cleanup} // []}), ($r->{pool} ? @{$r->{pool}{cleanups}} : ()));
+    my @cleanups = (
+        (map { ['pushed handler', $_, $r] } @{$r->{cleanup} // []}),
+        (map { ['pool cleanup',   @$_] } $r->{pool} ? @{$r->{pool}{cleanups}} : ())
+    );
     $class->run_phase(PerlCleanupHandler => $r->_log, \@cleanups) if @cleanups;
     return $r;
 }
 
 sub current ($class, @ignored) { $NOW //= @PENDING ? $class->_make(@PENDING) : undef }
 
-# Runs [code, argument] pairs as the phase named (what current_callback says meanwhile)
+# Runs [name, code, arguments] as the phase named (what current_callback says meanwhile): the
+# worker's child init and exit hooks, a request's cleanups. One that dies is logged with its
+# name, and the rest run.
 sub run_phase ($class, $phase, $log, $calls) {
     my $was = $PHASE;
     $PHASE = $phase;
     for my $call (@$calls) {
-        my ($code, @args) = @$call;
+        my ($name, $code, @args) = @$call;
         eval { $code->(@args); 1 } or do {
-            $log->error("$phase failed in worker $$: " . ($@ =~ s/\s+\z//r)) if $log;
+            $log->error("$phase $name failed in worker $$: " . ($@ =~ s/\s+\z//r)) if $log;
         };
     }
     $PHASE = $was;
     return;
 }
 
-# The phase code runs in; the response phase while a request's object is current
+# The phase code runs in: the response phase while a request runs (its object made or not)
 sub phase ($class, @new) {
     $PHASE = $new[0] if @new;
-    return $NOW ? 'PerlResponseHandler' : $PHASE;
+    return @PENDING ? 'PerlResponseHandler' : $PHASE;
 }
 
 package Apache2::RequestRec;    ## no critic (ProhibitMultiplePackages)

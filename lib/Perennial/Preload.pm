@@ -67,12 +67,9 @@ sub load ($self, $config) {
 
 # Runs a worker's hooks; a hook that dies is logged, and the worker goes on
 sub run_hooks ($self, $hooks, $directive, $worker) {
-    Perennial::ModPerl->phase($directive);
-    for my $hook (@$hooks) {
-        eval { $hook->[1]->({%$worker, pid => $$}); 1 }
-            or
-            $self->{log}->error("$directive $hook->[0] failed in worker $$: " . ($@ =~ s/\s+\z//r));
-    }
+    my %about = (%$worker, pid => $$);
+    Perennial::ModPerl->run_phase($directive, $self->{log}, [map { [@$_, {%about}] } @$hooks]);
+    return;
 }
 
 # "My::Module" is My::Module::handler, as in mod_perl; "My::Module::setup" is that sub

@@ -5,6 +5,17 @@ use v5.36;
 # Location redirect, an ErrorDocument page): the request's own, with the new path and query,
 # no body, and whatever the caller adds (REDIRECT_STATUS ...)
 
+my $MAX_REDIRECTS = 10;    # In one chain, as Apache's LimitInternalRecursion
+
+# The environment of an internal redirect to $url (a script's local Location, mod_perl's
+# internal_redirect): the request URI is the new URL and the chain is counted; undef once the
+# chain is too long
+sub redirect ($class, $env, $url, %extra) {
+    my $depth = ($env->{'perennial.redirects'} // 0) + 1;
+    return undef if $depth > $MAX_REDIRECTS;    ## no critic (ProhibitExplicitReturnUndef) none
+    return $class->env($env, $url, REQUEST_URI => $url, 'perennial.redirects' => $depth, %extra);
+}
+
 sub env ($class, $env, $url, %extra) {
     my ($path, $query) = split /\?/, $url, 2;
     my %new = (
@@ -39,13 +50,21 @@ Perennial::Subrequest - the environment of an internal GET for another URL
 
 Copies the request's PSGI environment for a GET of another URL of the same server: method,
 PATH_INFO (decoded), QUERY_STRING and SCRIPT_NAME are the new request's, the body is empty,
-and the given keys are added. Used for a script's local C<Location:> redirect and for
-C<ErrorDocument> pages.
+and the given keys are added. Used for a script's local C<Location:> redirect, mod_perl's
+C<< $r->internal_redirect >> and C<ErrorDocument> pages.
 
 =head1 METHODS
 
 =head2 env
 
     my $new = Perennial::Subrequest->env($env, $url, %extra);
+
+=head2 redirect
+
+    my $new = Perennial::Subrequest->redirect($env, '/other?x=1', REDIRECT_URL => '/this')
+        or die 'too many internal redirects';
+
+As C<env>, with C<REQUEST_URI> the new URL and the redirects of the chain counted: undef after
+ten, as Apache's C<LimitInternalRecursion>.
 
 =cut

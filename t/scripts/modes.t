@@ -3,7 +3,7 @@ use lib 't/lib';
 use Test::More;
 use HTTP::Tiny;
 use IO::Socket::IP;
-use Perennial::Test          qw(raw_request wait_until);
+use Perennial::Test          qw(raw_request scratch_dir wait_until);
 use Perennial::Test::Scripts qw(start_script_server);
 
 # One fixture script per behaviour, each requested three times through every mode against a
@@ -235,6 +235,21 @@ for my $mode (qw(perlrun registry)) {
         $res = $srv->get("/$mode/request_mp1.pl?b=2&a=x+y");
         is $res->{content}, "a=x y,b=2 first=same\n",
             'Apache->request: the object of `shift`, args as pairs (mod_perl 1)';
+        my $spot = scratch_dir();
+        chmod 0777, $spot;    # Scripts may run as www-data
+        my $mark = "$spot/cleanup.$mode";
+        is $srv->get("/$mode/request_cleanup.pl?$mark")->{content}, "ok\n", 'cleanups: answered';
+        like $srv->error_log,
+            qr/PerlCleanupHandler pushed handler failed in worker \d+: cleanup died on purpose/,
+            'a cleanup that dies is logged with its phase';
+        is Perennial::Test::slurp($mark), "ran\n", 'and the pool cleanup after it still ran';
+        is $srv->get("/$mode/redirect_loop.pl")->{status}, 500, 'a local redirect loop: 500';
+        like $srv->error_log,
+            qr{local redirect to /$mode/redirect_loop\.pl not followed \(too many\)},
+            'after ten, logged';
+        is $srv->get("/$mode/redirect_loop.pl?r")->{status}, 500, 'an internal_redirect loop: 500';
+        like $srv->error_log, qr{internal_redirect to /$mode/redirect_loop\.pl\?r: more than 10},
+            'logged too';
         is $srv->get("/$mode/request_missing.pl")->{status}, 500, 'a method not provided: 500';
         like $srv->error_log,
             qr/Perennial does not provide Apache2::RequestRec::add_output_filter at \S*request_missing\.pl line 4\./,

@@ -20,16 +20,12 @@ sub custom_response ($self, $status, $text) { $self->{custom}{$status} = $text; 
 # The other URL's response is sent instead of this one's, now (what is printed after is lost)
 sub internal_redirect ($self, $url) {
     my $dispatch = $self->{site}{dispatch} or die "Perennial can't redirect here internally\n";
-    my $depth    = ($self->{env}{'perennial.redirects'} // 0) + 1;
-    die "internal_redirect to $url: more than 10 redirects\n" if $depth > 10;
-    my $new = Perennial::Subrequest->env(
+    my $new      = Perennial::Subrequest->redirect(
         $self->{env}, $url,
-        REQUEST_METHOD        => $self->method,
-        REQUEST_URI           => $url,
-        REDIRECT_URL          => $self->uri,
-        'perennial.prev'      => $self,
-        'perennial.redirects' => $depth
-    );
+        REQUEST_METHOD   => $self->method,
+        REDIRECT_URL     => $self->uri,
+        'perennial.prev' => $self
+    ) or die "internal_redirect to $url: more than 10 redirects in a row\n";
     $self->{out}->hand_over($dispatch->($new));
     return;
 }
