@@ -24,7 +24,7 @@ sub serve ($self, $env, $hit, $set) {
     return $self->_not_get($env, $hit)       if $method !~ /\A(?:GET|HEAD|POST)\z/;
     return $self->_script_source($env, $hit) if $set->{exec_cgi} && _looks_like_script($hit);
     my ($size, $mtime) = @$hit{qw(size mtime)};
-    my $etag     = _etag($size, $mtime);
+    my $etag     = etag($size, $mtime);
     my $modified = HTTP::Date::time2str(int $mtime);
     my @headers  = ('Last-Modified' => $modified, 'ETag' => $etag, 'Accept-Ranges' => 'bytes');
     my $type     = $self->{types}->type_of($hit->{file}, $set);
@@ -62,35 +62,44 @@ sub _whole ($fh, $size, $headers, $method) {
     return [200, [@$headers, 'Content-Length' => $size], $fh];
 }
 
-# Apache's: size and modification time in microseconds, weak while the file is less than a
-# second old (it may change again within the same second)
-sub _etag ($size, $mtime) {
-    my $tag = sprintf '"%x-%x"', $size, int($mtime * 1_000_000 + 0.5);
+# Apache's: size and modification time in microseconds (cut, as APR cuts the nanoseconds; the
+# floating-point stat can still make it one apart), weak while the file is less than a second
+# old (it may change again within the same second)
+sub etag ($size, $mtime) {
+    my $tag = sprintf '"%x-%x"', $size, int($mtime * 1_000_000);
     return Time::HiRes::time() - $mtime < 1 ? "W/$tag" : $tag;
 }
 
 # RFC 9110's order: If-Match, If-Unmodified-Since, If-None-Match, If-Modified-Since; 200, 304
-# or 412 (also mod_perl's meets_conditions)
+# or 412 (also mod_perl's meets_conditions, where a response may have no ETag: then only *
+# matches)
 sub conditions ($env, $etag, $mtime) {
-    if (defined(my $match = $env->{HTTP_IF_MATCH})) {
-        return 412 unless $match =~ /\A\s*\*\s*\z/ || grep { $_ eq $etag } _tags($match);
-    }
-    elsif (defined(my $since = $env->{HTTP_IF_UNMODIFIED_SINCE})) {
-        my $t = HTTP::Date::str2time($since);
-        return 412 if defined $t && $mtime > $t;
-    }
+    return 412 unless _may_change($env, $etag, $mtime);
     if (defined(my $none = $env->{HTTP_IF_NONE_MATCH})) {
-        my $weak = $etag =~ s{\AW/}{}r;
-        my $hit  = $none =~ /\A\s*\*\s*\z/ || grep { s{\AW/}{}r eq $weak } _tags($none);
-        return $env->{REQUEST_METHOD} =~ /\A(?:GET|HEAD)\z/ ? 304 : 412 if $hit;
-        return 200;
+        return 200 unless _holds($none, $etag, 'weak');
+        return $env->{REQUEST_METHOD} =~ /\A(?:GET|HEAD)\z/ ? 304 : 412;
     }
-    if (defined(my $since = $env->{HTTP_IF_MODIFIED_SINCE})) {
-        my $t = HTTP::Date::str2time($since);
-        return 304 if defined $t && $mtime <= $t && $t <= time;
-    }
-    return 200;
+    my $since = _date($env->{HTTP_IF_MODIFIED_SINCE}) // return 200;
+    return $mtime <= $since && $since <= time ? 304 : 200;
 }
+
+# If-Match, or else If-Unmodified-Since, lets the request go on
+sub _may_change ($env, $etag, $mtime) {
+    return _holds($env->{HTTP_IF_MATCH}, $etag, 0) if defined $env->{HTTP_IF_MATCH};
+    my $since = _date($env->{HTTP_IF_UNMODIFIED_SINCE}) // return 1;
+    return $mtime <= $since;
+}
+
+# A list of tags (or *) holds the ETag: strongly, or weakly (W/ set aside on both sides)
+sub _holds ($list, $etag, $weak) {
+    return 1 if $list =~ /\A\s*\*\s*\z/;
+    return 0                                        unless defined $etag;
+    return scalar grep { $_ eq $etag } _tags($list) unless $weak;
+    my $want = $etag =~ s{\AW/}{}r;
+    return scalar grep { s{\AW/}{}r eq $want } _tags($list);
+}
+
+sub _date ($text) { defined $text ? HTTP::Date::str2time($text) : undef }
 
 sub _tags ($list) { $list =~ /((?:W\/)?"[^"]*")/g }
 

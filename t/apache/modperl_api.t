@@ -12,8 +12,9 @@ plan skip_all => 'apache2 and mod_perl are not installed (make test installs the
     unless apache_available();
 my $dir     = scratch_dir();
 my $scripts = "$dir/scripts";
-mkdir $scripts                    or die "Can't mkdir $scripts: $!";
-copy($_, $scripts)                or die "Can't copy $_: $!" for glob 't/modperl/*';
+mkdir $scripts     or die "Can't mkdir $scripts: $!";
+copy($_, $scripts) or die "Can't copy $_: $!" for glob 't/modperl/*';
+utime 1_000_000_000, 1_000_000_000, glob "$scripts/*";    # Whole seconds: the ETags compare exactly
 system("chmod -R a+rX $dir") == 0 or die;
 
 my $section = <<'CONF';
@@ -83,7 +84,7 @@ my @requests = (
 
 # The fields a script's own choices decide; Date, Server, framing and keep-alive are the server's
 my %COMPARED = map { $_ => 1 } qw(content-type location x-served-by x-multi set-cookie x-kept
-    x-dropped x-from-r x-printed last-modified x-cgi content-language);
+    x-dropped x-from-r x-printed last-modified etag x-cgi content-language);
 
 for my $req (@requests) {
     my ($method, $path, @rest) = @$req;
@@ -92,6 +93,9 @@ for my $req (@requests) {
     # ModPerl::Registry returns the status a script set, and Apache then adds its page for that
     # status after the script's own body: Perennial sends the body alone
     $want->{body} =~ s/<!DOCTYPE HTML.*\z//s if $path eq '/head.pl';
+    ok scalar(grep {/\Aetag: "[0-9a-f]+-[0-9a-f]+"\z/} @{$want->{head}}),
+        "set_etag: Apache's ETag is there to compare"
+        if $path eq '/conditions.pl' && !@rest;
     for my $mode (qw(registry perlrun)) {
         for my $round (1, 2) {
             my $got  = _ask($srv->port, $method, "/$mode$path", @rest);

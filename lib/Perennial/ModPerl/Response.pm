@@ -30,18 +30,18 @@ sub internal_redirect ($self, $url) {
     return;
 }
 
-# The ETag Apache makes from the file's size and modification time (weak within a second)
+# The ETag Apache makes from the file's size and modification time (weak within a second), as
+# for a static file: from what the finder saw, so no stat
 sub make_etag ($self, $force_weak = 0) {
-    my @st = $self->{filename} ? stat $self->{filename} : ();
-    return '' unless @st;
-    my $tag = sprintf '"%x-%x"', $st[7], $st[9] * 1_000_000;
-    return $force_weak || time - $st[9] < 1 ? "W/$tag" : $tag;
+    my $hit = $self->{hit} or return '';
+    my $tag = Perennial::Static::etag(@$hit{qw(size mtime)});
+    return $force_weak && $tag !~ m{\AW/} ? "W/$tag" : $tag;
 }
 
 # RFC 9110's preconditions against the ETag and modification time set so far: OK (0), 304 or
-# 412, by the rules the static files follow
+# 412, by the rules the static files follow (no modification time set: now, as Apache)
 sub meets_conditions ($self) {
-    my $etag = ($self->{headers_out} && $self->{headers_out}->get('ETag')) // '""';
+    my $etag = $self->{headers_out} && $self->{headers_out}->get('ETag');
     my $code = Perennial::Static::conditions($self->{env}, $etag, $self->{mtime} // time);
     return $code == 200 ? 0 : $code;
 }
@@ -90,9 +90,9 @@ sub set_last_modified ($self, $mtime = undef) {
 }
 
 # The response's modification time: the newer of the one kept and the one given (by default,
-# the file's)
+# the file's, as the finder saw it)
 sub update_mtime ($self, $mtime = undef) {
-    $mtime //= $self->{filename} ? (stat $self->{filename})[9] : undef;
+    $mtime //= $self->{hit} && int $self->{hit}{mtime};
     $self->{mtime} = $mtime
         if defined $mtime && (!defined $self->{mtime} || $mtime > $self->{mtime});
     return;
