@@ -14,6 +14,11 @@ for my $site (qw(one two main)) {
     write_file("$dir/$site/private/x.txt", "private $site\n");
 }
 write_file("$dir/two/page.php", "<?php echo 1; ?>\n");
+write_file("$dir/cgi/server.pl", <<'PERL', 0755);
+my $r = shift;
+my $s = $r->server;
+print "Content-Type: text/plain\n\n", join(' ', $s->server_hostname, $s->is_virtual, $s->server_admin);
+PERL
 my $psgi = "$dir/app.psgi";
 write_file($psgi,
     q{sub { my $env = shift; [200, ['Content-Type' => 'text/plain'], ["app $env->{SCRIPT_NAME}|$env->{PATH_INFO}\n"]] }}
@@ -30,6 +35,12 @@ CustomLog $dir/main-access.log host
     SetHandler server-status
 </Location>
 AddHandler application/x-httpd-php .php
+Alias /registry $dir/cgi
+<Location /registry>
+    SetHandler perl-script
+    PerlResponseHandler ModPerl::Registry
+    Options +ExecCGI
+</Location>
 <VirtualHost *:*>
     ServerName www.one.test
     ServerAlias one.test *.one.test
@@ -79,6 +90,10 @@ like slurp("$dir/main-access.log"), qr{^www\.one\.test / 200$}m,
 unlike slurp("$dir/main-access.log"), qr{^two\.test}m, 'and none of the host with its own log';
 like get('two.test', '/page.php'), qr/\A500 .*administrator at \n admin\@two\.test to inform/s,
     'a host\'s own ServerAdmin in its 500 page';
+is get('two.test', '/registry/server.pl'), '200 two.test 1 admin@two.test',
+    "mod_perl's \$r->server is the virtual host's";
+is get('one.test', '/registry/server.pl'), '200 www.one.test 1 [no address given]',
+    'by its ServerName, whatever name the client used';
 get('two.test', '/app/y');
 like get('www.one.test', '/server-status?json'), qr/"vhost":"two\.test"/,
     'the scoreboard shows the host of the worker\'s last request';

@@ -159,7 +159,7 @@ sub prev         ($self)       { $self->{prev} }
 sub protocol     ($self)       { $self->{env}{SERVER_PROTOCOL} }
 sub proxyreq     ($self, @new) { $self->_field(proxyreq => @new) // 0 }
 sub request_time ($self)       { $self->{time} }
-sub server       ($self)       { $self->{site}{server} // Apache2::ServerRec->main }
+sub server       ($self)       { $self->{server} //= Apache2::ServerRec->for_request($self->{env}) }
 
 sub status ($self, @new) { $self->_head(status => @new) // 200 }
 
