@@ -67,11 +67,12 @@ sub split_data ($source) {
     return ($code, $data // '');
 }
 
-# Can the script reach mod_perl's request object: through its arguments (shift, @_, $_[0], a
-# call with &name; or goto that passes them on) or by asking for it? If not, none is made.
-# (Plain substring searches: one alternation over the whole source cost PerlRun 18 us a compile)
+# Can the script be handed mod_perl's request object: does it read its arguments (shift, @_,
+# $_[0], a call with &name; or goto that passes them on)? If not, none is made for it; one that
+# asks for it (->request, here or in a library) gets it then. Plain substring searches: one
+# alternation over the whole source cost PerlRun 18 us a compile.
 sub _reaches_request ($code) {
-    for my $word ('shift', '@_', '$_[', 'goto', 'request', 'Apache') {
+    for my $word ('shift', '@_', '$_[', 'goto') {
         return 1 if index($code, $word) >= 0;
     }
     return $code =~ /&[\w:]+\s*;/ ? 1 : 0;
@@ -149,8 +150,8 @@ the script are removed from perl's global list and returned in C<ends>.
 Returns C<{code, data, ends, package, taint, signals, locale, request, writes_env}>; dies with
 perl's message on a compile error. C<signals> and C<writes_env> say whether the source
 mentions signal handlers or assigns to C<%ENV>, so the executor knows how much it must put
-back after a request; C<request>, whether it can reach mod_perl's request object (its
-arguments, or C<< ->request >>), so that none is made for a script that cannot.
+back after a request; C<request>, whether it reads its arguments, where mod_perl's request
+object comes (one that does not gets it only if it asks, with C<< ->request >>).
 
 =head2 package_part
 
