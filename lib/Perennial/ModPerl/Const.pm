@@ -7,9 +7,7 @@ use Carp qw(croak);
 # Apache2::Const::OK; `use Apache2::Const qw(:common HTTP_OK)` also imports them. The values
 # are Apache 2.4's, as mod_perl 2.0.12 gives them.
 
-## no critic (ProhibitPackageVars) the tables are read by the three constant packages
-our @CARP_NOT = qw(Apache2::Const APR::Const Apache::Constants);    # Errors name the `use`
-our %APACHE   = (
+my %APACHE = (
     ACCESS_CONF                          => 64,
     AUTH_REQUIRED                        => 401,
     CONN_CLOSE                           => 1,
@@ -159,7 +157,7 @@ our %APACHE   = (
     SATISFY_NOSPEC                       => 2,
     SERVER_ERROR                         => 500,
 );
-our %APR = (
+my %APR = (
     SUCCESS              => 0,
     EOF                  => 70014,
     EAGAIN               => 11,
@@ -173,8 +171,6 @@ our %APR = (
     OVERLAP_TABLES_SET   => 0,
     OVERLAP_TABLES_MERGE => 1,
 );
-## use critic
-
 my @COMMON = qw(AUTH_REQUIRED DECLINED DONE FORBIDDEN NOT_FOUND OK REDIRECT SERVER_ERROR);
 my %PREFIX = (
     http           => 'HTTP_',
@@ -230,62 +226,21 @@ sub import_into ($package, $table, $tags, $into, @args) {
     return;
 }
 
-package Apache2::Const;    ## no critic (ProhibitMultiplePackages)
-use v5.36;
-
-sub import ($class, @args) {
-    Perennial::ModPerl::Const::import_into(
-        'Apache2::Const',
-        \%Perennial::ModPerl::Const::APACHE,
-        \&Perennial::ModPerl::Const::apache_tag,
-        scalar caller, @args
-    );
-}
-
-package APR::Const;        ## no critic (ProhibitMultiplePackages)
-use v5.36;
-
-sub import ($class, @args) {
-    Perennial::ModPerl::Const::import_into(
-        'APR::Const',
-        \%Perennial::ModPerl::Const::APR,
-        \&Perennial::ModPerl::Const::apr_tag,
-        scalar caller, @args
-    );
-}
-
-# mod_perl 1: :common, :http and any name of Apache2::Const
-package Apache::Constants;    ## no critic (ProhibitMultiplePackages)
-use v5.36;
-
-sub import ($class, @args) {
-    Perennial::ModPerl::Const::import_into(
-        'Apache::Constants',
-        \%Perennial::ModPerl::Const::APACHE,
-        sub ($tag) { Perennial::ModPerl::Const::apache_tag($tag eq 'response' ? 'http' : $tag) },
-        scalar caller, @args
-    );
-}
-
-# Every constant exists before anyone asks, so Apache2::Const::OK works without a `use`
-Perennial::ModPerl::Const::import_into(
-    'Apache2::Const',
-    \%Perennial::ModPerl::Const::APACHE,
-    sub ($tag) { () },
-    'Apache2::Const', '-compile', keys %Perennial::ModPerl::Const::APACHE
+# The three packages: each imports from its table with its tags, and has every constant made
+# before anyone asks, so Apache2::Const::OK works without a `use`
+my %PACKAGES = (
+    'Apache2::Const'    => [\%APACHE, \&apache_tag],
+    'APR::Const'        => [\%APR,    \&apr_tag],
+    'Apache::Constants' =>
+        [\%APACHE, sub ($tag) { apache_tag($tag eq 'response' ? 'http' : $tag) }],    # mod_perl 1
 );
-Perennial::ModPerl::Const::import_into(
-    'APR::Const',
-    \%Perennial::ModPerl::Const::APR,
-    sub ($tag) { () },
-    'APR::Const', '-compile', keys %Perennial::ModPerl::Const::APR
-);
-Perennial::ModPerl::Const::import_into(
-    'Apache::Constants',
-    \%Perennial::ModPerl::Const::APACHE,
-    sub ($tag) { () },
-    'Apache::Constants', '-compile', keys %Perennial::ModPerl::Const::APACHE
-);
+for my $package (sort keys %PACKAGES) {
+    my ($table, $tags) = @{$PACKAGES{$package}};
+    no strict 'refs';    ## no critic (ProhibitNoStrict) each package's import
+    *{"${package}::import"}
+        = sub ($class, @args) { import_into($package, $table, $tags, scalar caller, @args) };
+    import_into($package, $table, $tags, $package, '-compile', keys %$table);
+}
 
 1;
 
