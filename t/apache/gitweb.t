@@ -2,7 +2,7 @@ use v5.36;
 use lib 't/lib';
 use Test::More;
 use Perennial::Test         qw(scratch_dir start_server write_file);
-use Perennial::Test::Apache qw(apache_available request start_apache);
+use Perennial::Test::Apache qw(apache_available apache_head request start_apache);
 
 # Debian's gitweb, installed as Debian installs it (/usr/lib/cgi-bin/gitweb.cgi is a symlink
 # into /usr/share/gitweb), over a repository this test makes: mod_cgi's answers, and
@@ -26,32 +26,15 @@ system('chown', '-R', "$www[2]:$www[3]", "$dir/projects") if $> == 0 && @www; # 
 system("chmod -R a+rX $dir") == 0 or die;
 write_file("$dir/gitweb.conf", qq{\$projectroot = "$dir/projects";\n\$git_temp = "/tmp";\n});
 
-my $mods = '/usr/lib/apache2/modules';
-my $cgi  = <<"CONF";
+my $cgi = <<"CONF";
 SetEnv GITWEB_CONFIG $dir/gitweb.conf
 ScriptAlias /cgi-bin/ /usr/lib/cgi-bin/
 <Directory /usr/lib/cgi-bin>
     Require all granted
 </Directory>
 CONF
-write_file("$dir/apache.conf", <<"CONF");
-ServerRoot $dir
-ServerName localhost
-Listen 127.0.0.1:\${GITWEB_PORT}
-DefaultRuntimeDir \${SITE_RUN}
-PidFile \${SITE_RUN}/apache2.pid
-ErrorLog \${SITE_RUN}/error.log
-User www-data
-Group www-data
-LoadModule mpm_prefork_module $mods/mod_mpm_prefork.so
-LoadModule authz_core_module $mods/mod_authz_core.so
-LoadModule alias_module $mods/mod_alias.so
-LoadModule cgi_module $mods/mod_cgi.so
-LoadModule env_module $mods/mod_env.so
-LoadModule mime_module $mods/mod_mime.so
-TypesConfig /etc/mime.types
-$cgi
-CONF
+write_file("$dir/apache.conf",
+    apache_head($dir, 'GITWEB_PORT', qw(authz_core alias cgi env mime)) . "$cgi\n");
 my ($apid, $aport) = start_apache("$dir/apache.conf", 'GITWEB_PORT', SITE_RUN => scratch_dir())
     or BAIL_OUT('Apache did not start');
 my $srv = start_server(workers => 1, conf => <<"CONF");

@@ -3,7 +3,7 @@ use lib 't/lib';
 use Test::More;
 use File::Copy              qw(copy);
 use Perennial::Test         qw(raw_request scratch_dir start_server write_file);
-use Perennial::Test::Apache qw(apache_available start_apache);
+use Perennial::Test::Apache qw(apache_available apache_head start_apache);
 
 # Scripts written against mod_perl 2's API (t/modperl/), run by ModPerl::Registry under
 # Apache + mod_perl 2 and by Perennial's Registry and PerlRun: every answer (status, the
@@ -25,23 +25,9 @@ my $section = <<'CONF';
     PerlAddVar Multi one
     PerlAddVar Multi two
 CONF
-my $mods = '/usr/lib/apache2/modules';
-write_file("$dir/apache.conf", <<"CONF");
-ServerRoot $dir
-ServerName localhost
+write_file("$dir/apache.conf",
+    apache_head($dir, 'API_PORT', qw(authz_core alias mime perl)) . <<"CONF");
 ServerAdmin admin\@example.test
-Listen 127.0.0.1:\${API_PORT}
-DefaultRuntimeDir \${SITE_RUN}
-PidFile \${SITE_RUN}/apache2.pid
-ErrorLog \${SITE_RUN}/error.log
-User www-data
-Group www-data
-LoadModule mpm_prefork_module $mods/mod_mpm_prefork.so
-LoadModule authz_core_module $mods/mod_authz_core.so
-LoadModule alias_module $mods/mod_alias.so
-LoadModule mime_module $mods/mod_mime.so
-LoadModule perl_module $mods/mod_perl.so
-TypesConfig /etc/mime.types
 Alias /registry $scripts
 <Directory $scripts>
     Require all granted

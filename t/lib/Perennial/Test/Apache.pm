@@ -8,10 +8,23 @@ use Perennial::Test qw(http_request start_program);
 # configuration, port and run directory (never the system's instance), and one request as raw
 # bytes answered as (status, headers, body) so two servers' answers can be compared.
 
-our @EXPORT_OK = qw(apache_available request start_apache);
+our @EXPORT_OK = qw(apache_available apache_head request start_apache);
 
 sub apache_available () {
     return -x '/usr/sbin/apache2' && -e '/usr/lib/apache2/modules/mod_perl.so';
+}
+
+# The head of a test's own httpd.conf: its ServerRoot, the port from $port_var and the run
+# directory from SITE_RUN (both given to start_apache), prefork, and the modules named
+# (authz_core, alias, cgi, perl ...); mime brings Debian's TypesConfig
+sub apache_head ($root, $port_var, @modules) {
+    my $dir = '/usr/lib/apache2/modules';
+    return join "\n", "ServerRoot $root", 'ServerName localhost', "Listen 127.0.0.1:\${$port_var}",
+        'DefaultRuntimeDir ${SITE_RUN}', 'PidFile ${SITE_RUN}/apache2.pid',
+        'ErrorLog ${SITE_RUN}/error.log', 'User www-data', 'Group www-data',
+        "LoadModule mpm_prefork_module $dir/mod_mpm_prefork.so",
+        (map {"LoadModule ${_}_module $dir/mod_$_.so"} @modules),
+        ((grep { $_ eq 'mime' } @modules) ? 'TypesConfig /etc/mime.types' : ()), '';
 }
 
 # Starts apache2 -f $conf with %env in its environment (the port as $env->{...}); returns
