@@ -44,8 +44,9 @@ sub build ($class, $config, $log = undef, $server = {}) {
         port     => $port // 0,             # As Apache's server_rec: the port ServerName gave, or 0
         admin    => $config->server_admin,
         root     => $config->server_root,
-        vars     => Perennial::Walk->merged_vars($config->server_dir->{dir_config}),
-        log      => $log
+        vars        => Perennial::Walk->merged_vars($config->server_dir->{dir_config}),
+        error_fname => $config->error_log,
+        log         => $log
     );
     my $app = _plain_app($config, \@sections);
     if (!$app) {

@@ -37,6 +37,7 @@ my @lines = (
     'server_hostname=' . $r->server->server_hostname,
     'is_virtual=' . $r->server->is_virtual,
     'server_admin=' . $r->server->server_admin,
+    'error_fname=' . ($r->server->error_fname =~ m{([^/]+)\z})[0],
     'client_ip=' . $r->connection->client_ip,
     'local_ip=' . $r->connection->local_ip,
 );

@@ -12,7 +12,8 @@ my %PUSHED;         # PerlChildInitHandler and PerlChildExitHandler code, pushed
 
 # Set once at start from the configuration
 sub configure ($class, %args) {
-    $MAIN{$_} = $args{$_} for grep { defined $args{$_} } qw(hostname port admin root vars);
+    $MAIN{$_} = $args{$_}
+        for grep { defined $args{$_} } qw(hostname port admin root vars error_fname);
     $LOG = $args{log} if $args{log};
     undef $MAIN_SERVER;
     return;
@@ -55,7 +56,9 @@ sub dir_config ($self, $key = undef) {
     };
     return defined $key ? scalar $table->get($key) : $table;
 }
-sub error_fname ($self)           {undef}
+
+# The ErrorLog, as configured (undef: the terminal, or syslog's name)
+sub error_fname ($self)           { $self->{error_fname} }
 sub is_virtual  ($self)           { $self->{virtual} }
 sub log         ($self)           { Apache2::Log::Server->new('', $LOG) }
 sub log_error   ($self, @message) { $LOG->error(join '', @message) if $LOG; return }
