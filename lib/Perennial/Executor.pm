@@ -191,7 +191,7 @@ sub respond ($self, $script, $hit, $env, $respond) {
     return if $out->handed_over && !$died;    # $r->internal_redirect answered
     my $local = !$out->started && !$out->error && $out->local_redirect;
     return $self->_internal_redirect($env, $local, $respond) if $local && !$died;
-    return if !$died && $self->_unprinted($r, $out, $respond);
+    return if !$died && $r && $self->_unprinted($r, $out, $respond);
     my $bad = $died // $out->finish;
     return unless $bad;
     my $where = "$hit->{file} (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})";
@@ -203,7 +203,7 @@ sub respond ($self, $script, $hit, $env, $respond) {
 # Nothing printed, but a head set through $r: its status's page (true: answered), or the head
 # alone for the output to send
 sub _unprinted ($self, $r, $out, $respond) {
-    return 0 unless $r && $r->{head_set} && !$out->has_head && !$out->error;
+    return 0 unless $r->{head_set} && !$out->has_head && !$out->error;
     if (my $page = $r->unprinted_response) {
         ref $page eq 'CODE' ? $page->($respond) : $respond->($page);
         return 1;

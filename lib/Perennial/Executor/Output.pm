@@ -26,7 +26,7 @@ sub new ($class, %args) {
 # Adds bytes the script wrote. Returns false once the output is known to be bad.
 sub add ($self, $bytes) {
     return 0 if $self->{error} || $self->{closed};
-    if (!$self->{headers} && !$self->_head_from_request($bytes)) {
+    if (!$self->{headers} && !($self->{request} && $self->_head_from_request($bytes))) {
         return 0 if $self->{error};
         $self->{head} .= $bytes;
         my ($head, $rest) = split /\r?\n\r?\n/, $self->{head}, 2;
@@ -111,7 +111,7 @@ sub started ($self) { $self->{writer} ? 1 : 0 }
 # the head is set.
 sub _head_from_request ($self, $bytes) {
     my $r = $self->{request};
-    return 0 if !$r || $self->{nph} || $self->{base} || length $self->{head};
+    return 0 if $self->{nph} || $self->{base} || length $self->{head};
     my ($printed, @fields) = $r->head_for_output($bytes);
     return 0 unless @fields;
     if ($printed) { $self->{base} = \@fields; return 0 }
