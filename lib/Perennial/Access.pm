@@ -15,10 +15,12 @@ my @LOOPBACK = ('127.0.0.0/8', '::1/128');
 sub parse ($class, @words) {
     my $not  = @words && lc $words[0] eq 'not' ? shift @words : undef;
     my $rule = $class->_rule(@words);
-    return $rule unless ref $rule && $not;
+    return $rule unless ref $rule;
+    $rule->{text} = join ' ', @words;    # As written, for mod_perl's $r->requires
+    return $rule unless $not;
     return "Require not $words[0]: only a rule that looks at the request can be negated"
         if exists $rule->{all} || $rule->{user} || $rule->{valid_user};
-    return {not => $rule};
+    return {not => $rule, text => "not $rule->{text}"};
 }
 
 my %RULE = (

@@ -4,14 +4,17 @@ use File::Find   ();
 use Cwd          ();
 use Plack::Util  ();
 use Scalar::Util ();
-use Perennial::Config::PerDir;
+use Perennial::Config::Handlers;
 use Perennial::Dispatch;
 use Perennial::Executor;
 use Perennial::ErrorPage;
 use Perennial::Executor::CGI;
+use Perennial::Executor::Handler;
 use Perennial::HTTP::Response ();
 use Perennial::MimeTypes;
 use Perennial::ModPerl;
+use Perennial::ModPerl::Handler;
+use Perennial::ModPerl::Phases;
 use Perennial::RemoteIP;
 use Perennial::Static;
 use Perennial::Status;
@@ -115,12 +118,14 @@ sub _dispatch ($with, $log, %args) {
         static        => $with->{static},
         trace         => $config->trace_enable,
         log           => $log,
-        build         => sub ($handler, $set, $root = undef) {
-            _handler_app($with, $log, $handler, $set, $root);
+        top           => $with->{top},
+        build         => sub ($handler, $set, $root = undef, $phases = undef) {
+            _handler_app($with, $log, $handler, $set, $root, $phases);
         },
     );
     _check_locations($args{sections}, $dispatch);
     _load_applications($with, $args{sections});
+    _load_handlers($_, _where($_)) for @{$args{base}}, @{$args{sections}};
     return $dispatch;
 }
 
@@ -182,6 +187,17 @@ sub _load_applications ($with, $sections) {
     }
 }
 
+# The mod_perl handlers a section names are found now, in the manager, their modules loaded
+# (and shared by the workers); one that leads nowhere stops the start
+sub _load_handlers ($sec, $where) {
+    for my $key (grep { $sec->{$_} } Perennial::Config::Handlers::phase_keys()) {
+        for my $name (@{$sec->{$key}}) {
+            eval { Perennial::ModPerl::Handler->resolve($name); 1 }
+                or die "$where" . Perennial::ModPerl::Phases->directive($key) . " $name: $@";
+        }
+    }
+}
+
 sub _status_app ($config, $server, $handler) {
     return $handler eq 'server-status'
         ? Perennial::Status->new(server => $server)->to_app
@@ -190,7 +206,7 @@ sub _status_app ($config, $server, $handler) {
 
 # What serves a set of merged settings: the PSGI application or status page (loaded at start),
 # or an executor for the scripts below a root
-sub _handler_app ($with, $log, $handler, $set, $root) {
+sub _handler_app ($with, $log, $handler, $set, $root, $phases) {
     my ($config, $built) = @$with{qw(config built)};
     if ($handler eq 'psgi') {
         my $app = $built->{"app $set->{app_path}"} //= _load($set->{app_path}, '');
@@ -201,7 +217,8 @@ sub _handler_app ($with, $log, $handler, $set, $root) {
 
     # mod_cgi runs what a ScriptAlias maps to without Options ExecCGI
     my %set = (%$set, handler => $handler);
-    $set{exec_cgi} = 1 if $root->{script} && $handler eq 'cgi-script';
+    $set{exec_cgi} = 1 if $root && $root->{script} && $handler eq 'cgi-script';
+    return _new_handler($config, $log, $root, \%set, $phases) if $phases;
     return _new_executor($config, $log, $with->{top}, $root->{url}, $root->{dir}, \%set);
 }
 
@@ -209,6 +226,9 @@ sub _handler_app ($with, $log, $handler, $set, $root) {
 sub _check_locations ($sections, $dispatch) {
     for my $loc (grep { $_->{kind} eq 'location' && $_->{match} eq 'prefix' } @$sections) {
         next unless ($loc->{handler} // '') =~ /\A(?:perl-script|cgi-script)\z/;
+        next
+            if $loc->{handler} eq 'perl-script'
+            && !Perennial::Config::Handlers::handler_policy($loc->{response_handler} // '');
         next if $dispatch->translates($loc->{path});
         die "$loc->{file} line $loc->{line}: no Alias, ScriptAlias or DocumentRoot maps "
             . "<Location $loc->{path}> to a directory\n";
@@ -219,6 +239,27 @@ sub _check_locations ($sections, $dispatch) {
 sub _types ($config) {
     my $file = $config->types_config // (-f '/etc/mime.types' ? '/etc/mime.types' : undef);
     return Perennial::MimeTypes->new(file => $file);
+}
+
+# A mod_perl response handler's executor: the phases run its handlers
+sub _new_handler ($config, $log, $root, $set, $phases) {
+    my $deadline = $set->{request_deadline}  // $config->request_deadline;
+    my $slow     = $set->{slow_request_time} // $config->slow_request_time;
+    return Perennial::Executor::Handler->new(
+        log           => $log,
+        phases        => $phases,
+        handler       => $set->{handler},
+        parse_headers => $set->{parse_headers},
+        limits        => ($deadline || $slow ? [$deadline, $slow] : undef),
+        dir_config    => $set->{dir_config},
+        root          => $root ? $root->{dir} : $config->document_root,
+        document_root => $config->document_root,
+        pass_auth     => $set->{pass_auth},
+        setup_env     => $set->{setup_env} // $config->setup_env,
+        set_env       => {%{$set->{set_env} // {}}, $config->passed_env(@{$set->{pass_env} // []})},
+        perl_env      =>
+            {%{$set->{perl_env} // {}}, $config->passed_env(@{$set->{perl_pass_env} // []})},
+    );
 }
 
 sub _new_executor ($config, $log, $top, $url, $dir, $set) {
@@ -245,7 +286,7 @@ sub _new_executor ($config, $log, $top, $url, $dir, $set) {
         return Perennial::Executor::CGI->new(%common, name => 'CGI', timeout => $config->timeout);
     }
     my $name   = $set->{response_handler};
-    my $policy = Perennial::Config::PerDir::handler_policy($name);
+    my $policy = Perennial::Config::Handlers::handler_policy($name);
     my $run
         = $policy->{mode} eq 'registry'
         ? {cache => 'mtime', flush => 0, reset_inc => 0}

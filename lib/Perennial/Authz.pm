@@ -12,8 +12,9 @@ use Perennial::ErrorPage;
 # authentication when a rule needs to know the user. Every refusal is logged with the section
 # that made it.
 
-# undef when the request may go on (REMOTE_USER set if a user was needed), else the answer
-sub decide ($class, $set, $env, $log, $default = undef) {
+# undef when the request may go on (REMOTE_USER set if a user was needed), else the answer.
+# $perl: the request's PerlAuthenHandler and PerlAuthzHandler phases, when it has them.
+sub decide ($class, $set, $env, $log, $default = undef, $perl = undef) {
     my $rules  = $set->{require} // $default;
     my $compat = $set->{access_compat};
     return unless $rules || $compat;
@@ -29,37 +30,59 @@ sub decide ($class, $set, $env, $log, $default = undef) {
     return if _holds($tree, $r);
     my $where = $set->{require} ? $set->{where} // 'a section' : 'Require local by default';
     return _refuse($env, $log, "Require ($where)") unless _needs_user($tree);
-    return _authenticate($set, $env, $log, $tree, $r, $where);
+    return _authenticate($set, $env, $log, {tree => $tree, r => $r, where => $where}, $perl);
 }
 
-# A user is needed: Basic credentials, checked; then the rules again with the user
-sub _authenticate ($set, $env, $log, $tree, $r, $where) {
+# A user is needed: who it is (a PerlAuthenHandler, else Basic credentials checked against
+# AuthUserFile), then whether the user may (a PerlAuthzHandler, else the rules again)
+sub _authenticate ($set, $env, $log, $need, $perl) {
+    my ($user, $type, $answer) = $perl && $perl->{authen} ? $perl->{authen}->() : ();
+    return $answer if $answer;
+    ($user, $answer) = _basic($set, $env, $log, $need->{where}) unless defined $user;
+    return $answer if $answer;
+    $type //= 'Basic';
+    if ($perl && $perl->{authz}) {
+        my ($granted, $refusal) = $perl->{authz}->();
+        return $refusal                    if $refusal;
+        return _let_in($env, $user, $type) if $granted;
+    }
+    $need->{r}{user} = $user;
+    return _let_in($env, $user, $type) if _holds($need->{tree}, $need->{r});
+    return _failed($set, $env, $log,
+        "user $user does not meet the Require lines of $need->{where}");
+}
+
+sub _let_in ($env, $user, $type) {
+    @$env{qw(REMOTE_USER AUTH_TYPE)} = ($user, $type);
+    return;
+}
+
+# Basic credentials checked against AuthUserFile: (user) or (undef, the answer)
+sub _basic ($set, $env, $log, $where) {
     my $what = "$env->{REQUEST_METHOD} $env->{REQUEST_URI}";
     if (lc($set->{auth_type} // '') ne 'basic' || !defined $set->{auth_user_file}) {
         $log->error("$where needs a user, but the section has no AuthType Basic with an "
                 . "AuthUserFile: $what")
             if $log;
-        return Perennial::ErrorPage->response(500, $env);
+        return (undef, Perennial::ErrorPage->response(500, $env));
     }
     my ($user, $failed, $servers_fault)
         = Perennial::Auth::Basic->authenticate($env, $set->{auth_user_file});
     if ($servers_fault) {    # As Apache: a password file it cannot read is the server's error
         $log->error("$failed ($where): $what") if $log;
-        return Perennial::ErrorPage->response(500, $env);
+        return (undef, Perennial::ErrorPage->response(500, $env));
     }
-    if (!$failed) {
-        $r->{user} = $user;
-        if (_holds($tree, $r)) {
-            @$env{qw(REMOTE_USER AUTH_TYPE)} = ($user, 'Basic');
-            return;
-        }
-        $failed = "user $user does not meet the Require lines of $where";
-    }
+    return ($user) unless $failed;
+    return (undef, _failed($set, $env, $log, $failed));
+}
+
+# 401, asking for the section's realm again, and why in the log
+sub _failed ($set, $env, $log, $why) {
     $log->warn("client "
             . ($env->{REMOTE_ADDR} // 'unknown')
             . ' authentication failed ('
-            . Perennial::Log::Format::clean($failed)
-            . "): $what")
+            . Perennial::Log::Format::clean($why)
+            . "): $env->{REQUEST_METHOD} $env->{REQUEST_URI}")
         if $log;
     my $realm = ($set->{auth_name} // 'Restricted') =~ s/"/\\"/gr;
     return Perennial::ErrorPage->response(401, $env,
@@ -136,6 +159,12 @@ C<AUTH_TYPE>.
 
 =head2 decide
 
-    my $answer_or_undef = Perennial::Authz->decide($settings, $env, $log, \@default_rules);
+    my $answer_or_undef = Perennial::Authz->decide($settings, $env, $log, \@default_rules,
+        {authen => sub { ... }, authz => sub { ... }});
+
+The last argument, when the request has them, runs its PerlAuthenHandler (which returns the
+user and its auth type, or a refusal as the third value, or nothing to let Basic decide) and
+PerlAuthzHandler (true to let the user in, or a refusal as the second value, or nothing to
+let the Require lines decide).
 
 =cut

@@ -89,8 +89,7 @@ sub serve ($self, $sock, $base, $peer, $remaining) {
         }
         my $micros = int((Time::HiRes::time() - $t0) * 1e6);
         $board->request_done($slot, $c->{bytes}, $micros);
-        ($env{'perennial.log'} // $self->{log})
-            ->access(\%env, $c->{status} // 0, $c->{bytes}, $micros, $c);
+        $self->_logged($c, \%env, $micros);
         $self->{harakiri} = 1 if $env{'psgix.harakiri.commit'} || ($after && $after->());
         last                  if !$self->_keep_going($c, $sock);
     }
@@ -100,6 +99,25 @@ sub serve ($self, $sock, $base, $peer, $remaining) {
 }
 
 sub wants_exit ($self) { $self->{harakiri} }
+
+# The access log line, then what the application left to run after it
+sub _logged ($self, $c, $env, $micros) {
+    ($env->{'perennial.log'} // $self->{log})
+        ->access($env, $c->{status} // 0, $c->{bytes}, $micros, $c);
+    $self->_cleanups($env) if $env->{'psgix.cleanup.handlers'};
+    return;
+}
+
+# psgix.cleanup: what the application left to run once the response is sent and logged (mod_perl
+# handlers' log and cleanup phases); one that dies is logged, and the others still run
+sub _cleanups ($self, $env) {
+    for my $code (@{delete $env->{'psgix.cleanup.handlers'}}) {
+        eval { $code->($env); 1 }
+            or $self->{log}->error(
+            "cleanup handler died: " . ($@ =~ s/\s+\z//r) . " (request $env->{REQUEST_URI})");
+    }
+    return;
+}
 
 # After a response: whether to wait for the next request. An application that asked the
 # worker to exit (psgix.harakiri) had keep-alive promised: a request may already be on its

@@ -3,12 +3,13 @@ use v5.36;
 use Plack::Util ();
 use Perennial::Access;
 use Perennial::Authz;
-use Perennial::Config::PerDir;
+use Perennial::Config::Handlers;
 use Perennial::Dispatch::Files;
 use Perennial::ErrorDocument;
 use Perennial::ErrorPage;
 use Perennial::Redirect;
 use Perennial::MimeTypes;
+use Perennial::ModPerl::Phases;
 
 # A request's way through the configuration, as Apache's request processing: the URL is
 # translated to a file (Perennial::Dispatch::Files: the first Alias or ScriptAlias that covers
@@ -26,7 +27,8 @@ my %KIND = (
     psgi              => 'mounted',
     'server-status'   => 'mounted',
     'perl-status'     => 'mounted',
-    'perl-script'     => 'script',
+    'perl-script'     => 'script',    # A handler module rather than Registry: 'module'
+    modperl           => 'script',
     'cgi-script'      => 'script',
     'default-handler' => 'static',
 );
@@ -41,6 +43,7 @@ sub new ($class, %args) {
         apps   => {},
         plans  => {},
         files  => Perennial::Dispatch::Files->new(%args{qw(aliases document_root walk)}),
+        phases => Perennial::ModPerl::Phases->new(log => $args{log}, top => $args{top}),
     }, $class;
     return $self;
 }
@@ -49,9 +52,10 @@ sub new ($class, %args) {
 sub registry_for ($self, $url) {
     my %env  = (PATH_INFO => $url, SCRIPT_NAME => '', REQUEST_URI => $url, REQUEST_METHOD => 'GET');
     my $plan = $self->plan(\%env);
-    return unless $plan->{handler} eq 'perl-script' && ref $plan->{hit} && $plan->{hit}{file};
-    my $name = $plan->{set}{response_handler};
-    return unless Perennial::Config::PerDir::handler_policy($name)->{mode} eq 'registry';
+    return unless $plan->{kind} eq 'script' && ref $plan->{hit} && $plan->{hit}{file};
+    my $name   = $plan->{set}{response_handler} // return;
+    my $policy = Perennial::Config::Handlers::handler_policy($name);
+    return unless $policy && $policy->{mode} eq 'registry';
     return ($self->_executor($plan), $name);
 }
 
@@ -74,7 +78,7 @@ sub plan ($self, $env) {
     my $early = $walk->merged([], [], \@locs);
     my ($root, $rest) = $self->{files}->translate($url);
     my ($hit, $finder, $dir, $name);
-    if ($root && ($KIND{$early->{handler} // ''} // '') ne 'mounted') {
+    if ($root && _kind($early->{handler} // '', $early) !~ /\A(?:mounted|module)\z/) {
         $finder = $self->{files}->finder($root, $early->{script_check} // 'always');
         $hit    = Perennial::Dispatch::Files->find($finder, $root, $rest, $env);
         ($dir, $name)
@@ -92,8 +96,9 @@ sub plan ($self, $env) {
         hit     => $hit,
         finder  => $finder,
         handler => $handler,
-        kind    => $KIND{$handler} // 'none',
+        kind    => _kind($handler, $set),
         guard   => $handler =~ /status\z/ ? $LOCAL : undef,    # Require local unless told
+        perl    => Perennial::ModPerl::Phases->wanted($set),
     };
     $plan->{authz} = $set->{require} || $set->{access_compat} || $plan->{guard} ? 1 : 0;
     $self->_keep($url, $plan);
@@ -131,18 +136,41 @@ sub _dispatch ($self, $env, $depth, $plan = $self->plan($env)) {
     return $set->{default_charset} ? _charset($res, $set->{default_charset}) : $res;
 }
 
-# The response, and whether Perennial made it (a refusal, an error) rather than a handler
+# The response, and whether Perennial made it (a refusal, an error) rather than a handler. A
+# request whose sections name mod_perl handlers runs its phases around the way through.
 sub _answer ($self, $env, $depth, $plan) {
     if (!$self->{trace} && $env->{REQUEST_METHOD} eq 'TRACE') {
         $self->{log}->warn("TRACE refused (TraceEnable Off): $env->{REQUEST_URI}") if $self->{log};
         return (Perennial::ErrorPage->response(405, $env), 1);
     }
-    my ($set, $hit, $kind) = @$plan{qw(set hit kind)};
+    return $self->_phased($env, $depth, $plan) if $plan->{perl};
     if ($plan->{authz}) {    # Someone to ask
-        my $refused = Perennial::Authz->decide($set, $env, $self->{log}, $plan->{guard});
+        my $refused = Perennial::Authz->decide($plan->{set}, $env, $self->{log}, $plan->{guard});
         return ($refused, 1) if $refused;
     }
+    return $self->_handle($env, $depth, $plan);
+}
+
+# With mod_perl's phases around: those before authentication, Require and the rest with the
+# authentication and authorization handlers, those after, the handler, then log and cleanup
+sub _phased ($self, $env, $depth, $plan) {
+    my $phases = $self->{phases};
+    my $r      = $phases->open($env, $plan);
+    my ($res, $own) = $phases->before_auth($r);
+    if (!$res && $plan->{authz}) {
+        $res = Perennial::Authz->decide($plan->{set}, $env, $self->{log}, $plan->{guard},
+            $phases->auth($r));
+        $own = !$r->{custom};
+    }
+    ($res, $own) = $phases->after_auth($r)                 unless $res;
+    ($res, $own) = $self->_handle($env, $depth, $plan, $r) unless $res;
+    return ($phases->finish($r, $res), $own);
+}
+
+sub _handle ($self, $env, $depth, $plan, $r = undef) {
+    my ($set, $hit, $kind) = @$plan{qw(set hit kind)};
     return $self->_mounted($env, $plan) if $kind eq 'mounted';
+    return ($self->_module($env, $depth, $plan, $r),          0) if $kind eq 'module';
     return ($self->_missing($env, $hit // 404),               1) unless ref $hit;
     return ($self->_refused($env, $hit),                      1) if $hit->{status};
     return ($self->_directory($env, $set, $hit, $depth),      1) if $hit->{directory};
@@ -152,6 +180,23 @@ sub _answer ($self, $env, $depth, $plan) {
     local $env->{SCRIPT_NAME} = $env->{SCRIPT_NAME} . $plan->{root}{url};
     local $env->{PATH_INFO}   = $plan->{rest};
     return ($executor->serve($env, $hit), 1);    # An array is its own error; a script streams
+}
+
+# A mod_perl response handler; if it declines, the file the URL maps to, as Apache's default
+# handler serves it
+sub _module ($self, $env, $depth, $plan, $r) {
+    my $executor = $plan->{executor} //= $self->_executor($plan);
+    return $executor->serve($env, $r, sub () { $self->_declined($env, $depth, $plan) });
+}
+
+sub _declined ($self, $env, $depth, $plan) {
+    my $root   = $plan->{root} or return $self->_missing($env, 404);
+    my $finder = $self->{files}->finder($root, 'always');
+    my $hit    = Perennial::Dispatch::Files->find($finder, $root, $plan->{rest}, $env);
+    return $self->_missing($env, $hit // 404) unless ref $hit;
+    return $self->_refused($env, $hit)                         if $hit->{status};
+    return $self->_directory($env, $plan->{set}, $hit, $depth) if $hit->{directory};
+    return $self->{static}->serve($env, $hit, $plan->{set});
 }
 
 # AddDefaultCharset: text/plain and text/html without a charset get one, whoever made them
@@ -178,9 +223,9 @@ sub translates ($self, $url) {
 
 # One executor per handler, merged settings and root, whichever URLs reach it
 sub _executor ($self, $plan) {
-    my ($handler, $set, $root) = @$plan{qw(handler set root)};
-    return $self->{apps}{"$handler|$set->{key}|$root->{id}"}
-        //= $self->{build}->($handler, $set, $root);
+    my ($handler, $set, $root, $kind) = @$plan{qw(handler set root kind)};
+    return $self->{apps}{"$handler|$set->{key}|" . ($root ? $root->{id} : '')}
+        //= $self->{build}->($handler, $set, $root, $kind eq 'module' ? $self->{phases} : ());
 }
 
 # A PSGI application or a status page, mounted at its <Location>: the path moves from
@@ -207,6 +252,16 @@ sub _handler ($self, $set, $root, $hit) {
     $handler //= Perennial::MimeTypes->handler_of($hit->{file}, $set) if ref $hit && $hit->{file};
     $handler //= 'cgi-script'                                         if $root && $root->{script};
     return $handler // 'default-handler';
+}
+
+# What a handler's kind of work is: perl-script and modperl run Registry scripts when their
+# PerlResponseHandler is ModPerl::Registry or the like, and a handler module otherwise
+sub _kind ($handler, $set) {
+    my $kind = $KIND{$handler} // 'none';
+    return $kind if $kind ne 'script' || $handler eq 'cgi-script';
+    return Perennial::Config::Handlers::handler_policy($set->{response_handler} // '')
+        ? 'script'
+        : 'module';
 }
 
 sub _missing ($self, $env, $status) {

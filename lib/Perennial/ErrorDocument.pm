@@ -10,7 +10,7 @@ use Perennial::Subrequest;
 # REDIRECT_STATUS, REDIRECT_URL and REDIRECT_QUERY_STRING as mod_cgi gives them) under the
 # original status.
 
-sub apply ($class, $env, $set, $res, $dispatch) {
+sub apply ($class, $env, $set, $res, $dispatch, @extra) {
     my $status = $res->[0];
     my $action = $set->{error_documents}{$status} // return $res;
     return Perennial::ErrorPage->response(302, $env, Location => $action) if $action =~ m{\A\w+://};
@@ -33,6 +33,7 @@ sub apply ($class, $env, $set, $res, $dispatch) {
             REDIRECT_URL            => $env->{REQUEST_URI} =~ s/\?.*\z//sr,
             REDIRECT_QUERY_STRING   => $env->{QUERY_STRING} // '',
             REDIRECT_REQUEST_METHOD => $env->{REQUEST_METHOD},
+            @extra
         )
         )
         : plain_response($status, $action, 'Content-Type' => 'text/html; charset=iso-8859-1');

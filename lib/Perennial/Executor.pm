@@ -41,6 +41,17 @@ BEGIN {
     };
 }
 
+# Runs code that may call exit (a mod_perl handler): exit ends the request, not the worker
+sub exits_request ($class, $code) {
+    my $was = $IN_REQUEST;
+    $IN_REQUEST = 1;
+    my @got = eval { $code->() };
+    my $err = $@;
+    $IN_REQUEST = $was;
+    die $err if $err;
+    return $got[0];
+}
+
 sub new ($class, %args) {
     my $policy = $args{policy} or croak 'policy is required';
     my @bad    = grep { !$POLICY_KEYS{$_} } keys %$policy;

@@ -1,6 +1,8 @@
 package Perennial::ModPerl;
 use v5.36;
+use Scalar::Util ();
 use Perennial::Config::Conditional;
+use Perennial::ModPerl::Access;
 use Perennial::ModPerl::Const;
 use Perennial::ModPerl::RequestIO;
 use Perennial::ModPerl::RequestRec;
@@ -17,6 +19,7 @@ use Perennial::ModPerl::Table;
 my @PENDING;                         # The request running in this process: (env, hit, output, site)
 my $NOW;                             # The request object of the request running in this process
 my $PHASE = 'PerlPostConfigHandler'; # What ModPerl::Util::current_callback says
+my $RUNNING;                         # The request phase whose handlers run now
 
 # The modules mod_perl code loads that Perennial provides
 my @PROVIDED = qw(Apache2::RequestRec Apache2::RequestIO Apache2::RequestUtil Apache2::Response
@@ -28,12 +31,42 @@ $INC{s{::}{/}gr . '.pm'} //= __FILE__ for @PROVIDED;
 # A request begins. Its object is made when first asked for (by the script's arguments, or by
 # ->request from anywhere), cheaply: tables and the rest when they are asked for in turn.
 # %site: what the handler knows (location, handler name, log, document_root, environment,
-# dispatch for custom responses and internal redirects).
-sub begin ($class, @request) {
-    @PENDING = @request;
+# dispatch for custom responses and internal redirects). A request whose mod_perl phases run
+# (Perennial::ModPerl::Phases) has its object already: the script gets that one.
+sub begin ($class, $env, $hit, $out, $site) {
+    if (my $r = $env->{'perennial.request'}) {
+        @$r{qw(hit out site filename path_info)}
+            = ($hit, $out, $site, $hit->{file}, $hit->{path_info});
+        $out->{request} = $r;
+        @PENDING = ();
+        return $NOW = $r;
+    }
+    @PENDING = ($env, $hit, $out, $site);
     undef $NOW;
     return;
 }
+
+# A request whose mod_perl phases run from its start: its object, made now and kept in the
+# environment until the request is closed. %site as for begin, with the merged settings.
+sub open_request ($class, $env, $site) {
+    my $r = $class->_make($env, undef, undef, $site);
+    @$r{qw(phased set outer)} = (1, $site->{set}, $NOW);
+    @PENDING = ();
+    return $NOW = $env->{'perennial.request'} = $r;
+}
+
+# The phased request is over: its cleanups run, and the request around it (an internal
+# redirect's) is current again
+sub close_request ($class, $r) {
+    delete $r->{env}{'perennial.request'};
+    $class->_cleanups($r);
+    my $outer = delete $r->{outer};
+    $NOW = $outer if $NOW && $NOW == $r;
+    return;
+}
+
+# The request whose code runs again (an internal redirect came back)
+sub make_current ($class, $r) { $NOW = $r }
 
 sub _make ($class, $env, $hit, $out, $site) {
     my $r = bless {
@@ -48,24 +81,31 @@ sub _make ($class, $env, $hit, $out, $site) {
         time      => time,
         },
         'Apache2::RequestRec';
-    $out->{request}  = $r if $out;
-    $r->{prev}{next} = $r if $r->{prev};
+    $out->{request} = $r                        if $out;
+    Scalar::Util::weaken($r->{prev}{next} = $r) if $r->{prev};
     return $r;
 }
 
-# The request ended: the object no longer answers for the output, and is no longer current;
-# its PerlCleanupHandlers and pool cleanups run (a failure is logged, the worker goes on)
+# The script ended: the object no longer answers for the output, and is no longer current;
+# its PerlCleanupHandlers and pool cleanups run (a failure is logged, the worker goes on),
+# unless the request goes on through its phases
 sub end ($class) {
     @PENDING = ();
     my $r = $NOW // return;
-    undef $NOW;
     delete $r->{out}{request} if $r->{out};
+    return $r                 if $r->{phased};
+    undef $NOW;
+    $class->_cleanups($r);
+    return $r;
+}
+
+sub _cleanups ($class, $r) {
     my @cleanups = (
         (map { ['pushed handler', $_, $r] } @{$r->{cleanup} // []}),
         (map { ['pool cleanup',   @$_] } $r->{pool} ? @{$r->{pool}{cleanups}} : ())
     );
     $class->run_phase(PerlCleanupHandler => $r->_log, \@cleanups) if @cleanups;
-    return $r;
+    return;
 }
 
 sub current ($class, @ignored) { $NOW //= @PENDING ? $class->_make(@PENDING) : undef }
@@ -74,28 +114,40 @@ sub current ($class, @ignored) { $NOW //= @PENDING ? $class->_make(@PENDING) : u
 # worker's child init and exit hooks, a request's cleanups. One that dies is logged with its
 # name, and the rest run.
 sub run_phase ($class, $phase, $log, $calls) {
-    my $was = $PHASE;
-    $PHASE = $phase;
     for my $call (@$calls) {
         my ($name, $code, @args) = @$call;
-        eval { $code->(@args); 1 } or do {
+        eval {
+            $class->in_phase($phase, sub () { $code->(@args) });
+            1;
+        } or do {
             $log->error("$phase $name failed in worker $$: " . ($@ =~ s/\s+\z//r)) if $log;
         };
     }
-    $PHASE = $was;
     return;
 }
 
-# The phase code runs in: the response phase while a request runs (its object made or not)
+# Runs code as the request phase named (what current_callback says meanwhile)
+sub in_phase ($class, $phase, $code) {
+    my $was = $RUNNING;
+    $RUNNING = $phase;
+    my @got = eval { $code->() };
+    my $err = $@;
+    $RUNNING = $was;
+    die $err if $err;
+    return $got[0];
+}
+
+# The phase code runs in: the phase running, else the response phase while a request runs (its
+# object made or not), else what the process does (start-up)
 sub phase ($class, @new) {
     $PHASE = $new[0] if @new;
-    return @PENDING ? 'PerlResponseHandler' : $PHASE;
+    return $RUNNING // (@PENDING || $NOW ? 'PerlResponseHandler' : $PHASE);
 }
 
 package Apache2::RequestRec;    ## no critic (ProhibitMultiplePackages)
 use v5.36;
 our @ISA = qw(Perennial::ModPerl::RequestRec Perennial::ModPerl::RequestIO
-    Perennial::ModPerl::Response);
+    Perennial::ModPerl::Response Perennial::ModPerl::Access);
 our $AUTOLOAD;
 
 sub DESTROY { }                 # Here, so that AUTOLOAD is not asked at the end of every request
@@ -190,5 +242,19 @@ L<Perennial::Manual::Scripts> lists every method and what differs from mod_perl.
     my $r = Perennial::ModPerl->begin($env, $hit, $output, \%site);
     my $same = Perennial::ModPerl->current;
     Perennial::ModPerl->end;
+
+=head2 open_request, close_request
+
+    my $r = Perennial::ModPerl->open_request($env, {%site, set => $settings});
+    Perennial::ModPerl->close_request($r);
+
+A request whose mod_perl phases run (L<Perennial::ModPerl::Phases>): one object from the
+first phase to the cleanups, which scripts and handlers of the request get too.
+
+=head2 in_phase, run_phase, phase
+
+    my $rc = Perennial::ModPerl->in_phase(PerlAccessHandler => sub { ... });
+    Perennial::ModPerl->run_phase(PerlChildInitHandler => $log, [[$name, $code, @args]]);
+    my $name = Perennial::ModPerl->phase;    # what ModPerl::Util::current_callback says
 
 =cut

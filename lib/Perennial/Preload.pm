@@ -1,8 +1,9 @@
 package Perennial::Preload;
 use v5.36;
-use Perennial::Config::PerDir;
+use Perennial::Config::Handlers;
 use Perennial::Executor::Inc;
 use Perennial::ModPerl;
+use Perennial::ModPerl::Handler;
 
 # What the manager loads before workers fork, so that they share it copy-on-write: -I
 # directories, PerlRequire files and PerlModule modules, and the PerlChildInitHandler and
@@ -36,6 +37,7 @@ sub load ($self, $config) {
     local $ENV{MOD_PERL} = 'mod_perl/2.0.12';
     Perennial::ModPerl->phase('PerlPostConfigHandler');
     $self->_refresh if $again;
+    Perennial::ModPerl::Handler->forget;
     for my $file (@{$config->requires}) {
         my $ok = do $file;
         die "Can't load PerlRequire file $file: "
@@ -72,24 +74,12 @@ sub run_hooks ($self, $hooks, $directive, $worker) {
     return;
 }
 
-# "My::Module" is My::Module::handler, as in mod_perl; "My::Module::setup" is that sub
+# A worker hook, found as mod_perl finds handlers (Perennial::ModPerl::Handler)
 sub _handler ($name, $directive) {
-    die "$directive '$name': not a Perl name\n" unless $name =~ $NAME;
-    my @errors;
-    for my $module ($name, $name =~ /\A(.+)::\w+\z/) {
-        my $file = _file_of($module);
-        next if $INC{$file} || eval { require $file; 1 };
-        push @errors, $@ =~ s/\s+\z//r unless $@ =~ /\ACan't locate \Q$file\E /;
-    }
-    no strict 'refs';    ## no critic (ProhibitNoStrict) a sub named in the configuration
-    my $code
-        = defined &{"${name}::handler"} ? \&{"${name}::handler"}
-        : defined &{$name}              ? \&{$name}
-        :                                 undef;
-    die "$directive '$name': no sub ${name}::handler or $name is loaded"
-        . (@errors ? " (@errors)" : '') . "\n"
-        unless $code;
-    return [$name, $code];
+    my $handler = eval { Perennial::ModPerl::Handler->resolve($name) }
+        or die "$directive '$name': $@";
+    return [$name, $handler->{code}] unless defined $handler->{class};
+    return [$name, sub (@args) { Perennial::ModPerl::Handler->call($handler, @args) }];
 }
 
 sub _refresh ($self) {
@@ -110,7 +100,7 @@ sub _refresh ($self) {
 # around it; those are said once in the log. Anything else must load, or the start stops.
 sub _loadable ($self, $module) {
     my $log = $self->{log};
-    return 0 if $INC{_file_of($module)} || Perennial::Config::PerDir::handler_policy($module);
+    return 0 if $INC{_file_of($module)} || Perennial::Config::Handlers::handler_policy($module);
     return 1 unless $module =~ /\A(?:ModPerl|Apache2|APR)::/;
     $log->info("PerlModule $module not loaded: it is mod_perl's own and works only inside Apache")
         if $log && !$self->{said}{$module}++;

@@ -156,6 +156,7 @@ sub _base_env ($listener) {
         'psgi.streaming'       => 1,
         'psgix.input.buffered' => 1,
         'psgix.harakiri'       => 1,
+        'psgix.cleanup'        => 1,
         SERVER_NAME            => $host,
         SERVER_PORT            => $port,
         SCRIPT_NAME            => '',

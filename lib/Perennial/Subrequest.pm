@@ -18,13 +18,15 @@ sub redirect ($class, $env, $url, %extra) {
 
 sub env ($class, $env, $url, %extra) {
     my ($path, $query) = split /\?/, $url, 2;
+    $env->{'psgix.cleanup.handlers'} //= [] if $env->{'psgix.cleanup'};    # One list for both
     my %new = (
         %$env,
-        REQUEST_METHOD => 'GET',
-        PATH_INFO      => $path =~ s/%([0-9A-Fa-f]{2})/chr hex $1/ger,
-        QUERY_STRING   => $query // '',
-        SCRIPT_NAME    => '',
-        CONTENT_LENGTH => 0,
+        REQUEST_METHOD  => 'GET',
+        PATH_INFO       => $path =~ s/%([0-9A-Fa-f]{2})/chr hex $1/ger,
+        QUERY_STRING    => $query // '',
+        SCRIPT_NAME     => '',
+        CONTENT_LENGTH  => 0,
+        'perennial.url' => $url,
         %extra
     );
     delete @new{qw(CONTENT_TYPE HTTP_CONTENT_LENGTH HTTP_CONTENT_TYPE)};

@@ -12,7 +12,9 @@ use v5.36;
 # Settings that a later section replaces when it has them
 my @SCALARS = qw(handler app app_path mount response_handler setup_env parse_headers
     script_check request_deadline slow_request_time directory_index directory_slash force_type
-    default_charset auth_type auth_name auth_user_file pass_auth);
+    default_charset auth_type auth_name auth_user_file pass_auth perl_response perl_post_read
+    perl_header_parser perl_access perl_authen perl_authz perl_type perl_fixup perl_log
+    perl_cleanup);
 
 sub new ($class, %args) {
     my @sections = @{$args{sections} // []};

@@ -2,7 +2,7 @@ use v5.36;
 use lib 't/lib';
 use Test::More;
 use Cwd             qw(abs_path);
-use Perennial::Test qw(configtest scratch_dir start_server wait_until);
+use Perennial::Test qw(configtest scratch_dir start_server wait_until write_file);
 
 my $cgi = abs_path('t/cgi-bin');
 
@@ -209,5 +209,56 @@ CONF
     like $out,
         qr/bad\.conf line 8: <Location \/c> with SetHandler perl-script needs PerlResponseHandler/,
         'perl-script without a handler';
+
+    # mod_perl phases that need Apache's own machinery are refused by name, with the reason
+    ($out) = configtest(<<"CONF", 'phases.conf');
+PerlTransHandler My::Trans
+<Location /x>
+    SetHandler modperl
+    PerlOutputFilterHandler My::Filter
+    PerlAccessHandler 'not a name'
+</Location>
+PerlProcessConnectionHandler My::Echo
+CONF
+    like $out, qr/phases\.conf line 1: PerlTransHandler is not supported: Perennial maps URLs/,
+        'PerlTransHandler is refused';
+    like $out, qr/phases\.conf line 4: PerlOutputFilterHandler is not supported: mod_perl filters/,
+        'an output filter is refused';
+    like $out, qr/phases\.conf line 5: 'not a name' is not a handler/, 'a handler name is checked';
+    like $out, qr/phases\.conf line 7: PerlProcessConnectionHandler is not supported/,
+        'a protocol handler is refused';
+    like $out, qr/<Location \/x> with SetHandler modperl needs PerlResponseHandler/,
+        'modperl without a handler';
+
+    # A handler module that does not load stops the start, naming its section and the reason
+    my $lib = scratch_dir();
+    write_file("$lib/Broken.pm", "package Broken;\nsub handler { 0 }\nsyntax error here(;\n1;\n");
+    ($out) = configtest(<<"CONF", 'load.conf');
+PerlSwitches -I$lib
+<Location /fine>
+    SetHandler modperl
+    PerlResponseHandler Broken
+</Location>
+<Location /missing>
+    SetHandler modperl
+    PerlResponseHandler No::Such::Module
+</Location>
+CONF
+    like $out,
+        qr/load\.conf line 2: PerlResponseHandler Broken: Broken does not load: syntax error/,
+        "a module that does not compile: its error";
+};
+
+subtest 'a handler module that is not there stops the start' => sub {
+    my ($out) = configtest(<<"CONF", 'missing.conf');
+<Location /missing>
+    SetHandler modperl
+    PerlResponseHandler No::Such::Module
+    PerlFixupHandler No::Such::Module::fix
+</Location>
+CONF
+    like $out,
+        qr{missing\.conf line 1: PerlFixupHandler No::Such::Module::fix: no sub No::Such::Module::fix::handler or No::Such::Module::fix is loaded \(neither No/Such/Module/fix\.pm nor No/Such/Module\.pm is in \@INC\)},
+        'the first handler that leads nowhere is named, with where it was looked for';
 };
 done_testing;

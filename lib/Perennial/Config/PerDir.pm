@@ -2,6 +2,7 @@ package Perennial::Config::PerDir;
 use v5.36;
 use Exporter qw(import);
 use Perennial::Access;
+use Perennial::Config::Handlers;
 use Perennial::Redirect;
 
 # Apache's per-directory directives: those that may stand in <Directory>, <Files>, <Location>
@@ -12,22 +13,7 @@ use Perennial::Redirect;
 our @EXPORT_OK = qw(per_dir_directive);
 
 my %SET_HANDLER = map { $_ => 1 }
-    qw(psgi perl-script cgi-script server-status perl-status default-handler none);
-
-# mod_perl's handler names, and Perennial's own, as executor policies
-my %HANDLERS = (
-    'ModPerl::Registry'        => {mode => 'registry', chdir => 0},
-    'ModPerl::RegistryPrefork' => {mode => 'registry', chdir => 1},
-    'ModPerl::RegistryBB'      => {mode => 'registry', chdir => 0, check => 'never'},
-    'ModPerl::PerlRun'         => {mode => 'perlrun',  chdir => 0},
-    'ModPerl::PerlRunPrefork'  => {mode => 'perlrun',  chdir => 1},
-    'Apache::Registry'         => {mode => 'registry', chdir => 1},
-    'Apache::PerlRun'          => {mode => 'perlrun',  chdir => 1},
-    'Perennial::Registry'      => {mode => 'registry', chdir => 1},
-    'Perennial::PerlRun'       => {mode => 'perlrun',  chdir => 1},
-);
-
-sub handler_policy ($name) { $HANDLERS{$name} }
+    qw(psgi perl-script modperl cgi-script server-status perl-status default-handler none);
 
 # Options Apache knows; All is all of them but MultiViews
 my @ALL_OPTIONS = qw(ExecCGI FollowSymLinks Includes IncludesNOEXEC Indexes
@@ -42,17 +28,17 @@ my %TABLE = (
         any => 1,
         1,
         sub ($set, $value) {
-            return "SetHandler '$value' is not supported "
-                . '(psgi, perl-script, cgi-script, server-status, perl-status, default-handler, None)'
+            return
+                  "SetHandler '$value' is not supported "
+                . '(psgi, perl-script, modperl, cgi-script, server-status, perl-status, '
+                . 'default-handler, None)'
                 unless $SET_HANDLER{lc $value};
             $set->{handler} = lc $value eq 'none' ? 'default-handler' : lc $value;
             return;
         }
     ],
-    psgiapp             => [location => 1, 1, sub ($set, $value) { $set->{app} = $value; return }],
-    perlresponsehandler => [any      => 1, 1, \&_response_handler],
-    perlhandler         => [any      => 1, 1, \&_response_handler],
-    perlscriptcheck     => [
+    psgiapp         => [location => 1, 1, sub ($set, $value) { $set->{app} = $value; return }],
+    perlscriptcheck => [
         any => 1,
         1,
         sub ($set, $value) {
@@ -182,6 +168,8 @@ $TABLE{perlsetvar}
 $TABLE{perladdvar}
     = [any => 2, 2, sub ($set, $k, $v) { push @{$set->{dir_config}}, [add => $k, $v]; return }];
 
+%TABLE = (%TABLE, Perennial::Config::Handlers->directives);    # mod_perl's Perl*Handler ones
+
 # A script sees them as SetEnv and PassEnv; with PerlSetupEnv Off, they are all it sees
 $TABLE{perlsetenv} = [
     any => 1,
@@ -223,12 +211,6 @@ sub _count ($min, $max) {
     return $min == 1 ? 'one argument' : "$min arguments" if defined $max && $min == $max;
     return "$min to $max arguments"                      if defined $max;
     return $min == 1 ? 'one or more arguments' : "$min or more arguments";
-}
-
-sub _response_handler ($set, $value) {
-    return "unknown handler '$value' (known: @{[sort keys %HANDLERS]})" unless $HANDLERS{$value};
-    $set->{response_handler} = $value;
-    return;
 }
 
 sub _by_extension ($set, $key, $what, @extensions) {
@@ -339,9 +321,5 @@ section is merged onto.
 =head2 per_dir_directive
 
     my $err = per_dir_directive(\%settings, $item, 'server' | 'section' | 'location');
-
-=head2 handler_policy
-
-    my $policy = Perennial::Config::PerDir::handler_policy('ModPerl::Registry');
 
 =cut

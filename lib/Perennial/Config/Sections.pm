@@ -152,8 +152,8 @@ sub _handler_errors ($sec, $where) {
     my $plain = $sec->{kind} eq 'location' && $sec->{match} eq 'prefix';
     my @errors;
     push @errors, "$where with SetHandler psgi needs PSGIApp" if $h eq 'psgi' && !$sec->{app};
-    push @errors, "$where with SetHandler perl-script needs PerlResponseHandler"
-        if $h eq 'perl-script' && !$sec->{response_handler};
+    push @errors, "$where with SetHandler $h needs PerlResponseHandler"
+        if ($h eq 'perl-script' || $h eq 'modperl') && !$sec->{response_handler};
     push @errors, "$where: SetHandler $h belongs in a plain <Location>"
         if ($h eq 'psgi' || $h =~ /status\z/) && !$plain;
     return @errors;

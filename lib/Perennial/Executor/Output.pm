@@ -106,6 +106,9 @@ sub set_head ($self, @fields) {
 
 sub started ($self) { $self->{writer} ? 1 : 0 }
 
+# Whether anything was written at all
+sub printed ($self) { $self->{headers} || length $self->{head} || length $self->{body} ? 1 : 0 }
+
 # A head set through the request object (mod_perl's $r), asked for before the first bytes: the
 # bytes are body under it, or a printed head that is read over it (+ParseHeaders). True once
 # the head is set.

@@ -28,6 +28,7 @@ sub read {    ## no critic (RequireArgUnpacking)
 }
 
 sub rflush ($self) {
+    $self->{out} or return;
     $self->{out}->set_head($self->head_fields) if $self->{head_set} && !$self->{out}->has_head;
     $self->{out}->flush;
     return;
@@ -56,8 +57,12 @@ sub write ($self, $buffer, $length = undef, $offset = 0) {
 }
 
 sub _send ($self, $text) {
+    my $out = $self->{out}
+        // die 'Perennial sends a body only from the response phase, not from '
+        . Perennial::ModPerl->phase
+        . ": return a status (with custom_response for its text) instead\n";
     utf8::encode($text) if utf8::is_utf8($text);
-    $self->{out}->add($text);
+    $out->add($text);
     return length $text || '0E0';
 }
 

@@ -32,9 +32,12 @@ sub ap_auth_type ($self, @new) { $self->_env(AUTH_TYPE => @new) }
 # Apache->request, its decoded pairs in list context, as mod_perl 1 gave them
 sub args ($self, @new) {
     my $query = $self->_env(QUERY_STRING => @new) // '';
+    $query = undef    # None asked
+        if $query eq ''
+        && index($self->{env}{'perennial.url'} // $self->{env}{REQUEST_URI} // '', '?') < 0;
     return $query if !wantarray || @new || !$self->{mod_perl1};
     return map { tr/+/ /r =~ s/%([0-9A-Fa-f]{2})/chr hex $1/ger } map { split /=/, $_, 2 }
-        split /[&;]/, $query;
+        split /[&;]/, $query // '';
 }
 
 sub connection ($self) {
@@ -77,8 +80,12 @@ sub err_headers_out ($self) {
     return $self->{err_headers_out} //= Perennial::ModPerl::Table->new;
 }
 
-sub filename    ($self, @new)  { $self->_field(filename => @new) }
-sub handler     ($self, @new)  { $self->_field(handler  => @new) }
+sub filename ($self, @new) {
+    $self->_map if $self->{unmapped};
+    return $self->_field(filename => @new);
+}
+
+sub handler     ($self, @new)  { $self->_field(handler => @new) }
 sub header_in   ($self, $name) { $self->headers_in->get($name) }                    # mod_perl 1
 sub header_only ($self)        { $self->{env}{REQUEST_METHOD} eq 'HEAD' ? 1 : 0 }
 
@@ -134,7 +141,10 @@ sub notes ($self, @new) {
     return $self->{notes} //= Perennial::ModPerl::Table->new;
 }
 
-sub path_info ($self, @new) { $self->_field(path_info => @new) }
+sub path_info ($self, @new) {
+    $self->_map if $self->{unmapped};
+    return $self->_field(path_info => @new);
+}
 
 # The request's own Perl data: pnotes, pnotes(key), pnotes(key => value)
 sub pnotes ($self, @args) {
@@ -204,6 +214,19 @@ sub user ($self, @new) { $self->_env(REMOTE_USER => @new) }
 sub warn ($self, @message) {
     my $log = $self->_log or return;
     $log->warn($self->_who . join '', @message);
+    return;
+}
+
+# Where a URL that no file was looked for leads, as Apache's directory walk says: the existing
+# directories, then one more part of the path (a file, or what does not exist), and the rest
+# is path_info. Only when asked.
+sub _map ($self) {
+    my ($path, $rest) = @{delete $self->{unmapped}};
+    my @parts = grep {length} split m{/}, $rest;
+    $path =~ s{/+\z}{};
+    $path .= '/' . shift @parts while @parts && -d $path;
+    $self->{filename} //= $path;
+    $self->{path_info} //= @parts ? join '/', '', @parts : '';
     return;
 }
 

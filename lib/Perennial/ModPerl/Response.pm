@@ -27,6 +27,7 @@ sub internal_redirect ($self, $url) {
         'perennial.prev' => $self
     ) or die "internal_redirect to $url: more than 10 redirects in a row\n";
     $self->{out}->hand_over($dispatch->($new));
+    Perennial::ModPerl->make_current($self);
     return;
 }
 
@@ -120,27 +121,37 @@ sub unprinted_response ($self) {
     push @keep, Location => $location if defined $location && $status < 400;
     my $res    = Perennial::ErrorPage->response($status, $self->{env}, @keep);
     my $custom = $self->{custom} && $self->{custom}{$status} // return $res;
-    $res = Perennial::ErrorDocument->apply($self->{env}, {error_documents => {$status => $custom}},
-        $res, $self->{site}{dispatch});
+    $res = Perennial::ErrorDocument->apply(
+        $self->{env}, {error_documents => {$status => $custom}},
+        $res,
+        $self->{site}{dispatch},
+        'perennial.prev' => $self
+    );
     return Plack::Util::response_cb($res, sub ($page) { push @{$page->[1]}, @keep; return });
 }
 
 # Asked by the output before the first bytes: the head set through the object, and whether
 # those bytes are a printed head to merge over it
 sub head_for_output ($self, $bytes) {
-    return () unless $self->{head_set} && !$self->{head_sent};
+    return ()                      if $self->{head_sent};
+    return (0, $self->head_fields) if $self->{own_head};    # A handler's: printed bytes are body
+    return () unless $self->{head_set};
     return ($bytes =~ /\A$TOKEN:/ ? 1 : 0, $self->head_fields);
 }
 
 # The head as set so far, as the fields a script would print: the output reads them by the same
 # rules (a Location without a Status redirects, no CR or LF in a value)
+# (A handler module's head has a status always, and a Content-Type only when one was set.)
 sub head_fields ($self) {
     my @lang = @{$self->{content_languages} // []};
+    my $own  = $self->{module};
     return (
-        (defined $self->{status} ? (Status => $self->{status}) : ()),
-        'Content-Type' => $self->{content_type} // 'text/html',
-        (   defined $self->{content_encoding}
-            ? ('Content-Encoding' => $self->{content_encoding})
+        (defined $self->{status} || $own ? (Status => $self->{status} // 200) : ()),
+        (   defined $self->{content_type}
+                || !$own ? ('Content-Type' => $self->{content_type} // 'text/html')
+            : ()
+        ),
+        (   defined $self->{content_encoding} ? ('Content-Encoding' => $self->{content_encoding})
             : ()
         ),
         (@lang                    ? ('Content-Language' => join ', ', @lang)              : ()),

@@ -1,0 +1,113 @@
+package Perennial::Executor::Handler;
+use v5.36;
+use Perennial::ErrorPage;
+use Perennial::Executor::Environment;
+use Perennial::Executor::Output;
+use Perennial::ModPerl;
+use Perennial::Watchdog;
+
+# The response phase of a mod_perl handler module (SetHandler modperl or perl-script with
+# PerlResponseHandler My::Handler): the handlers run with the request object the earlier phases
+# had, and what they return becomes the response as Apache makes it. The body is what they
+# print through $r (and, under perl-script, to STDOUT); the head is the one set through $r
+# (with PerlOptions +ParseHeaders, a printed CGI head is read over it). OK or DONE: the
+# response as made (with nothing printed, the head alone); DECLINED with nothing printed: the
+# file the URL maps to, as Apache's default handler serves it; an HTTP status with nothing
+# printed: Apache's page for it. Under perl-script, %ENV holds the CGI variables (unless
+# PerlSetupEnv Off) and STDIN reads the request body, as mod_perl sets them up.
+
+my ($OK, $DECLINED, $DONE) = (0, -1, -2);    # Apache2::Const's
+
+sub new ($class, %args) {
+    return bless {
+        log         => $args{log},
+        phases      => $args{phases},
+        limits      => $args{limits},
+        perl_script => ($args{handler} // '') eq 'perl-script' ? 1 : 0,
+        parse       => $args{parse_headers}                    ? 1 : 0,
+        env         => Perennial::Executor::Environment->new(%args),
+        vars        => $args{dir_config},
+    }, $class;
+}
+
+# The response, delayed; $declined serves the URL as the default handler would
+sub serve ($self, $env, $r, $declined) {
+    Perennial::Watchdog::arm(@{$self->{limits}})   if $self->{limits};
+    $env->{'perennial.dir_config'} = $self->{vars} if $self->{vars};
+    return sub ($respond) { $self->respond($env, $r, $respond, $declined) };
+}
+
+sub respond ($self, $env, $r, $respond, $declined) {
+    my $out = Perennial::Executor::Output->new(respond => $respond);
+    @$r{qw(out own_head module)} = ($out, !$self->{parse}, 1);
+    $r->{site}{environment}      = $self->{env};
+    $out->{request}              = $r;
+    my $rc = $self->_run($env, $r, $out);
+    delete $out->{request};
+    return if $out->handed_over;    # $r->internal_redirect answered
+    return $self->_after_output($r, $out, $rc, $respond)
+        if $out->printed || $rc == $OK || $rc == $DONE;
+    my $res = $rc == $DECLINED ? $declined->() : $self->{phases}->answer($r, perl_response => $rc);
+    return ref $res eq 'CODE' ? $res->($respond) : $respond->($res);
+}
+
+# What was printed goes out as it is; a handler that failed after its body began ends the
+# connection, one that failed before has its output replaced by a 500
+sub _after_output ($self, $r, $out, $rc, $respond) {
+    if ($r->{died}) {
+        die "PerlResponseHandler failed after its response began\n" if $out->started;
+        return $respond->(Perennial::ErrorPage->response(500, $r->{env}));
+    }
+    $r->log_error("PerlResponseHandler returned $rc after it sent a body: the body stands")
+        if $rc != $OK && $rc != $DONE && $rc != $DECLINED;
+    $out->set_head($r->head_fields) unless $out->has_head;
+    my $bad = $out->finish or return;
+    $r->log_error("PerlResponseHandler: $bad");
+    return $respond->(Perennial::ErrorPage->response(500, $r->{env}));
+}
+
+# The handlers run with what perl-script sets up around them
+sub _run ($self, $env, $r, $out) {
+    my $phases = $self->{phases};
+    return $phases->run($r, 'perl_response') unless $self->{perl_script};    # %ENV left clean
+    my $path_info = $r->path_info // '';
+    my $uri       = $r->uri;
+    my $hit       = {
+        file        => $r->filename,
+        path_info   => $path_info,
+        script_name => substr($uri, 0, length($uri) - length $path_info),
+    };
+    Perennial::Executor::Environment->apply($self->{env}->groups($env, $hit));
+    delete $ENV{PATH_INFO} unless length $path_info;    # As mod_perl sets it: only with a value
+    local *STDIN = $env->{'psgi.input'};
+    local *STDOUT;
+    tie *STDOUT, 'Perennial::Executor::Output', $out;
+    my $rc = $phases->run($r, 'perl_response');
+    {
+        no warnings 'untie';   ## no critic (ProhibitNoWarnings) the executor still holds the object
+        untie *STDOUT;
+    }
+    return $rc;
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Executor::Handler - the response phase of a mod_perl handler module
+
+=head1 SYNOPSIS
+
+    my $executor = Perennial::Executor::Handler->new(log => $log, phases => $phases,
+        handler => 'modperl', parse_headers => 0, setup_env => 1);
+    my $res = $executor->serve($env, $r, sub { $static_answer });
+
+=head1 DESCRIPTION
+
+Runs the C<PerlResponseHandler> list of the request (see L<Perennial::ModPerl::Phases>) and
+answers as Apache does for each return code: see the comment at the top of the module and
+L<Perennial::Manual::Scripts>.
+
+=cut

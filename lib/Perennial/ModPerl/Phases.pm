@@ -1,0 +1,262 @@
+package Perennial::ModPerl::Phases;
+use v5.36;
+use Scalar::Util qw(blessed looks_like_number);
+use Perennial::Executor;
+use Perennial::Executor::Environment;
+use Perennial::ModPerl;
+use Perennial::ModPerl::Handler;
+
+# mod_perl's request phases, for a request whose sections name handlers for them: one request
+# object from the first phase to the last, and each phase run as Apache runs it. Post read,
+# header parser and access before authentication; PerlAuthenHandler and PerlAuthzHandler
+# inside it, when the Require lines need a user (Perennial::Authz asks); type and fixup after;
+# the response (a handler module, or whatever the sections chose); log and cleanup once the
+# response has gone (psgix.cleanup). A handler returns OK or DECLINED to go on, DONE to end the
+# request, or an HTTP status to answer with (Apache's page for it, err_headers_out,
+# custom_response). In the phases that run every handler (RUN_ALL) the first other answer ends
+# the phase; in those that stop at the first handler that does not decline (RUN_FIRST:
+# authen, authz, type, response), that handler's answer is the phase's.
+
+my ($OK, $DECLINED, $DONE) = (0, -1, -2);    # Apache2::Const's
+
+my %DIRECTIVE = (
+    perl_post_read     => 'PerlPostReadRequestHandler',
+    perl_header_parser => 'PerlHeaderParserHandler',
+    perl_access        => 'PerlAccessHandler',
+    perl_authen        => 'PerlAuthenHandler',
+    perl_authz         => 'PerlAuthzHandler',
+    perl_type          => 'PerlTypeHandler',
+    perl_fixup         => 'PerlFixupHandler',
+    perl_response      => 'PerlResponseHandler',
+    perl_log           => 'PerlLogHandler',
+    perl_cleanup       => 'PerlCleanupHandler',
+);
+my %RUN_FIRST = map { $_ => 1 } qw(perl_authen perl_authz perl_type perl_response);
+my @KEYS      = sort keys %DIRECTIVE;
+
+sub new ($class, %args) { bless {log => $args{log}, top => $args{top}}, $class }
+
+# Whether merged settings name a handler for any phase
+sub wanted ($class, $set) {
+    (grep { $set->{$_} } @KEYS) ? 1 : 0;
+}
+
+# The directive a phase is named by
+sub directive ($class, $key) { $DIRECTIVE{$key} }
+
+# The request's object, made as its first phase begins; its log and cleanup phases are set to
+# run once the response has gone. $plan: the dispatcher's (settings, handler, root, file).
+sub open ($self, $env, $plan) {
+    my ($set, $root, $hit) = @$plan{qw(set root hit)};
+    my $top = $self->{top};
+    my $r   = Perennial::ModPerl->open_request(
+        $env,
+        {   location      => _location($set),
+            handler       => $plan->{handler},
+            log           => $self->{log},
+            document_root => $root ? $root->{dir}             : undef,
+            dispatch      => $top  ? sub ($e) { $$top->($e) } : undef,
+            set           => $set,
+        }
+    );
+    $env->{'perennial.dir_config'} = $set->{dir_config} if $set->{dir_config};
+
+    # No CGI variables of an earlier request in %ENV: perl-script sets this one's for its
+    # response phase (and a script's for the script), modperl none, as mod_perl does
+    Perennial::Executor::Environment->apply([]);
+    if (ref $hit && $hit->{file}) {
+        @$r{qw(filename path_info hit)} = (@$hit{qw(file path_info)}, $hit);
+    }
+    elsif ($root) { $r->{unmapped} = [$root->{dir}, $plan->{rest}] }
+    push @{$env->{'psgix.cleanup.handlers'}}, sub ($e) { $self->_close($r) }
+        if $env->{'psgix.cleanup'};
+    return $r;
+}
+
+# The phases before authentication, or after it: nothing to go on, or the answer and whether
+# Perennial made it (ErrorDocument may replace it), which a custom_response's is not
+sub before_auth ($self, $r) {
+    $self->_phases($r, qw(perl_post_read perl_header_parser perl_access));
+}
+sub after_auth ($self, $r) { $self->_phases($r, qw(perl_type perl_fixup)) }
+
+# What Perennial::Authz runs when the Require lines need a user: the request's PerlAuthenHandler
+# and PerlAuthzHandler, if it has them
+sub auth ($self, $r) {
+    my $set = $r->{set};
+    return unless $set->{perl_authen} || $set->{perl_authz};
+    return {
+        authen => $set->{perl_authen} && sub () { $self->_authen($r) },
+        authz  => $set->{perl_authz}  && sub () {
+            my $rc = $self->run($r, 'perl_authz');
+            return ()  if $rc == $DECLINED;
+            return (1) if $rc == $OK;
+            return (0, $self->answer($r, perl_authz => $rc));
+        },
+    };
+}
+
+# (user, auth type), or (undef, undef, the answer), or nothing when every handler declined
+sub _authen ($self, $r) {
+    my $rc = $self->run($r, 'perl_authen');
+    return ()                                                    if $rc == $DECLINED;
+    return (undef, undef, $self->answer($r, perl_authen => $rc)) if $rc != $OK;
+    my $user = $r->user;
+    return ($user, $r->ap_auth_type // 'Basic') if defined $user;
+    $r->log_error('PerlAuthenHandler returned OK but set no user: ', $r->uri);
+    return (undef, undef, $self->answer($r, perl_authen => 500));
+}
+
+# Once the response is made: the log phase sees its status when the response has gone
+sub finish ($self, $r, $res) {
+    my $status = sub ($code) { $r->{final_status} = $code };
+    if (ref $res eq 'ARRAY') { $status->($res->[0]) }
+    else {
+        my $inner = $res;
+        $res = sub ($respond) {
+            $inner->(sub ($answer) { $status->($answer->[0]); $respond->($answer) });
+        };
+    }
+    return $res if $r->{env}{'psgix.cleanup'};
+    return $self->_close_after($r, $res);    # A server without psgix.cleanup: as it is handed on
+}
+
+sub _close_after ($self, $r, $res) {
+    if (ref $res eq 'ARRAY') { $self->_close($r); return $res }
+    return sub ($respond) {
+        my @got = $res->($respond);
+        $self->_close($r);
+        return @got;
+    };
+}
+
+# Runs the handlers of a phase; the phase's answer (OK, DECLINED, DONE or a status)
+sub run ($self, $r, $key) {
+    my $status = $DECLINED;
+    for my $name (@{$r->{set}{$key} // []}) {
+        my $rc = $self->_call($r, $key, $name);
+        return $rc    if $RUN_FIRST{$key} ? $rc != $DECLINED : $rc != $OK && $rc != $DECLINED;
+        $status = $OK if $rc == $OK;
+    }
+    return $status;
+}
+
+# The answer to a request that a phase ended with a status: Apache's page for it (or the
+# custom_response), with err_headers_out and a redirect's Location; and whether Perennial made
+# it (so ErrorDocument may replace it), which a custom_response's is not
+sub answer ($self, $r, $key, $rc) {
+    my $env = $r->{env};
+    if ($rc == $DONE) {
+        return [$r->status, [$r->{err_headers_out} ? $r->{err_headers_out}->pairs : ()], []];
+    }
+    if ($rc < 100 || $rc > 599) {
+        $r->log_error(
+            "$DIRECTIVE{$key} returned $rc, which is not OK, DECLINED, DONE or an HTTP "
+                . 'status: ',
+            $r->uri
+        );
+        $rc = 500;
+    }
+    $self->{log}->warn("client $env->{REMOTE_ADDR} refused by $DIRECTIVE{$key} ($rc): "
+            . "$env->{REQUEST_METHOD} $env->{REQUEST_URI}")
+        if $rc >= 400 && $rc != 500 && $self->{log};
+    $r->{status} = $rc;
+    return $r->unprinted_response // [$rc, [], []];
+}
+
+sub _phases ($self, $r, @keys) {
+    my $set = $r->{set};
+    for my $key (grep { $set->{$_} } @keys) {
+        my $rc = $self->run($r, $key);
+        next if $rc == $OK || ($rc == $DECLINED);
+        return ($self->answer($r, $key, $rc), !$r->{custom});
+    }
+    return;
+}
+
+# One handler: its answer as a number (a value that is not one is OK, as mod_perl reads it;
+# exit is OK too); one that dies, or cannot be found, is a 500 with the reason in the log
+sub _call ($self, $r, $key, $name) {
+    my $phase   = $DIRECTIVE{$key};
+    my $handler = eval { Perennial::ModPerl::Handler->resolve($name) };
+    if (!$handler) {
+        $r->log_error("$phase $name: $@");
+        return 500;
+    }
+    local $ENV{MOD_PERL} = 'mod_perl/2.0.12';
+    my $rc = eval {
+        Perennial::ModPerl->in_phase(
+            $phase,
+            sub () {
+                Perennial::Executor->exits_request(
+                    sub () { Perennial::ModPerl::Handler->call($handler, $r) });
+            }
+        );
+    };
+    if (my $err = $@) {
+        return $OK if blessed $err && $err->isa('Perennial::Executor::Exit');
+        $r->log_error("$phase $name failed: " . ($err =~ s/\s+\z//r));
+        $r->{died} = 1;
+        return 500;
+    }
+    return looks_like_number($rc) ? int $rc : $OK;
+}
+
+# The log phase (the final status known), then the cleanups, then the object goes. As in
+# Apache, a request that an internal redirect made is logged as the one it came from (by that
+# one's handlers), and has only its cleanups.
+sub _close ($self, $r) {
+    return if $r->{closed}++;
+    if ($r->{set}{perl_log} && !$r->{prev}) {
+        local $r->{status} = $r->{final_status} // $r->{status};
+        $self->run($r, 'perl_log');
+    }
+    $self->run($r, 'perl_cleanup') if $r->{set}{perl_cleanup};
+    Perennial::ModPerl->close_request($r);
+    return;
+}
+
+# The path of the last <Location> of the request's sections, as $r->location says
+sub _location ($set) {
+    my ($last) = reverse grep { $_->{kind} eq 'location' } @{$set->{sections} // []};
+    return $last ? $last->{path} : '/';
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::ModPerl::Phases - mod_perl's request phases, run in Apache's order
+
+=head1 SYNOPSIS
+
+    my $phases = Perennial::ModPerl::Phases->new(log => $log, top => \$app);
+    if (Perennial::ModPerl::Phases->wanted($settings)) {
+        my $r = $phases->open($env, $plan);
+        my $answer = $phases->before_auth($r)
+            // Perennial::Authz->decide($settings, $env, $log, undef, $phases->auth($r))
+            // $phases->after_auth($r)
+            // respond();
+        return $phases->finish($r, $answer);
+    }
+
+=head1 DESCRIPTION
+
+Runs C<PerlPostReadRequestHandler>, C<PerlHeaderParserHandler> (and C<PerlInitHandler>, the
+same list in a section), C<PerlAccessHandler>, C<PerlAuthenHandler>, C<PerlAuthzHandler>,
+C<PerlTypeHandler>, C<PerlFixupHandler>, C<PerlResponseHandler> (through
+L<Perennial::Executor::Handler>), C<PerlLogHandler> and C<PerlCleanupHandler> with mod_perl 2's
+return-code semantics. The log and cleanup phases run after the response has been sent and
+logged (the server's C<psgix.cleanup>). A handler that dies is logged with its name and gives
+a 500; a refusal (4xx) is logged with the client, the phase and the request.
+
+=head1 METHODS
+
+=head2 answer, auth, before_auth, after_auth, directive, finish, new, open, run, wanted
+
+See the synopsis; C<run> runs one phase's handlers and returns its answer, C<answer> turns a
+status into the response Apache would send for it.
+
+=cut

@@ -1,0 +1,134 @@
+use v5.36;
+use lib 't/lib';
+use Test::More;
+use File::Path              qw(make_path);
+use MIME::Base64            qw(encode_base64);
+use Perennial::Test         qw(raw_request scratch_dir slurp start_server write_file);
+use Perennial::Test::Apache qw(apache_available apache_head start_apache);
+
+# A small mod_perl 2 application (t/modperl_app: response handlers of each kind, access,
+# authentication, authorization, header parser, fixup, log and cleanup handlers, PerlSetVar, an
+# internal redirect, custom_response) under Apache + mod_perl 2 and under Perennial with the
+# same configuration lines: every answer must be the same, and so must what the log and cleanup
+# handlers saw
+plan skip_all => 'apache2 and mod_perl are not installed (make test installs them)'
+    unless apache_available();
+
+my (%dir, %port, $apid, $srv);
+for my $who (qw(apache perennial)) {
+    my $dir = $dir{$who} = scratch_dir();
+    system('cp', '-R', "t/modperl_app/$_", "$dir/$_") == 0
+        or die "Can't copy $_\n"
+        for qw(lib scripts);
+    make_path(map {"$dir/$_"} qw(htdocs/early htdocs/static-guarded logs));
+    write_file("$dir/htdocs/file.txt",             "static\n");
+    write_file("$dir/htdocs/early/a.txt",          "early\n");
+    write_file("$dir/htdocs/static-guarded/b.txt", "guarded\n");
+    utime 1_000_000_000, 1_000_000_000, glob "$dir/htdocs/*.txt $dir/htdocs/*/*.txt";
+    system("chmod -R a+rX $dir && chmod a+rwx $dir/logs") == 0 or die;
+}
+my $site = slurp('t/modperl_app/site.conf');
+my $run  = scratch_dir();
+write_file(
+    "$dir{apache}/apache.conf",
+    apache_head(
+        $dir{apache}, 'HANDLERS_PORT',
+        qw(authz_core authz_user authn_core auth_basic alias mime perl)
+        )
+        . $site =~ s/\@DIR\@/$dir{apache}/gr
+);
+($apid, $port{apache}) = start_apache("$dir{apache}/apache.conf", 'HANDLERS_PORT', SITE_RUN => $run)
+    or BAIL_OUT(
+    'Apache did not start: ' . join ' ',
+    map { -e $_ ? slurp($_) : () } "$run/apache.out",
+    "$run/error.log"
+    );
+$srv = start_server(
+    workers => 1,
+    conf    => "ServerName localhost\n" . $site =~ s/\@DIR\@/$dir{perennial}/gr
+);
+$port{perennial} = $srv->port;
+
+my $alice    = 'Authorization: Basic ' . encode_base64('alice:secret', '');
+my @requests = (
+    ['/hello/x/y?a=1'],
+    ['/hello'],
+    ['/hello/file.txt'],
+    ['/plain'],
+    ['/method'],
+    ['/arrow'],
+    (   map { ["/codes?$_"] }
+            qw(empty status notfound redirect custom customurl internal declined
+            done die printhead stdout one err_headers x)
+    ),
+    (map { ["/pcodes?$_"] } qw(empty status redirect custom internal declined stdout)),
+    (map { ["/hcodes?$_"] } qw(printhead stdout status)),
+    ['/codes/file.txt?declined'],
+    ['/guarded'],
+    ['/guarded', 'X-Let-In: yes'],
+    ['/auth'],
+    ['/auth', $alice],
+    ['/auth', 'Authorization: Basic ' . encode_base64('alice:wrong', '')],
+    ['/auth', 'Authorization: Basic ' . encode_base64('bob:secret',  '')],
+    ['/auth', 'Authorization: Digest username="alice"'],
+    ['/authnoreq'],
+    ['/authonly', 'Authorization: Basic ' . encode_base64('bob:secret', '')],
+    ['/early/a.txt'],
+    ['/early/forbidden-early'],
+    ['/static-guarded/b.txt'],
+    ['/static-guarded/b.txt',    'X-Let-In: yes'],
+    ['/static-guarded/none.txt', 'X-Let-In: yes'],
+    ['/registry/notes.pl'],
+    ['/registry/notes.pl/more'],
+);
+
+# The fields the application's choices decide; Date, Server, framing and keep-alive are the
+# server's
+my %COMPARED = map { $_ => 1 } qw(content-type location x-handler x-err x-out www-authenticate
+    last-modified etag);
+
+for my $req (@requests) {
+    my ($path, @headers) = @$req;
+    my $want = _ask($port{apache},    $path, @headers);
+    my $got  = _ask($port{perennial}, $path, @headers);
+    my $what = "GET $path" . (@headers ? " ($headers[0])" : '');
+
+    # Apache adds its page for a status that is not one after a handler's body; Perennial
+    # sends the body alone (and says why in the log)
+    $want->{body} =~ s/<!DOCTYPE HTML.*\z//s if $path eq '/codes?one';
+    is $got->{status}, $want->{status}, "$what: status $want->{status}";
+    is_deeply $got->{head}, $want->{head}, "$what: headers";
+    is $got->{body}, $want->{body}, "$what: body"
+        or diag 'Perennial: ', $srv->error_log =~ /([^\n]*\[(?:error|warn)\][^\n]*)/g;
+}
+
+# The log and cleanup phases ran after each /hello request, in order, with the final status
+my @phases = map { [split /\n/, slurp("$dir{$_}/logs/phases.log")] } qw(apache perennial);
+ok scalar(@{$phases[0]}), 'the log and cleanup handlers ran under Apache';
+is_deeply $phases[1], $phases[0], 'and under Perennial they saw the same requests, in order'
+    or diag explain \@phases;
+
+# Every refusal is in the error log, with the phase that made it
+my $log = $srv->error_log;
+like $log, qr/refused by PerlAccessHandler \(403\): GET \/guarded/, 'an access refusal is logged';
+like $log, qr/PerlResponseHandler Demo::Codes failed: handler died on purpose/,
+    'a handler that died is logged with its name';
+like $log, qr/PerlResponseHandler returned 1 after it sent a body: the body stands/,
+    'a return value that is not an answer is logged';
+$srv->stop;
+
+# One request; the status code, the compared headers (every value, in order) and the body
+sub _ask ($port, $path, @headers) {
+    my $raw = raw_request($port,
+        join("\r\n", "GET $path HTTP/1.0", 'Host: localhost', @headers, '', ''));
+    my ($top, $content) = split /\r\n\r\n/, $raw, 2;
+    my ($status, @lines) = split /\r\n/, $top // '';
+    my @head = map { /\A([^:]+):\s*(.*)\z/ && $COMPARED{lc $1} ? (lc($1) . ": $2") : () } @lines;
+    return {
+        status => ($status // '') =~ m{\AHTTP/1\.\d (\d+)} ? $1 : 'none',
+        head   => [sort @head],
+        body   => $content // ''
+    };
+}
+
+done_testing;

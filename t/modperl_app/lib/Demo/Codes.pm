@@ -1,0 +1,61 @@
+package Demo::Codes;
+use strict;
+use warnings;
+use Apache2::RequestRec ();
+use APR::Table          ();
+use Apache2::RequestIO  ();
+use Apache2::Response   ();
+use Apache2::SubRequest ();
+use Apache2::Const -compile => qw(OK DECLINED DONE NOT_FOUND REDIRECT FORBIDDEN SERVER_ERROR);
+
+# A response handler whose answer the query string chooses: each return code and each way of
+# leaving the response to Apache
+sub handler {
+    my $r    = shift;
+    my $what = $r->args // '';
+    return Apache2::Const::OK if $what eq 'empty';
+    if ($what eq 'status') { $r->status(404); return Apache2::Const::OK }
+    return Apache2::Const::NOT_FOUND if $what eq 'notfound';
+    if ($what eq 'redirect') {
+        $r->headers_out->set(Location => 'http://localhost/elsewhere');
+        return Apache2::Const::REDIRECT;
+    }
+    if ($what eq 'custom') {
+        $r->custom_response(Apache2::Const::FORBIDDEN, "Come back tomorrow\n");
+        return Apache2::Const::FORBIDDEN;
+    }
+    if ($what eq 'customurl') {
+        $r->custom_response(Apache2::Const::FORBIDDEN, '/hello/from-custom');
+        return Apache2::Const::FORBIDDEN;
+    }
+    if ($what eq 'internal') {
+        $r->internal_redirect('/hello/inside?x=1');
+        return Apache2::Const::OK;
+    }
+    return Apache2::Const::DECLINED if $what eq 'declined';
+    if ($what eq 'done') {
+        $r->content_type('text/plain');
+        $r->print("done\n");
+        return Apache2::Const::DONE;
+    }
+    die "handler died on purpose\n" if $what eq 'die';
+    if ($what eq 'printhead') {
+        $r->print("Content-Type: text/x-printed\n\nbody\n");
+        return Apache2::Const::OK;
+    }
+    if ($what eq 'stdout') {
+        print "Content-Type: text/x-stdout\n\nby print\n";
+        return Apache2::Const::OK;
+    }
+    if ($what eq 'one') { $r->content_type('text/plain'); $r->print("one\n"); return 1 }
+    if ($what eq 'err_headers') {
+        $r->err_headers_out->set('X-Err' => 'kept');
+        $r->headers_out->set('X-Out' => 'dropped');
+        return Apache2::Const::NOT_FOUND;
+    }
+    $r->content_type('text/plain');
+    $r->print("default\n");
+    return Apache2::Const::OK;
+}
+
+1;
