@@ -14,6 +14,7 @@ use Perennial::ErrorPage;
 use Perennial::Executor::Environment;
 use Perennial::Executor::Errors;
 use Perennial::Executor::Inc;
+use Perennial::Executor::Layers;
 use Perennial::Executor::Lint;
 use Perennial::Executor::Output;
 use Perennial::ModPerl;
@@ -131,6 +132,13 @@ sub _compile ($self, $hit) {
         return if $msg =~ /\AToo late to run INIT block/;    # It runs, just after
         $warn->($msg) unless $reload && $msg =~ /\ASubroutine \S+ redefined /;
     };
+
+    # binmode STDOUT/STDERR at BEGIN time (use open qw(:std ...)) is the script's, kept with it
+    my %layers = map { $_ => Perennial::Executor::Layers->new } qw(stdout stderr);
+    local *STDOUT;
+    local *STDERR;
+    tie *STDOUT, 'Perennial::Executor::Layers', $layers{stdout};
+    tie *STDERR, 'Perennial::Executor::Layers', $layers{stderr};
     my ($compiled, $pragmas) = eval {
         Perennial::Executor::CGIPragmas->around_compile(
             sub () {
@@ -142,8 +150,15 @@ sub _compile ($self, $hit) {
             }
         );
     };
-    return (undef, $@ =~ s/\s+\z//r) unless $compiled;
-    $compiled->{cgi_pragmas} = $pragmas;
+    my $failed = $@;
+    {
+        no warnings 'untie';    ## no critic (ProhibitNoWarnings) %layers still holds the objects
+        untie *STDOUT;
+        untie *STDERR;
+    }
+    return (undef, $failed =~ s/\s+\z//r) unless $compiled;
+    $compiled->{cgi_pragmas}   = $pragmas;
+    $compiled->{"${_}_layers"} = $layers{$_} for grep { $layers{$_}->any } keys %layers;
     $self->{log}->warn("$file: -T is ignored: taint mode belongs to the whole interpreter")
         if $compiled->{taint};
 
@@ -239,8 +254,10 @@ sub _run_script ($self, $script, $hit, $env, $out) {
     local *STDOUT;
     tie *STDOUT, 'Perennial::Executor::Output', $out;
     my $file = $hit->{file};
+    $out->layers($script->{stdout_layers}->copy) if $script->{stdout_layers};
     local *STDERR;
     my $errors = tie *STDERR, 'Perennial::Executor::Errors', $script->{stderr};
+    $errors->reset_layers($script->{stderr_layers});
     local $SIG{__WARN__} = $script->{warn};
     local ($/, $,, $\, $", $;, $@) = ("\n", undef, undef, ' ', "\034", '');
     local @ARGV = $self->{env}->argv($env);

@@ -67,7 +67,13 @@ sub warn  ($self, $msg) { $self->_log(warn => $msg) if $self->{level} <= 2 }
 
 sub reopen ($self) {
     $self->{error} = $self->_open($self->{error_path}) if defined $self->{error_path};
-    $self->{error} //= \*STDERR;
+
+    # Without an ErrorLog, stderr through a handle of Perennial's own: layers an application
+    # pushes on STDERR (binmode STDERR, ':encoding(UTF-8)') do not reach the log's writes
+    if (!$self->{error}) {
+        open(my $fh, '>&=', fileno STDERR) or die "Can't write the error log to stderr: $!\n";
+        $self->{error} = $fh;
+    }
     $self->{access} = [map { [$self->_open($_->[0]), $_->[1]] } @{$self->{logs}}];
     delete $self->{access} unless @{$self->{access}};
 
@@ -89,6 +95,7 @@ sub _log ($self, $level, $msg) {
     my $line = sprintf "[%04d-%02d-%02dT%02d:%02d:%02d.%03d] [pid %d] [%s] %s\n", $t[5] + 1900,
         $t[4] + 1,
         @t[3, 2, 1, 0], ($t - int $t) * 1000, $$, $level, $msg;
+    utf8::encode($line) if utf8::is_utf8($line);    # Bytes, whatever the message held
     syswrite $out, $line;
 }
 

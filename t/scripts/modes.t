@@ -51,6 +51,15 @@ my @cases = (
         }
     ],
     ['inc.pl', {map { $_ => [('lib dirs in @INC: 0') x 3] } qw(cgi-bin perlrun registry)}],
+    [   'layers_utf8.pl',
+        {map { $_ => [("smile \xe2\x98\xba caf\xc3\xa9") x 3] } qw(cgi-bin perlrun registry)}
+    ],
+    [   'layers_open.pl',
+        {map { $_ => [("open \xe2\x98\xba caf\xc3\xa9") x 3] } qw(cgi-bin perlrun registry)}
+    ],
+    [   'layers_crlf.pl',
+        {map { $_ => [("a\r\nb\r\nwide \xe2\x98\xba") x 3] } qw(cgi-bin perlrun registry)}
+    ],
     [   'output.pl',
         {   map { $_ => [("syswrite ok\nselect and autoflush ok\nscript=path\nbegin=ran") x 3] }
                 qw(cgi-bin perlrun registry)
@@ -272,4 +281,12 @@ subtest 'CORE::exit kills only the worker; the client gets a 500' => sub {
 };
 
 $srv->stop;
+subtest 'the error log gets the bytes the layers made, whatever STDERR carries' => sub {
+    my $log = $srv->error_log;
+    like $log, qr/layers_open\.pl: a warning with \xe2\x98\xba/,
+        'a warning through :encoding(UTF-8): its UTF-8 bytes';
+    like $log, qr/Wide character in print at \S*layers_crlf\.pl line 8\./,
+        "wide characters with no layer: perl's warning, with the script's line";
+};
+
 done_testing;

@@ -1,5 +1,6 @@
 package Perennial::Executor::Errors;
 use v5.36;
+use Perennial::Executor::Layers;
 
 # The tied STDERR of a resident script: each line goes to the error log with the script's
 # path, as mod_cgi logs "stderr from SCRIPT: ..." for forked scripts
@@ -8,15 +9,25 @@ sub new ($class, $log, $file) { bless {log => $log, file => $file, buf => ''}, $
 
 # Tied with the object that new made: one per script, kept from request to request
 sub TIEHANDLE ($class, $self) {$self}
-sub BINMODE   ($self, @layer) {1}
-sub CLOSE     ($self)         { $self->flush; 1 }
-sub FILENO    ($self)         {undef}
+
+sub BINMODE ($self, @layer) {
+    ($self->{layers} //= Perennial::Executor::Layers->new)->push_layers(@layer);
+}
+sub CLOSE  ($self) { $self->flush; 1 }
+sub FILENO ($self) {undef}
 
 # Reopening STDERR inside a request is refused, quietly
 sub OPEN ($self, @args) {0}
 
+# The layers for a request: those the script asked for as it compiled, or none
+sub reset_layers ($self, $layers = undef) { $self->{layers} = $layers && $layers->copy }
+
 sub PRINT ($self, @list) {
-    $self->{buf} .= join($, // '', @list) . ($\ // '');
+    my $text = join($, // '', @list) . ($\ // '');
+    $self->{buf}
+        .= $self->{layers}     ? $self->{layers}->bytes($text)
+        : utf8::is_utf8($text) ? Perennial::Executor::Layers::plain($text)
+        :                        $text;
     $self->_lines;
     return 1;
 }

@@ -1,6 +1,7 @@
 package Perennial::Executor::Output;
 use v5.36;
 use Exporter qw(import);
+use Perennial::Executor::Layers;
 
 # What a CGI script prints, turned into a PSGI response. The CGI header block is parsed as
 # mod_cgi parses it; the body is buffered up to 8 KiB, and goes out as soon as the script
@@ -189,26 +190,38 @@ sub _parse_nph ($head) {
 
 # The tied-handle interface, for STDOUT of resident scripts
 sub TIEHANDLE ($class, $self) {$self}
-sub BINMODE   ($self, @layer) {1}
 sub CLOSE     ($self)         { $self->close; 1 }
 sub EOF       ($self)         {1}
 sub FILENO    ($self)         {undef}
 sub OPEN      ($self, @args)  {0}
 
+# binmode: the layers' bytes are what the client gets (Perennial::Executor::Layers)
+sub BINMODE ($self, @layer) { $self->layers->push_layers(@layer) }
+
+sub layers ($self, @new) {
+    $self->{layers} = $new[0] if @new;
+    return $self->{layers} //= Perennial::Executor::Layers->new;
+}
+
 sub PRINT ($self, @list) {
     $self->{autoflush} = $|;
-    return $self->add(join($, // '', @list) . ($\ // ''));
+    return $self->add(_bytes($self, join($, // '', @list) . ($\ // '')));
 }
 
 sub PRINTF ($self, $format, @list) {
     $self->{autoflush} = $|;
-    return $self->add(sprintf $format, @list);
+    return $self->add(_bytes($self, sprintf $format, @list));
 }
 
 sub WRITE ($self, $buf, $len = undef, $offset = 0) {
     $self->{autoflush} = $|;
     my $part = substr $buf, $offset, $len // length $buf;
-    return $self->add($part) ? length $part : undef;
+    return $self->add(_bytes($self, $part)) ? length $part : undef;
+}
+
+sub _bytes ($self, $text) {
+    return $self->{layers}->bytes($text) if $self->{layers};
+    return utf8::is_utf8($text) ? Perennial::Executor::Layers::plain($text) : $text;
 }
 
 1;

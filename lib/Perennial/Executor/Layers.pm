@@ -1,0 +1,88 @@
+package Perennial::Executor::Layers;
+use v5.36;
+use Carp   ();
+use Encode ();
+
+# The PerlIO layers a script pushes on its STDOUT or STDERR (binmode, `use open qw(:std ...)`),
+# which are tied handles in a resident script: what the layers would have made of the text is
+# made here, so the response and the error log get the bytes a real handle would carry. Text
+# with wide characters and no layer to encode it goes out as UTF-8 with perl's warning, as
+# perl does. Also the handle a script's BEGIN-time binmode reaches while it compiles, so the
+# layers it asked for are kept with it.
+
+# The warning names the script's line, not the tied handle's
+our @CARP_NOT = qw(Perennial::Executor::Output Perennial::Executor::Errors);
+
+sub new ($class, %from) { bless {encoding => $from{encoding}, crlf => $from{crlf} // 0}, $class }
+
+sub copy ($self) { (ref $self)->new(%$self) }
+
+# Whether any layer changes the bytes
+sub any ($self) { $self->{encoding} || $self->{crlf} ? 1 : 0 }
+
+# binmode HANDLE, LAYERS (no layers: :raw). False for an encoding Encode does not know.
+sub push_layers ($self, $layers = ':raw') {
+    for my $layer ($layers =~ /:([^:\s]+)/g) {
+        if    ($layer eq 'raw')   { @$self{qw(encoding crlf)} = (undef, 0) }
+        elsif ($layer eq 'bytes') { $self->{encoding}         = undef }
+        elsif ($layer eq 'utf8')  { $self->{encoding}         = Encode::find_encoding('utf8') }
+        elsif ($layer eq 'crlf')  { $self->{crlf}             = 1 }
+        elsif ($layer eq 'pop') {
+            $self->{encoding} ? ($self->{encoding} = undef) : ($self->{crlf} = 0);
+        }
+        elsif ($layer =~ /\Aencoding\(([^)]+)\)\z/) {
+            my $enc = Encode::find_encoding($1) or return 0;
+            $self->{encoding} = $enc;
+        }
+    }
+    return 1;
+}
+
+# The bytes a handle with these layers writes for the text
+sub bytes ($self, $text) {
+    $text =~ s/\n/\r\n/g if $self->{crlf};
+    return $self->{encoding} ? $self->{encoding}->encode($text) : plain($text);
+}
+
+# The bytes of text on a handle without layers: characters above 255 as UTF-8, with the
+# warning perl gives ("Wide character in print")
+sub plain ($text) {
+    return $text unless utf8::is_utf8($text);
+    my $copy = $text;
+    return $copy if utf8::downgrade($copy, 1);
+    Carp::carp('Wide character in print');
+    utf8::encode($text);
+    return $text;
+}
+
+# Tied while a script compiles: binmode at BEGIN time is recorded, output is dropped
+sub TIEHANDLE ($class, $self) {$self}
+sub BINMODE   ($self, @layer) { $self->push_layers(@layer) }
+sub PRINT     ($self, @list)  {1}
+sub PRINTF    ($self, @list)  {1}
+sub WRITE     ($self, @list)  {0}
+sub FILENO    ($self)         {undef}
+sub CLOSE     ($self)         {1}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Executor::Layers - what PerlIO layers make of a resident script's output
+
+=head1 SYNOPSIS
+
+    my $layers = Perennial::Executor::Layers->new;
+    $layers->push_layers(':encoding(UTF-8)');    # from the tied handle's BINMODE
+    my $bytes = $layers->bytes("caf\x{e9} \x{263a}\n");
+
+=head1 DESCRIPTION
+
+C<:utf8>, C<:encoding(NAME)> (any encoding Encode knows), C<:crlf>, C<:bytes>, C<:raw> and
+C<:pop> as perl applies them; C<:unix>, C<:perlio> and C<:stdio> change no bytes. Without an
+encoding layer, text with characters above 255 is written as UTF-8 with perl's "Wide character
+in print" warning.
+
+=cut
