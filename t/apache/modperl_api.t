@@ -2,8 +2,8 @@ use v5.36;
 use lib 't/lib';
 use Test::More;
 use File::Copy              qw(copy);
-use Perennial::Test         qw(raw_request scratch_dir start_server write_file);
-use Perennial::Test::Apache qw(apache_available apache_head start_apache);
+use Perennial::Test         qw(scratch_dir start_server write_file);
+use Perennial::Test::Apache qw(answer_of apache_available apache_head start_apache);
 
 # Scripts written against mod_perl 2's API (t/modperl/), run by ModPerl::Registry under
 # Apache + mod_perl 2 and by Perennial's Registry and PerlRun: every answer (status, the
@@ -74,7 +74,7 @@ my %COMPARED = map { $_ => 1 } qw(content-type location x-served-by x-multi set-
 
 for my $req (@requests) {
     my ($method, $path, @rest) = @$req;
-    my $want = _ask($aport, $method, "/registry$path", @rest);
+    my $want = answer_of($aport, \%COMPARED, $method, "/registry$path", @rest);
 
     # ModPerl::Registry returns the status a script set, and Apache then adds its page for that
     # status after the script's own body: Perennial sends the body alone
@@ -84,7 +84,7 @@ for my $req (@requests) {
         if $path eq '/conditions.pl' && !@rest;
     for my $mode (qw(registry perlrun)) {
         for my $round (1, 2) {
-            my $got  = _ask($srv->port, $method, "/$mode$path", @rest);
+            my $got  = answer_of($srv->port, \%COMPARED, $method, "/$mode$path", @rest);
             my $what = "$method /$mode$path" . ($round == 2 ? ' (again)' : '');
             is $got->{status}, $want->{status}, "$what: status $want->{status}";
             is_deeply $got->{head}, $want->{head}, "$what: headers";
@@ -96,21 +96,5 @@ for my $req (@requests) {
     }
 }
 $srv->stop;
-
-# One request; the status line's code, the compared headers (every value, in order) and the body
-sub _ask ($port, $method, $path, @rest) {
-    my $body    = @rest && $rest[-1] !~ /:/ ? pop @rest : '';
-    my @headers = (@rest, length $body ? ('Content-Length: ' . length $body) : ());
-    my $raw     = raw_request($port,
-        join("\r\n", "$method $path HTTP/1.0", 'Host: localhost', @headers, '', '') . $body);
-    my ($top, $content) = split /\r\n\r\n/, $raw, 2;
-    my ($status, @lines) = split /\r\n/, $top // '';
-    my @head = map { /\A([^:]+):\s*(.*)\z/ && $COMPARED{lc $1} ? (lc($1) . ": $2") : () } @lines;
-    return {
-        status => ($status // '') =~ m{\AHTTP/1\.\d (\d+)} ? $1 : 'none',
-        head   => [sort @head],
-        body   => $content // ''
-    };
-}
 
 done_testing;

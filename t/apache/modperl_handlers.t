@@ -3,8 +3,8 @@ use lib 't/lib';
 use Test::More;
 use File::Path              qw(make_path);
 use MIME::Base64            qw(encode_base64);
-use Perennial::Test         qw(raw_request scratch_dir slurp start_server write_file);
-use Perennial::Test::Apache qw(apache_available apache_head start_apache);
+use Perennial::Test         qw(scratch_dir slurp start_server write_file);
+use Perennial::Test::Apache qw(answer_of apache_available apache_head start_apache);
 
 # A small mod_perl 2 application (t/modperl_app: response handlers of each kind, access,
 # authentication, authorization, header parser, fixup, log and cleanup handlers, PerlSetVar, an
@@ -89,8 +89,8 @@ my %COMPARED = map { $_ => 1 } qw(content-type location x-handler x-err x-out ww
 
 for my $req (@requests) {
     my ($path, @headers) = @$req;
-    my $want = _ask($port{apache},    $path, @headers);
-    my $got  = _ask($port{perennial}, $path, @headers);
+    my $want = answer_of($port{apache},    \%COMPARED, GET => $path, @headers);
+    my $got  = answer_of($port{perennial}, \%COMPARED, GET => $path, @headers);
     my $what = "GET $path" . (@headers ? " ($headers[0])" : '');
 
     # Apache adds its page for a status that is not one after a handler's body; Perennial
@@ -116,19 +116,5 @@ like $log, qr/PerlResponseHandler Demo::Codes failed: handler died on purpose/,
 like $log, qr/PerlResponseHandler returned 1 after it sent a body: the body stands/,
     'a return value that is not an answer is logged';
 $srv->stop;
-
-# One request; the status code, the compared headers (every value, in order) and the body
-sub _ask ($port, $path, @headers) {
-    my $raw = raw_request($port,
-        join("\r\n", "GET $path HTTP/1.0", 'Host: localhost', @headers, '', ''));
-    my ($top, $content) = split /\r\n\r\n/, $raw, 2;
-    my ($status, @lines) = split /\r\n/, $top // '';
-    my @head = map { /\A([^:]+):\s*(.*)\z/ && $COMPARED{lc $1} ? (lc($1) . ": $2") : () } @lines;
-    return {
-        status => ($status // '') =~ m{\AHTTP/1\.\d (\d+)} ? $1 : 'none',
-        head   => [sort @head],
-        body   => $content // ''
-    };
-}
 
 done_testing;

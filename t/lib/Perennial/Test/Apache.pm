@@ -2,13 +2,13 @@ package Perennial::Test::Apache;
 use v5.36;
 use Exporter qw(import);
 use IO::Socket::IP;
-use Perennial::Test qw(http_request start_program);
+use Perennial::Test qw(http_request raw_request start_program);
 
 # The reference: Debian's Apache 2.4, started by the test itself in the foreground with its own
 # configuration, port and run directory (never the system's instance), and one request as raw
 # bytes answered as (status, headers, body) so two servers' answers can be compared.
 
-our @EXPORT_OK = qw(apache_available apache_head request start_apache);
+our @EXPORT_OK = qw(answer_of apache_available apache_head request start_apache);
 
 sub apache_available () {
     return -x '/usr/sbin/apache2' && -e '/usr/lib/apache2/modules/mod_perl.so';
@@ -39,6 +39,24 @@ sub start_apache ($conf, $port_var, %env) {
         sub ($port) { IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $port) },
         "$env{SITE_RUN}/apache.out"
     );
+}
+
+# One HTTP/1.0 request as raw bytes, for comparing two servers' answers: the status code, the
+# header fields named in %$compared (lower case, every value, sorted) and the body. @rest:
+# header lines, then a body (the last item without a colon)
+sub answer_of ($port, $compared, $method, $path, @rest) {
+    my $body    = @rest && $rest[-1] !~ /:/ ? pop @rest : '';
+    my @headers = (@rest, length $body ? ('Content-Length: ' . length $body) : ());
+    my $raw     = raw_request($port,
+        join("\r\n", "$method $path HTTP/1.0", 'Host: localhost', @headers, '', '') . $body);
+    my ($top, $content) = split /\r\n\r\n/, $raw, 2;
+    my ($status, @lines) = split /\r\n/, $top // '';
+    my @head = map { /\A([^:]+):\s*(.*)\z/ && $compared->{lc $1} ? (lc($1) . ": $2") : () } @lines;
+    return {
+        status => ($status // '') =~ m{\AHTTP/1\.\d (\d+)} ? $1 : 'none',
+        head   => [sort @head],
+        body   => $content // ''
+    };
 }
 
 # One request, as Perennial::Test's http_request
