@@ -95,6 +95,11 @@ sub serves_something ($class, $config) {
         || defined $config->app ? 1 : 0;
 }
 
+# What a section may hold and still need no walk: anything else (an access rule, a Perl*Handler,
+# a Redirect, an ErrorDocument ...) is for the dispatcher to apply
+my %PLAIN = map { $_ => 1 }
+    qw(kind match path re handler app app_path id file line request_deadline slow_request_time);
+
 # A single application for every URL, as plackup runs it: no walk at all
 sub _plain_app ($config, $sections) {
     return
@@ -104,7 +109,10 @@ sub _plain_app ($config, $sections) {
         || defined $config->document_root
         || %{$config->server_dir};
     my $sec = $sections->[0];
-    return if $sec->{path} ne '/' || ($sec->{handler} // '') ne 'psgi' || $sec->{require};
+    return
+           if $sec->{path} ne '/'
+        || ($sec->{handler} // '') ne 'psgi'
+        || grep { !$PLAIN{$_} } keys %$sec;
     return _time_limits($config, $sec, _load($sec->{app_path}, _where($sec)));
 }
 

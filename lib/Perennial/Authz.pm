@@ -15,7 +15,7 @@ use Perennial::ErrorPage;
 # undef when the request may go on (REMOTE_USER set if a user was needed), else the answer.
 # $perl: the request's PerlAuthenHandler and PerlAuthzHandler phases, when it has them.
 sub decide ($class, $set, $env, $log, $default = undef, $perl = undef) {
-    my $rules  = $set->{require} // $default;
+    my $rules  = $default // $set->{require};
     my $compat = $set->{access_compat};
     return unless $rules || $compat;
     my $r    = {addr => $env->{REMOTE_ADDR}, env => $env, vars => $set->{set_env} // {}};
@@ -28,7 +28,7 @@ sub decide ($class, $set, $env, $log, $default = undef, $perl = undef) {
             if !$host_ok && (!$any || !$tree);
     }
     return if _holds($tree, $r);
-    my $where = $set->{require} ? $set->{where} // 'a section' : 'Require local by default';
+    my $where = $default ? 'Require local by default' : $set->{where} // 'a section';
     return _refuse($env, $log, "Require ($where)") unless _needs_user($tree);
     return _authenticate($set, $env, $log, {tree => $tree, r => $r, where => $where}, $perl);
 }

@@ -97,7 +97,7 @@ sub plan ($self, $env) {
         finder  => $finder,
         handler => $handler,
         kind    => _kind($handler, $set),
-        guard   => $handler =~ /status\z/ ? $LOCAL : undef,    # Require local unless told
+        guard   => $handler =~ /status\z/ ? _guard($set) : undef,
         perl    => Perennial::ModPerl::Phases->wanted($set),
     };
     $plan->{authz} = $set->{require} || $set->{access_compat} || $plan->{guard} ? 1 : 0;
@@ -254,6 +254,14 @@ sub _handler ($self, $set, $root, $hit) {
     return $handler // 'default-handler';
 }
 
+# A status page is for the local host unless a <Location> of its own says who may see it (a
+# <Directory> granting the document root to all does not count)
+sub _guard ($set) {
+    my $told = grep { $_->{kind} eq 'location' && ($_->{require} || $_->{access_compat}) }
+        @{$set->{sections}};
+    return $told ? undef : $LOCAL;
+}
+
 # What a handler's kind of work is: perl-script and modperl run Registry scripts when their
 # PerlResponseHandler is ModPerl::Registry or the like, and a handler module otherwise
 sub _kind ($handler, $set) {
@@ -346,7 +354,8 @@ Perennial::Dispatch - a request's way through the configuration, as Apache's
 Translates the URL (the first C<Alias>/C<ScriptAlias> that covers it, in the order written,
 else C<DocumentRoot>: L<Perennial::Dispatch::Files>), finds the file unless a C<< <Location> >> hands the URL to a PSGI
 application or a status page, merges the sections that match (L<Perennial::Walk>), checks
-their C<Require> lines (status pages: C<Require local> unless they have their own), and
+their C<Require> lines (status pages: C<Require local> unless their C<< <Location> >> has its
+own), and
 runs the handler: C<SetHandler>, else C<AddHandler> for the file's extensions, else
 C<cgi-script> under a C<ScriptAlias>, else static files (L<Perennial::Static>). A directory
 URL without its slash gets 301 to it (C<DirectorySlash>); with it, the first C<DirectoryIndex>

@@ -87,12 +87,13 @@ sub _merge ($bases, $secs, $key) {
         $set{$_}    = $sec->{$_} for grep { defined $sec->{$_} } @SCALARS;
         $set{mount} = $sec->{path} =~ s{/+\z}{}r    # Where an application is mounted: /x/ is /x
             if defined $sec->{app} || ($sec->{handler} // '') =~ /status\z/;
-        $set{where} = "$sec->{file} line $sec->{line}" if $sec->{file} && $sec->{require};
+        $set{where} = _place($sec) if $sec->{require};
 
         # A section with its own Require lines replaces what it inherits (AuthMerging Off), and
         # one with Order, Allow or Deny all of those (mod_access_compat has no merge)
-        $set{require}       = $sec->{require}       if $sec->{require};
-        $set{access_compat} = $sec->{access_compat} if $sec->{access_compat};
+        $set{require}       = $sec->{require} if $sec->{require};
+        $set{access_compat} = {%{$sec->{access_compat}}, where => _place($sec)}
+            if $sec->{access_compat};
         _add_up(\%set, $sec);
         _options(\%options, $_) for @{$sec->{options} // []};
     }
@@ -100,6 +101,9 @@ sub _merge ($bases, $secs, $key) {
     $set{exec_cgi} = $options{ExecCGI} ? 1 : 0;
     return \%set;
 }
+
+# Where a section was written, for the log lines of the refusals it makes
+sub _place ($sec) { $sec->{file} ? "$sec->{file} line $sec->{line}" : 'the server level' }
 
 # The settings that add up rather than replace
 sub _add_up ($set, $sec) {

@@ -4,19 +4,20 @@ use Test::More;
 use Cwd ();
 use IO::Socket::IP;
 use Perennial::Access;
-use Perennial::Test qw(configtest start_server);
+use Perennial::Test qw(configtest scratch_dir start_server);
 
 # Status pages answer this host only, unless Require says otherwise (Apache 2.4's
 # mod_authz_host); any location can have Require lines
 
-sub get_from ($srv, $from, $path) {
+sub get_from ($srv, $from, $path, @headers) {
     my $sock = IO::Socket::IP->new(
         LocalHost => $from,
         PeerHost  => '127.0.0.1',
         PeerPort  => $srv->port,
         Timeout   => 5
     ) or die "Can't connect from $from: $@";
-    print {$sock} "GET $path HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    print {$sock} join "\r\n", "GET $path HTTP/1.1", 'Host: x', 'Connection: close', @headers, '',
+        '';
     local $/;
     my $out = <$sock> // '';
     return $out =~ m{\AHTTP/1\.1 (\d+)} ? $1 : 'none';
@@ -77,11 +78,50 @@ subtest 'Require ip: other clients get 403 and a log line' => sub {
     $srv->stop;
 };
 
+subtest 'the default holds whatever a Directory grants, and a lone PSGI Location keeps its rules' =>
+    sub {
+    my $docroot = scratch_dir();
+    my $srv     = start_server(
+        workers => 1,
+        conf    => <<"CONF");
+RemoteIPHeader X-Forwarded-For
+RemoteIPInternalProxy 127.0.0.1
+DocumentRoot $docroot
+<Directory $docroot>
+    Require all granted
+</Directory>
+<Location /server-status>
+    SetHandler server-status
+</Location>
+CONF
+    is get_from($srv, '127.0.0.1', '/server-status', 'X-Forwarded-For: 192.0.2.9'), 403,
+        'a client that is not local is refused, though the document root is granted to all';
+    is get_from($srv, '127.0.0.1', '/server-status'), 200, 'the local host still gets it';
+    like $srv->error_log, qr/client 192\.0\.2\.9 denied by Require \(Require local by default\)/,
+        'and the refusal says why';
+    $srv->stop;
+
+    # One <Location /> with a PSGI application is served without the walk: unless it holds
+    # anything the walk applies
+    $srv = start_server(
+        workers => 1,
+        conf    => "<Location />\n  SetHandler psgi\n  PSGIApp "
+            . Cwd::abs_path('t/psgi/pid.psgi')
+            . "\n  Order deny,allow\n  Deny from all\n  Allow from 127.0.0.2\n</Location>\n"
+    );
+    is get_from($srv, '127.0.0.1', '/'), 403, 'Deny from all in the only section is enforced';
+    is get_from($srv, '127.0.0.2', '/'), 200, 'and its Allow from';
+    like $srv->error_log, qr/client 127\.0\.0\.1 denied by Order\/Allow\/Deny \(\S+ line \d+\)/,
+        'the refusal names the section';
+    $srv->stop;
+    };
+
 subtest 'configuration errors name the file and line' => sub {
     my ($out, $code) = configtest(
         "<Location /s>\n  SetHandler server-status\n  Require expr true\n</Location>\n"
             . "<Directory /tmp>\n  SetHandler perl-status\n</Directory>\n"
-            . "<Location /t>\n  SetHandler server-status\n  Require ip nowhere\n</Location>\n",
+            . "<Location /t>\n  SetHandler server-status\n  Require ip nowhere\n</Location>\n"
+            . "<Location /u>\n  <RequireAll>\n    Require not ip 10.1.2.3\n  </RequireAll>\n</Location>\n",
         'bad.conf'
     );
     isnt $code, 0, 'configtest fails';
@@ -90,6 +130,8 @@ subtest 'configuration errors name the file and line' => sub {
         qr{bad\.conf line 5: <Directory /tmp>: SetHandler perl-status belongs in a plain <Location>},
         'Directory';
     like $out, qr/bad\.conf line 10: Require ip: 'nowhere' is not an address/, 'bad address';
+    like $out, qr/bad\.conf line 13: <RequireAll> holds only negative rules/,
+        'a RequireAll that could never grant, as Apache refuses it';
 };
 
 done_testing;

@@ -252,7 +252,6 @@ sub _allow_deny ($set, $which, $from, @hosts) {
         return "\u$which from: $rule" unless ref $rule;
         push @{$set->{access_compat}{$which}}, $rule;
     }
-    $set->{access_compat}{where} = "$set->{file} line $set->{line}" if $set->{file};
     return;
 }
 

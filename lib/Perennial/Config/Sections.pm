@@ -73,34 +73,38 @@ sub _authz_container ($item, $kind, $errors, $within) {
             . ($within eq 'any' ? 'outside <RequireAll>' : 'inside <RequireNone>');
         return;
     }
-    my @nodes;
-    for my $inner (@{$item->{items}}) {
-        my $at = "$inner->{file} line $inner->{line}";
-        if ($inner->{section}) {
-            my ($sub) = $inner->{section} =~ /\ARequire(All|Any|None)\z/i
-                or push(@$errors, "$at: <$inner->{section}> cannot be inside <$item->{section}>"),
-                next;
-            my $node = _authz_container($inner, lc $sub, $errors, $kind);
-            push @nodes, $node if $node;
-            next;
-        }
-        if (lc $inner->{name} ne 'require') {
-            push @$errors,
-                "$at: only Require lines and Require sections go inside <$item->{section}>";
-            next;
-        }
-        my $rule = Perennial::Access->parse(@{$inner->{args}});
-        if (!ref $rule) { push @$errors, "$at: $rule"; next }
-        if ($rule->{not} && $kind ne 'all') {
-            push @$errors, "$at: a negated Require has no effect in <$item->{section}>";
-            next;
-        }
-        push @nodes, $rule;
-    }
-    return push(@$errors, "$item->{file} line $item->{line}: <$item->{section}> holds no Require")
+    my @nodes = grep {defined} map { _authz_node($item, $_, $kind, $errors) } @{$item->{items}};
+    my $at    = "$item->{file} line $item->{line}: <$item->{section}>";
+    return push(@$errors, "$at holds no Require") && undef unless @nodes;
+
+    # As Apache (AH01624): rules that can only refuse, alone, could never let anyone in
+    return push(@$errors,
+        "$at holds only negative rules (Require not, <RequireNone>), so it could never grant access"
+        )
         && undef
-        unless @nodes;
+        if $kind eq 'all'
+        && !grep { !$_->{not} && !$_->{none_of} } @nodes;
     return {"${kind}_of" => \@nodes};
+}
+
+# One thing inside a Require section: a Require line or a Require section, as a node
+sub _authz_node ($item, $inner, $kind, $errors) {
+    my $at = "$inner->{file} line $inner->{line}";
+    if ($inner->{section}) {
+        my ($sub) = $inner->{section} =~ /\ARequire(All|Any|None)\z/i
+            or return
+            push(@$errors, "$at: <$inner->{section}> cannot be inside <$item->{section}>") && undef;
+        return _authz_container($inner, lc $sub, $errors, $kind);
+    }
+    return
+        push(@$errors, "$at: only Require lines and Require sections go inside <$item->{section}>")
+        && undef
+        if lc $inner->{name} ne 'require';
+    my $rule = Perennial::Access->parse(@{$inner->{args}});
+    return push(@$errors, "$at: $rule") && undef unless ref $rule;
+    return push(@$errors, "$at: a negated Require has no effect in <$item->{section}>") && undef
+        if $rule->{not} && $kind ne 'all';
+    return $rule;
 }
 
 # How a section matches: a plain path (Location: whole segments; Directory: it and below), a
