@@ -128,7 +128,8 @@ sub _dispatch ($with, $log, %args) {
         log           => $log,
         top           => $with->{top},
         build         => sub ($handler, $set, $root = undef, $phases = undef) {
-            _handler_app($with, $log, $handler, $set, $root, $phases);
+            my $place = {root => $root, docroot => $args{document_root}, host => $args{host}};
+            _handler_app($with, $log, $handler, $set, $place, $phases);
         },
     );
     _check_locations($args{sections}, $dispatch);
@@ -155,7 +156,8 @@ sub _host ($with, $log, $host, $main_sections) {
         sections      => [@$main_sections, @{$v->{sections} // []}],
         aliases       => [@{$v->{aliases} // []}, @{$config->aliases}],
         document_root => $v->{document_root} // $config->document_root,
-        base          => [$config->server_dir, $v->{server_dir} // {}]
+        base          => [$config->server_dir, $v->{server_dir} // {}],
+        host          => $host->{name} // 'default'
     );
     return {
         addrs    => $host->{addrs},
@@ -201,7 +203,7 @@ sub _load_handlers ($sec, $where) {
     for my $key (grep { $sec->{$_} } Perennial::Config::Handlers::phase_keys()) {
         for my $name (@{$sec->{$key}}) {
             eval { Perennial::ModPerl::Handler->resolve($name); 1 }
-                or die "$where" . Perennial::ModPerl::Phases->directive($key) . " $name: $@";
+                or die "$where" . Perennial::Config::Handlers::directive_of($key) . " $name: $@";
         }
     }
 }
@@ -214,7 +216,8 @@ sub _status_app ($config, $server, $handler) {
 
 # What serves a set of merged settings: the PSGI application or status page (loaded at start),
 # or an executor for the scripts below a root
-sub _handler_app ($with, $log, $handler, $set, $root, $phases) {
+# $place: the root the URL maps into, the DocumentRoot and the virtual host of the dispatcher
+sub _handler_app ($with, $log, $handler, $set, $place, $phases) {
     my ($config, $built) = @$with{qw(config built)};
     if ($handler eq 'psgi') {
         my $app = $built->{"app $set->{app_path}"} //= _load($set->{app_path}, '');
@@ -224,10 +227,27 @@ sub _handler_app ($with, $log, $handler, $set, $root, $phases) {
         if $handler =~ /status\z/;
 
     # mod_cgi runs what a ScriptAlias maps to without Options ExecCGI
-    my %set = (%$set, handler => $handler);
+    my %set  = (%$set, handler => $handler);
+    my $root = $place->{root};
     $set{exec_cgi} = 1 if $root && $root->{script} && $handler eq 'cgi-script';
-    return _new_handler($config, $log, $root, \%set, $phases) if $phases;
-    return _new_executor($config, $log, $with->{top}, $root->{url}, $root->{dir}, \%set);
+    my %common = _common($config, \%set, $place->{docroot} // $config->document_root);
+    if ($phases) {
+        return Perennial::Executor::Handler->new(
+            %common,
+            phases    => $phases,
+            handler   => $handler,
+            root      => $root ? $root->{dir} : $common{document_root},
+            setup_env => $set{setup_env} // $config->setup_env
+        );
+    }
+    return _new_executor(
+        $config, \%set, %common,
+        root     => $root->{dir},
+        location => $root->{url} || '/',
+        log      => $log,
+        dispatch => $with->{top},
+        host     => $place->{host}
+    );
 }
 
 # A script <Location> that no Alias, ScriptAlias or DocumentRoot maps to files is a mistake
@@ -249,37 +269,11 @@ sub _types ($config) {
     return Perennial::MimeTypes->new(file => $file);
 }
 
-# A mod_perl response handler's executor: the phases run its handlers
-sub _new_handler ($config, $log, $root, $set, $phases) {
-    my $deadline = $set->{request_deadline}  // $config->request_deadline;
-    my $slow     = $set->{slow_request_time} // $config->slow_request_time;
-    return Perennial::Executor::Handler->new(
-        log           => $log,
-        phases        => $phases,
-        handler       => $set->{handler},
-        parse_headers => $set->{parse_headers},
-        limits        => ($deadline || $slow ? [$deadline, $slow] : undef),
-        dir_config    => $set->{dir_config},
-        root          => $root ? $root->{dir} : $config->document_root,
-        document_root => $config->document_root,
-        pass_auth     => $set->{pass_auth},
-        setup_env     => $set->{setup_env} // $config->setup_env,
-        set_env       => {%{$set->{set_env} // {}}, $config->passed_env(@{$set->{pass_env} // []})},
-        perl_env      =>
-            {%{$set->{perl_env} // {}}, $config->passed_env(@{$set->{perl_pass_env} // []})},
-    );
-}
-
-sub _new_executor ($config, $log, $top, $url, $dir, $set) {
-    my $deadline = $set->{request_deadline}  // $config->request_deadline;
-    my $slow     = $set->{slow_request_time} // $config->slow_request_time;
-    my %common   = (
-        root       => $dir,
-        location   => $url || '/',
-        log        => $log,
-        dispatch   => $top,
-        exec_cgi   => $set->{exec_cgi} // 0,
-        limits     => ($deadline || $slow ? [$deadline, $slow] : undef),
+# What every executor of a set of merged settings is made with: its time limits, PerlSetVar,
+# and what its CGI variables are made from
+sub _common ($config, $set, $docroot) {
+    return (
+        limits     => _limits($config, $set),
         dir_config => $set->{dir_config},
         pass_auth  => $set->{pass_auth},
         set_env    => {    # The server level's are in $set already: it is merged onto them
@@ -288,10 +282,16 @@ sub _new_executor ($config, $log, $top, $url, $dir, $set) {
         perl_env => {      # PerlSetEnv and PerlPassEnv, which PerlSetupEnv Off keeps
             %{$set->{perl_env} // {}}, $config->passed_env(@{$set->{perl_pass_env} // []})
         },
-        document_root => $config->document_root // $dir,
+        document_root => $docroot,
     );
+}
+
+# A script directory's executor: mod_cgi, or Registry/PerlRun as the handler's policy says
+sub _new_executor ($config, $set, %args) {
+    $args{document_root} //= $args{root};
+    $args{exec_cgi} = $set->{exec_cgi} // 0;
     if ($set->{handler} eq 'cgi-script') {
-        return Perennial::Executor::CGI->new(%common, name => 'CGI', timeout => $config->timeout);
+        return Perennial::Executor::CGI->new(%args, name => 'CGI', timeout => $config->timeout);
     }
     my $name   = $set->{response_handler};
     my $policy = Perennial::Config::Handlers::handler_policy($name);
@@ -300,7 +300,7 @@ sub _new_executor ($config, $log, $top, $url, $dir, $set) {
         ? {cache => 'mtime', flush => 0, reset_inc => 0}
         : {cache => 'never', flush => 1, reset_inc => 1};
     return Perennial::Executor->new(
-        %common,
+        %args,
         name      => $name,
         policy    => {%$run, chdir => $policy->{chdir}},
         check     => $set->{script_check} // $policy->{check} // 'always',
@@ -367,11 +367,16 @@ sub _files ($dir) {
 }
 
 # RequestDeadline and SlowRequestTime of a location, or else the server's, for the watchdog
-sub _time_limits ($config, $set, $app) {
+# RequestDeadline and SlowRequestTime of a set: [deadline, slow], or nothing when neither is on
+sub _limits ($config, $set) {
     my $deadline = $set->{request_deadline}  // $config->request_deadline;
     my $slow     = $set->{slow_request_time} // $config->slow_request_time;
-    return $app unless $deadline || $slow;
-    return sub ($env) { Perennial::Watchdog::arm($deadline, $slow); $app->($env) };
+    return $deadline || $slow ? [$deadline, $slow] : undef;
+}
+
+sub _time_limits ($config, $set, $app) {
+    my $limits = _limits($config, $set) or return $app;
+    return sub ($env) { Perennial::Watchdog::arm(@$limits); $app->($env) };
 }
 
 1;

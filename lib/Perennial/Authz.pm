@@ -84,9 +84,8 @@ sub _failed ($set, $env, $log, $why) {
             . Perennial::Log::Format::clean($why)
             . "): $env->{REQUEST_METHOD} $env->{REQUEST_URI}")
         if $log;
-    my $realm = ($set->{auth_name} // 'Restricted') =~ s/"/\\"/gr;
     return Perennial::ErrorPage->response(401, $env,
-        'WWW-Authenticate' => qq{Basic realm="$realm"});
+        Perennial::Auth::Basic->challenge($set->{auth_name} // 'Restricted'));
 }
 
 sub _refuse ($env, $log, $by) {

@@ -43,7 +43,7 @@ sub new ($class, %args) {
         apps   => {},
         plans  => {},
         files  => Perennial::Dispatch::Files->new(%args{qw(aliases document_root walk)}),
-        phases => Perennial::ModPerl::Phases->new(log => $args{log}, top => $args{top}),
+        phases => Perennial::ModPerl::Phases->new(%args{qw(log top document_root)}),
     }, $class;
     return $self;
 }
@@ -160,7 +160,7 @@ sub _phased ($self, $env, $depth, $plan) {
     if (!$res && $plan->{authz}) {
         $res = Perennial::Authz->decide($plan->{set}, $env, $self->{log}, $plan->{guard},
             $phases->auth($r));
-        $own = !$r->{custom};
+        $own = $phases->made_here($r, $res);
     }
     ($res, $own) = $phases->after_auth($r)                 unless $res;
     ($res, $own) = $self->_handle($env, $depth, $plan, $r) unless $res;
@@ -179,7 +179,7 @@ sub _handle ($self, $env, $depth, $plan, $r = undef) {
     my $executor = $plan->{executor} //= $self->_executor($plan);
     local $env->{SCRIPT_NAME} = $env->{SCRIPT_NAME} . $plan->{root}{url};
     local $env->{PATH_INFO}   = $plan->{rest};
-    return ($executor->serve($env, $hit), 1);    # An array is its own error; a script streams
+    return ($executor->serve($env, $hit, $r), 1);    # An array is its own error; a script streams
 }
 
 # A mod_perl response handler; if it declines, the file the URL maps to, as Apache's default
@@ -191,7 +191,7 @@ sub _module ($self, $env, $depth, $plan, $r) {
 
 sub _declined ($self, $env, $depth, $plan) {
     my $root   = $plan->{root} or return $self->_missing($env, 404);
-    my $finder = $self->{files}->finder($root, 'always');
+    my $finder = $self->{files}->finder($root, $plan->{set}{script_check} // 'always');
     my $hit    = Perennial::Dispatch::Files->find($finder, $root, $plan->{rest}, $env);
     return $self->_missing($env, $hit // 404) unless ref $hit;
     return $self->_refused($env, $hit)                         if $hit->{status};
@@ -240,7 +240,13 @@ sub _mounted ($self, $env, $plan) {
     return $app->($env) unless length $mount && index($path, $mount) == 0;
     my $script = $env->{SCRIPT_NAME};
     @$env{qw(SCRIPT_NAME PATH_INFO)} = ($script . $mount, substr $path, length $mount);
-    return Plack::Util::response_cb($app->($env),
+    my $res = $app->($env);
+
+    if (ref $res eq 'ARRAY') {    # Answered already: nothing to wait for
+        @$env{qw(SCRIPT_NAME PATH_INFO)} = ($script, $path);
+        return $res;
+    }
+    return Plack::Util::response_cb($res,
         sub ($r) { @$env{qw(SCRIPT_NAME PATH_INFO)} = ($script, $path); return });
 }
 
@@ -266,10 +272,9 @@ sub _guard ($set) {
 # PerlResponseHandler is ModPerl::Registry or the like, and a handler module otherwise
 sub _kind ($handler, $set) {
     my $kind = $KIND{$handler} // 'none';
-    return $kind if $kind ne 'script' || $handler eq 'cgi-script';
-    return Perennial::Config::Handlers::handler_policy($set->{response_handler} // '')
-        ? 'script'
-        : 'module';
+    return $kind    if $kind ne 'script' || $handler eq 'cgi-script';
+    return 'script' if Perennial::Config::Handlers::handler_policy($set->{response_handler} // '');
+    return $set->{perl_response} ? 'module' : 'none';    # No handler at all: never the source
 }
 
 sub _missing ($self, $env, $status) {
@@ -282,8 +287,12 @@ sub _missing ($self, $env, $status) {
 # A handler Perennial does not have (AddHandler type-map, a PHP handler ...): never the file's
 # source as text, as Apache would not send it either
 sub _no_handler ($self, $env, $handler, $hit) {
-    $self->{log}->error("handler '$handler' is not one Perennial has, for $hit->{file} "
-            . "(request $env->{REQUEST_METHOD} $env->{REQUEST_URI})")
+    my $why
+        = $handler =~ /\A(?:perl-script|modperl)\z/
+        ? "handler $handler has no PerlResponseHandler here"
+        : "handler '$handler' is not one Perennial has";
+    $self->{log}
+        ->error("$why, for $hit->{file} (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})")
         if $self->{log};
     return Perennial::ErrorPage->response(500, $env);
 }

@@ -24,12 +24,12 @@ sub apply ($class, $env, $set, $res, $dispatch, @extra) {
             push @keep, $name, $value if $name =~ /\A(?:WWW-Authenticate|Allow)\z/i;
         }
     );
-    my $page
-        = $action =~ m{\A/}
+    my $page = $action =~ m{\A/}
         ? $dispatch->(
         Perennial::Subrequest->env(
             $env, $action,
             REDIRECT_STATUS         => $status,
+            'perennial.status'      => $status,    # The page's own status to begin with
             REDIRECT_URL            => $env->{REQUEST_URI} =~ s/\?.*\z//sr,
             REDIRECT_QUERY_STRING   => $env->{QUERY_STRING} // '',
             REDIRECT_REQUEST_METHOD => $env->{REQUEST_METHOD},

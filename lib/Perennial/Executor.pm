@@ -13,6 +13,7 @@ use Perennial::Executor::Compiler;
 use Perennial::ErrorPage;
 use Perennial::Executor::Environment;
 use Perennial::Executor::Errors;
+use Perennial::Executor::Exit;    # Before any script compiles: exit ends the request
 use Perennial::Executor::Inc;
 use Perennial::Executor::Layers;
 use Perennial::Executor::Lint;
@@ -30,28 +31,8 @@ use Perennial::Watchdog;
 #             stay the script's own (Perennial::Executor::Inc)
 #   chdir     run with the script's directory as the current directory
 
-my $IN_REQUEST  = 0;
 my %POLICY_KEYS = map { $_ => 1 } qw(cache flush reset_inc chdir);
 my @SIGNALS     = qw(ALRM CHLD HUP INT PIPE TERM USR1 USR2 __DIE__);
-
-# exit in a script ends the request, not the worker (compiled scripts call this)
-BEGIN {
-    *CORE::GLOBAL::exit = sub : prototype(;$) ($code = 0) {
-        CORE::exit($code) unless $IN_REQUEST;
-        die bless {code => $code}, 'Perennial::Executor::Exit';
-    };
-}
-
-# Runs code that may call exit (a mod_perl handler): exit ends the request, not the worker
-sub exits_request ($class, $code) {
-    my $was = $IN_REQUEST;
-    $IN_REQUEST = 1;
-    my @got = eval { $code->() };
-    my $err = $@;
-    $IN_REQUEST = $was;
-    die $err if $err;
-    return $got[0];
-}
 
 sub new ($class, %args) {
     my $policy = $args{policy} or croak 'policy is required';
@@ -66,8 +47,7 @@ sub new ($class, %args) {
         exec_cgi => $args{exec_cgi} // 1,
         dispatch => $args{dispatch},
         limits   => $args{limits},
-        vars     => $args{dir_config},
-        root_ns  => _root_namespace($args{name} // 'Executor', $args{location}),
+        root_ns  => _root_namespace($args{name} // 'Executor', $args{location}, $args{host}),
         site     => undef,
         cache    => {},
         home     => getcwd(),
@@ -80,6 +60,7 @@ sub new ($class, %args) {
     my $dispatch = $args{dispatch};
     $self->{site} = {
         location      => $args{location} // '/',
+        dir_config    => $args{dir_config},
         handler       => 'perl-script',
         log           => $self->{log},
         document_root => $args{document_root} // $args{root},
@@ -176,23 +157,23 @@ sub _compile ($self, $hit) {
     return ($compiled, undef);
 }
 
-sub _error_page ($self, $status) { Perennial::ErrorPage->response($status) }
+sub _error_page ($self, $status, $env = undef) { Perennial::ErrorPage->response($status, $env) }
 
-# A script already found (by the dispatcher, which walked the configuration for it)
-sub serve ($self, $env, $hit) {
-    Perennial::Watchdog::arm(@{$self->{limits}})   if $self->{limits};
-    $env->{'perennial.dir_config'} = $self->{vars} if $self->{vars};
+# A script already found (by the dispatcher, which walked the configuration for it); $r, the
+# request object of a request whose mod_perl phases run, which the script gets too
+sub serve ($self, $env, $hit, $r = undef) {
+    Perennial::Watchdog::arm(@{$self->{limits}}) if $self->{limits};
     if (!$self->{exec_cgi}) {
         $self->{log}->error("Options ExecCGI is off in this directory: $hit->{file}");
-        return $self->_error_page(403);
+        return $self->_error_page(403, $env);
     }
     my ($script, $err, $status) = $self->prepare($hit);
     if (!$script) {
         $self->{log}
             ->error("$hit->{file}: $err (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})");
-        return $self->_error_page($status // 500);
+        return $self->_error_page($status // 500, $env);
     }
-    return sub ($respond) { $self->respond($script, $hit, $env, $respond) };
+    return sub ($respond) { $self->respond($script, $hit, $env, $respond, $r) };
 }
 
 sub _internal_redirect ($self, $env, $location, $respond) {
@@ -202,19 +183,24 @@ sub _internal_redirect ($self, $env, $location, $respond) {
         $self->{log}->error("local redirect to $location not followed ("
                 . ($top ? 'too many' : 'no dispatcher')
                 . ')');
-        return $respond->($self->_error_page(500));
+        return $respond->($self->_error_page(500, $env));
     }
     my $res = $top->($new);
     return ref $res eq 'CODE' ? $res->($respond) : $respond->($res);
 }
 
-sub respond ($self, $script, $hit, $env, $respond) {
+sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {
     my $out = Perennial::Executor::Output->new(
         respond => $respond,
         nph     => $hit->{nph}
     );
-    my ($died, $r) = $self->_run($script, $hit, $env, $out);
-    return if $out->handed_over && !$died;    # $r->internal_redirect answered
+    my ($died, $r) = $self->_run($script, $hit, $env, $out, $phased);
+    if ($out->handed_over) {    # $r->internal_redirect answered: whatever came after is logged
+        $self->{log}->error("$hit->{file} (request $env->{REQUEST_METHOD} $env->{REQUEST_URI}) "
+                . "after its internal redirect: $died")
+            if $died;
+        return;
+    }
     my $local = !$out->started && !$out->error && $out->local_redirect;
     return $self->_internal_redirect($env, $local, $respond) if $local && !$died;
     return if !$died && $r && $self->_unprinted($r, $out, $respond);
@@ -222,7 +208,7 @@ sub respond ($self, $script, $hit, $env, $respond) {
     return unless $bad;
     my $where = "$hit->{file} (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})";
     $self->{log}->error("$where: $bad");
-    return $respond->($self->_error_page(500)) unless $out->started;
+    return $respond->($self->_error_page(500, $env)) unless $out->started;
     die "script failed after its response began\n";    # The server closes the connection
 }
 
@@ -240,16 +226,16 @@ sub _unprinted ($self, $r, $out, $respond) {
 
 # The script runs with the CGI environment (in %ENV unless PerlSetupEnv is Off, and put back
 # afterwards), STDIN, STDOUT and a clean set of globals
-sub _run ($self, $script, $hit, $env, $out) {
+sub _run ($self, $script, $hit, $env, $out, $phased) {
     Perennial::Executor::Environment->apply($self->{env}->groups($env, $hit));
-    return $self->_run_script($script, $hit, $env, $out) unless $script->{writes_env};
+    return $self->_run_script($script, $hit, $env, $out, $phased) unless $script->{writes_env};
 
     # A script that writes %ENV itself gets the whole environment back afterwards
     local %ENV = %ENV;
-    return $self->_run_script($script, $hit, $env, $out);
+    return $self->_run_script($script, $hit, $env, $out, $phased);
 }
 
-sub _run_script ($self, $script, $hit, $env, $out) {
+sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     local *STDIN = $env->{'psgi.input'};
     local *STDOUT;
     tie *STDOUT, 'Perennial::Executor::Output', $out;
@@ -277,7 +263,7 @@ sub _run_script ($self, $script, $hit, $env, $out) {
     my $chdir = $self->{policy}{chdir};
     my $error = $chdir && !chdir $hit->{dir} ? "Can't chdir to the script's directory: $!" : undef;
     Perennial::Executor::Inc::enter($script);
-    Perennial::ModPerl->begin($env, $hit, $out, $self->{site});
+    Perennial::ModPerl->begin($env, $hit, $out, $self->{site}, $phased);
     $error
         //= $self->_call($script, $file, $script->{request} ? Perennial::ModPerl->current : undef);
     my $r = Perennial::ModPerl->end;    # The request object, if anything asked for it
@@ -303,17 +289,13 @@ sub _call ($self, $script, $file, $r) {
         no strict 'refs';  ## no critic (ProhibitNoStrict) the script's own DATA handle, per request
         *{"$script->{package}::DATA"} = $data;
     }
-    $IN_REQUEST = 1;
+    local $Perennial::Executor::Exit::IN_REQUEST = 1;
     my $ok  = eval { $script->{code}->($r // (), $file); 1 };
-    my $err = $@;
-    if (!$ok && !(blessed $err && $err->isa('Perennial::Executor::Exit'))) {
-        $err = ($err || 'unknown error') =~ s/\s+\z//r;
-    }
-    else { $err = undef }
+    my $err = $ok
+        || Perennial::Executor::Exit->caught($@) ? undef : ($@ || 'unknown error') =~ s/\s+\z//r;
     for my $end (@{$script->{ends}}) {
         eval { $end->(); 1 } or $self->{log}->error("$file: END block died: " . ($@ =~ s/\s+\z//r));
     }
-    $IN_REQUEST = 0;
     return $err;
 }
 
@@ -332,11 +314,13 @@ sub _cleanup ($self, $script) {
     return;
 }
 
-# Scripts compile into packages named from the handler, the location (one segment, so a
-# location and a path never make the same name) and the file: the same file under two
-# locations is two scripts, each with its own globals and check policy
-sub _root_namespace ($name, $location) {
+# Scripts compile into packages named from the handler, the virtual host (as ModPerl::Registry's
+# NameWithVirtualHost), the location (one segment, so a location and a path never make the
+# same name) and the file: the same file under two locations, or two hosts, is two scripts,
+# each with its own globals and check policy
+sub _root_namespace ($name, $location, $host = undef) {
     my $root = 'Perennial::ROOT::' . $name =~ s/[^A-Za-z0-9_:]/_/gr;
+    $root .= '::' . Perennial::Executor::Compiler->package_part("host $host") if defined $host;
     return $root unless defined $location;
     return "${root}::" . Perennial::Executor::Compiler->package_part($location);
 }

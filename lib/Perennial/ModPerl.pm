@@ -2,6 +2,7 @@ package Perennial::ModPerl;
 use v5.36;
 use Scalar::Util ();
 use Perennial::Config::Conditional;
+use Perennial::Executor::Exit;
 use Perennial::ModPerl::Access;
 use Perennial::ModPerl::Const;
 use Perennial::ModPerl::RequestIO;
@@ -16,10 +17,9 @@ use Perennial::ModPerl::Table;
 # modules of libapache2-mod-perl2 only work inside Apache, so the names are taken here before
 # any script loads.
 
-my @PENDING;                         # The request running in this process: (env, hit, output, site)
-my $NOW;                             # The request object of the request running in this process
-my $PHASE = 'PerlPostConfigHandler'; # What ModPerl::Util::current_callback says
-my $RUNNING;                         # The request phase whose handlers run now
+my @PENDING;     # The request running in this process: (env, hit, output, site)
+our $NOW;        # The request object of the code running now
+our $RUNNING;    # The request phase whose code runs now
 
 # The modules mod_perl code loads that Perennial provides
 my @PROVIDED = qw(Apache2::RequestRec Apache2::RequestIO Apache2::RequestUtil Apache2::Response
@@ -28,17 +28,18 @@ my @PROVIDED = qw(Apache2::RequestRec Apache2::RequestIO Apache2::RequestUtil Ap
     ModPerl::Util mod_perl2 Apache Apache::Constants);
 $INC{s{::}{/}gr . '.pm'} //= __FILE__ for @PROVIDED;
 
-# A request begins. Its object is made when first asked for (by the script's arguments, or by
-# ->request from anywhere), cheaply: tables and the rest when they are asked for in turn.
-# %site: what the handler knows (location, handler name, log, document_root, environment,
-# dispatch for custom responses and internal redirects). A request whose mod_perl phases run
-# (Perennial::ModPerl::Phases) has its object already: the script gets that one.
-sub begin ($class, $env, $hit, $out, $site) {
-    if (my $r = $env->{'perennial.request'}) {
+# A script's request begins. Its object is made when first asked for (by the script's
+# arguments, or by ->request from anywhere), cheaply: tables and the rest when they are asked
+# for in turn. %site: what the handler knows (location, handler name, log, document_root,
+# dir_config, environment, dispatch for custom responses and internal redirects). A request
+# whose mod_perl phases run (Perennial::ModPerl::Phases) has its object already, $r: the script
+# gets that one.
+sub begin ($class, $env, $hit, $out, $site, $r = undef) {
+    @PENDING = ();
+    if ($r) {
         @$r{qw(hit out site filename path_info)}
             = ($hit, $out, $site, $hit->{file}, $hit->{path_info});
         $out->{request} = $r;
-        @PENDING = ();
         return $NOW = $r;
     }
     @PENDING = ($env, $hit, $out, $site);
@@ -46,27 +47,20 @@ sub begin ($class, $env, $hit, $out, $site) {
     return;
 }
 
-# A request whose mod_perl phases run from its start: its object, made now and kept in the
-# environment until the request is closed. %site as for begin, with the merged settings.
+# A request whose mod_perl phases run from its start: its object, made now; the dispatcher
+# hands it to each phase and to the handler. %site as for begin, with the merged settings.
 sub open_request ($class, $env, $site) {
     my $r = $class->_make($env, undef, undef, $site);
-    @$r{qw(phased set outer)} = (1, $site->{set}, $NOW);
-    @PENDING = ();
-    return $NOW = $env->{'perennial.request'} = $r;
+    $r->{set} = $site->{set};
+    return $r;
 }
 
-# The phased request is over: its cleanups run, and the request around it (an internal
-# redirect's) is current again
+# The phased request is over: its cleanups run, and it lets go of its output and file
 sub close_request ($class, $r) {
-    delete $r->{env}{'perennial.request'};
     $class->_cleanups($r);
-    my $outer = delete $r->{outer};
-    $NOW = $outer if $NOW && $NOW == $r;
+    delete @$r{qw(out hit)};
     return;
 }
-
-# The request whose code runs again (an internal redirect came back)
-sub make_current ($class, $r) { $NOW = $r }
 
 sub _make ($class, $env, $hit, $out, $site) {
     my $r = bless {
@@ -88,14 +82,13 @@ sub _make ($class, $env, $hit, $out, $site) {
 
 # The script ended: the object no longer answers for the output, and is no longer current;
 # its PerlCleanupHandlers and pool cleanups run (a failure is logged, the worker goes on),
-# unless the request goes on through its phases
+# unless the request goes on through its phases (they run when it closes)
 sub end ($class) {
     @PENDING = ();
     my $r = $NOW // return;
-    delete $r->{out}{request} if $r->{out};
-    return $r                 if $r->{phased};
     undef $NOW;
-    $class->_cleanups($r);
+    delete $r->{out}{request} if $r->{out};
+    $class->_cleanups($r) unless $r->{set};
     return $r;
 }
 
@@ -104,44 +97,48 @@ sub _cleanups ($class, $r) {
         (map { ['pushed handler', $_, $r] } @{$r->{cleanup} // []}),
         (map { ['pool cleanup',   @$_] } $r->{pool} ? @{$r->{pool}{cleanups}} : ())
     );
-    $class->run_phase(PerlCleanupHandler => $r->_log, \@cleanups) if @cleanups;
+    $class->run_phase(PerlCleanupHandler => $r->_log, \@cleanups, $r) if @cleanups;
     return;
 }
 
 sub current ($class, @ignored) { $NOW //= @PENDING ? $class->_make(@PENDING) : undef }
 
-# Runs [name, code, arguments] as the phase named (what current_callback says meanwhile): the
+# Runs [name, code, arguments] as the phase named, for the request $r if there is one: the
 # worker's child init and exit hooks, a request's cleanups. One that dies is logged with its
-# name, and the rest run.
-sub run_phase ($class, $phase, $log, $calls) {
+# name, and the rest run; one that calls exit has ended.
+sub run_phase ($class, $phase, $log, $calls, $r = undef) {
     for my $call (@$calls) {
         my ($name, $code, @args) = @$call;
-        eval {
-            $class->in_phase($phase, sub () { $code->(@args) });
+        next if eval {
+            $class->in_phase($phase, $r, sub () { $code->(@args) });
             1;
-        } or do {
-            $log->error("$phase $name failed in worker $$: " . ($@ =~ s/\s+\z//r)) if $log;
         };
+        next if Perennial::Executor::Exit->caught($@);
+        $log->error("$phase $name failed in worker $$: " . ($@ =~ s/\s+\z//r)) if $log;
     }
     return;
 }
 
-# Runs code as the request phase named (what current_callback says meanwhile)
-sub in_phase ($class, $phase, $code) {
-    my $was = $RUNNING;
-    $RUNNING = $phase;
-    my @got = eval { $code->() };
-    my $err = $@;
-    $RUNNING = $was;
-    die $err if $err;
-    return $got[0];
+# Runs code as the phase named (what current_callback says meanwhile), with $r as the request
+# that Apache2::RequestUtil->request gives, and exit ending the code rather than the worker
+sub in_phase ($class, $phase, $r, $code) {
+    local $RUNNING                               = $phase;
+    local $NOW                                   = $r;
+    local $Perennial::Executor::Exit::IN_REQUEST = 1;
+    return $code->();
+}
+
+# The request object that runs code on, for the time it runs: an internal redirect's own
+# request is current meanwhile, and this one again after
+sub keeping_current ($class, $r, $code) {
+    local $NOW = $r;
+    return $code->();
 }
 
 # The phase code runs in: the phase running, else the response phase while a request runs (its
-# object made or not), else what the process does (start-up)
-sub phase ($class, @new) {
-    $PHASE = $new[0] if @new;
-    return $RUNNING // (@PENDING || $NOW ? 'PerlResponseHandler' : $PHASE);
+# object made or not), else start-up (what the manager loads runs as PostConfig)
+sub phase ($class) {
+    return $RUNNING // (@PENDING || $NOW ? 'PerlResponseHandler' : 'PerlPostConfigHandler');
 }
 
 package Apache2::RequestRec;    ## no critic (ProhibitMultiplePackages)

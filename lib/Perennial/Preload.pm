@@ -35,7 +35,6 @@ sub load ($self, $config) {
     # mod_perl); scripts compiled later see the CGI environment, as under mod_cgi.
     $ENV{MOD_PERL_API_VERSION} = 2;    ## no critic (RequireLocalizedPunctuationVars)
     local $ENV{MOD_PERL} = 'mod_perl/2.0.12';
-    Perennial::ModPerl->phase('PerlPostConfigHandler');
     $self->_refresh if $again;
     Perennial::ModPerl::Handler->forget;
     for my $file (@{$config->requires}) {

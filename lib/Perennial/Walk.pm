@@ -1,5 +1,6 @@
 package Perennial::Walk;
 use v5.36;
+use Perennial::Config::Handlers;
 
 # Which sections apply to a request, and what they add up to, in Apache 2.4's order:
 # <Directory> sections from the shortest path to the longest (in the order written when two
@@ -10,11 +11,14 @@ use v5.36;
 # set of matching sections and kept.
 
 # Settings that a later section replaces when it has them
-my @SCALARS = qw(handler app app_path mount response_handler setup_env parse_headers
-    script_check request_deadline slow_request_time directory_index directory_slash force_type
-    default_charset auth_type auth_name auth_user_file pass_auth perl_response perl_post_read
-    perl_header_parser perl_access perl_authen perl_authz perl_type perl_fixup perl_log
-    perl_cleanup);
+# (a section's list of mod_perl handlers for a phase replaces the one it inherits, as mod_perl's
+# default)
+my @SCALARS = (
+    qw(handler app app_path mount response_handler setup_env parse_headers script_check
+        request_deadline slow_request_time directory_index directory_slash force_type
+        default_charset auth_type auth_name auth_user_file pass_auth),
+    Perennial::Config::Handlers::phase_keys()
+);
 
 sub new ($class, %args) {
     my @sections = @{$args{sections} // []};

@@ -61,6 +61,7 @@ my @requests = (
             qw(empty status notfound redirect custom customurl internal declined
             done die printhead stdout one err_headers x)
     ),
+    (map { ["/codes?$_"] } qw(customscript custom401)),
     (map { ["/pcodes?$_"] } qw(empty status redirect custom internal declined stdout)),
     (map { ["/hcodes?$_"] } qw(printhead stdout status)),
     ['/codes/file.txt?declined'],

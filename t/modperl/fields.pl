@@ -6,6 +6,7 @@ use Apache2::RequestUtil ();
 use Apache2::RequestIO   ();
 use Apache2::ServerRec   ();
 use Apache2::Connection  ();
+use Apache2::URI         ();
 my $r = shift;
 $r->content_type('text/plain');
 my @lines = (
@@ -20,6 +21,9 @@ my @lines = (
     'protocol=' . $r->protocol,
     'header_only=' . $r->header_only,
     'hostname=' . $r->hostname,
+    'server_name=' . $r->get_server_name,
+    'server_port=' . $r->get_server_port,
+    'url=' . $r->construct_url('/x'),
     'the_request=' . $r->the_request,
     'is_initial_req=' . $r->is_initial_req,
     'main=' . (defined $r->main ? 'yes' : 'no'),

@@ -259,6 +259,20 @@ for my $mode (qw(perlrun registry)) {
         is $srv->get("/$mode/redirect_loop.pl?r")->{status}, 500, 'an internal_redirect loop: 500';
         like $srv->error_log, qr{internal_redirect to /$mode/redirect_loop\.pl\?r: more than 10},
             'logged too';
+        my $pid = ($srv->slots)[0]{pid};
+
+        for my $how (qw(exit die)) {
+            my $out = raw_request($srv->port,
+                      "GET /$mode/request_redirect_exit.pl?$how HTTP/1.1\r\nHost: x\r\n\r\n"
+                    . "GET /$mode/count.pl HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+            my @answers = $out =~ m{^HTTP/1\.1 (\d+)}mg;
+            is "@answers", '200 200',
+                "$how after an internal_redirect: the redirect's answer, once, and the connection goes on";
+        }
+        is + ($srv->slots)[0]{pid}, $pid, 'the same worker: exit ended only the request';
+        like $srv->error_log,
+            qr/request_redirect_exit\.pl .*after its internal redirect: died after/,
+            'dying after it is logged';
         is $srv->get("/$mode/request_missing.pl")->{status}, 500, 'a method not provided: 500';
         like $srv->error_log,
             qr/Perennial does not provide Apache2::RequestRec::add_output_filter at \S*request_missing\.pl line 4\./,

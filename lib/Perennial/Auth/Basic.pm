@@ -14,14 +14,27 @@ my %FILES;    # path => [mtime, {user => hash}]
 # (user, undef) when the credentials are right, (user or undef, reason) when not; a third value
 # says the fault is the server's (an AuthUserFile it cannot read), not the client's
 sub authenticate ($class, $env, $file) {
-    my $header = $env->{HTTP_AUTHORIZATION} // return (undef, 'no credentials given');
-    my ($b64) = $header =~ /\A\s*Basic\s+(\S+)\s*\z/i or return (undef, 'not Basic credentials');
-    my ($user, $password) = split /:/, decode_base64($b64), 2;
-    return (undef, 'malformed credentials') unless defined $password && length $user;
+    my ($user, $password, $why) = $class->credentials($env);
+    return (undef, $why) if $why;
     my $users = _users($file)   // return ($user, "Can't read AuthUserFile $file: $!", 1);
     my $hash  = $users->{$user} // return ($user, "user $user not found");
     return ($user, undef) if _verify($password, $hash);
     return ($user, "user $user: password mismatch");
+}
+
+# The user and password of the request's Basic credentials, or (undef, undef, what is wrong)
+sub credentials ($class, $env) {
+    my $header = $env->{HTTP_AUTHORIZATION} // return (undef, undef, 'no credentials given');
+    my ($b64) = $header =~ /\A\s*Basic\s+(\S+)\s*\z/i
+        or return (undef, undef, 'not Basic credentials');
+    my ($user, $password) = split /:/, decode_base64($b64), 2;
+    return (undef, undef, 'malformed credentials') unless defined $password && length $user;
+    return ($user, $password);
+}
+
+# The WWW-Authenticate header that asks for Basic credentials for a realm
+sub challenge ($class, $realm) {
+    return ('WWW-Authenticate' => 'Basic realm="' . (($realm // '') =~ s/"/\\"/gr) . '"');
 }
 
 sub _users ($file) {

@@ -22,21 +22,33 @@ my %HANDLERS = (
 
 sub handler_policy ($name) { $HANDLERS{$name} }
 
-# mod_perl's request phases, each a list of handlers. PerlInitHandler in a section is the
-# header parser phase, as in mod_perl; PerlPostReadRequestHandler runs first, after the URL is
-# mapped (Perennial maps it before any Perl code runs).
-my %PHASE = (
-    perlpostreadrequesthandler => 'perl_post_read',
-    perlinithandler            => 'perl_header_parser',
-    perlheaderparserhandler    => 'perl_header_parser',
-    perlaccesshandler          => 'perl_access',
-    perlauthenhandler          => 'perl_authen',
-    perlauthzhandler           => 'perl_authz',
-    perltypehandler            => 'perl_type',
-    perlfixuphandler           => 'perl_fixup',
-    perlloghandler             => 'perl_log',
-    perlcleanuphandler         => 'perl_cleanup',
+# mod_perl's request phases in Apache's order, each a list of handlers: the settings key, the
+# directive, and whether the phase stops at the first handler that does not decline
+# (RUN_FIRST) rather than running them all. PerlInitHandler in a section is the header parser's
+# list, as in mod_perl; PerlPostReadRequestHandler runs first, after the URL is mapped
+# (Perennial maps it before any Perl code runs).
+my @PHASES = (
+    [perl_post_read     => PerlPostReadRequestHandler => 0],
+    [perl_header_parser => PerlHeaderParserHandler    => 0],
+    [perl_access        => PerlAccessHandler          => 0],
+    [perl_authen        => PerlAuthenHandler          => 1],
+    [perl_authz         => PerlAuthzHandler           => 1],
+    [perl_type          => PerlTypeHandler            => 1],
+    [perl_fixup         => PerlFixupHandler           => 0],
+    [perl_response      => PerlResponseHandler        => 1],
+    [perl_log           => PerlLogHandler             => 0],
+    [perl_cleanup       => PerlCleanupHandler         => 0],
 );
+my %DIRECTIVE = map { $_->[0] => $_->[1] } @PHASES;
+my %RUN_FIRST = map { $_->[0] => $_->[2] } @PHASES;
+
+# The settings keys of the phases, in order; the directive that names one; whether it is
+# RUN_FIRST
+sub phase_keys () {
+    map { $_->[0] } @PHASES;
+}
+sub directive_of ($key) { $DIRECTIVE{$key} }
+sub runs_first   ($key) { $RUN_FIRST{$key} }
 
 # Phases that need Apache's own machinery: refused by name, with why
 my %REFUSED = (
@@ -54,22 +66,18 @@ my %REFUSED = (
         . 'speaks HTTP on every connection',
 );
 
-# The settings keys of the phases, in Apache's order, for those who look for handlers
-my @PHASE_ORDER = qw(perl_post_read perl_header_parser perl_access perl_authen perl_authz perl_type
-    perl_fixup perl_response perl_log perl_cleanup);
-sub phase_keys () {@PHASE_ORDER}
-
 # name => [where, min, max, reader], as Perennial::Config::PerDir's table has them
 sub directives ($class) {
     my %table = (
         perlresponsehandler => [any => 1, undef, \&_response_handler],
         perlhandler         => [any => 1, undef, \&_response_handler],
     );
-    for my $name (keys %PHASE) {
-        my $key = $PHASE{$name};
-        $table{$name}
+    for my $phase (grep { $_->[0] ne 'perl_response' } @PHASES) {
+        my $key = $phase->[0];
+        $table{lc $phase->[1]}
             = [any => 1, undef, sub ($set, @names) { _phase_handlers($set, $key, @names) }];
     }
+    $table{perlinithandler} = $table{perlheaderparserhandler};
     for my $name (keys %REFUSED) {
         my $why = "$name is not supported: $REFUSED{$name}";
         $table{lc $name} = [any => 0, undef, sub ($set, @args) {$why}];
@@ -133,6 +141,6 @@ found at start (L<Perennial::ModPerl::Handler>).
 
 =head1 FUNCTIONS
 
-=head2 directives, handler_policy, phase_keys
+=head2 directives, directive_of, handler_policy, phase_keys, runs_first
 
 =cut

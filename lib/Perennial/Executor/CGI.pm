@@ -65,7 +65,7 @@ sub _pump ($self, $pid, $out_r, $err_r, $out, $file) {
     return $timed_out;
 }
 
-sub respond ($self, $script, $hit, $env, $respond) {
+sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {    # A program: no $r
     my $file = $hit->{file};
     my $out  = Perennial::Executor::Output->new(
         respond => $respond,

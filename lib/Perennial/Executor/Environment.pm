@@ -43,9 +43,10 @@ sub apply ($class, $groups) {
 
 sub new ($class, %args) {
     my $self = bless {
-        setup   => $args{setup_env}     // 1,
-        docroot => $args{document_root} // $args{root},
-        skip    => $args{pass_auth} ? \%PASS_AUTH : \%SKIP,
+        bare_path_info => $args{bare_path_info},
+        setup          => $args{setup_env}     // 1,
+        docroot        => $args{document_root} // $args{root},
+        skip           => $args{pass_auth} ? \%PASS_AUTH : \%SKIP,
     }, $class;
     my %perl = %{$args{perl_env} // {}};
     $self->{perl_only} = [[sort keys %perl], [@perl{sort keys %perl}]];
@@ -116,11 +117,15 @@ sub _groups ($self, $env, $hit) {
 
 # What depends only on the location, the script and the URL that named it
 sub _script_group ($self, $hit) {
-    my @names  = (@{$self->{names}},  qw(SCRIPT_NAME SCRIPT_FILENAME PATH_INFO));
-    my @values = (@{$self->{values}}, @$hit{qw(script_name file path_info)});
+    my @names  = (@{$self->{names}},  qw(SCRIPT_NAME SCRIPT_FILENAME));
+    my @values = (@{$self->{values}}, @$hit{qw(script_name file)});
     if (length $hit->{path_info}) {
-        push @names,  'PATH_TRANSLATED';
-        push @values, $self->{docroot} . $hit->{path_info};
+        push @names, qw(PATH_INFO PATH_TRANSLATED);
+        push @values, $hit->{path_info}, $self->{docroot} . $hit->{path_info};
+    }
+    elsif (!$self->{bare_path_info}) {    # mod_perl's perl-script sets no empty PATH_INFO
+        push @names,  'PATH_INFO';
+        push @values, '';
     }
     return [\@names, \@values, join "\0", @values];
 }

@@ -1,9 +1,9 @@
 package Perennial::Executor::Handler;
 use v5.36;
+use Perennial::ModPerl::Const;
 use Perennial::ErrorPage;
 use Perennial::Executor::Environment;
 use Perennial::Executor::Output;
-use Perennial::ModPerl;
 use Perennial::Watchdog;
 
 # The response phase of a mod_perl handler module (SetHandler modperl or perl-script with
@@ -16,32 +16,31 @@ use Perennial::Watchdog;
 # printed: Apache's page for it. Under perl-script, %ENV holds the CGI variables (unless
 # PerlSetupEnv Off) and STDIN reads the request body, as mod_perl sets them up.
 
-my ($OK, $DECLINED, $DONE) = (0, -1, -2);    # Apache2::Const's
+my ($OK, $DECLINED, $DONE)
+    = (Apache2::Const::OK(), Apache2::Const::DECLINED(), Apache2::Const::DONE());
+my $MAX_HITS = 10_000;    # Paths whose CGI variables are kept, so made-up ones cannot grow it
 
 sub new ($class, %args) {
     return bless {
-        log         => $args{log},
         phases      => $args{phases},
         limits      => $args{limits},
         perl_script => ($args{handler} // '') eq 'perl-script' ? 1 : 0,
-        parse       => $args{parse_headers}                    ? 1 : 0,
-        env         => Perennial::Executor::Environment->new(%args),
-        vars        => $args{dir_config},
+        env         => Perennial::Executor::Environment->new(%args, bare_path_info => 1),
+        hits        => {},
     }, $class;
 }
 
 # The response, delayed; $declined serves the URL as the default handler would
 sub serve ($self, $env, $r, $declined) {
-    Perennial::Watchdog::arm(@{$self->{limits}})   if $self->{limits};
-    $env->{'perennial.dir_config'} = $self->{vars} if $self->{vars};
+    Perennial::Watchdog::arm(@{$self->{limits}}) if $self->{limits};
     return sub ($respond) { $self->respond($env, $r, $respond, $declined) };
 }
 
 sub respond ($self, $env, $r, $respond, $declined) {
     my $out = Perennial::Executor::Output->new(respond => $respond);
-    @$r{qw(out own_head module)} = ($out, !$self->{parse}, 1);
-    $r->{site}{environment}      = $self->{env};
-    $out->{request}              = $r;
+    @$r{qw(out module)} = ($out, 1);
+    $r->{site}{environment} //= $self->{env};
+    $out->{request} = $r;
     my $rc = $self->_run($env, $r, $out);
     delete $out->{request};
     return if $out->handed_over;    # $r->internal_redirect answered
@@ -52,33 +51,28 @@ sub respond ($self, $env, $r, $respond, $declined) {
 }
 
 # What was printed goes out as it is; a handler that failed after its body began ends the
-# connection, one that failed before has its output replaced by a 500
+# connection, one that failed before has its output replaced by the 500 answer
 sub _after_output ($self, $r, $out, $rc, $respond) {
     if ($r->{died}) {
         die "PerlResponseHandler failed after its response began\n" if $out->started;
-        return $respond->(Perennial::ErrorPage->response(500, $r->{env}));
+        my $res = $self->{phases}->answer($r, perl_response => 500);
+        return ref $res eq 'CODE' ? $res->($respond) : $respond->($res);
     }
     $r->log_error("PerlResponseHandler returned $rc after it sent a body: the body stands")
         if $rc != $OK && $rc != $DONE && $rc != $DECLINED;
-    $out->set_head($r->head_fields) unless $out->has_head;
+    $out->set_head($r->head_fields);    # Unless the output has its head already
     my $bad = $out->finish or return;
     $r->log_error("PerlResponseHandler: $bad");
     return $respond->(Perennial::ErrorPage->response(500, $r->{env}));
 }
 
-# The handlers run with what perl-script sets up around them
+# The handlers run with what perl-script sets up around them: the CGI variables (PATH_INFO
+# only with a value, as mod_perl sets them), STDIN, and STDOUT into the response
 sub _run ($self, $env, $r, $out) {
     my $phases = $self->{phases};
     return $phases->run($r, 'perl_response') unless $self->{perl_script};    # %ENV left clean
-    my $path_info = $r->path_info // '';
-    my $uri       = $r->uri;
-    my $hit       = {
-        file        => $r->filename,
-        path_info   => $path_info,
-        script_name => substr($uri, 0, length($uri) - length $path_info),
-    };
-    Perennial::Executor::Environment->apply($self->{env}->groups($env, $hit));
-    delete $ENV{PATH_INFO} unless length $path_info;    # As mod_perl sets it: only with a value
+    $r->{hit} //= $self->_hit($r);
+    Perennial::Executor::Environment->apply($self->{env}->groups($env, $r->{hit}));
     local *STDIN = $env->{'psgi.input'};
     local *STDOUT;
     tie *STDOUT, 'Perennial::Executor::Output', $out;
@@ -88,6 +82,18 @@ sub _run ($self, $env, $r, $out) {
         untie *STDOUT;
     }
     return $rc;
+}
+
+# What the CGI variables of a path are made from, kept per path (with them, once made)
+sub _hit ($self, $r) {
+    my ($file, $path_info, $uri) = ($r->filename, $r->path_info // '', $r->uri);
+    my $hits = $self->{hits};
+    %$hits = () if keys %$hits >= $MAX_HITS;
+    return $hits->{"$file\0$path_info\0$uri"} //= {
+        file        => $file,
+        path_info   => $path_info,
+        script_name => substr($uri, 0, length($uri) - length $path_info),
+    };
 }
 
 1;
@@ -100,8 +106,8 @@ Perennial::Executor::Handler - the response phase of a mod_perl handler module
 
 =head1 SYNOPSIS
 
-    my $executor = Perennial::Executor::Handler->new(log => $log, phases => $phases,
-        handler => 'modperl', parse_headers => 0, setup_env => 1);
+    my $executor = Perennial::Executor::Handler->new(phases => $phases, handler => 'modperl',
+        setup_env => 1);
     my $res = $executor->serve($env, $r, sub { $static_answer });
 
 =head1 DESCRIPTION

@@ -1,12 +1,16 @@
 package Perennial::ModPerl::Access;
 use v5.36;
-use MIME::Base64 ();
+use Perennial::Auth::Basic;
+use Perennial::ModPerl::Const;
 
 # Apache2::Access for Perennial's request object: what an authentication or authorization
 # handler asks (the section's AuthType, AuthName and Require lines, the Basic credentials) and
 # how it asks for credentials again (note_basic_auth_failure), as Apache 2.4's core does.
 
-my ($OK, $DECLINED, $HTTP_UNAUTHORIZED, $SERVER_ERROR) = (0, -1, 401, 500);    # Apache2::Const's
+my ($OK, $DECLINED, $HTTP_UNAUTHORIZED, $SERVER_ERROR) = (
+    Apache2::Const::OK(),                Apache2::Const::DECLINED(),
+    Apache2::Const::HTTP_UNAUTHORIZED(), Apache2::Const::SERVER_ERROR()
+);
 
 sub allow_methods ($self, $reset, @methods) {return}    # Allow: is Perennial's to say
 
@@ -21,17 +25,18 @@ sub get_basic_auth_pw ($self) {
         $self->log_error('need AuthName: ', $self->uri);
         return ($SERVER_ERROR, undef);
     }
-    my ($scheme, $token) = split ' ', $self->{env}{HTTP_AUTHORIZATION} // '', 2;
-    if (!defined $scheme || lc $scheme ne 'basic') {
-        $self->log_error('client used wrong authentication scheme: ', $self->uri)
-            if defined $scheme;
+    my ($user, $password, $why) = Perennial::Auth::Basic->credentials($self->{env});
+    if ($why) {
+        $self->log_error(
+            ($why eq 'not Basic credentials' ? 'client used wrong authentication scheme' : $why),
+            ': ', $self->uri)
+            if defined $self->{env}{HTTP_AUTHORIZATION};
         $self->note_basic_auth_failure;
         return ($HTTP_UNAUTHORIZED, undef);
     }
-    my ($user, $password) = split /:/, MIME::Base64::decode_base64($token // ''), 2;
     $self->user($user);
     $self->ap_auth_type('Basic');
-    return ($OK, $password // '');
+    return ($OK, $password);
 }
 
 sub note_auth_failure ($self) {
@@ -41,8 +46,7 @@ sub note_auth_failure ($self) {
 
 # The client is asked for Basic credentials for the section's realm
 sub note_basic_auth_failure ($self) {
-    my $realm = ($self->auth_name // '') =~ s/"/\\"/gr;
-    $self->err_headers_out->set('WWW-Authenticate' => qq{Basic realm="$realm"});
+    $self->err_headers_out->set(Perennial::Auth::Basic->challenge($self->auth_name));
     return;
 }
 

@@ -1,8 +1,10 @@
 package Perennial::ModPerl::Phases;
 use v5.36;
-use Scalar::Util qw(blessed looks_like_number);
-use Perennial::Executor;
+use Perennial::ModPerl::Const;
+use Scalar::Util qw(looks_like_number);
+use Perennial::Config::Handlers;
 use Perennial::Executor::Environment;
+use Perennial::Executor::Exit;
 use Perennial::ModPerl;
 use Perennial::ModPerl::Handler;
 
@@ -17,66 +19,58 @@ use Perennial::ModPerl::Handler;
 # the phase; in those that stop at the first handler that does not decline (RUN_FIRST:
 # authen, authz, type, response), that handler's answer is the phase's.
 
-my ($OK, $DECLINED, $DONE) = (0, -1, -2);    # Apache2::Const's
+my ($OK, $DECLINED, $DONE)
+    = (Apache2::Const::OK(), Apache2::Const::DECLINED(), Apache2::Const::DONE());
+my @KEYS   = Perennial::Config::Handlers::phase_keys();
+my @BEFORE = qw(perl_post_read perl_header_parser perl_access perl_authen perl_authz perl_type
+    perl_fixup);
 
-my %DIRECTIVE = (
-    perl_post_read     => 'PerlPostReadRequestHandler',
-    perl_header_parser => 'PerlHeaderParserHandler',
-    perl_access        => 'PerlAccessHandler',
-    perl_authen        => 'PerlAuthenHandler',
-    perl_authz         => 'PerlAuthzHandler',
-    perl_type          => 'PerlTypeHandler',
-    perl_fixup         => 'PerlFixupHandler',
-    perl_response      => 'PerlResponseHandler',
-    perl_log           => 'PerlLogHandler',
-    perl_cleanup       => 'PerlCleanupHandler',
-);
-my %RUN_FIRST = map { $_ => 1 } qw(perl_authen perl_authz perl_type perl_response);
-my @KEYS      = sort keys %DIRECTIVE;
-
-sub new ($class, %args) { bless {log => $args{log}, top => $args{top}}, $class }
+# top: the finished application, for internal redirects; document_root: the server's
+sub new ($class, %args) { bless {%args{qw(log top document_root)}}, $class }
 
 # Whether merged settings name a handler for any phase
 sub wanted ($class, $set) {
     (grep { $set->{$_} } @KEYS) ? 1 : 0;
 }
 
-# The directive a phase is named by
-sub directive ($class, $key) { $DIRECTIVE{$key} }
-
 # The request's object, made as its first phase begins; its log and cleanup phases are set to
 # run once the response has gone. $plan: the dispatcher's (settings, handler, root, file).
 sub open ($self, $env, $plan) {
     my ($set, $root, $hit) = @$plan{qw(set root hit)};
-    my $top = $self->{top};
-    my $r   = Perennial::ModPerl->open_request(
-        $env,
-        {   location      => _location($set),
-            handler       => $plan->{handler},
-            log           => $self->{log},
-            document_root => $root ? $root->{dir}             : undef,
-            dispatch      => $top  ? sub ($e) { $$top->($e) } : undef,
-            set           => $set,
-        }
-    );
-    $env->{'perennial.dir_config'} = $set->{dir_config} if $set->{dir_config};
+    my $site = $plan->{phase_site} //= $self->_site($plan);
+    my $r    = Perennial::ModPerl->open_request($env, $site);
 
-    # No CGI variables of an earlier request in %ENV: perl-script sets this one's for its
-    # response phase (and a script's for the script), modperl none, as mod_perl does
-    Perennial::Executor::Environment->apply([]);
+    # No CGI variables of an earlier request in %ENV for handlers that run before a response
+    # sets them (perl-script sets this one's, a script its own; modperl none, as mod_perl)
+    Perennial::Executor::Environment->apply([]) if $site->{clean_env};
     if (ref $hit && $hit->{file}) {
         @$r{qw(filename path_info hit)} = (@$hit{qw(file path_info)}, $hit);
     }
     elsif ($root) { $r->{unmapped} = [$root->{dir}, $plan->{rest}] }
-    push @{$env->{'psgix.cleanup.handlers'}}, sub ($e) { $self->_close($r) }
-        if $env->{'psgix.cleanup'};
+    if    ($env->{'psgix.cleanup'}) {
+        push @{$env->{'psgix.cleanup.handlers'}}, sub ($e) { $self->_close($r) }
+    }
     return $r;
 }
 
+# What the request objects of a plan know of where they run, made once per URL plan
+sub _site ($self, $plan) {
+    my ($set, $top) = ($plan->{set}, $self->{top});
+    return {
+        location      => _location($set),
+        handler       => $plan->{handler},
+        log           => $self->{log},
+        document_root => $self->{document_root},
+        dispatch      => $top ? sub ($e) { $$top->($e) } : undef,
+        set           => $set,
+        clean_env     => ($plan->{handler} eq 'modperl' || grep { $set->{$_} } @BEFORE) ? 1 : 0,
+    };
+}
+
 # The phases before authentication, or after it: nothing to go on, or the answer and whether
-# Perennial made it (ErrorDocument may replace it), which a custom_response's is not
+# Perennial made it (ErrorDocument may replace it)
 sub before_auth ($self, $r) {
-    $self->_phases($r, qw(perl_post_read perl_header_parser perl_access));
+    return $self->_phases($r, qw(perl_post_read perl_header_parser perl_access));
 }
 sub after_auth ($self, $r) { $self->_phases($r, qw(perl_type perl_fixup)) }
 
@@ -107,14 +101,18 @@ sub _authen ($self, $r) {
     return (undef, undef, $self->answer($r, perl_authen => 500));
 }
 
+# Whether Perennial made an answer (ErrorDocument may replace it): not a custom_response's
+sub made_here ($class, $r, $res) {
+    return ref $res eq 'ARRAY' && !($r->{custom} && $r->{custom}{$res->[0]}) ? 1 : 0;
+}
+
 # Once the response is made: the log phase sees its status when the response has gone
 sub finish ($self, $r, $res) {
-    my $status = sub ($code) { $r->{final_status} = $code };
-    if (ref $res eq 'ARRAY') { $status->($res->[0]) }
+    if (ref $res eq 'ARRAY') { $r->{final_status} = $res->[0] }
     else {
         my $inner = $res;
         $res = sub ($respond) {
-            $inner->(sub ($answer) { $status->($answer->[0]); $respond->($answer) });
+            $inner->(sub ($answer) { $r->{final_status} = $answer->[0]; $respond->($answer) });
         };
     }
     return $res if $r->{env}{'psgix.cleanup'};
@@ -132,32 +130,31 @@ sub _close_after ($self, $r, $res) {
 
 # Runs the handlers of a phase; the phase's answer (OK, DECLINED, DONE or a status)
 sub run ($self, $r, $key) {
-    my $status = $DECLINED;
+    my $status    = $DECLINED;
+    my $run_first = Perennial::Config::Handlers::runs_first($key);
     for my $name (@{$r->{set}{$key} // []}) {
         my $rc = $self->_call($r, $key, $name);
-        return $rc    if $RUN_FIRST{$key} ? $rc != $DECLINED : $rc != $OK && $rc != $DECLINED;
+        return $rc    if $run_first ? $rc != $DECLINED : $rc != $OK && $rc != $DECLINED;
         $status = $OK if $rc == $OK;
     }
     return $status;
 }
 
 # The answer to a request that a phase ended with a status: Apache's page for it (or the
-# custom_response), with err_headers_out and a redirect's Location; and whether Perennial made
-# it (so ErrorDocument may replace it), which a custom_response's is not
+# custom_response), with err_headers_out and a redirect's Location
 sub answer ($self, $r, $key, $rc) {
-    my $env = $r->{env};
+    my $env       = $r->{env};
+    my $directive = Perennial::Config::Handlers::directive_of($key);
     if ($rc == $DONE) {
         return [$r->status, [$r->{err_headers_out} ? $r->{err_headers_out}->pairs : ()], []];
     }
     if ($rc < 100 || $rc > 599) {
         $r->log_error(
-            "$DIRECTIVE{$key} returned $rc, which is not OK, DECLINED, DONE or an HTTP "
-                . 'status: ',
-            $r->uri
-        );
+            "$directive returned $rc, which is not OK, DECLINED, DONE or an HTTP status: ",
+            $r->uri);
         $rc = 500;
     }
-    $self->{log}->warn("client $env->{REMOTE_ADDR} refused by $DIRECTIVE{$key} ($rc): "
+    $self->{log}->warn("client $env->{REMOTE_ADDR} refused by $directive ($rc): "
             . "$env->{REQUEST_METHOD} $env->{REQUEST_URI}")
         if $rc >= 400 && $rc != 500 && $self->{log};
     $r->{status} = $rc;
@@ -168,8 +165,9 @@ sub _phases ($self, $r, @keys) {
     my $set = $r->{set};
     for my $key (grep { $set->{$_} } @keys) {
         my $rc = $self->run($r, $key);
-        next if $rc == $OK || ($rc == $DECLINED);
-        return ($self->answer($r, $key, $rc), !$r->{custom});
+        next if $rc == $OK || $rc == $DECLINED;
+        my $res = $self->answer($r, $key, $rc);
+        return ($res, $self->made_here($r, $res));
     }
     return;
 }
@@ -177,7 +175,7 @@ sub _phases ($self, $r, @keys) {
 # One handler: its answer as a number (a value that is not one is OK, as mod_perl reads it;
 # exit is OK too); one that dies, or cannot be found, is a 500 with the reason in the log
 sub _call ($self, $r, $key, $name) {
-    my $phase   = $DIRECTIVE{$key};
+    my $phase   = Perennial::Config::Handlers::directive_of($key);
     my $handler = eval { Perennial::ModPerl::Handler->resolve($name) };
     if (!$handler) {
         $r->log_error("$phase $name: $@");
@@ -185,16 +183,11 @@ sub _call ($self, $r, $key, $name) {
     }
     local $ENV{MOD_PERL} = 'mod_perl/2.0.12';
     my $rc = eval {
-        Perennial::ModPerl->in_phase(
-            $phase,
-            sub () {
-                Perennial::Executor->exits_request(
-                    sub () { Perennial::ModPerl::Handler->call($handler, $r) });
-            }
-        );
+        Perennial::ModPerl->in_phase($phase, $r,
+            sub () { Perennial::ModPerl::Handler->call($handler, $r) });
     };
     if (my $err = $@) {
-        return $OK if blessed $err && $err->isa('Perennial::Executor::Exit');
+        return $OK if Perennial::Executor::Exit->caught($err);
         $r->log_error("$phase $name failed: " . ($err =~ s/\s+\z//r));
         $r->{died} = 1;
         return 500;
@@ -202,11 +195,10 @@ sub _call ($self, $r, $key, $name) {
     return looks_like_number($rc) ? int $rc : $OK;
 }
 
-# The log phase (the final status known), then the cleanups, then the object goes. As in
+# The log phase (the final status known), then the cleanups, then the object lets go. As in
 # Apache, a request that an internal redirect made is logged as the one it came from (by that
 # one's handlers), and has only its cleanups.
 sub _close ($self, $r) {
-    return if $r->{closed}++;
     if ($r->{set}{perl_log} && !$r->{prev}) {
         local $r->{status} = $r->{final_status} // $r->{status};
         $self->run($r, 'perl_log');
@@ -232,7 +224,7 @@ Perennial::ModPerl::Phases - mod_perl's request phases, run in Apache's order
 
 =head1 SYNOPSIS
 
-    my $phases = Perennial::ModPerl::Phases->new(log => $log, top => \$app);
+    my $phases = Perennial::ModPerl::Phases->new(log => $log, top => \$app, document_root => $dir);
     if (Perennial::ModPerl::Phases->wanted($settings)) {
         my $r = $phases->open($env, $plan);
         my $answer = $phases->before_auth($r)
@@ -254,7 +246,7 @@ a 500; a refusal (4xx) is logged with the client, the phase and the request.
 
 =head1 METHODS
 
-=head2 answer, auth, before_auth, after_auth, directive, finish, new, open, run, wanted
+=head2 answer, auth, before_auth, after_auth, finish, made_here, new, open, run, wanted
 
 See the synopsis; C<run> runs one phase's handlers and returns its answer, C<answer> turns a
 status into the response Apache would send for it.

@@ -8,24 +8,6 @@ use Perennial::ModPerl::Table;
 # set take a new value and return the old one. Tables are made the first time they are asked
 # for, so a script that never looks costs nothing.
 
-my %METHOD_NUMBER = (
-    GET       => 0,
-    PUT       => 1,
-    POST      => 2,
-    DELETE    => 3,
-    CONNECT   => 4,
-    OPTIONS   => 5,
-    TRACE     => 6,
-    PATCH     => 7,
-    PROPFIND  => 8,
-    PROPPATCH => 9,
-    MKCOL     => 10,
-    COPY      => 11,
-    MOVE      => 12,
-    LOCK      => 13,
-    UNLOCK    => 14
-);
-
 sub ap_auth_type ($self, @new) { $self->_env(AUTH_TYPE => @new) }
 
 # The query string (mod_perl 2, in any context); for an object asked for as mod_perl 1's
@@ -52,7 +34,6 @@ sub content_languages ($self, @new) {
 
 sub content_type ($self, @new) { $self->_head(content_type => @new) }
 
-# PerlSetVar and PerlAddVar: a value (the first) for a name, or the whole table
 # The URL of a path on this server, as the client reached it (Apache2::URI)
 sub construct_url ($self, $path = $self->uri) {
     my $env     = $self->{env};
@@ -65,8 +46,10 @@ sub construct_url ($self, $path = $self->uri) {
         . $path;
 }
 
+# PerlSetVar and PerlAddVar: a value (the first) for a name, or the whole table
 sub dir_config ($self, $key = undef, @new) {
-    my $table = $self->{dir_config} //= _dir_table($self->{env}{'perennial.dir_config'});
+    my $table = $self->{dir_config}
+        //= Perennial::ModPerl::Table->from_vars(($self->{set} // $self->{site})->{dir_config});
     return $table unless defined $key;
     my $old = $table->get($key);
     $table->set($key, $new[0]) if @new;
@@ -78,6 +61,18 @@ sub document_root ($self) { $self->{site}{document_root} // $self->{env}{DOCUMEN
 sub err_headers_out ($self) {
     $self->{head_set} = 1;
     return $self->{err_headers_out} //= Perennial::ModPerl::Table->new;
+}
+
+# The name and port the client used, as Apache's with UseCanonicalName Off: the Host header's,
+# else the server's (its ServerName's port, else the scheme's default)
+sub get_server_name ($self) { $self->hostname }
+
+sub get_server_port ($self) {
+    my ($port) = ($self->{env}{HTTP_HOST} // '') =~ /:(\d+)\z/;
+    return
+           $port
+        || $self->server->port
+        || (($self->{env}{'psgi.url_scheme'} // 'http') eq 'https' ? 443 : 80);
 }
 
 sub filename ($self, @new) {
@@ -131,10 +126,15 @@ sub log_error ($self, @message) {
 sub log_reason ($self, $reason, $file = $self->{filename}) {    # mod_perl 1
     return $self->log_error("access to ", $file // $self->uri, " failed: $reason");
 }
-sub main   ($self)        {undef}                                   # Perennial makes no subrequests
-sub method ($self, @new)  { $self->_env(REQUEST_METHOD => @new) }
-sub method_number ($self) { $METHOD_NUMBER{$self->method} // 26 }    # M_INVALID
-sub next          ($self) { $self->{next} }
+sub main   ($self)       {undef}                                   # Perennial makes no subrequests
+sub method ($self, @new) { $self->_env(REQUEST_METHOD => @new) }
+
+sub method_number ($self) {    # Apache2::Const's M_* for the method, else M_INVALID
+    my $method = $self->method =~ tr/-/_/r;
+    my $code   = Apache2::Const->can("M_$method") // \&Apache2::Const::M_INVALID;
+    return $code->();
+}
+sub next ($self) { $self->{next} }
 
 sub notes ($self, @new) {
     $self->{notes} = $new[0] if @new;
@@ -171,7 +171,8 @@ sub proxyreq     ($self, @new) { $self->_field(proxyreq => @new) // 0 }
 sub request_time ($self)       { $self->{time} }
 sub server       ($self)       { $self->{server} //= Apache2::ServerRec->for_request($self->{env}) }
 
-sub status ($self, @new) { $self->_head(status => @new) // 200 }
+# (A page that stands for an error has that error's status, as Apache gives it)
+sub status ($self, @new) { $self->_head(status => @new) // $self->{env}{'perennial.status'} // 200 }
 
 sub status_line ($self, @new) {
     my $old = $self->_field(status_line => @new);
@@ -228,12 +229,6 @@ sub _map ($self) {
     $self->{filename} //= $path;
     $self->{path_info} //= @parts ? join '/', '', @parts : '';
     return;
-}
-
-sub _dir_table ($vars) {
-    my $table = Perennial::ModPerl::Table->new;
-    for my $name (sort keys %{$vars // {}}) { $table->add($name, $_) for @{$vars->{$name}} }
-    return $table;
 }
 
 # The virtual host's error log, or the location's, or the worker's

@@ -26,8 +26,8 @@ sub internal_redirect ($self, $url) {
         REDIRECT_URL     => $self->uri,
         'perennial.prev' => $self
     ) or die "internal_redirect to $url: more than 10 redirects in a row\n";
-    $self->{out}->hand_over($dispatch->($new));
-    Perennial::ModPerl->make_current($self);
+    Perennial::ModPerl->keeping_current($self,
+        sub () { $self->{out}->hand_over($dispatch->($new)) });
     return;
 }
 
@@ -119,11 +119,15 @@ sub unprinted_response ($self) {
     }
     my $location = $self->{headers_out} && $self->{headers_out}->get('Location');
     push @keep, Location => $location if defined $location && $status < 400;
-    my $res    = Perennial::ErrorPage->response($status, $self->{env}, @keep);
-    my $custom = $self->{custom} && $self->{custom}{$status} // return $res;
-    $res = Perennial::ErrorDocument->apply(
-        $self->{env}, {error_documents => {$status => $custom}},
-        $res,
+    my $custom = $self->{custom} && $self->{custom}{$status}
+        // return Perennial::ErrorPage->response($status, $self->{env}, @keep);
+
+    # The custom page stands in for Apache's, which it is made from: the kept headers go on it
+    # once, here (the page for them would carry WWW-Authenticate and Allow over a second time)
+    my $res = Perennial::ErrorDocument->apply(
+        $self->{env},
+        {error_documents => {$status => $custom}},
+        Perennial::ErrorPage->response($status, $self->{env}),
         $self->{site}{dispatch},
         'perennial.prev' => $self
     );
@@ -133,8 +137,9 @@ sub unprinted_response ($self) {
 # Asked by the output before the first bytes: the head set through the object, and whether
 # those bytes are a printed head to merge over it
 sub head_for_output ($self, $bytes) {
-    return ()                      if $self->{head_sent};
-    return (0, $self->head_fields) if $self->{own_head};    # A handler's: printed bytes are body
+    return () if $self->{head_sent};
+    return (0, $self->head_fields)    # A handler's: printed bytes are body
+        if $self->{module} && !$self->{set}{parse_headers};
     return () unless $self->{head_set};
     return ($bytes =~ /\A$TOKEN:/ ? 1 : 0, $self->head_fields);
 }

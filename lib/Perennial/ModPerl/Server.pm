@@ -47,13 +47,7 @@ sub for_request ($class, $env) {
 
 # PerlSetVar and PerlAddVar written at server level
 sub dir_config ($self, $key = undef) {
-    my $table = $self->{vars} //= do {
-        my $t = Perennial::ModPerl::Table->new;
-        for my $name (sort keys %{$MAIN{vars} // {}}) {
-            $t->add($name, $_) for @{$MAIN{vars}{$name}};
-        }
-        $t;
-    };
+    my $table = $self->{vars} //= Perennial::ModPerl::Table->from_vars($MAIN{vars});
     return defined $key ? scalar $table->get($key) : $table;
 }
 

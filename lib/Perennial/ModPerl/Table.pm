@@ -16,6 +16,16 @@ sub new ($class, @pairs) {
     return $self;
 }
 
+# PerlSetVar and PerlAddVar's name => [values], as the table dir_config gives
+sub from_vars ($class, $vars) {
+    return $class->new(
+        map {
+            my $name = $_;
+            map { ($name, $_) } @{$vars->{$name}}
+        } sort keys %{$vars // {}}
+    );
+}
+
 package APR::Table;    ## no critic (ProhibitMultiplePackages)
 use v5.36;
 

@@ -6,7 +6,8 @@ use APR::Table          ();
 use Apache2::RequestIO  ();
 use Apache2::Response   ();
 use Apache2::SubRequest ();
-use Apache2::Const -compile => qw(OK DECLINED DONE NOT_FOUND REDIRECT FORBIDDEN SERVER_ERROR);
+use Apache2::Const -compile =>
+    qw(OK DECLINED DONE NOT_FOUND REDIRECT FORBIDDEN SERVER_ERROR HTTP_UNAUTHORIZED);
 
 # A response handler whose answer the query string chooses: each return code and each way of
 # leaving the response to Apache
@@ -27,6 +28,15 @@ sub handler {
     if ($what eq 'customurl') {
         $r->custom_response(Apache2::Const::FORBIDDEN, '/hello/from-custom');
         return Apache2::Const::FORBIDDEN;
+    }
+    if ($what eq 'customscript') {
+        $r->custom_response(Apache2::Const::FORBIDDEN, '/plainreg/whoami.pl');
+        return Apache2::Const::FORBIDDEN;
+    }
+    if ($what eq 'custom401') {
+        $r->err_headers_out->set('WWW-Authenticate' => 'Basic realm="codes"');
+        $r->custom_response(Apache2::Const::HTTP_UNAUTHORIZED, "Who are you?\n");
+        return Apache2::Const::HTTP_UNAUTHORIZED;
     }
     if ($what eq 'internal') {
         $r->internal_redirect('/hello/inside?x=1');
