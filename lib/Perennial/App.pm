@@ -51,6 +51,7 @@ sub build ($class, $config, $log = undef, $server = {}) {
         error_fname => $config->error_log,
         log         => $log
     );
+    $log->drop_children if $log;    # A reload makes the virtual hosts' logs again
     my $app = _plain_app($config, \@sections);
     if (!$app) {
         my %with = (config => $config, server => $server, top => \$top, built => {});
@@ -82,7 +83,12 @@ sub build ($class, $config, $log = undef, $server = {}) {
         require Plack::Middleware::StackTrace;
         $app = Plack::Middleware::StackTrace->wrap(Plack::Middleware::Lint->wrap($app));
     }
-    return $top = $app;
+
+    # What the executors reach the whole application through does not keep it alive: the
+    # application holds them, and a reload must be able to let the old one go
+    $top = $app;
+    Scalar::Util::weaken($top);
+    return $app;
 }
 
 # Whether the configuration names anything to serve (a fragment for Include may not)

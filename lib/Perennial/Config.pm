@@ -194,10 +194,7 @@ sub passed_env ($self, @names) {
 
 sub path ($self, $path) {
     return unless defined $path;
-    return $path
-        if $path eq '-'
-        || $path =~ /\A(?:\||syslog(?::\w+)?\z)/
-        || File::Spec->file_name_is_absolute($path);
+    return $path if $path eq '-' || File::Spec->file_name_is_absolute($path);
     return File::Spec->catfile($self->{server_root}, $path);
 }
 
@@ -369,9 +366,15 @@ sub _value ($key, $name, $value) {
 
 # The paths of the main server's settings or a virtual host's, from the one ServerRoot
 sub _paths ($self, $v) {
-    $v->{$_}     = $self->path($v->{$_}) for grep { defined $v->{$_} } qw(document_root error_log);
-    $_->{dir}    = $self->path($_->{dir})    for @{$v->{aliases}     // []};
-    $_->{target} = $self->path($_->{target}) for @{$v->{custom_logs} // []};
+    $v->{document_root} = $self->path($v->{document_root}) if defined $v->{document_root};
+    $_->{dir}           = $self->path($_->{dir}) for @{$v->{aliases} // []};
+
+    # A log may be a piped command; the error log also syslog (an access log named syslog is a
+    # file of that name, as mod_log_config has it)
+    $v->{error_log} = $self->path($v->{error_log})
+        if defined $v->{error_log} && $v->{error_log} !~ /\A(?:\||syslog(?::\w+)?\z)/;
+    $_->{target} = $self->path($_->{target})
+        for grep { $_->{target} !~ /\A\|/ } @{$v->{custom_logs} // []};
     for my $sec (@{$v->{sections} // []}) {
         $sec->{$_ eq 'app' ? 'app_path' : $_} = $self->path($sec->{$_})
             for grep { defined $sec->{$_} } qw(app auth_user_file);

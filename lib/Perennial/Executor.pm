@@ -115,7 +115,10 @@ sub _compile ($self, $hit) {
     };
 
     # binmode STDOUT/STDERR at BEGIN time (use open qw(:std ...)) is the script's, kept with it
-    my %layers = map { $_ => Perennial::Executor::Layers->new } qw(stdout stderr);
+    my %layers = (
+        stdout => Perennial::Executor::Layers->new,
+        stderr => Perennial::Executor::Layers->new(said => sub ($bytes) { $warn->($bytes) }),
+    );
     local *STDOUT;
     local *STDERR;
     tie *STDOUT, 'Perennial::Executor::Layers', $layers{stdout};

@@ -27,6 +27,9 @@ sub new ($class, %args) {
     return $self;
 }
 
+# The virtual hosts' logs are made again with the application (a reload): the old ones go
+sub drop_children ($self) { $self->{children} = []; return }
+
 # A virtual host's own logs: its error log, its access logs, or those of this one
 sub child ($self, %args) {
     my $child = bless {
@@ -66,7 +69,7 @@ sub info  ($self, $msg) { $self->_log(info => $msg) if $self->{level} <= 1 }
 sub warn  ($self, $msg) { $self->_log(warn => $msg) if $self->{level} <= 2 }
 
 sub reopen ($self) {
-    $self->{error} = $self->_open($self->{error_path}) if defined $self->{error_path};
+    $self->{error} = $self->_open($self->{error_path}, 1) if defined $self->{error_path};
 
     # Without an ErrorLog, stderr through a handle of Perennial's own: layers an application
     # pushes on STDERR (binmode STDERR, ':encoding(UTF-8)') do not reach the log's writes
@@ -100,9 +103,9 @@ sub _log ($self, $level, $msg) {
 }
 
 # A file (appended to), a pipe to a command (started once: a reopen keeps it), or syslog
-sub _open ($self, $path) {
+sub _open ($self, $path, $errors = 0) {
     return \*STDOUT if $path eq '-';
-    if ($path =~ /\Asyslog(?::(\w+))?\z/) {
+    if ($errors && $path =~ /\Asyslog(?::(\w+))?\z/) {    # Only the error log: as Apache's
         Sys::Syslog::openlog('perennial', 'pid,ndelay', $1 // 'local7');
         return ['syslog'];
     }
@@ -153,6 +156,12 @@ Writes one line to each access log, if there is one.
 
 A virtual host's logs: its own error log, access logs and level, or else this log's. Reopened with
 this one.
+
+=head2 drop_children
+
+    $log->drop_children;
+
+Forgets the virtual hosts' logs (the application is built again, with new ones).
 
 =head2 debug, info, warn, error
 

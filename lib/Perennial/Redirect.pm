@@ -55,7 +55,8 @@ sub find ($class, $list, $env) {
         my $to;
         if ($r->{re}) {
             my @m = $url =~ $r->{re} or next;
-            $to = ($r->{to} // '') =~ s/\$(\d)/escape_path($m[$1 - 1] \/\/ '')/ger;
+            unshift @m, substr $url, $-[0], $+[0] - $-[0];    # $0 is the whole match
+            $to = ($r->{to} // '') =~ s/\$(\d)/escape_path($m[$1] \/\/ '')/ger;
         }
         elsif ($r->{exact}) { $to = $r->{to} }
         else {
@@ -76,7 +77,7 @@ sub find ($class, $list, $env) {
 }
 
 sub _response ($status, $to, $env) {
-    return Perennial::ErrorPage->response(410, $env) unless defined $to;
+    return Perennial::ErrorPage->response($status, $env) unless defined $to;    # gone, or not 3xx
     return Perennial::ErrorPage->response($status, $env, Location => $to);
 }
 

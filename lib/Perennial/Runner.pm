@@ -61,14 +61,15 @@ sub run ($self) {
             . " (Perennial $Perennial::VERSION)");
     @$self{qw(log board listeners)} = ($log,   $board, \@listeners);
     @$shared{qw(board listeners)}   = ($board, \@listeners);
-    my $server  = $self->_server($config, $app);
+    my $server = $self->_server($config, $app);
+    undef $app;    # The server holds it: what holds the server decides how long it lives
     my $cleanup = sub {
         $_->close for @listeners;
         Perennial::Control->remove_pid($pid_file) if defined $pid_file;
     };
     my $code = eval {
         return _single($server, $board, $to) if $config->single_process;
-        Perennial::Prefork->new(
+        my $prefork = Perennial::Prefork->new(
             config           => $config,
             log              => $log,
             board            => $board,
@@ -78,7 +79,12 @@ sub run ($self) {
             on_ready         => scalar $self->_on_ready,
             upgrade          => $self->{command} && sub { $self->_upgrade },
             upgrade_failed   => sub { $_->disown(0) for @listeners },
-        )->run;
+        );
+
+        # Prefork holds this generation's worker code (and through it the application) until a
+        # reload gives the next: nothing here keeps the old one alive after that
+        undef $server;
+        $prefork->run;
     };
     my $err = $@;
     $cleanup->();

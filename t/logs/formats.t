@@ -44,6 +44,23 @@ like slurp("$dir/combined.log"), qr{ 200 \d+ "http://r/" "UA/1"\n\z}, 'Apache\'s
 is slurp("$dir/piped.log"), "piped /a/b\n", 'a piped log: the command reads the lines';
 $srv->stop;
 
+subtest 'CustomLog syslog is a file named syslog under ServerRoot, as mod_log_config has it' =>
+    sub {
+    my $root = scratch_dir();
+    chmod 0777, $root or die $!;
+    my $srv = start_server(
+        app     => 'pid.psgi',
+        workers => 1,
+        conf    => "ServerRoot $root\nCustomLog syslog \"%>s %U\"\n"
+    );
+    my $pid = ($srv->slots)[0]{pid};
+    is $srv->get("/x$_")->{status}, 200, "request $_ answered" for 1, 2;
+    is + ($srv->slots)[0]{pid}, $pid, 'the worker lives on (it died after each request)';
+    ok wait_until(sub { slurp("$root/syslog") =~ /x2/ }, 10, 'the log'),
+        'the lines are in the file';
+    $srv->stop;
+    };
+
 subtest 'an application\'s own Server header replaces Perennial\'s' => sub {
     my $app = "$dir/server.psgi";
     open(my $fh, '>', $app) or die $!;

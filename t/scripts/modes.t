@@ -299,6 +299,8 @@ subtest 'the error log gets the bytes the layers made, whatever STDERR carries' 
     my $log = $srv->error_log;
     like $log, qr/layers_open\.pl: a warning with \xe2\x98\xba/,
         'a warning through :encoding(UTF-8): its UTF-8 bytes';
+    like $log, qr/\[warn\] \S*layers_open\.pl: said while compiling \xe2\x98\xba/,
+        'STDERR while a resident script compiles: in the log, through its layer';
     like $log, qr/Wide character in print at \S*layers_crlf\.pl line 8\./,
         "wide characters with no layer: perl's warning, with the script's line";
 };

@@ -23,6 +23,8 @@ AddDefaultCharset utf-8
 Redirect permanent /old https://new.example.test/new
 Redirect gone /gone-away
 RedirectMatch seeother ^/items/(\\d+)\$ /item.php?id=\$1
+RedirectMatch ^/whole/.* /from\$0
+Redirect 404 /hidden
 <Location /closed>
     Require all denied
 </Location>
@@ -65,6 +67,9 @@ subtest 'Redirect and RedirectMatch' => sub {
         'permanent, the rest of the path and the query kept';
     is((req('GET /older HTTP/1.1'))[0],       404, 'whole segments only: /older is not /old');
     is((req('GET /gone-away/x HTTP/1.1'))[0], 410, 'gone');
+    is((req('GET /hidden/x HTTP/1.1'))[0],    404, 'a status that is not a redirect: that status');
+    ($s, $h) = req('GET /whole/x HTTP/1.1');
+    is $h->{location}, '/from/whole/x', 'RedirectMatch with $0, the whole match';
     ($s, $h) = req('GET /items/42 HTTP/1.1');
     is_deeply [$s, $h->{location}], [303, '/item.php?id=42'], 'RedirectMatch with $1';
     ($s, $h) = req('GET /moved HTTP/1.1');

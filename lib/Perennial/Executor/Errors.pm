@@ -24,10 +24,7 @@ sub reset_layers ($self, $layers = undef) { $self->{layers} = $layers && $layers
 
 sub PRINT ($self, @list) {
     my $text = join($, // '', @list) . ($\ // '');
-    $self->{buf}
-        .= $self->{layers}     ? $self->{layers}->bytes($text)
-        : utf8::is_utf8($text) ? Perennial::Executor::Layers::plain($text)
-        :                        $text;
+    $self->{buf} .= Perennial::Executor::Layers::bytes_of($self->{layers}, $text);
     $self->_lines;
     return 1;
 }

@@ -13,9 +13,20 @@ use Encode ();
 # The warning names the script's line, not the tied handle's
 our @CARP_NOT = qw(Perennial::Executor::Output Perennial::Executor::Errors);
 
-sub new ($class, %from) { bless {encoding => $from{encoding}, crlf => $from{crlf} // 0}, $class }
+# (said: where a stand-in handle's output goes while the script compiles; none, dropped)
+sub new ($class, %from) {
+    return bless {encoding => $from{encoding}, crlf => $from{crlf} // 0, said => $from{said}},
+        $class;
+}
 
-sub copy ($self) { (ref $self)->new(%$self) }
+sub copy ($self) { (ref $self)->new(%$self{qw(encoding crlf)}) }
+
+# The bytes of text written to a handle with these layers, or none ($layers undef): one way for
+# the tied STDOUT and STDERR alike
+sub bytes_of ($layers, $text) {
+    return $layers->bytes($text) if $layers;
+    return utf8::is_utf8($text) ? plain($text) : $text;
+}
 
 # Whether any layer changes the bytes
 sub any ($self) { $self->{encoding} || $self->{crlf} ? 1 : 0 }
@@ -55,14 +66,24 @@ sub plain ($text) {
     return $text;
 }
 
-# Tied while a script compiles: binmode at BEGIN time is recorded, output is dropped
+# Tied while a script compiles: binmode at BEGIN time is recorded; what is printed goes where
+# the stand-in says (STDERR's to the error log), or nowhere
 sub TIEHANDLE ($class, $self) {$self}
 sub BINMODE   ($self, @layer) { $self->push_layers(@layer) }
-sub PRINT     ($self, @list)  {1}
-sub PRINTF    ($self, @list)  {1}
-sub WRITE     ($self, @list)  {0}
-sub FILENO    ($self)         {undef}
-sub CLOSE     ($self)         {1}
+
+sub PRINT ($self, @list) {
+    $self->{said}->(bytes_of($self, join($, // '', @list) . ($\ // ''))) if $self->{said};
+    return 1;
+}
+sub PRINTF ($self, $format, @list) { $self->PRINT(sprintf $format, @list) }
+
+sub WRITE ($self, $buf, $len = undef, $offset = 0) {
+    my $part = substr $buf, $offset, $len // length $buf;
+    $self->PRINT($part);
+    return length $part;
+}
+sub FILENO ($self) {undef}
+sub CLOSE  ($self) {1}
 
 1;
 

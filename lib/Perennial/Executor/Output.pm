@@ -205,23 +205,22 @@ sub layers ($self, @new) {
 
 sub PRINT ($self, @list) {
     $self->{autoflush} = $|;
-    return $self->add(_bytes($self, join($, // '', @list) . ($\ // '')));
+    return $self->add(
+        Perennial::Executor::Layers::bytes_of($self->{layers}, join($, // '', @list) . ($\ // '')));
 }
 
 sub PRINTF ($self, $format, @list) {
     $self->{autoflush} = $|;
-    return $self->add(_bytes($self, sprintf $format, @list));
+    return $self->add(
+        Perennial::Executor::Layers::bytes_of($self->{layers}, sprintf $format, @list));
 }
 
 sub WRITE ($self, $buf, $len = undef, $offset = 0) {
     $self->{autoflush} = $|;
     my $part = substr $buf, $offset, $len // length $buf;
-    return $self->add(_bytes($self, $part)) ? length $part : undef;
-}
-
-sub _bytes ($self, $text) {
-    return $self->{layers}->bytes($text) if $self->{layers};
-    return utf8::is_utf8($text) ? Perennial::Executor::Layers::plain($text) : $text;
+    return $self->add(Perennial::Executor::Layers::bytes_of($self->{layers}, $part))
+        ? length $part
+        : undef;
 }
 
 1;
