@@ -5,6 +5,7 @@ use Cwd          ();
 use Plack::Util  ();
 use Scalar::Util ();
 use Perennial::Config::Handlers;
+use Perennial::Config::VirtualHost qw(server_name_parts);
 use Perennial::Dispatch;
 use Perennial::Executor;
 use Perennial::ErrorPage;
@@ -41,7 +42,7 @@ sub build ($class, $config, $log = undef, $server = {}) {
         signature => $config->server_signature,
         server    => Perennial::HTTP::Response::server_product()
     );
-    my ($host, $port) = split /:/, $config->server_name // 'localhost', 2;
+    my ($host, $port) = server_name_parts($config->server_name // 'localhost');
     Perennial::ModPerl::Server->configure(
         hostname => $host,
         port     => $port // 0,             # As Apache's server_rec: the port ServerName gave, or 0
@@ -69,7 +70,7 @@ sub build ($class, $config, $log = undef, $server = {}) {
         $app = Perennial::VirtualHosts->new(
             hosts     => \@hosts,
             main      => $app,
-            main_name => $config->server_name
+            main_name => $host
             )->to_app
             if @hosts;
     }

@@ -106,18 +106,29 @@ sub plan ($self, $env) {
 }
 
 # A URL seen before: the same plan, unless the file it names is no longer the one found
+# (a directory is the same one when the finder names it again; a URL that comes back refused,
+# such as one with an encoded slash, does not throw away the plan of the path it decodes to)
 sub _known ($self, $url, $env) {
     my $plan   = $self->{plans}{$url} or return;
     my $finder = $plan->{finder}      or return $plan;
     my $hit    = Perennial::Dispatch::Files->find($finder, $plan->{root}, $plan->{rest}, $env);
-    return $plan if ref $hit && $hit == $plan->{hit};
+    return unless ref $hit;
+    my $was = $plan->{hit};
+    return $plan
+        if $hit == $was
+        || ($hit->{directory}
+        && $was->{directory}
+        && $hit->{directory} eq $was->{directory}
+        && $hit->{slash} == $was->{slash});
     delete $self->{plans}{$url};
     return;
 }
 
-# Kept when it can be checked cheaply next time: no file, or a file the finder keeps
+# Kept when it can be checked cheaply next time: no file, a file the finder keeps, a directory
 sub _keep ($self, $url, $plan) {
-    return if $plan->{finder} && !(ref $plan->{hit} && $plan->{hit}{file});
+    return
+        if $plan->{finder}
+        && !(ref $plan->{hit} && ($plan->{hit}{file} || $plan->{hit}{directory}));
     %{$self->{plans}} = () if keys %{$self->{plans}} >= $MAX_PLANS;
     $self->{plans}{$url} = $plan;
 }

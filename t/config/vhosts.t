@@ -133,4 +133,32 @@ subtest 'a request no host covers is the main server\'s, by its ServerName' => s
     is $seen, 'main.test', 'port 80: the main server (the status pages show it, not the last host)';
 };
 
+subtest 'ServerName with a scheme and a port names the server by its name alone' => sub {
+    my $dir = scratch_dir();
+    write_file("$dir/cgi/server.pl", <<'PERL', 0755);
+my $r = shift;
+print "Content-Type: text/plain\n\n", join ' ', $r->server->server_hostname, $r->server->is_virtual;
+PERL
+    system("chmod -R a+rX $dir") == 0 or die;
+    my $srv = start_server(workers => 1, conf => <<"CONF");
+ServerName http://main.test:80
+Alias /registry $dir/cgi
+<Location /registry>
+    SetHandler perl-script
+    PerlResponseHandler ModPerl::Registry
+    Options +ExecCGI
+</Location>
+<VirtualHost *:1>
+    ServerName https://two.test:443
+</VirtualHost>
+CONF
+    my $get = sub ($host) {
+        Perennial::Test::http_request($srv->port, 'GET', $host, '/registry/server.pl')->{body};
+    };
+    is $get->('main.test'), 'main.test 0',
+        'the main server (no host on this port): not a virtual host';
+    is $get->('two.test'), 'main.test 0', 'whatever name the client gives';
+    $srv->stop;
+};
+
 done_testing;

@@ -9,7 +9,13 @@ use Perennial::Config::Sections qw(section);
 # per-directory directives at its level); the rest belongs to the whole server and is refused
 # with its line. The host's settings are read by the same code as the main server's ($apply).
 
-our @EXPORT_OK = qw(virtual_host);
+our @EXPORT_OK = qw(server_name_parts virtual_host);
+
+# ServerName's parts, as Apache reads [scheme://]name[:port]: (name, port or undef)
+sub server_name_parts ($text) {
+    my ($name, $port) = ($text // '') =~ m{\A(?:\w+://)?(\[[^\]]*\]|[^:/]*)(?::(\d+))?};
+    return ($name, $port);
+}
 
 # Directives a virtual host may have besides sections and per-directory ones
 my %OWN = map { $_ => 1 } qw(documentroot alias scriptalias errorlog customlog transferlog
@@ -38,7 +44,7 @@ sub virtual_host ($values, $errors, $item, $apply) {
         my @args = @{$inner->{args}};
         if ($name eq 'servername') {
             push @$errors, "$at: ServerName takes one name" if @args != 1;
-            $host{name} = $args[0];
+            ($host{name}) = server_name_parts($args[0]);
             next;
         }
         if ($name eq 'serveralias') {

@@ -9,6 +9,7 @@ my %MAIN = (hostname => 'localhost', port => 80, admin => '[no address given]', 
 my $LOG;            # The worker's error log
 my $MAIN_SERVER;    # Its Apache2::ServerRec
 my %PUSHED;         # PerlChildInitHandler and PerlChildExitHandler code, pushed at start
+my %VIRTUAL;        # The virtual hosts' Apache2::ServerRec
 
 # Set once at start from the configuration
 sub configure ($class, %args) {
@@ -16,6 +17,7 @@ sub configure ($class, %args) {
         for grep { defined $args{$_} } qw(hostname port admin root vars error_fname);
     $LOG = $args{log} if $args{log};
     undef $MAIN_SERVER;
+    %VIRTUAL = ();
     return;
 }
 
@@ -32,14 +34,16 @@ use v5.36;
 
 sub main ($class) { $MAIN_SERVER //= bless {%MAIN, virtual => 0}, $class }
 
-# The server a request reached: its virtual host's name, or the main server
+# The server a request reached: its virtual host's (one object per host and port), or the main
+# server
 sub for_request ($class, $env) {
     my $name = $env->{'perennial.vhost'};
     return $class->main if !defined $name || $name eq $MAIN{hostname};
-    return bless {
+    my $port = $env->{SERVER_PORT} // $MAIN{port};
+    return $VIRTUAL{"$name:$port"} //= bless {
         %MAIN,
         hostname => $name,
-        port     => $env->{SERVER_PORT}       // $MAIN{port},
+        port     => $port,
         admin    => $env->{'perennial.admin'} // $MAIN{admin},
         virtual  => 1
     }, $class;
