@@ -199,7 +199,7 @@ sub _load_applications ($with, $sections) {
     for my $sec (@$sections) {
         my $h = $sec->{handler} // '';
         $built->{"app $sec->{app_path}"} //= _load($sec->{app_path}, _where($sec))
-            if $h eq 'psgi';
+            if defined $sec->{app_path};
         $built->{$h} //= _status_app($with->{config}, $with->{server}, $h) if $h =~ /status\z/;
     }
 }
@@ -208,9 +208,11 @@ sub _load_applications ($with, $sections) {
 # (and shared by the workers); one that leads nowhere stops the start
 sub _load_handlers ($sec, $where) {
     for my $key (grep { $sec->{$_} } Perennial::Config::Handlers::phase_keys()) {
+        my $directive = Perennial::Config::Handlers::directive_of($key);
+        my $at        = $sec->{handler_at}{lc $directive} // $where;
         for my $name (@{$sec->{$key}}) {
             eval { Perennial::ModPerl::Handler->resolve($name); 1 }
-                or die "$where" . Perennial::Config::Handlers::directive_of($key) . " $name: $@";
+                or die "$at$directive $name: $@";
         }
     }
 }

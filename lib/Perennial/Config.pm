@@ -263,8 +263,6 @@ sub _missing ($config) {
         push @errors, "$alias->{file} line $alias->{line}: directory '$alias->{dir}' not found";
     }
     push @errors, map {"PerlRequire: file '$_' not found"} grep { !-f } @{$config->requires};
-    push @errors, "RemoteIPInternalProxy/RemoteIPTrustedProxy: '$_' is not an address or network"
-        for grep { !ref Perennial::Access->parse(ip => $_) } @{$config->remoteip_proxies};
     push @errors,
         'RemoteIPHeader needs RemoteIPInternalProxy or RemoteIPTrustedProxy: '
         . 'which clients may say who the client is'
@@ -320,6 +318,10 @@ sub _directive ($values, $item) {
     my @args = @{$item->{args}};
     if ($LIST_DIRECTIVES{$name}) {
         return "$item->{name} takes one or more arguments" unless @args;
+        for my $addr ($key eq 'remoteip_proxies' ? @args : ()) {
+            return "$item->{name}: '$addr' is not an address or network"
+                unless ref Perennial::Access->parse(ip => $addr);
+        }
         push @{$values->{$key}}, @args;
         return;
     }

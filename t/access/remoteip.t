@@ -87,4 +87,13 @@ unlike slurp("$dir/addr.log"), qr{^127\.0\.0\.1 }m, 'never the proxy';
 kill 'QUIT', $pid;
 $srv->stop;
 
+subtest 'a proxy that is not an address is refused with its line' => sub {
+    my ($out)
+        = Perennial::Test::configtest(
+        "RemoteIPHeader X-Forwarded-For\nRemoteIPInternalProxy 10.0.0.1 nowhere\n", 'proxy.conf');
+    like $out,
+        qr/proxy\.conf line 2: RemoteIPInternalProxy: 'nowhere' is not an address or network/,
+        'file, line and the address';
+};
+
 done_testing;

@@ -245,7 +245,7 @@ PerlSwitches -I$lib
 </Location>
 CONF
     like $out,
-        qr/load\.conf line 2: PerlResponseHandler Broken: Broken does not load: syntax error/,
+        qr/load\.conf line 4: PerlResponseHandler Broken: Broken does not load: syntax error/,
         "a module that does not compile: its error";
 };
 
@@ -258,7 +258,26 @@ subtest 'a handler module that is not there stops the start' => sub {
 </Location>
 CONF
     like $out,
-        qr{missing\.conf line 1: PerlFixupHandler No::Such::Module::fix: no sub No::Such::Module::fix::handler or No::Such::Module::fix is loaded \(neither No/Such/Module/fix\.pm nor No/Such/Module\.pm is in \@INC\)},
+        qr{missing\.conf line 4: PerlFixupHandler No::Such::Module::fix: no sub No::Such::Module::fix::handler or No::Such::Module::fix is loaded \(neither No/Such/Module/fix\.pm nor No/Such/Module\.pm is in \@INC\)},
         'the first handler that leads nowhere is named, with where it was looked for';
 };
+subtest 'a handler named at server level, and a PSGIApp without SetHandler, are placed too' => sub {
+    my $root = scratch_dir();
+    my ($out) = configtest(<<"CONF", 'server.conf');
+DocumentRoot $root
+PerlFixupHandler No::Such::Fixup
+CONF
+    like $out, qr{server\.conf line 2: PerlFixupHandler No::Such::Fixup: no sub},
+        'the server-level line';
+    write_file("$root/app.psgi", "die 'broken on purpose';\n");
+    ($out) = configtest(<<"CONF", 'psgi.conf');
+<Location /app>
+    PSGIApp $root/app.psgi
+</Location>
+CONF
+    like $out,
+        qr{psgi\.conf line 1: Can't load PSGI application "\S+app\.psgi": .*broken on purpose},
+        'a PSGIApp is loaded at start whatever its handler, and its error placed';
+};
+
 done_testing;

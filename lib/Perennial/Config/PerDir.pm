@@ -204,7 +204,12 @@ sub per_dir_directive ($set, $item, $where) {
     return "$item->{name} belongs in a <Location>" if $scope eq 'location' && $where ne 'location';
     return "$item->{name} takes " . _count($min, $max)
         if @args < $min || (defined $max && @args > $max);
-    return $read->($set, @args) // '';
+    my $err = $read->($set, @args) // '';
+
+    # Where a mod_perl handler was named, for the error if it leads nowhere at start
+    $set->{handler_at}{lc $item->{name}} = "$item->{file} line $item->{line}: "
+        if !length $err && $item->{name} =~ /\APerl\w*Handler\z/i && $item->{file};
+    return $err;
 }
 
 sub _count ($min, $max) {

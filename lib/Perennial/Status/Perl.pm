@@ -165,15 +165,7 @@ sub _rule ($r) {
     for my $kind (qw(any_of all_of none_of)) {
         return {$kind => [map { _rule($_) } @{$r->{$kind}}]} if $r->{$kind};
     }
-    return 'not ' . _rule($r->{not})                   if $r->{not};
-    return 'all ' . ($r->{all} ? 'granted' : 'denied') if exists $r->{all};
-    return 'local'                                     if $r->{local};
-    return "ip @{$r->{ip}}"                            if $r->{ip};
-    return "host @{$r->{host}}"                        if $r->{host};
-    return "env @{$r->{env}}"                          if $r->{env};
-    return 'method ' . join ' ', sort keys %{$r->{method}} if $r->{method};
-    return 'valid-user' if $r->{valid_user};
-    return 'user ' . join ' ', sort keys %{$r->{user}};
+    return $r->{text};    # As written (Perennial::Access keeps it)
 }
 
 sub _html ($v) {

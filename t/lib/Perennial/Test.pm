@@ -151,7 +151,7 @@ sub alive ($self) {
     return 1;
 }
 
-sub access_log ($self) { _slurp("$self->{dir}/access.log") }
+sub access_log ($self) { slurp("$self->{dir}/access.log") }
 
 sub cli ($self, @args) { perennial(@args) }
 
@@ -163,7 +163,7 @@ sub connect ($self) {
         // die "Can't connect to 127.0.0.1:$self->{port}: $@";
 }
 sub dir       ($self) { $self->{dir} }
-sub error_log ($self) { _slurp("$self->{dir}/error.log") }
+sub error_log ($self) { slurp("$self->{dir}/error.log") }
 
 sub get ($self, $path = '/', %opt) {
     my $ua
@@ -268,7 +268,7 @@ sub load_stop ($load) {
     waitpid $_, 0 for @{$load->{pids}};
     my %sum = (ok => 0, failed => 0, why => []);
     for my $i (1 .. @{$load->{pids}}) {
-        my ($ok, $failed, @why) = split /\n/, _slurp("$load->{dir}/$i");
+        my ($ok, $failed, @why) = split /\n/, slurp("$load->{dir}/$i");
         $sum{ok}     += $ok     // 0;
         $sum{failed} += $failed // 1;
         push @{$sum{why}}, @why;
@@ -351,12 +351,6 @@ sub wait_until ($cond, $seconds, $label) {
     return 1 if $cond->();
     fail "timed out after ${seconds}s waiting for: $label";
     return 0;
-}
-
-sub _slurp ($file) {
-    open(my $fh, '<', $file) or return '';
-    local $/;
-    return scalar <$fh>;
 }
 
 END {
