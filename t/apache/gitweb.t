@@ -1,7 +1,7 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Perennial::Test         qw(scratch_dir start_server write_file);
+use Perennial::Test         qw(scratch_dir script_location start_server write_file);
 use Perennial::Test::Apache qw(apache_available apache_head request start_apache);
 
 # Debian's gitweb, installed as Debian installs it (/usr/lib/cgi-bin/gitweb.cgi is a symlink
@@ -39,18 +39,8 @@ my ($apid, $aport) = start_apache("$dir/apache.conf", 'GITWEB_PORT', SITE_RUN =>
     or BAIL_OUT('Apache did not start');
 my $srv = start_server(workers => 1, conf => <<"CONF");
 $cgi
-Alias /perlrun /usr/lib/cgi-bin
-Alias /registry /usr/lib/cgi-bin
-<Location /perlrun>
-    SetHandler perl-script
-    PerlResponseHandler ModPerl::PerlRun
-    Options +ExecCGI
-</Location>
-<Location /registry>
-    SetHandler perl-script
-    PerlResponseHandler ModPerl::Registry
-    Options +ExecCGI
-</Location>
+@{[script_location('/perlrun', '/usr/lib/cgi-bin', 'ModPerl::PerlRun')]}
+@{[script_location('/registry', '/usr/lib/cgi-bin')]}
 CONF
 
 my @pages = (

@@ -2,7 +2,8 @@ use v5.36;
 use lib 't/lib';
 use Test::More;
 use Perennial::VirtualHosts;
-use Perennial::Test qw(configtest raw_request scratch_dir slurp start_server wait_until write_file);
+use Perennial::Test
+    qw(configtest raw_request scratch_dir script_location slurp start_server wait_until write_file);
 
 # Name-based virtual hosts, as Apache: the Host header picks ServerName or ServerAlias, the
 # first host of an address answers the others, and the main server's sections apply in each
@@ -35,12 +36,7 @@ CustomLog $dir/main-access.log host
     SetHandler server-status
 </Location>
 AddHandler application/x-httpd-php .php
-Alias /registry $dir/cgi
-<Location /registry>
-    SetHandler perl-script
-    PerlResponseHandler ModPerl::Registry
-    Options +ExecCGI
-</Location>
+@{[script_location('/registry', "$dir/cgi")]}
 <VirtualHost *:*>
     ServerName www.one.test
     ServerAlias one.test *.one.test
@@ -142,12 +138,7 @@ PERL
     system("chmod -R a+rX $dir") == 0 or die;
     my $srv = start_server(workers => 1, conf => <<"CONF");
 ServerName http://main.test:80
-Alias /registry $dir/cgi
-<Location /registry>
-    SetHandler perl-script
-    PerlResponseHandler ModPerl::Registry
-    Options +ExecCGI
-</Location>
+@{[script_location('/registry', "$dir/cgi")]}
 <VirtualHost *:1>
     ServerName https://two.test:443
 </VirtualHost>

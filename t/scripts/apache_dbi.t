@@ -1,7 +1,7 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Perennial::Test qw(scratch_dir start_server write_file);
+use Perennial::Test qw(scratch_dir script_location start_server write_file);
 
 # Apache::DBI, as a mod_perl site loads it (PerlModule, connect_on_init in a startup file): each
 # worker connects once in its child init and keeps the handle for every request, and a request
@@ -33,12 +33,7 @@ PERL
 my $srv = start_server(workers => 1, conf => <<"CONF");
 PerlModule Apache::DBI
 PerlRequire $dir/startup.pl
-Alias /registry $dir/cgi
-<Location /registry>
-    SetHandler perl-script
-    PerlResponseHandler ModPerl::Registry
-    Options +ExecCGI
-</Location>
+@{[script_location('/registry', "$dir/cgi")]}
 CONF
 my @got = map { $srv->get('/registry/db.pl')->{content} } 1 .. 3;
 like $got[0], qr/\Ahandle=Apache::DBI::db=HASH\(0x[0-9a-f]+\) rows=0\n\z/,

@@ -16,9 +16,8 @@ use Perennial::Scoreboard;
 # Real servers for tests: the test binds 127.0.0.1 port 0 itself and hands the socket to
 # bin/perennial as fd:N, so there is no race for a free port.
 
-our @EXPORT_OK
-    = qw(configtest http_request load_start load_stop perennial raw_request scratch_dir slurp
-    start_program start_server start_status_server wait_until write_file);
+our @EXPORT_OK = qw(configtest http_request load_start load_stop perennial raw_request scratch_dir
+    script_location slurp start_program start_server start_status_server wait_until write_file);
 
 my $ROOT = abs_path(dirname(__FILE__) . '/../../..');
 my @STARTED;
@@ -330,6 +329,16 @@ sub slurp ($file) {
     open(my $fh, '<', $file) or return '';
     local $/;
     return scalar <$fh>;
+}
+
+# The lines of an httpd.conf that serve a directory of scripts at a URL: a Registry or PerlRun
+# handler (perl-script) or, with cgi-script, mod_cgi; $more goes inside the <Location>
+sub script_location ($url, $dir, $handler = 'ModPerl::Registry', $more = '') {
+    my $how
+        = $handler eq 'cgi-script'
+        ? "    SetHandler cgi-script\n"
+        : "    SetHandler perl-script\n    PerlResponseHandler $handler\n";
+    return "Alias $url $dir\n<Location $url>\n$how    Options +ExecCGI\n$more</Location>\n";
 }
 
 # A file with this text, and the directories it needs
