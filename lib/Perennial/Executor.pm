@@ -114,16 +114,7 @@ sub _compile ($self, $hit) {
         $warn->($msg) unless $reload && $msg =~ /\ASubroutine \S+ redefined /;
     };
 
-    # binmode STDOUT/STDERR at BEGIN time (use open qw(:std ...)) is the script's, kept with it
-    my %layers = (
-        stdout => Perennial::Executor::Layers->new,
-        stderr => Perennial::Executor::Layers->new(said => sub ($bytes) { $warn->($bytes) }),
-    );
-    local *STDOUT;
-    local *STDERR;
-    tie *STDOUT, 'Perennial::Executor::Layers', $layers{stdout};
-    tie *STDERR, 'Perennial::Executor::Layers', $layers{stderr};
-    my ($compiled, $pragmas) = eval {
+    my $compile = sub () {
         Perennial::Executor::CGIPragmas->around_compile(
             sub () {
                 Perennial::Executor::Compiler->compile(
@@ -134,15 +125,17 @@ sub _compile ($self, $hit) {
             }
         );
     };
-    my $failed = $@;
-    {
-        no warnings 'untie';    ## no critic (ProhibitNoWarnings) %layers still holds the objects
-        untie *STDOUT;
-        untie *STDERR;
-    }
-    return (undef, $failed =~ s/\s+\z//r) unless $compiled;
+
+    # binmode STDOUT/STDERR at BEGIN time (use open qw(:std ...)) is the script's, kept with it
+    my $layers = (index($source, 'binmode') >= 0 || index($source, 'use open') >= 0)
+        && {stdout => Perennial::Executor::Layers->new,
+        stderr => Perennial::Executor::Layers->new(said => sub ($bytes) { $warn->($bytes) }),
+        };
+    my ($compiled, $pragmas) = eval { $layers ? _with_layers($layers, $compile) : $compile->() };
+    return (undef, $@ =~ s/\s+\z//r) unless $compiled;
     $compiled->{cgi_pragmas}   = $pragmas;
-    $compiled->{"${_}_layers"} = $layers{$_} for grep { $layers{$_}->any } keys %layers;
+    $compiled->{"${_}_layers"} = $layers->{$_}
+        for grep { $layers->{$_}->any } keys %{$layers || {}};
     $self->{log}->warn("$file: -T is ignored: taint mode belongs to the whole interpreter")
         if $compiled->{taint};
 
@@ -158,6 +151,23 @@ sub _compile ($self, $hit) {
     $compiled->{warn}    = $warn;
     $compiled->{stderr}  = Perennial::Executor::Errors->new($self->{log}, $file);
     return ($compiled, undef);
+}
+
+# Compiles with STDOUT and STDERR standing in for the script's, to record the layers it pushes
+sub _with_layers ($layers, $compile) {
+    local *STDOUT;
+    local *STDERR;
+    tie *STDOUT, 'Perennial::Executor::Layers', $layers->{stdout};
+    tie *STDERR, 'Perennial::Executor::Layers', $layers->{stderr};
+    my @got = eval { $compile->() };
+    my $err = $@;
+    {
+        no warnings 'untie';    ## no critic (ProhibitNoWarnings) $layers still holds the objects
+        untie *STDOUT;
+        untie *STDERR;
+    }
+    die $err if $err;
+    return @got;
 }
 
 sub _error_page ($self, $status, $env = undef) { Perennial::ErrorPage->response($status, $env) }
@@ -246,7 +256,7 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     $out->layers($script->{stdout_layers}->copy) if $script->{stdout_layers};
     local *STDERR;
     my $errors = tie *STDERR, 'Perennial::Executor::Errors', $script->{stderr};
-    $errors->reset_layers($script->{stderr_layers});
+    $errors->reset_layers($script->{stderr_layers}) if $script->{stderr_layers};
     local $SIG{__WARN__} = $script->{warn};
     local ($/, $,, $\, $", $;, $@) = ("\n", undef, undef, ' ', "\034", '');
     local @ARGV = $self->{env}->argv($env);

@@ -37,6 +37,8 @@ sub PRINT ($self, @list) {
 sub flush ($self) {
     $self->{log}->error("stderr from $self->{file}: $self->{buf}") if length $self->{buf};
     $self->{buf} = '';
+    delete $self->{layers};    # A binmode lasts the request; the next begins with the script's
+    return;
 }
 
 sub _lines ($self) {

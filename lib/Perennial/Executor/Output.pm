@@ -205,8 +205,12 @@ sub layers ($self, @new) {
 
 sub PRINT ($self, @list) {
     $self->{autoflush} = $|;
-    return $self->add(
-        Perennial::Executor::Layers::bytes_of($self->{layers}, join($, // '', @list) . ($\ // '')));
+    my $text = join($, // '', @list) . ($\ // '');
+    return $self->add(    # Bytes as they are unless a layer or a wide character makes others
+        $self->{layers} || utf8::is_utf8($text)
+        ? Perennial::Executor::Layers::bytes_of($self->{layers}, $text)
+        : $text
+    );
 }
 
 sub PRINTF ($self, $format, @list) {
