@@ -14,6 +14,7 @@ use Perennial::HTTP::Response::Writer;
 my ($MEMORY_BODY, $READ_SIZE) = (65_536, 65_536);
 my $IN_APP;     # The request the application is running, while it runs
 my $SERVING;    # The connection it came on
+my $WORKER;     # The process that serves it (not one the application forked)
 
 # An application that calls CORE::exit ends the worker mid-request; perl still runs END
 # blocks, so the client gets a 500 instead of a silently closed connection
@@ -23,6 +24,7 @@ END { abort_request(500) }
 # went out yet, and logs it. For a worker about to end itself (a request deadline).
 sub abort_request ($status) {
     my $c = $IN_APP or return 0;
+    return 0 if $$ != $WORKER;
     _answer_instead($c, $status);
     my $micros = int((Time::HiRes::time() - $c->{t0}) * 1e6);
     $SERVING->{log}->access($c->{env}, $c->{status}, $c->{bytes}, $micros, $c);
@@ -140,7 +142,7 @@ sub _next_request ($self, $sock) {
 }
 
 sub _call_app ($self, $c, $env) {
-    $IN_APP = $c;
+    ($IN_APP, $WORKER) = ($c, $$);
     my $ok = eval {
         my $res = $self->{app}->($env);
 

@@ -8,6 +8,7 @@ use Scalar::Util   qw(blessed);
 use Symbol         ();
 use Time::HiRes    ();
 use Perennial::Executor::Catalog;
+use Perennial::Executor::Children;
 use Perennial::Executor::CGIPragmas;
 use Perennial::Executor::Compiler;
 use Perennial::ErrorPage;
@@ -38,6 +39,7 @@ sub new ($class, %args) {
     my $policy = $args{policy} or croak 'policy is required';
     my @bad    = grep { !$POLICY_KEYS{$_} } keys %$policy;
     croak "Unknown policy key(s): @bad" if @bad;
+    Perennial::Executor::Children->watch;    # Before any script can start a process
     my $self = bless {
         policy   => $policy,
         name     => $args{name} // $class,
@@ -209,21 +211,28 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {
     );
     my ($died, $r) = $self->_run($script, $hit, $env, $out, $phased);
     if ($out->handed_over) {    # $r->internal_redirect answered: whatever came after is logged
-        $self->{log}->error("$hit->{file} (request $env->{REQUEST_METHOD} $env->{REQUEST_URI}) "
-                . "after its internal redirect: $died")
-            if $died;
+        $self->{log}->error(_where($hit, $env) . " after its internal redirect: $died") if $died;
         return;
+    }
+
+    # A script that dies after its header block: as under mod_cgi, the client gets that head
+    # and what was printed, and the log gets the error
+    if ($died && $out->has_head && !$out->error) {
+        $self->{log}->error(_where($hit, $env) . ": $died");
+        undef $died;
     }
     my $local = !$out->started && !$out->error && $out->local_redirect;
     return $self->_internal_redirect($env, $local, $respond) if $local && !$died;
     return if !$died && $r && $self->_unprinted($r, $out, $respond);
     my $bad = $died // $out->finish;
     return unless $bad;
-    my $where = "$hit->{file} (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})";
-    $self->{log}->error("$where: $bad");
+    $self->{log}->error(_where($hit, $env) . ": $bad");
     return $respond->($self->_error_page(500, $env)) unless $out->started;
     die "script failed after its response began\n";    # The server closes the connection
 }
+
+# The script and the request, for the log
+sub _where ($hit, $env) {"$hit->{file} (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})"}
 
 # Nothing printed, but a head set through $r: its status's page (true: answered), or the head
 # alone for the output to send
@@ -257,6 +266,7 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     local *STDERR;
     my $errors = tie *STDERR, 'Perennial::Executor::Errors', $script->{stderr};
     $errors->reset_layers($script->{stderr_layers}) if $script->{stderr_layers};
+    local $Perennial::Executor::Children::RUNNING = $self->{log};      # Its child processes
     local $SIG{__WARN__} = $script->{warn};
     local ($/, $,, $\, $", $;, $@) = ("\n", undef, undef, ' ', "\034", '');
     local @ARGV = $self->{env}->argv($env);
@@ -279,6 +289,7 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     Perennial::ModPerl->begin($env, $hit, $out, $self->{site}, $phased);
     $error
         //= $self->_call($script, $file, $script->{request} ? Perennial::ModPerl->current : undef);
+    Perennial::Executor::Children->give_back($out) if $out->{children};
     my $r = Perennial::ModPerl->end;    # The request object, if anything asked for it
     Perennial::Executor::Inc::leave($script, $chdir ? $hit->{dir} : $self->{home});
     $self->_lint_handles($script, $file) if delete $script->{lint_handles};
@@ -302,10 +313,11 @@ sub _call ($self, $script, $file, $r) {
         no strict 'refs';  ## no critic (ProhibitNoStrict) the script's own DATA handle, per request
         *{"$script->{package}::DATA"} = $data;
     }
-    local $Perennial::Executor::Exit::IN_REQUEST = 1;
+    my $pid = local $Perennial::Executor::Exit::IN_REQUEST = $$;
     my $ok  = eval { $script->{code}->($r // (), $file); 1 };
     my $err = $ok
         || Perennial::Executor::Exit->caught($@) ? undef : ($@ || 'unknown error') =~ s/\s+\z//r;
+    Perennial::Executor::Exit->child_ends($err) if $$ != $pid;
     for my $end (@{$script->{ends}}) {
         eval { $end->(); 1 } or $self->{log}->error("$file: END block died: " . ($@ =~ s/\s+\z//r));
     }

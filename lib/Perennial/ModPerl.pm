@@ -122,10 +122,15 @@ sub run_phase ($class, $phase, $log, $calls, $r = undef) {
 # Runs code as the phase named (what current_callback says meanwhile), with $r as the request
 # that Apache2::RequestUtil->request gives, and exit ending the code rather than the worker
 sub in_phase ($class, $phase, $r, $code) {
-    local $RUNNING                               = $phase;
-    local $NOW                                   = $r;
-    local $Perennial::Executor::Exit::IN_REQUEST = 1;
-    return $code->();
+    local $RUNNING = $phase;
+    local $NOW     = $r;
+    my $pid = local $Perennial::Executor::Exit::IN_REQUEST = $$;
+    my $rc;
+    my $ok  = eval { $rc = $code->(); 1 };
+    my $err = $@;
+    Perennial::Executor::Exit->child_ends($ok ? undef : $err) if $$ != $pid;
+    die $err unless $ok;
+    return $rc;
 }
 
 # The request object that runs code on, for the time it runs: an internal redirect's own

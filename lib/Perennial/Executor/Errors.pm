@@ -29,6 +29,13 @@ sub PRINT ($self, @list) {
     return 1;
 }
 
+# Bytes that a child process wrote to its standard error, as they are
+sub take ($self, $bytes) {
+    $self->{buf} .= $bytes;
+    $self->_lines;
+    return;
+}
+
 # printf and syswrite as print, as the compile-time stand-in has them
 *PRINTF = \&Perennial::Executor::Layers::PRINTF;
 *WRITE  = \&Perennial::Executor::Layers::WRITE;

@@ -3,22 +3,33 @@ use v5.36;
 use Scalar::Util qw(blessed);
 
 # exit in code that runs for a request (a script, a mod_perl handler, a cleanup) ends that code,
-# not the worker: while $IN_REQUEST is true (set with local by whoever runs such code), exit
-# dies with an object of this class, which the runner takes for a normal end. Elsewhere (the
-# manager, a worker between requests, a forked child) it is perl's exit. Compiled scripts call
-# it through CORE::GLOBAL::exit, which must be in place before they compile.
+# not the worker: while $IN_REQUEST holds the worker's pid (set with local by whoever runs such
+# code), exit dies with an object of this class, which the runner takes for a normal end.
+# Elsewhere (the manager, a worker between requests) it is perl's exit, and so it is in a
+# process that the code forked, which is a CGI script's process and must never go on as a
+# worker. Compiled scripts call it through CORE::GLOBAL::exit, which must be in place before
+# they compile.
 
 our $IN_REQUEST = 0;
 
 BEGIN {
     *CORE::GLOBAL::exit = sub : prototype(;$) ($code = 0) {
-        CORE::exit($code) unless $IN_REQUEST;
+        CORE::exit($code) unless $IN_REQUEST && $IN_REQUEST == $$;
         die bless {code => $code}, __PACKAGE__;
     };
 }
 
 # Whether an error is an exit that ended the code
 sub caught ($class, $err) { blessed $err && $err->isa(__PACKAGE__) ? 1 : 0 }
+
+# A process forked by the code came back to its runner (it returned, or died, instead of
+# calling exit): it ends there, as a script's process ends at the end of the script, with
+# perl's status for an error
+sub child_ends ($class, $err = undef) {
+    my $failed = defined $err && !$class->caught($err);
+    print STDERR $err =~ /\n\z/ ? $err : "$err\n" if $failed;
+    CORE::exit($failed ? 255 : $class->caught($err) ? $err->{code} : 0);
+}
 
 1;
 
@@ -30,8 +41,9 @@ Perennial::Executor::Exit - exit ends the request, not the worker
 
 =head1 SYNOPSIS
 
-    local $Perennial::Executor::Exit::IN_REQUEST = 1;
-    my $ok = eval { $script->(); 1 };
+    my $pid = local $Perennial::Executor::Exit::IN_REQUEST = $$;
+    my $ok  = eval { $script->(); 1 };
+    Perennial::Executor::Exit->child_ends($ok ? undef : $@) if $$ != $pid;
     my $failed = !$ok && !Perennial::Executor::Exit->caught($@);
 
 =cut

@@ -1,6 +1,8 @@
 package Perennial::Executor::Output;
 use v5.36;
 use Exporter qw(import);
+use Errno    qw(EINTR);
+use POSIX    ();
 use Perennial::Executor::Layers;
 
 # What a CGI script prints, turned into a PSGI response. The CGI header block is parsed as
@@ -26,7 +28,8 @@ sub new ($class, %args) {
 
 # Adds bytes the script wrote. Returns false once the output is known to be bad.
 sub add ($self, $bytes) {
-    return 0 if $self->{error} || $self->{closed};
+    return 0                             if $self->{closed};     # Or bad (_fail)
+    return $self->_with_children($bytes) if $self->{children};
     if (!$self->{headers} && !($self->{request} && $self->_head_from_request($bytes))) {
         return 0 if $self->{error};
         $self->{head} .= $bytes;
@@ -37,7 +40,9 @@ sub add ($self, $bytes) {
             return 1;
         }
         my ($status, $headers, $err, $local)
-            = $self->{nph} ? _parse_nph($head) : parse_cgi_headers($head, $self->{base});
+            = $self->{nph}
+            ? $self->_nph_head($head, $rest)
+            : parse_cgi_headers($head, $self->{base});
         return $self->_fail($err) if $err;
         @$self{qw(status headers head local)} = ($status, $headers, '', $local);
         $bytes = $rest;
@@ -48,7 +53,40 @@ sub add ($self, $bytes) {
     return 1;
 }
 
+# An nph- script's head, read, and kept as it was written
+sub _nph_head ($self, $head, $rest) {
+    $self->{nph_head} = substr $self->{head}, 0, length($self->{head}) - length $rest;
+    return _parse_nph($head);
+}
+
 sub close ($self) { $self->{closed} = 1 }
+
+# The script started processes (Perennial::Executor::Children): what they wrote comes first;
+# in a process it forked, what it prints goes where the children's output goes
+sub _with_children ($self, $bytes) {
+    return _to_descriptor_1($bytes) if $self->{children}{pid} != $$;
+    my $children = delete $self->{children};
+    while (sysread $children->{read}, my $part, 65_536) { $self->add($part) }
+    my $ok = $self->add($bytes);
+    $self->{children} = $children;
+    return $ok;
+}
+
+# What the script's child processes wrote since it last printed, before what it prints next
+sub take_children ($self) { $self->_with_children('') }
+
+# A process the script forked prints where its own children would: to descriptor 1, which the
+# script's process reads
+sub _to_descriptor_1 ($bytes) {
+    my $done = 0;
+    while ($done < length $bytes) {
+        my $n = POSIX::write(1, substr($bytes, $done), length($bytes) - $done);
+        next if !defined $n && $! == EINTR;
+        return 0 unless $n;
+        $done += $n;
+    }
+    return 1;
+}
 
 sub error ($self) { $self->{error} }
 
@@ -71,9 +109,17 @@ sub finish ($self) {
 
 sub flush ($self) {
     return unless $self->{headers};
-    $self->{writer} //= $self->{respond}->([$self->{status}, $self->{headers}]);
+    $self->{writer} //= $self->_writer;
     $self->{writer}->write($self->{body}) if length $self->{body};
     $self->{body} = '';
+}
+
+# An nph- script's bytes go to the client as it wrote them, where the server can pass them
+# through (Perennial's can); elsewhere its head is read and the body sent by the server
+sub _writer ($self) {
+    my $writer = $self->{respond}->([$self->{status}, $self->{headers}]);
+    $writer->pass_through($self->{nph_head}) if $self->{nph} && $writer->can('pass_through');
+    return $writer;
 }
 
 # Another response was sent in this one's place ($r->internal_redirect): it goes to the client
@@ -152,7 +198,7 @@ sub cgi_head (@fields) {
 }
 
 sub _fail ($self, $why) {
-    $self->{error} = $why;
+    @$self{qw(error closed)} = ($why, 1);
     return 0;
 }
 
@@ -247,8 +293,9 @@ Perennial::Executor::Output - a CGI script's output as a PSGI response
 Parses the CGI header block (C<Status:>, C<Location:>, repeated headers such as C<Set-Cookie>,
 LF or CRLF line ends) and sends the body through the PSGI responder: in one piece with its
 length when the script ends within 8 KiB, or streamed (chunked for HTTP/1.1) once the script
-flushes, turns on C<$|>, or writes more. Scripts named C<nph-*> write their own status line
-and are never buffered. A header line that is malformed, or a value holding a CR or LF (an
+flushes, turns on C<$|>, or writes more. Scripts named C<nph-*> write their own status line;
+their bytes are never buffered and reach the client unchanged (the server adds no header and
+no chunked encoding, and closes the connection after them), as under mod_cgi. A header line that is malformed, or a value holding a CR or LF (an
 injection attempt), makes the output an error that the executor turns into a 500.
 
 =head1 METHODS
@@ -283,6 +330,14 @@ The rules C<parse_cgi_headers> applies to a printed block, for name => value fie
 
 When a request object (L<Perennial::ModPerl>) is attached as C<< $out->{request} >>, it is
 asked for the head set through it before the first bytes are read as a CGI header block.
+
+=head2 take_children
+
+    $out->take_children;
+
+Reads what the script's child processes wrote (L<Perennial::Executor::Children>) into the
+output; C<add> does it before each print. In a process the script forked, C<add> writes to
+descriptor 1, which the script's own process reads.
 
 =head2 set_autoflush
 

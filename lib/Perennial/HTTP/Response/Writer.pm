@@ -11,6 +11,15 @@ sub close ($self) {
     send_body($self->{c}, $self->{c}{framing}, '', 1);
 }
 
+# The response's bytes are written as they come, head included ($head, in place of the one the
+# server made), and the connection closes after them: an nph- script's output, which frames
+# itself (and has its body even for HEAD, as mod_cgi sends it)
+sub pass_through ($self, $head) {
+    my $c = $self->{c};
+    @$c{qw(head head_bytes keep_alive framing)} = ($head, length $head, 0, 'close');
+    return $self;
+}
+
 sub poll_cb ($self, $cb) { $cb->($self) }
 
 sub write ($self, $data) {
@@ -42,6 +51,14 @@ HTTP/1.0; C<close> ends the body. The server closes a writer the application for
 =head2 close
 
     $writer->close;
+
+=head2 pass_through
+
+    $writer->pass_through("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n");
+
+The head given replaces the server's, and every C<write> goes to the client unchanged, then the
+connection closes: for output that frames itself (an C<nph-> script's, all of which mod_cgi
+sends, for HEAD too).
 
 =head2 poll_cb
 

@@ -1,0 +1,105 @@
+use v5.36;
+use lib 't/lib';
+use Test::More;
+use Perennial::Test qw(raw_request scratch_dir script_location slurp start_server write_file);
+use Perennial::Test::Apache qw(answer_of apache_available apache_head start_apache);
+
+# Output as mod_cgi gives it, for what a resident script cannot give by printing alone: a die
+# after the head, an nph- script's own framing, the output of child processes in the order it
+# was written, the body a child reads, a forked copy of the script. Each script is requested
+# from mod_cgi (Apache, started here) and from Perennial in CGI, PerlRun and Registry mode, and
+# every answer is compared with mod_cgi's, which is compared with the one written beside it.
+plan skip_all => 'apache2 is not installed (make test installs it)' unless apache_available();
+
+my $dir = scratch_dir();
+my $cgi = "$dir/cgi-bin";
+mkdir $cgi or die "$cgi: $!";
+my @scripts = qw(die_partial.pl die_buffered.pl nph-chunked.pl children.pl child_stdin.pl fork.pl);
+write_file("$cgi/$_", slurp("t/cgi-bin/$_"), 0755) for @scripts;
+system("chmod -R a+rX $dir") == 0 or die;    # Apache's children run as www-data
+
+my $conf = "ScriptAlias /cgi-bin/ $cgi/\n<Directory $cgi>\n    Require all granted\n</Directory>\n";
+write_file("$dir/apache.conf",
+    apache_head($dir, 'OUT_PORT', qw(authz_core alias cgi mime)) . $conf);
+my $run = scratch_dir();
+my ($apid, $aport) = start_apache("$dir/apache.conf", 'OUT_PORT', SITE_RUN => $run)
+    or BAIL_OUT('Apache did not start');
+my $srv = start_server(
+    workers => 1,
+    conf    => $conf
+        . script_location('/perlrun',  $cgi, 'ModPerl::PerlRun')
+        . script_location('/registry', $cgi)
+);
+my @modes  = qw(cgi-bin perlrun registry);
+my $worker = ($srv->slots)[0]{pid};
+
+# script, request body, [status, body] as mod_cgi answers
+my @rows = (
+    ['die_partial.pl',  '', [201, "partial body\n"]],
+    ['die_buffered.pl', '', [200, "buffered body\n"]],
+    [   'children.pl',
+        '',
+        [   200,
+            join '',
+            map {"$_\n"} '1 perl',
+            '2 system',
+            '3 perl',
+            '4 exec in a fork',
+            '5 a pipe to cat',
+            '6 backticks',
+            '8 perl',
+            '9 system, last'
+        ]
+    ],
+    ['child_stdin.pl', 'the body, unread', [200, "cat read: the body, unread\nend\n"]],
+    [   'fork.pl',
+        '',
+        [   200,
+            "parent\nchild that will exit\nchild status 3\nchild that will end\n"
+                . "done in the child\nchild status 0\ndone in the parent\n"
+        ]
+    ],
+);
+for my $row (@rows) {
+    my ($script, $body, $want) = @$row;
+    my @request = (POST => "/cgi-bin/$script", $body);
+    my $apache  = answer_of($aport, {'content-type' => 1}, @request);
+    is_deeply [@$apache{qw(status body)}], $want, "mod_cgi: $script" or diag explain $apache;
+    for my $mode (@modes) {
+        $request[1] = "/$mode/$script";
+        for my $round (1, 2) {
+            is_deeply answer_of($srv->port, {'content-type' => 1}, @request), $apache,
+                "/$mode/$script" . ($round == 2 ? ', again' : '');
+        }
+    }
+}
+
+subtest 'an nph- script: its bytes, unchanged, then the connection closes' => sub {
+    my $two = "GET /MODE/nph-chunked.pl HTTP/1.1\r\nHost: localhost\r\n\r\n"
+        . "GET /MODE/nph-chunked.pl HTTP/1.1\r\nHost: localhost\r\n\r\n";
+    my $nph = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n"
+        . "5\r\nhello\r\n0\r\n\r\n";
+    is raw_request($aport, $two =~ s/MODE/cgi-bin/gr), $nph, 'mod_cgi';
+    for my $mode (@modes) {
+        is raw_request($srv->port, $two =~ s/MODE/$mode/gr), $nph, "/$mode";
+        is raw_request($srv->port, "HEAD /$mode/nph-chunked.pl HTTP/1.0\r\n\r\n"), $nph,
+            "/$mode, HEAD: as mod_cgi, the script's bytes";
+    }
+};
+
+subtest 'the error log: the die with its line, and what children wrote to stderr' => sub {
+    my $log = $srv->error_log;
+    for my $mode (qw(perlrun registry)) {
+        like $log, qr{\Q(request POST /$mode/die_partial.pl)\E: died after output at \S+ line 6},
+            "/$mode: the die after output";
+    }
+    my @stderr = $log =~ /stderr from \S+children\.pl: 7 to stderr$/mg;
+    is scalar @stderr, 6, "a child's stderr, each time in each mode, as a line of its own";
+    unlike $log, qr/app died|Use of uninitialized/, 'nothing else went wrong';
+    is_deeply [map { $_->{pid} } $srv->slots], [$worker],
+        'the one worker served it all: no forked copy took its place or ended it';
+};
+
+$srv->stop;
+kill TERM => $apid;
+done_testing;
