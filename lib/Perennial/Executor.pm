@@ -7,6 +7,7 @@ use POSIX          ();
 use Scalar::Util   qw(blessed);
 use Symbol         ();
 use Time::HiRes    ();
+use Perennial::Executor::AcceptLoop;
 use Perennial::Executor::Catalog;
 use Perennial::Executor::Children;
 use Perennial::Executor::CGIPragmas;
@@ -39,7 +40,8 @@ sub new ($class, %args) {
     my $policy = $args{policy} or croak 'policy is required';
     my @bad    = grep { !$POLICY_KEYS{$_} } keys %$policy;
     croak "Unknown policy key(s): @bad" if @bad;
-    Perennial::Executor::Children->watch;    # Before any script can start a process
+    Perennial::Executor::Children->watch;      # Before any script can start a process
+    Perennial::Executor::AcceptLoop->watch;    # Or run a FastCGI accept loop
     my $self = bless {
         policy   => $policy,
         name     => $args{name} // $class,
@@ -210,6 +212,10 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {
         nph     => $hit->{nph}
     );
     my ($died, $r) = $self->_run($script, $hit, $env, $out, $phased);
+    if (my $loop = delete $out->{loop}) {    # Its accept loop goes on in a process of its own
+        $loop->{mtime} = $hit->{mtime};
+        $self->{loops}{$hit->{file}} = $loop;
+    }
     if ($out->handed_over) {    # $r->internal_redirect answered: whatever came after is logged
         $self->{log}->error(_where($hit, $env) . " after its internal redirect: $died") if $died;
         return;
@@ -217,7 +223,7 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {
 
     # A script that dies after its header block: as under mod_cgi, the client gets that head
     # and what was printed, and the log gets the error
-    if ($died && $out->has_head && !$out->error) {
+    if ($died && $out->has_head) {
         $self->{log}->error(_where($hit, $env) . ": $died");
         undef $died;
     }
@@ -229,6 +235,27 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {
     $self->{log}->error(_where($hit, $env) . ": $bad");
     return $respond->($self->_error_page(500, $env)) unless $out->started;
     die "script failed after its response began\n";    # The server closes the connection
+}
+
+# A script whose FastCGI accept loop runs in a process of its own (AcceptLoop): the request
+# goes there, unless the script changed or the process is gone (false: run it here)
+sub _through_loop ($self, $script, $hit, $env, $out) {
+    my $loop = $self->{loops}{$hit->{file}} or return 0;
+    if ($loop->{mtime} != $hit->{mtime}) {
+        Perennial::Executor::AcceptLoop->retire(delete $self->{loops}{$hit->{file}});
+        return 0;
+    }
+    Perennial::Executor::Environment->apply($self->{env}->groups($env, $hit));
+    my $in   = $env->{'psgi.input'};
+    my $body = do { local $/; readline $in }
+        // '';
+    my $done
+        = Perennial::Executor::AcceptLoop->forward($loop, $out, $script->{stderr}, {%ENV}, $body);
+    $script->{stderr}->flush;
+    delete $self->{loops}{$hit->{file}} if $loop->{gone};
+    return 1                            if $done;
+    seek $in, 0, 0;
+    return 0;
 }
 
 # The script and the request, for the log
@@ -249,6 +276,7 @@ sub _unprinted ($self, $r, $out, $respond) {
 # The script runs with the CGI environment (in %ENV unless PerlSetupEnv is Off, and put back
 # afterwards), STDIN, STDOUT and a clean set of globals
 sub _run ($self, $script, $hit, $env, $out, $phased) {
+    return () if $self->{loops} && $self->_through_loop($script, $hit, $env, $out);
     Perennial::Executor::Environment->apply($self->{env}->groups($env, $hit));
     return $self->_run_script($script, $hit, $env, $out, $phased) unless $script->{writes_env};
 
@@ -290,6 +318,7 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     $error
         //= $self->_call($script, $file, $script->{request} ? Perennial::ModPerl->current : undef);
     Perennial::Executor::Children->give_back($out) if $out->{children};
+
     my $r = Perennial::ModPerl->end;    # The request object, if anything asked for it
     Perennial::Executor::Inc::leave($script, $chdir ? $hit->{dir} : $self->{home});
     $self->_lint_handles($script, $file) if delete $script->{lint_handles};

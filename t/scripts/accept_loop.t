@@ -1,0 +1,84 @@
+use v5.36;
+use lib 't/lib';
+use Test::More;
+use HTTP::Tiny;
+use Perennial::Test          qw(scratch_dir slurp wait_until write_file);
+use Perennial::Test::Scripts qw(start_script_server);
+
+# A CGI::Fast accept loop (SmokePing's and munin-cgi-html's shape) on one worker: under mod_cgi
+# each request is a process and turn 1; under PerlRun and Registry each request is one turn of
+# the same loop, whose set-up ran once and whose lexicals live on, as under FastCGI
+plan skip_all => 'CGI::Fast is not installed (make test installs it)'
+    unless eval { require CGI::Fast; 1 };
+
+my $dir = scratch_dir();
+write_file("$dir/fast_loop.pl", slurp('t/cgi-bin/fast_loop.pl'), 0755);
+my $srv = start_script_server(dir => $dir);
+my $worker;
+wait_until(sub { $worker = ($srv->slots)[0]{pid} }, 10, 'the worker') or BAIL_OUT('no worker');
+my %loop_pid;
+my $later = time;    # Each change of the script moves its mtime further on
+
+sub turn ($mode, $x) {
+    my $body = $srv->get("/$mode/fast_loop.pl?x=$x")->{content} // '';
+    return $body =~ /\Aturn (\d+) x=\Q$x\E method=GET pid=(\d+) set up by=(\d+)\n\z/
+        ? [$1, $2, $3]
+        : $body;
+}
+
+subtest 'mod_cgi: a process per request, so always the first turn' => sub {
+    is_deeply [map { turn('cgi-bin', $_)->[0] } 1 .. 5], [(1) x 5], 'turn 1 each time';
+};
+
+for my $mode (qw(perlrun registry)) {
+    subtest "/$mode: 20 requests, 20 turns of one loop" => sub {
+        my @turns = map { turn($mode, $_) } 1 .. 20;
+        is_deeply [map { $_->[0] } @turns], [1 .. 20], 'turns 1 to 20';
+        is_deeply [map { $_->[2] } @turns], [($worker) x 20],
+            'set up once, in the worker, and kept';
+        is $turns[0][1], $worker, 'the first turn ran in the worker';
+        $loop_pid{$mode} = $turns[1][1];
+        isnt $loop_pid{$mode}, $worker, 'the rest in its loop process';
+        is_deeply [map { $_->[1] } @turns[1 .. 19]], [($loop_pid{$mode}) x 19], 'one loop process';
+        my $post = HTTP::Tiny->new->post(
+            'http://127.0.0.1:' . $srv->port . "/$mode/fast_loop.pl",
+            {   content => 'x=posted',
+                headers => {'Content-Type' => 'application/x-www-form-urlencoded'}
+            }
+        )->{content};
+        like $post, qr/\Aturn 21 x=posted method=POST pid=$loop_pid{$mode} /,
+            'a POST body reaches the turn';
+        is_deeply [map { $_->{pid} } $srv->slots], [$worker], 'served by the one worker';
+    };
+    subtest "/$mode: a loop that ends, a script that changes" => sub {
+        is turn($mode, 'last')->[0], 22, 'the turn that leaves the loop answers';
+        ok wait_until(sub { !kill 0, $loop_pid{$mode} }, 10, 'loop process gone'),
+            'and its process ends';
+        is_deeply turn($mode, 'again'), [1, $worker, $worker], 'the next request starts it again';
+        my $loop = turn($mode, 'two')->[1];
+        my $file = "$dir/fast_loop.pl";
+        $later += 100;
+        utime $later, $later, $file or die "$file: $!";
+        is_deeply turn($mode, 'changed'), [1, $worker, $worker],
+            'the script changed: compiled again, from turn 1';
+        ok wait_until(sub { !kill 0, $loop }, 10, 'old loop gone'), 'the old loop process ends';
+        $loop_pid{$mode} = turn($mode, 'next')->[1];
+    };
+}
+
+my $log = $srv->error_log;
+like $log,   qr{stderr from \S+fast_loop\.pl: fast_loop turn 20$}m, "a turn's STDERR is logged";
+unlike $log, qr/untie attempted|Prototype mismatch|app died/,       'nothing else logged';
+$srv->stop;
+unlike $srv->error_log, qr/ignored TERM/,
+    'the worker stops on TERM (libfcgi takes TERM as it loads)';
+ok wait_until(
+    sub {
+        !grep { kill 0, $_ } values %loop_pid;
+    },
+    10,
+    'loops gone'
+    ),
+    'the loop processes end with their worker';
+
+done_testing;
