@@ -109,6 +109,15 @@ ok scalar(@{$phases[0]}), 'the log and cleanup handlers ran under Apache';
 is_deeply $phases[1], $phases[0], 'and under Perennial they saw the same requests, in order'
     or diag explain \@phases;
 
+# A handler's forked child that returns ends there (Perennial only: under Apache it would go
+# on as a second server process)
+my $worker = ($srv->slots)[0]{pid};
+my $forked = answer_of($srv->port, {}, GET => '/codes?fork');
+is_deeply [@$forked{qw(status body)}], [200, "child status 0\n"],
+    'a forked child that returns from the handler ends, and the parent answers';
+is_deeply [map { $_->{pid} } $srv->slots], [$worker], 'the one worker serves on';
+is answer_of($srv->port, {}, GET => '/hello')->{status}, 200, 'the next request is answered';
+
 # Every refusal is in the error log, with the phase that made it
 my $log = $srv->error_log;
 like $log, qr/refused by PerlAccessHandler \(403\): GET \/guarded/, 'an access refusal is logged';

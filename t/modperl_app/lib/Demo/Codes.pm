@@ -16,6 +16,14 @@ sub handler {
     my $what = $r->args // '';
     return Apache2::Const::OK if $what eq 'empty';
     if ($what eq 'status') { $r->status(404); return Apache2::Const::OK }
+    if ($what eq 'fork') {    # Perennial only: under Apache the child would go on as a server
+        my $pid = fork // die "fork: $!";
+        return Apache2::Const::OK unless $pid;    # The child returns, as a handler does
+        waitpid $pid, 0;
+        $r->content_type('text/plain');
+        $r->print('child status ', $? >> 8, "\n");
+        return Apache2::Const::OK;
+    }
     return Apache2::Const::NOT_FOUND if $what eq 'notfound';
     if ($what eq 'redirect') {
         $r->headers_out->set(Location => 'http://localhost/elsewhere');
