@@ -245,12 +245,11 @@ sub _through_loop ($self, $script, $hit, $env, $out) {
         Perennial::Executor::AcceptLoop->retire(delete $self->{loops}{$hit->{file}});
         return 0;
     }
-    Perennial::Executor::Environment->apply($self->{env}->groups($env, $hit));
     my $in   = $env->{'psgi.input'};
     my $body = do { local $/; readline $in }
         // '';
-    my $done
-        = Perennial::Executor::AcceptLoop->forward($loop, $out, $script->{stderr}, {%ENV}, $body);
+    my $done = Perennial::Executor::AcceptLoop->forward($loop, $out, $script->{stderr},
+        $self->{env}->groups($env, $hit), $body);
     $script->{stderr}->flush;
     delete $self->{loops}{$hit->{file}} if $loop->{gone};
     return 1                            if $done;

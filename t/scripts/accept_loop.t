@@ -21,7 +21,7 @@ my $later = time;    # Each change of the script moves its mtime further on
 
 sub turn ($mode, $x) {
     my $body = $srv->get("/$mode/fast_loop.pl?x=$x")->{content} // '';
-    return $body =~ /\Aturn (\d+) x=\Q$x\E method=GET pid=(\d+) set up by=(\d+)\n\z/
+    return $body =~ /\Aturn (\d+) x=\Q$x\E method=GET pid=(\d+) set up by=(\d+)\ncaf\xe9\n\z/
         ? [$1, $2, $3]
         : $body;
 }
@@ -46,7 +46,8 @@ for my $mode (qw(perlrun registry)) {
                 headers => {'Content-Type' => 'application/x-www-form-urlencoded'}
             }
         )->{content};
-        like $post, qr/\Aturn 21 x=posted method=POST pid=$loop_pid{$mode} /,
+        like $post,
+            qr/\Aturn 21 x=posted method=POST pid=$loop_pid{$mode} .*\ncaf\xe9\n\z/,
             'a POST body reaches the turn';
         is_deeply [map { $_->{pid} } $srv->slots], [$worker], 'served by the one worker';
     };

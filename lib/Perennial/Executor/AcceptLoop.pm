@@ -2,7 +2,9 @@ package Perennial::Executor::AcceptLoop;
 use v5.36;
 use Socket   qw(AF_UNIX PF_UNSPEC SOCK_STREAM);
 use Storable ();
+use Perennial::Executor::Environment;
 use Perennial::Executor::Exit;
+use Perennial::Executor::Layers;
 
 # FastCGI accept loops (`while (my $q = CGI::Fast->new) { ... }`, `while ($req->Accept >= 0)`,
 # as SmokePing and munin's CGI are written) in a resident script. The first Accept of a request
@@ -33,7 +35,7 @@ sub watch ($class) {
 }
 
 sub _accept : prototype($) ($request) {
-    return _next_turn() if $LOOP;
+    return _next_turn(1) if $LOOP;
     my $out = tied *STDOUT;
     return $REAL->($request)
         unless ref $out eq 'Perennial::Executor::Output'
@@ -50,8 +52,9 @@ sub _fork ($out) {
     my $pid = fork // die "Can't fork the script's accept loop: $!\n";
     if ($pid) {
         close $loop;
+        $worker->autoflush(1);
         $out->{loop} = {pid => $pid, sock => $worker};
-        die bless {code => 0}, 'Perennial::Executor::Exit';
+        Perennial::Executor::Exit->end_request;
     }
     close $worker;
     alarm 0;
@@ -59,36 +62,39 @@ sub _fork ($out) {
     # A process of its own now: the worker's signal handlers and name are not its
     my @signals = qw(TERM INT HUP USR1 USR2 ALRM CHLD PIPE);
     @SIG{@signals} = ('DEFAULT') x @signals; ## no critic (RequireLocalizedPunctuationVars) for good
-    $0    = "perennial accept loop: $0";     ## no critic (RequireLocalizedPunctuationVars) for good
-    $LOOP = {sock => $loop, turns => 0};
-    return _next_turn();
-}
-
-# In the loop process: the previous turn's end goes to the worker, and the next request, when
-# it comes, becomes %ENV, STDIN, STDOUT and STDERR; -1 (the loop ends) when the worker is gone
-sub _next_turn () {
-    my $sock = $LOOP->{sock};
-    if ($LOOP->{turns}++) { send_frame($sock, 'D', '') or return -1 }
-    my ($type, $frame) = read_frame($sock);
-    return -1 unless defined $type && $type eq 'R';
-    my $request = Storable::thaw($frame);
-    %ENV = %{$request->{env}};    ## no critic (RequireLocalizedPunctuationVars) the turn's own
-    open(my $in, '<', \$request->{body}) or return -1;
-    *STDIN = $in;    ## no critic (RequireLocalizedPunctuationVars) the turn's, until the next
+    $0 = "perennial accept loop: $0";        ## no critic (RequireLocalizedPunctuationVars) for good
+    $loop->autoflush(1);
+    my @layers = map { $_ && $_->{layers} } $out, scalar tied *STDERR;    # The script's, kept
     {
         no warnings 'untie';    ## no critic (ProhibitNoWarnings) the worker's objects stay behind
         untie *STDOUT;
         untie *STDERR;
     }
-    tie *STDOUT, __PACKAGE__ . '::Stream', $sock, 'O';
-    tie *STDERR, __PACKAGE__ . '::Stream', $sock, 'E';
+    tie *STDOUT, __PACKAGE__ . '::Stream', $loop, 'O', $layers[0];
+    tie *STDERR, __PACKAGE__ . '::Stream', $loop, 'E', $layers[1];
+    $LOOP = $loop;
+    return _next_turn(0);
+}
+
+# In the loop process: the end of the turn that ended, if one did, goes to the worker; the next
+# request, when it comes, becomes the CGI environment and STDIN; -1 (the loop ends) when the
+# worker is gone
+sub _next_turn ($ended) {
+    return -1 if $ended && !send_frame($LOOP, 'D', '');
+    my ($type, $frame) = read_frame($LOOP);
+    return -1 unless defined $type && $type eq 'R';
+    my $request = Storable::thaw($frame);
+    Perennial::Executor::Environment->apply($request->{env});
+    open(my $in, '<', \$request->{body}) or return -1;
+    *STDIN = $in;    ## no critic (RequireLocalizedPunctuationVars) the turn's, until the next
     return 0;
 }
 
-# In the worker: one request through the loop process. $out takes what the turn prints, $errors
-# what it writes to STDERR. False when the loop process was gone before it took the request
-# (which then runs as usual, and the loop starts again); a loop process that ends during a
-# turn has ended the turn, as a CGI process that exits.
+# In the worker: one request through the loop process, with its CGI environment (as the
+# executor's Environment groups it) and body. $out takes what the turn prints, $errors what it
+# writes to STDERR. False when the loop process was gone before it took the request (which
+# then runs as usual, and the loop starts again); a loop process that ends during a turn has
+# ended the turn, as a CGI process that exits.
 sub forward ($class, $loop, $out, $errors, $env, $body) {
     my $sock = $loop->{sock};
     my $sent = send_frame($sock, 'R', Storable::nfreeze({env => $env, body => $body}));
@@ -102,62 +108,50 @@ sub forward ($class, $loop, $out, $errors, $env, $body) {
     return $got;
 }
 
-# The loop process goes: its socket closes, so its Accept returns -1 and the script ends
+# The loop process goes, as mod_fcgid ends one: its socket closes, then TERM
 sub retire ($class, $loop) {
     return if $loop->{gone}++;
     close $loop->{sock};
+    kill 'TERM', $loop->{pid};
     waitpid $loop->{pid}, 0;
     return;
 }
 
-sub send_frame ($sock, $type, $data) {
-    my $bytes = pack('a1 N', $type, length $data) . $data;
-    my $done  = 0;
-    while ($done < length $bytes) {
-        my $n = syswrite $sock, $bytes, length($bytes) - $done, $done;
-        next if !defined $n && $!{EINTR};
-        return 0 unless $n;
-        $done += $n;
-    }
-    return 1;
-}
+# Frames: a type (R request, O output, E error output, D turn done), a length, the bytes. The
+# handles flush at once, and print and read go on until every byte is through.
+sub send_frame ($sock, $type, $data) { print {$sock} pack('a1 N/a*', $type, $data) }
 
 sub read_frame ($sock) {
-    my $head = _read_exactly($sock, 5) // return;
+    (read($sock, my $head, 5) // 0) == 5 or return;
     my ($type, $length) = unpack 'a1 N', $head;
-    my $data = _read_exactly($sock, $length) // return;
+    (read($sock, my $data, $length) // 0) == $length or return;
     return ($type, $data);
-}
-
-sub _read_exactly ($sock, $length) {
-    my $buf = '';
-    while (length $buf < $length) {
-        my $n = sysread $sock, $buf, $length - length $buf, length $buf;
-        next if !defined $n && $!{EINTR};
-        return unless $n;
-    }
-    return $buf;
 }
 
 # STDOUT and STDERR of a turn in the loop process: frames to the worker
 package Perennial::Executor::AcceptLoop::Stream;    ## no critic (ProhibitMultiplePackages)
 
-sub TIEHANDLE ($class, $sock, $type) { bless {sock => $sock, type => $type}, $class }
-sub BINMODE   ($self, @layer)        {1}
-sub CLOSE     ($self)                {1}
-sub FILENO    ($self)                {undef}
+# The layers the script's handles had (at compile time and in its first turn) stay with it
+sub TIEHANDLE ($class, $sock, $type, $layers) {
+    bless {sock => $sock, type => $type, layers => $layers}, $class;
+}
+sub CLOSE  ($self) {1}
+sub FILENO ($self) {undef}
+
+# binmode: the layers' bytes go to the worker (Perennial::Executor::Layers)
+sub BINMODE ($self, @layer) {
+    ($self->{layers} //= Perennial::Executor::Layers->new)->push_layers(@layer);
+}
 
 sub PRINT ($self, @list) {
     my $text = join($, // '', @list) . ($\ // '');
-    utf8::encode($text) if utf8::is_utf8($text);
-    return Perennial::Executor::AcceptLoop::send_frame($self->{sock}, $self->{type}, $text);
+    return Perennial::Executor::AcceptLoop::send_frame($self->{sock}, $self->{type},
+        Perennial::Executor::Layers::bytes_of($self->{layers}, $text));
 }
-sub PRINTF ($self, $format, @list) { $self->PRINT(sprintf $format, @list) }
 
-sub WRITE ($self, $buf, $len = undef, $offset = 0) {
-    my $part = substr $buf, $offset, $len // length $buf;
-    return $self->PRINT($part) ? length $part : undef;
-}
+# printf and syswrite as print, as the compile-time stand-in has them
+*PRINTF = \&Perennial::Executor::Layers::PRINTF;
+*WRITE  = \&Perennial::Executor::Layers::WRITE;
 
 1;
 

@@ -52,10 +52,8 @@ sub give_back ($class, $out) {
     $out->take_children;
     my $children = delete $out->{children};
     my $errors   = tied *STDERR;
-    my $fh       = $children->{stderr};
-    local $/ = "\n";
-    while (defined(my $line = readline $fh)) {
-        $errors->take($line) if ref $errors eq 'Perennial::Executor::Errors';
+    while (sysread $children->{stderr}, my $part, 65_536) {
+        $errors->take($part) if ref $errors eq 'Perennial::Executor::Errors';
     }
     POSIX::dup2($WORKER{$_}, $_) for keys %{$children->{lent}};
     return;

@@ -24,12 +24,11 @@ sub reset_layers ($self, $layers = undef) { $self->{layers} = $layers && $layers
 
 sub PRINT ($self, @list) {
     my $text = join($, // '', @list) . ($\ // '');
-    $self->{buf} .= Perennial::Executor::Layers::bytes_of($self->{layers}, $text);
-    $self->_lines;
+    $self->take(Perennial::Executor::Layers::bytes_of($self->{layers}, $text));
     return 1;
 }
 
-# Bytes that a child process wrote to its standard error, as they are
+# Bytes for the log, as they are (a child process's standard error, a loop turn's)
 sub take ($self, $bytes) {
     $self->{buf} .= $bytes;
     $self->_lines;

@@ -15,9 +15,12 @@ our $IN_REQUEST = 0;
 BEGIN {
     *CORE::GLOBAL::exit = sub : prototype(;$) ($code = 0) {
         CORE::exit($code) unless $IN_REQUEST && $IN_REQUEST == $$;
-        die bless {code => $code}, __PACKAGE__;
+        __PACKAGE__->end_request($code);
     };
 }
+
+# Ends the code running for the request as exit does
+sub end_request ($class, $code = 0) { die bless {code => $code}, $class }
 
 # Whether an error is an exit that ended the code
 sub caught ($class, $err) { blessed $err && $err->isa(__PACKAGE__) ? 1 : 0 }

@@ -1,8 +1,6 @@
 package Perennial::Executor::Output;
 use v5.36;
 use Exporter qw(import);
-use Errno    qw(EINTR);
-use POSIX    ();
 use Perennial::Executor::Layers;
 
 # What a CGI script prints, turned into a PSGI response. The CGI header block is parsed as
@@ -78,14 +76,8 @@ sub take_children ($self) { $self->_with_children('') }
 # A process the script forked prints where its own children would: to descriptor 1, which the
 # script's process reads
 sub _to_descriptor_1 ($bytes) {
-    my $done = 0;
-    while ($done < length $bytes) {
-        my $n = POSIX::write(1, substr($bytes, $done), length($bytes) - $done);
-        next if !defined $n && $! == EINTR;
-        return 0 unless $n;
-        $done += $n;
-    }
-    return 1;
+    state $fd1 = do { open(my $fh, '>&=', 1) or return 0; $fh->autoflush(1); $fh };
+    return print {$fd1} $bytes;
 }
 
 sub error ($self) { $self->{error} }
