@@ -271,11 +271,14 @@ sub _handler ($self, $set, $root, $hit) {
     return $handler // 'default-handler';
 }
 
-# A status page is for the local host unless a <Location> of its own says who may see it (a
-# <Directory> granting the document root to all does not count)
+# A status page is for the local host unless its own <Location> says who may see it, or one
+# merged after it (as a Require local written in it would be replaced); a <Directory> granting
+# the document root to all, or a <Location /> before it, does not count
 sub _guard ($set) {
-    my $told = grep { $_->{kind} eq 'location' && ($_->{require} || $_->{access_compat}) }
-        @{$set->{sections}};
+    my @sections = @{$set->{sections}};
+    my ($own)    = grep { ($sections[$_]{handler} // '') =~ /status\z/ } reverse 0 .. $#sections;
+    my $told     = grep { $_->{kind} eq 'location' && ($_->{require} || $_->{access_compat}) }
+        @sections[($own // 0) .. $#sections];
     return $told ? undef : $LOCAL;
 }
 

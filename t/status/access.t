@@ -2,24 +2,18 @@ use v5.36;
 use lib 't/lib';
 use Test::More;
 use Cwd ();
-use IO::Socket::IP;
 use Perennial::Access;
-use Perennial::Test qw(configtest scratch_dir start_server);
+use Perennial::Test qw(configtest raw_request scratch_dir start_server);
 
 # Status pages answer this host only, unless Require says otherwise (Apache 2.4's
 # mod_authz_host); any location can have Require lines
 
 sub get_from ($srv, $from, $path, @headers) {
-    my $sock = IO::Socket::IP->new(
-        LocalHost => $from,
-        PeerHost  => '127.0.0.1',
-        PeerPort  => $srv->port,
-        Timeout   => 5
-    ) or die "Can't connect from $from: $@";
-    print {$sock} join "\r\n", "GET $path HTTP/1.1", 'Host: x', 'Connection: close', @headers, '',
-        '';
-    local $/;
-    my $out = <$sock> // '';
+    my $out = raw_request(
+        $srv->port,
+        join("\r\n", "GET $path HTTP/1.1", 'Host: x', 'Connection: close', @headers, '', ''),
+        from => $from
+    );
     return $out =~ m{\AHTTP/1\.1 (\d+)} ? $1 : 'none';
 }
 
@@ -90,12 +84,25 @@ DocumentRoot $docroot
 <Directory $docroot>
     Require all granted
 </Directory>
+<Location />
+    Require all granted
+</Location>
 <Location /server-status>
     SetHandler server-status
 </Location>
+<Location /perl-status>
+    SetHandler perl-status
+</Location>
+<LocationMatch ^/perl-status>
+    Require all granted
+</LocationMatch>
 CONF
     is get_from($srv, '127.0.0.1', '/server-status', 'X-Forwarded-For: 192.0.2.9'), 403,
-        'a client that is not local is refused, though the document root is granted to all';
+        'a client that is not local is refused, though the document root and a <Location /> '
+        . 'written before are granted to all';
+    is get_from($srv, '127.0.0.1', '/perl-status', 'X-Forwarded-For: 192.0.2.9'), 200,
+        'a section merged after the page\'s own replaces the default, as it would a Require local '
+        . 'written there';
     is get_from($srv, '127.0.0.1', '/server-status'), 200, 'the local host still gets it';
     like $srv->error_log, qr/client 192\.0\.2\.9 denied by Require \(Require local by default\)/,
         'and the refusal says why';
