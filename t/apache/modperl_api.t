@@ -28,6 +28,7 @@ CONF
 write_file("$dir/apache.conf",
     apache_head($dir, 'API_PORT', qw(authz_core alias mime perl)) . <<"CONF");
 ServerAdmin admin\@example.test
+PerlSetVar ServerWide everywhere
 Alias /registry $scripts
 <Directory $scripts>
     Require all granted
@@ -42,6 +43,7 @@ my ($apid, $aport) = start_apache("$dir/apache.conf", 'API_PORT', SITE_RUN => $r
 my $srv = start_server(workers => 1, conf => <<"CONF");
 ServerName localhost
 ServerAdmin admin\@example.test
+PerlSetVar ServerWide everywhere
 Alias /registry $scripts
 Alias /perlrun $scripts
 <Location /registry>

@@ -51,7 +51,7 @@ sub for_request ($class, $env) {
 
 # PerlSetVar and PerlAddVar written at server level
 sub dir_config ($self, $key = undef) {
-    my $table = $self->{vars} //= Perennial::ModPerl::Table->from_vars($MAIN{vars});
+    my $table = $self->{dir_config} //= Perennial::ModPerl::Table->from_vars($MAIN{vars});
     return defined $key ? scalar $table->get($key) : $table;
 }
 
