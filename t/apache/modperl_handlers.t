@@ -118,6 +118,13 @@ is_deeply [@$forked{qw(status body)}], [200, "child status 0\n"],
 is_deeply [map { $_->{pid} } $srv->slots], [$worker], 'the one worker serves on';
 is answer_of($srv->port, {}, GET => '/hello')->{status}, 200, 'the next request is answered';
 
+# What subprocess_env put into %ENV is gone by the next request (Perennial only: which of
+# Apache's children answers the second request is not known)
+is answer_of($srv->port, {}, GET => '/codes?envset')->{body}, "DEMO_CARRIED=set\n",
+    'subprocess_env in void context sets %ENV';
+is answer_of($srv->port, {}, GET => '/codes?envread')->{body}, "DEMO_CARRIED=(unset)\n",
+    'and the next request does not see it';
+
 # Every refusal is in the error log, with the phase that made it
 my $log = $srv->error_log;
 like $log, qr/refused by PerlAccessHandler \(403\): GET \/guarded/, 'an access refusal is logged';

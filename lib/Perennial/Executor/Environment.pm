@@ -41,6 +41,15 @@ sub apply ($class, $groups) {
     $CGI_NAMES = $key;
 }
 
+# Variables put into %ENV besides the groups (mod_perl's subprocess_env in void context): the
+# next apply removes them as it removes what an earlier request set
+sub add ($class, $names, $values) {
+    @ENV{@$names} = @$values;        ## no critic (RequireLocalizedPunctuationVars)
+    $CGI_SET{$_}  = 1 for @$names;
+    $CGI_NAMES    = "\0";            # No set of names: the next apply looks at them again
+    return;
+}
+
 sub new ($class, %args) {
     my $self = bless {
         bare_path_info => $args{bare_path_info},

@@ -1,5 +1,6 @@
 package Perennial::ModPerl::RequestRec;
 use v5.36;
+use Perennial::Executor::Environment;
 use Perennial::ModPerl::Table;
 
 # What Apache2::RequestRec holds: the request as it came (method, uri, args, headers_in ...),
@@ -190,8 +191,9 @@ sub subprocess_env ($self, @args) {
     );
     if (!@args) {
         return $table if defined wantarray;
-        ## no critic (RequireLocalizedPunctuationVars) the script asked for the variables
-        $table->do(sub ($name, $value) { $ENV{$name} = $value; 1 });
+        my (@names, @values);
+        $table->do(sub ($name, $value) { push @names, $name; push @values, $value; 1 });
+        Perennial::Executor::Environment->add(\@names, \@values);    # Gone after the request
         return;
     }
     my $old = $table->get($args[0]);

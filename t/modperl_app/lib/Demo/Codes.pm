@@ -16,6 +16,15 @@ sub handler {
     my $what = $r->args // '';
     return Apache2::Const::OK if $what eq 'empty';
     if ($what eq 'status') { $r->status(404); return Apache2::Const::OK }
+    if ($what eq 'envset' || $what eq 'envread') {    # %ENV as mod_perl sets it up late
+        if ($what eq 'envset') {
+            $r->subprocess_env(DEMO_CARRIED => 'set');
+            $r->subprocess_env;
+        }
+        $r->content_type('text/plain');
+        $r->print('DEMO_CARRIED=', $ENV{DEMO_CARRIED} // '(unset)', "\n");
+        return Apache2::Const::OK;
+    }
     if ($what eq 'fork') {    # Perennial only: under Apache the child would go on as a server
         my $pid = fork // die "fork: $!";
         return Apache2::Const::OK unless $pid;    # The child returns, as a handler does
