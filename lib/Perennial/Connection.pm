@@ -31,6 +31,9 @@ sub abort_request ($status) {
     return 1;
 }
 
+# The socket of the request the application is running, if one is
+sub client_socket ($class) { $IN_APP && $IN_APP->{sock} }
+
 sub new ($class, %args) {
     my $config = $args{config};
     return bless {

@@ -20,6 +20,15 @@ sub new ($class, %args) {
     return $self;
 }
 
+my @LISTENING;    # The worker's listening sockets
+
+# For a process that the application forks to live on (a script's accept loop): the worker's
+# listening sockets and the client's connection are not its to hold open
+sub leave_in_fork ($class) {
+    CORE::close($_) for @LISTENING, grep {defined} Perennial::Connection->client_socket;
+    return;
+}
+
 sub serve ($self, $worker) {
     my ($board, $slot) = ($self->{board}, $worker->{slot});
     my $stopping  = $worker->{stopping};
@@ -34,7 +43,7 @@ sub serve ($self, $worker) {
         stopping      => $stopping,
         after_request => scalar $self->_size_limit,
     );
-    my @fh = map { $_->fh } @{$self->{listeners}};
+    my @fh = @LISTENING = map { $_->fh } @{$self->{listeners}};
     if (@fh > 1 || $self->{epoll}) { $_->blocking(0) for @fh }
     local $SIG{PIPE} = 'IGNORE';
     Perennial::Watchdog->install(board => $board, slot => $slot, log => $log);

@@ -11,6 +11,7 @@ my $config = {started_by => $$};              # munin reads its configuration he
 my $turns  = 0;
 while (my $q = CGI::Fast->new) {
     $turns++;
+    $| = $q->param('stream') ? 1 : 0;    # Streamed: an HTTP/1.0 answer ends with the connection
     print $q->header(-type => 'text/plain', -charset => 'iso-8859-1');
     my $x = $q->param('x') // '(none)';
     print "turn $turns x=$x method=$ENV{REQUEST_METHOD} pid=$$ set up by=$config->{started_by}\n";

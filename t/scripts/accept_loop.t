@@ -2,6 +2,7 @@ use v5.36;
 use lib 't/lib';
 use Test::More;
 use HTTP::Tiny;
+use IO::Select;
 use Perennial::Test          qw(scratch_dir slurp wait_until write_file);
 use Perennial::Test::Scripts qw(start_script_server);
 
@@ -55,7 +56,20 @@ for my $mode (qw(perlrun registry)) {
         is turn($mode, 'last')->[0], 22, 'the turn that leaves the loop answers';
         ok wait_until(sub { !kill 0, $loop_pid{$mode} }, 10, 'loop process gone'),
             'and its process ends';
-        is_deeply turn($mode, 'again'), [1, $worker, $worker], 'the next request starts it again';
+        my $sock = $srv->connect;    # Streamed to an HTTP/1.0 client: it ends with the connection
+        $sock->syswrite("GET /$mode/fast_loop.pl?x=again&stream=1 HTTP/1.0\r\n\r\n");
+        my $got = '';
+        ok wait_until(
+            sub {
+                IO::Select->new($sock)->can_read(0.5) or return 0;
+                !sysread $sock, $got, 4096, length $got;
+            },
+            10,
+            'the end of the answer'
+            ),
+            'the first turn\'s answer ends: the loop process it forked holds no client socket';
+        like $got, qr/\r\n\r\nturn 1 x=again method=GET pid=$worker set up by=$worker\n/,
+            'the next request starts it again';
         my $loop = turn($mode, 'two')->[1];
         my $file = "$dir/fast_loop.pl";
         $later += 100;

@@ -49,7 +49,10 @@ sub _accept : prototype($) ($request) {
 sub _fork ($out) {
     socketpair(my $worker, my $loop, AF_UNIX, SOCK_STREAM, PF_UNSPEC)
         or die "Can't make a socket pair for the script's accept loop: $!\n";
-    my $pid = fork // die "Can't fork the script's accept loop: $!\n";
+    my $pid = do {
+        local $Perennial::Executor::Children::RUNNING;    # Not a child of the script's own
+        fork // die "Can't fork the script's accept loop: $!\n";
+    };
     if ($pid) {
         close $loop;
         $worker->autoflush(1);
@@ -58,6 +61,7 @@ sub _fork ($out) {
     }
     close $worker;
     alarm 0;
+    Perennial::Server->leave_in_fork if $INC{'Perennial/Server.pm'};
 
     # A process of its own now: the worker's signal handlers and name are not its
     my @signals = qw(TERM INT HUP USR1 USR2 ALRM CHLD PIPE);
