@@ -43,9 +43,10 @@ sub new ($class, %args) {
     Perennial::Executor::Children->watch;      # Before any script can start a process
     Perennial::Executor::AcceptLoop->watch;    # Or run a FastCGI accept loop
     my $self = bless {
-        policy   => $policy,
-        name     => $args{name} // $class,
-        log      => $args{log}  // croak('log is required'),
+        policy      => $policy,
+        keeps_loops => $policy->{cache} eq 'mtime',
+        name        => $args{name} // $class,
+        log         => $args{log}  // croak('log is required'),
         resolver => Perennial::Executor::Resolver->new(root => $args{root}, check => $args{check}),
         env      => Perennial::Executor::Environment->new(%args),
         exec_cgi => $args{exec_cgi} // 1,
@@ -211,8 +212,9 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {
         respond => $respond,
         nph     => $hit->{nph}
     );
+    $out->{keep_loop} = $self->{keeps_loops};    # AcceptLoop: Registry keeps a loop, PerlRun not
     my ($died, $r) = $self->_run($script, $hit, $env, $out, $phased);
-    if (my $loop = delete $out->{loop}) {    # Its accept loop goes on in a process of its own
+    if (my $loop = delete $out->{loop}) {        # Its accept loop goes on in a process of its own
         $loop->{mtime} = $hit->{mtime};
         $self->{loops}{$hit->{file}} = $loop;
     }

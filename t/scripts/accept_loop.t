@@ -7,8 +7,9 @@ use Perennial::Test          qw(scratch_dir slurp wait_until write_file);
 use Perennial::Test::Scripts qw(start_script_server);
 
 # A CGI::Fast accept loop (SmokePing's and munin-cgi-html's shape) on one worker: under mod_cgi
-# each request is a process and turn 1; under PerlRun and Registry each request is one turn of
-# the same loop, whose set-up ran once and whose lexicals live on, as under FastCGI
+# each request is a process and turn 1, and under PerlRun a fresh start and turn 1; under
+# Registry each request is one turn of the same loop, whose set-up ran once and whose lexicals
+# live on, as under FastCGI
 plan skip_all => 'CGI::Fast is not installed (make test installs it)'
     unless eval { require CGI::Fast; 1 };
 
@@ -17,7 +18,7 @@ write_file("$dir/fast_loop.pl", slurp('t/cgi-bin/fast_loop.pl'), 0755);
 my $srv = start_script_server(dir => $dir);
 my $worker;
 wait_until(sub { $worker = ($srv->slots)[0]{pid} }, 10, 'the worker') or BAIL_OUT('no worker');
-my %loop_pid;
+my %loop_pid;        # Registry's loop process
 my $later = time;    # Each change of the script moves its mtime further on
 
 sub turn ($mode, $x) {
@@ -31,7 +32,14 @@ subtest 'mod_cgi: a process per request, so always the first turn' => sub {
     is_deeply [map { turn('cgi-bin', $_)->[0] } 1 .. 5], [(1) x 5], 'turn 1 each time';
 };
 
-for my $mode (qw(perlrun registry)) {
+subtest 'PerlRun: every request afresh, so the first turn, in the worker' => sub {
+    is_deeply [map { turn('perlrun', $_) } 1 .. 5], [([1, $worker, $worker]) x 5],
+        'turn 1 each time, compiled and set up for the request';
+    unlike $srv->error_log, qr/redefined/, 'each compile starts from an empty package';
+};
+
+{
+    my $mode = 'registry';
     subtest "/$mode: 20 requests, 20 turns of one loop" => sub {
         my @turns = map { turn($mode, $_) } 1 .. 20;
         is_deeply [map { $_->[0] } @turns], [1 .. 20], 'turns 1 to 20';

@@ -14,21 +14,22 @@ use Perennial::Executor::Layers;
 # the request as if the script had exited; the copy, the loop process, waits inside that Accept
 # for the next request for the script, which the worker sends it over a socket pair, and sends
 # back what each turn prints. A request that the loop process cannot take (it exited or died)
-# starts the script again from the top.
+# starts the script again from the top. Under PerlRun, which starts every request afresh,
+# the second Accept ends the request, and each request is the first turn of a new loop.
 
-my $REAL;     # FCGI's own Accept, for code that is not a resident script
+my $REAL;     # FCGI's own Accept, for code that is not a resident script (0: no FCGI)
 our $LOOP;    # In a loop process: its socket to the worker
 
 # Once per process: FCGI, when it is installed, has its Accept replaced
 sub watch ($class) {
-    return if $REAL;
+    return if defined $REAL;                                # Done, or FCGI is not installed (0)
     my %was = map { $_ => $SIG{$_} } qw(TERM USR1 PIPE);    # libfcgi takes them as it loads
     my $ok  = eval { require FCGI; 1 };
     for my $name (keys %was) {
         $SIG{$name} = $was{$name} // 'DEFAULT';  ## no critic (RequireLocalizedPunctuationVars) back
     }
-    return unless $ok;
-    $REAL = \&FCGI::Accept;
+    $REAL = $ok ? \&FCGI::Accept : 0;
+    return unless $REAL;
     no warnings 'redefine';    ## no critic (ProhibitNoWarnings) replacing an XS sub on purpose
     *FCGI::Accept = \&_accept;
     return;
@@ -40,8 +41,9 @@ sub _accept : prototype($) ($request) {
     return $REAL->($request)
         unless ref $out eq 'Perennial::Executor::Output'
         && $Perennial::Executor::Exit::IN_REQUEST == $$;
-    return 0 if !$out->{accepted}++;    # The first: the request running
-    return _fork($out);
+    return 0           if !$out->{accepted}++;    # The first: the request running
+    return _fork($out) if $out->{keep_loop};
+    Perennial::Executor::Exit->end_request;       # PerlRun starts every request afresh
 }
 
 # The worker keeps one end of the pair (in $out->{loop} until the executor takes it) and ends
