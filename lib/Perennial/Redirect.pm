@@ -54,9 +54,8 @@ sub find ($class, $list, $env) {
     for my $r (@$list) {
         my $to;
         if ($r->{re}) {
-            my @m = $url =~ $r->{re} or next;
-            unshift @m, substr $url, $-[0], $+[0] - $-[0];    # $0 is the whole match
-            $to = ($r->{to} // '') =~ s/\$(\d)/escape_path($m[$1] \/\/ '')/ger;
+            $url =~ $r->{re} or next;
+            $to = _captured($r->{to}, $url);
         }
         elsif ($r->{exact}) { $to = $r->{to} }
         else {
@@ -74,6 +73,13 @@ sub find ($class, $list, $env) {
         return _response($r->{status}, $to, $env);
     }
     return;
+}
+
+# A RedirectMatch's target with $0 to $9 of the match just made ($N of no group: empty)
+sub _captured ($to, $url) {
+    return unless defined $to;
+    my @m = map { defined $-[$_] ? substr $url, $-[$_], $+[$_] - $-[$_] : '' } 0 .. $#-;
+    return $to =~ s/\$(\d)/escape_path($m[$1] \/\/ '')/ger;
 }
 
 sub _response ($status, $to, $env) {

@@ -5,7 +5,8 @@ use Perennial::Test qw(configtest http_request scratch_dir start_server write_fi
 
 # ErrorDocument, Redirect and RedirectMatch, AddDefaultCharset, as Apache has them
 my $dir = scratch_dir();
-mkdir "$dir/$_" or die $! for qw(docs cgi);
+mkdir "$dir/$_" or die $! for qw(docs cgi docs/hidden);
+write_file("$dir/docs/hidden/x",   "there, but redirected away\n");
 write_file("$dir/docs/page.txt",   "a page\n");
 write_file("$dir/docs/page.html",  "<p>html</p>\n");
 write_file("$dir/cgi/notfound.pl", <<'PL', 0755);
@@ -25,6 +26,8 @@ Redirect gone /gone-away
 RedirectMatch seeother ^/items/(\\d+)\$ /item.php?id=\$1
 RedirectMatch ^/whole/.* /from\$0
 Redirect 404 /hidden
+RedirectMatch gone ^/vanished
+RedirectMatch ^/nogroup /to\$1
 <Location /closed>
     Require all denied
 </Location>
@@ -67,7 +70,13 @@ subtest 'Redirect and RedirectMatch' => sub {
         'permanent, the rest of the path and the query kept';
     is((req('GET /older HTTP/1.1'))[0],       404, 'whole segments only: /older is not /old');
     is((req('GET /gone-away/x HTTP/1.1'))[0], 410, 'gone');
-    is((req('GET /hidden/x HTTP/1.1'))[0],    404, 'a status that is not a redirect: that status');
+    ($s, $h) = req('GET /hidden/x HTTP/1.1');
+    is_deeply [$s, $h->{location}], [404, undef],
+        'a status that is not a redirect: that status, for a file that is there, and no Location';
+    ($s, $h) = req('GET /vanished/x HTTP/1.1');
+    is_deeply [$s, $h->{location}], [410, undef], 'RedirectMatch gone: no Location';
+    is((req('GET /nogroup HTTP/1.1'))[1]{location},
+        '/to', 'RedirectMatch with $1 and no group: empty, as Apache');
     ($s, $h) = req('GET /whole/x HTTP/1.1');
     is $h->{location}, '/from/whole/x', 'RedirectMatch with $0, the whole match';
     ($s, $h) = req('GET /items/42 HTTP/1.1');
