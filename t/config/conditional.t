@@ -162,10 +162,10 @@ CONF
         'Mutex, with its line';
     like $out, qr/LogLevel for a module ignored: ssl:warn/, 'a module\'s LogLevel';
     is(Perennial::Config->load(file => $file)->log_level, 'warn', 'LogLevel warn');
-    my $alone = write_file("$dir/modules.conf", "LogLevel NOTICE\nLogLevel ssl:debug\n");
+    my $alone = write_file("$dir/modules.conf", "LogLevel TRACE3\nLogLevel ssl:warn\n");
     is(Perennial::Config->load(file => $alone)->log_level,
-        'info',
-        'Apache\'s notice, any case; a LogLevel with only a module\'s level leaves it alone');
+        'debug',
+        'Apache\'s trace3, any case; a LogLevel with only a module\'s level leaves it alone');
     is(Perennial::Config->load(file => $alone, overrides => {log_level => 'crit'})->log_level,
         'error', 'as does --log-level');
     ($out, $code) = perennial('configtest', '-c', write_file("$dir/typo.conf", "MaxClientz 3\n"));

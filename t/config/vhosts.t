@@ -140,7 +140,7 @@ PERL
 ServerName http://main.test:80
 @{[script_location('/registry', "$dir/cgi")]}
 <VirtualHost *:1>
-    ServerName https://two.test:443
+    ServerName https://one.test:443
 </VirtualHost>
 CONF
     my $get = sub ($host) {
@@ -148,7 +148,21 @@ CONF
     };
     is $get->('main.test'), 'main.test 0',
         'the main server (no host on this port): not a virtual host';
-    is $get->('two.test'), 'main.test 0', 'whatever name the client gives';
+    is $get->('one.test'), 'main.test 0', 'whatever name the client gives';
+    $srv->stop;
+
+    $srv = start_server(workers => 1, conf => <<"CONF");
+ServerName http://main.test:80
+@{[script_location('/registry', "$dir/cgi")]}
+<VirtualHost *:*>
+    ServerName http://one.test
+</VirtualHost>
+<VirtualHost *:*>
+    ServerName https://two.test:443
+</VirtualHost>
+CONF
+    is $get->('two.test'), 'two.test 1', 'a virtual host named with a scheme and a port';
+    is $get->('one.test'), 'one.test 1', 'and one with a scheme alone';
     $srv->stop;
 };
 
