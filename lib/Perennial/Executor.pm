@@ -187,8 +187,7 @@ sub serve ($self, $env, $hit, $r = undef) {
     }
     my ($script, $err, $status) = $self->prepare($hit);
     if (!$script) {
-        $self->{log}
-            ->error("$hit->{file}: $err (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})");
+        $self->{log}->error(_where($hit, $env) . ": $err");
         return $self->_error_page($status // 500, $env);
     }
     return sub ($respond) { $self->respond($script, $hit, $env, $respond, $r) };

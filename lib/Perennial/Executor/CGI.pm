@@ -74,13 +74,13 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {    # A pro
 
     # What the script flushed reaches the client as it arrives, as with mod_cgi
     $out->set_autoflush(1);
-    my $stdin = $self->_stdin($env) or return $respond->($self->_error_page(500));
+    my $stdin = $self->_stdin($env) or return $respond->($self->_error_page(500, $env));
     pipe(my $out_r, my $out_w) or die "Can't make a pipe: $!\n";
     pipe(my $err_r, my $err_w) or die "Can't make a pipe: $!\n";
     my $pid = fork;
     if (!defined $pid) {
         $self->{log}->error("Can't fork for $file: $!");
-        return $respond->($self->_error_page(503));
+        return $respond->($self->_error_page(503, $env));
     }
     $self->_child($hit, $env, $stdin, $out_w, $err_w) unless $pid;
     close $_ for $out_w, $err_w, $stdin;
@@ -89,10 +89,10 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {    # A pro
 }
 
 sub _finish ($self, $out, $env, $hit, $respond, $timed_out, $status) {
-    my $where = "$hit->{file} (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})";
+    my $where = Perennial::Executor::_where($hit, $env);
     if ($timed_out) {
         $self->{log}->error("$where: Timeout waiting for output from CGI script");
-        return $respond->($self->_error_page(504)) unless $out->started;
+        return $respond->($self->_error_page(504, $env)) unless $out->started;
         die "CGI script timed out after its response began\n";
     }
     my $local = !$out->started && !$out->error && $out->local_redirect;
@@ -101,7 +101,7 @@ sub _finish ($self, $out, $env, $hit, $respond, $timed_out, $status) {
     $bad //= 'exec failed' if ($status >> 8) == 127 && !$out->started;
     return unless $bad;
     $self->{log}->error("$where: $bad");
-    return $respond->($self->_error_page(500)) unless $out->started;
+    return $respond->($self->_error_page(500, $env)) unless $out->started;
     die "CGI script failed after its response began\n";
 }
 
