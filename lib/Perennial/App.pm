@@ -283,6 +283,7 @@ sub _types ($config) {
 sub _common ($config, $set, $docroot) {
     return (
         limits     => _limits($config, $set),
+        set        => $set,                     # What the request object reads (AuthName ...)
         dir_config => $set->{dir_config},
         pass_auth  => $set->{pass_auth},
         set_env    => {    # The server level's are in $set already: it is merged onto them

@@ -65,6 +65,7 @@ sub new ($class, %args) {
     my $dispatch = $args{dispatch};
     $self->{site} = {
         location      => $args{location} // '/',
+        set           => $args{set},
         dir_config    => $args{dir_config},
         handler       => 'perl-script',
         log           => $self->{log},

@@ -51,7 +51,7 @@ sub begin ($class, $env, $hit, $out, $site, $r = undef) {
 # hands it to each phase and to the handler. %site as for begin, with the merged settings.
 sub open_request ($class, $env, $site) {
     my $r = $class->_make($env, undef, undef, $site);
-    $r->{set} = $site->{set};
+    $r->{phased} = 1;
     return $r;
 }
 
@@ -71,6 +71,7 @@ sub _make ($class, $env, $hit, $out, $site) {
         filename  => $hit && $hit->{file},
         path_info => $hit && $hit->{path_info},
         handler   => $site->{handler},
+        set       => $site->{set},       # The merged settings (AuthType, Require, PerlSetVar ...)
         prev      => $env->{'perennial.prev'},
         time      => time,
         },
@@ -88,7 +89,7 @@ sub end ($class) {
     my $r = $NOW // return;
     undef $NOW;
     delete $r->{out}{request} if $r->{out};
-    $class->_cleanups($r) unless $r->{set};
+    $class->_cleanups($r) unless $r->{phased};
     return $r;
 }
 

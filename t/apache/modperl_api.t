@@ -2,6 +2,7 @@ use v5.36;
 use lib 't/lib';
 use Test::More;
 use File::Copy              qw(copy);
+use MIME::Base64            qw(encode_base64);
 use Perennial::Test         qw(scratch_dir start_server write_file);
 use Perennial::Test::Apache qw(answer_of apache_available apache_head start_apache);
 
@@ -17,6 +18,21 @@ copy($_, $scripts) or die "Can't copy $_: $!" for glob 't/modperl/*';
 utime 1_000_000_000, 1_000_000_000, glob "$scripts/*";    # Whole seconds: the ETags compare exactly
 system("chmod -R a+rX $dir") == 0 or die;
 
+system('htpasswd', '-cbm', "$dir/users", 'alice', 'api-secret') == 0 or die 'htpasswd failed';
+chmod 0644, "$dir/users" or die "$dir/users: $!";         # Apache's children read it as www-data
+my $guarded = <<"CONF";    # The same scripts behind Basic authentication
+Alias /guarded $scripts
+<Location /guarded>
+    SetHandler perl-script
+    PerlResponseHandler ModPerl::Registry
+    PerlOptions +ParseHeaders
+    Options +ExecCGI
+    AuthType Basic
+    AuthName "API realm"
+    AuthUserFile $dir/users
+    Require valid-user
+</Location>
+CONF
 my $section = <<'CONF';
     SetHandler perl-script
     PerlOptions +ParseHeaders
@@ -25,8 +41,11 @@ my $section = <<'CONF';
     PerlAddVar Multi one
     PerlAddVar Multi two
 CONF
-write_file("$dir/apache.conf",
-    apache_head($dir, 'API_PORT', qw(authz_core alias mime perl)) . <<"CONF");
+write_file(
+    "$dir/apache.conf",
+    apache_head($dir, 'API_PORT',
+        qw(authz_core authz_user authn_core authn_file auth_basic alias mime perl))
+        . <<"CONF");
 ServerAdmin admin\@example.test
 PerlSetVar ServerWide everywhere
 Alias /registry $scripts
@@ -36,6 +55,7 @@ Alias /registry $scripts
 <Location /registry>
     PerlResponseHandler ModPerl::Registry
 $section</Location>
+$guarded
 CONF
 my $run = scratch_dir();
 my ($apid, $aport) = start_apache("$dir/apache.conf", 'API_PORT', SITE_RUN => $run)
@@ -52,6 +72,7 @@ $section</Location>
 <Location /perlrun>
     PerlResponseHandler ModPerl::PerlRun
 $section</Location>
+$guarded
 CONF
 
 my @requests = (
@@ -97,6 +118,19 @@ for my $req (@requests) {
         }
     }
 }
+
+# Behind Basic authentication: the section's AuthType, AuthName and Require, the credentials
+subtest 'Apache2::Access in a Registry script under AuthType Basic' => sub {
+    my @alice = ('Authorization: Basic ' . encode_base64('alice:api-secret', ''));
+    for my $who ([], \@alice) {
+        my $want = answer_of($aport,     {}, GET => '/guarded/auth.pl', @$who);
+        my $got  = answer_of($srv->port, {}, GET => '/guarded/auth.pl', @$who);
+        my $what = @$who ? 'with credentials' : 'without';
+        is $got->{status},  $want->{status},   "$what: status $want->{status}";
+        is $want->{status}, @$who ? 200 : 401, "$what: Apache answers as a guarded script does";
+        is $got->{body},    $want->{body},     "$what: what the script saw" if @$who;
+    }
+};
 $srv->stop;
 
 done_testing;

@@ -39,11 +39,11 @@ sub serve ($self, $env, $r, $declined) {
 sub respond ($self, $env, $r, $respond, $declined) {
     my $out = Perennial::Executor::Output->new(respond => $respond);
     @$r{qw(out module)} = ($out, 1);
-    $r->{site}{environment} //= $self->{env};
-    $out->{request} = $r;
+    $r->{environment}   = $self->{env};    # Its CGI variables, for subprocess_env
+    $out->{request}     = $r;
     my $rc = $self->_run($env, $r, $out);
     delete $out->{request};
-    return if $out->handed_over;    # $r->internal_redirect answered
+    return if $out->handed_over;           # $r->internal_redirect answered
     return $self->_after_output($r, $out, $rc, $respond)
         if $out->printed || $rc == $OK || $rc == $DONE;
     my $res = $rc == $DECLINED ? $declined->() : $self->{phases}->answer($r, perl_response => $rc);

@@ -184,11 +184,9 @@ sub status_line ($self, @new) {
 # The variables a CGI script would get, as a table that can be changed; in void context with no
 # arguments, also put into %ENV (mod_perl's way of setting up the environment late)
 sub subprocess_env ($self, @args) {
-    my $table = $self->{subprocess_env} //= Perennial::ModPerl::Table->new(
-          $self->{site}{environment}
-        ? $self->{site}{environment}->cgi($self->{env}, $self->{hit})
-        : ()
-    );
+    my $cgi   = $self->{environment} // $self->{site}{environment};
+    my $table = $self->{subprocess_env}
+        //= Perennial::ModPerl::Table->new($cgi ? $cgi->cgi($self->{env}, $self->{hit}) : ());
     if (!@args) {
         return $table if defined wantarray;
         my (@names, @values);
