@@ -37,6 +37,7 @@ sub load ($self, $config) {
     local $ENV{MOD_PERL} = 'mod_perl/2.0.12';
     $self->_refresh if $again;
     Perennial::ModPerl::Handler->forget;
+    Perennial::ModPerl::Server->forget_pushed;
     for my $file (@{$config->requires}) {
         my $ok = do $file;
         die "Can't load PerlRequire file $file: "

@@ -101,7 +101,7 @@ subtest 'a head that trickles in a byte at a time gets 408 after Timeout in all'
         vec($rin, fileno $sock, 1) = 1;
         if (select(my $r = $rin, undef, undef, 0.1)) { sysread $sock, $out, 4096; last }
     }
-    like $out, qr{\AHTTP/1\.[01] 408 }, '408';
+    like $out, qr{\AHTTP/1\.[01] 408 }, 'a trickled head: 408';
     cmp_ok $sent, '<', 60, "cut off after $sent bytes";
 };
 

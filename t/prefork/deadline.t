@@ -56,7 +56,7 @@ subtest 'an endless loop is cut at the deadline' => sub {
 subtest 'a blocking system call is cut too' => sub {
     my $srv = server('RequestDeadline 1');
     my $res = $srv->get('/life/sleepy.pl');
-    is $res->{status}, 504, '504';
+    is $res->{status}, 504, 'a request stuck in a system call: 504';
     like $srv->error_log,
         qr/stopped at \Q$dir\E\/sleepy\.pl line (?:$nap|@{[$nap + 1]}) \(in \S+__perennial_script\)/,
         'the stack: the call that blocked, or the statement after it';

@@ -74,8 +74,16 @@ subtest 'a graceful restart runs PerlRequire again and reloads changed modules' 
     chmod 0755, "$lib" or die $!;
     mkdir "$lib/Life" or die;
     _write("$lib/Life/Version.pm", "package Life::Version; sub version { 1 } 1;\n");
-    _write("$lib/startup.pl",
-        "open(my \$fh, '>>', '$lib/ran') or die; print {\$fh} \"ran\\n\"; 1;\n");
+    _write("$lib/inits",           '');
+    chmod 0666, "$lib/inits" or die $!;    # The workers write it, as www-data when run as root
+    _write("$lib/startup.pl", <<"PL");
+open(my \$fh, '>>', '$lib/ran') or die; print {\$fh} "ran\\n";
+use Apache2::ServerUtil ();
+Apache2::ServerUtil->server->push_handlers(PerlChildInitHandler => sub {
+    open(my \$fh, '>>', '$lib/inits') or die; print {\$fh} "\$\$\\n"; return 0;
+});
+1;
+PL
     my $srv = start_server(
         workers => 1,
         args    => ['-I', "$lib"],
@@ -91,6 +99,11 @@ subtest 'a graceful restart runs PerlRequire again and reloads changed modules' 
     like $srv->error_log, qr{Life/Version\.pm changed: loaded again for the new generation},
         'the log says which file was loaded again';
     is scalar(() = _slurp("$lib/ran") =~ /ran/g), 2, 'startup.pl ran again';
+    my %inits;
+    $inits{$_}++ for split /\n/, _slurp("$lib/inits");
+    is_deeply [grep { $_ > 1 } values %inits], [],
+        'each worker ran the pushed PerlChildInitHandler once: the restart forgot the old one';
+    ok scalar(keys %inits) >= 2, 'in the workers of both generations';
     $srv->stop;
 };
 

@@ -23,6 +23,10 @@ sub configure ($class, %args) {
 
 sub error_log ($class) {$LOG}
 
+# Before the start-up code runs again (a graceful restart): what it pushed last time goes, so
+# a hook pushed as a new anonymous sub each time is not added once more per restart
+sub forget_pushed ($class) { %PUSHED = (); return }
+
 # The code pushed for a worker phase: [name, code] as the configured hooks are
 sub pushed ($class, $phase) {
     return
