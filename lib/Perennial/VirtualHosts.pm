@@ -45,7 +45,7 @@ sub to_app ($self) {
 # The virtual host for a request, or undef for the main server
 sub choose ($self, $env) {
     my $port  = $env->{SERVER_PORT} // 0;
-    my $ip    = $self->{by_ip} ? _local_ip($env) : '';
+    my $ip    = $self->{by_ip} ? local_ip($env) : '';
     my $name  = lc(($env->{HTTP_HOST} // '') =~ s/:\d+\z//r =~ s/\.\z//r =~ s/\A\[(.*)\]\z/$1/r);
     my $key   = "$ip $port $name";
     my $known = $self->{known};
@@ -84,8 +84,9 @@ sub _pattern ($name) {
     return qr/\A$re\z/;
 }
 
-# The address the client connected to (a wildcard listener serves several)
-sub _local_ip ($env) {
+# The address the client connected to (a wildcard listener serves several), an IPv4 client of a
+# dual-stack listener's without ::ffff:
+sub local_ip ($env) {
     my $io = $env->{'psgix.io'} or return $env->{SERVER_NAME} // '';
     my $sa = getsockname($io)   or return $env->{SERVER_NAME} // '';
     my ($err, $ip) = getnameinfo($sa, NI_NUMERICHOST | NI_NUMERICSERV);
@@ -132,5 +133,14 @@ any, and C<perennial.admin> its C<ServerAdmin>.
 =head2 to_app
 
     my $app = $vhosts->to_app;
+
+=head1 FUNCTIONS
+
+=head2 local_ip
+
+    my $ip = Perennial::VirtualHosts::local_ip($env);
+
+The address the client connected to, from the connection's socket (C<psgix.io>); also what
+C<< $r->connection->local_ip >> answers.
 
 =cut

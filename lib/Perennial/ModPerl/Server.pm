@@ -88,6 +88,7 @@ sub server_root ($class = undef) { $MAIN{root} }
 
 package Apache2::Connection;    ## no critic (ProhibitMultiplePackages)
 use v5.36;
+use Perennial::VirtualHosts;
 
 sub new ($class, $env) { bless {env => $env, notes => undef}, $class }
 
@@ -99,10 +100,7 @@ sub id ($self) { $$ * 65_536 + ($self->{env}{REMOTE_PORT} // 0) }
 # CONN_UNKNOWN (0): Apache decides keep-alive when the head goes, after the handler has run
 sub keepalive ($self) {0}
 
-sub local_ip ($self) {
-    my $io = $self->{env}{'psgix.io'};
-    return $io && $io->can('sockhost') ? $io->sockhost : $self->{env}{SERVER_NAME};
-}
+sub local_ip    ($self) { Perennial::VirtualHosts::local_ip($self->{env}) }
 sub notes       ($self) { $self->{notes} //= Perennial::ModPerl::Table->new }
 sub remote_host ($self) { $self->{env}{REMOTE_HOST} // $self->{env}{REMOTE_ADDR} }
 sub remote_ip   ($self) { $self->{env}{REMOTE_ADDR} }
