@@ -354,6 +354,9 @@ sub _log_level ($values, $item) {
 
 sub _level ($word) { $LEVEL{lc $word} // $word }
 
+# Perennial's level for one of Apache's (emerg ... debug, trace1 ... trace8)
+sub level_of ($class, $apache) { $LEVEL{lc $apache} }
+
 # A directive's argument as the setting's value: On/Off, lower-case levels, ms suffixes
 sub _value ($key, $name, $value) {
     if ($SETTINGS{$key}[1] eq 'bool') {
@@ -641,6 +644,12 @@ Reads the file, applies the overrides and dies with every error found.
     my $config = Perennial::Config->new(listen => ['127.0.0.1:0']);
 
 Builds a config from keys; dies on an unknown key or a bad value.
+
+=head2 level_of
+
+    my $level = Perennial::Config->level_of('notice');    # info
+
+Perennial's log level (error, warn, info, debug) for one of Apache's.
 
 =head2 passed_env
 

@@ -108,22 +108,12 @@ sub remote_ip   ($self) { $self->{env}{REMOTE_ADDR} }
 # Apache2::Log: $r->log->error(...), $s->log->warn(...); Apache's eight levels onto Perennial's
 package Apache2::Log::Request;    ## no critic (ProhibitMultiplePackages)
 use v5.36;
-
-my %LEVEL = (
-    emerg  => 'error',
-    alert  => 'error',
-    crit   => 'error',
-    error  => 'error',
-    warn   => 'warn',
-    notice => 'info',
-    info   => 'info',
-    debug  => 'debug'
-);
+use Perennial::Config;
 
 sub new ($class, $prefix, $log) { bless {prefix => $prefix, log => $log}, $class }
 
-for my $level (keys %LEVEL) {
-    my $method = $LEVEL{$level};
+for my $level (qw(emerg alert crit error warn notice info debug)) {
+    my $method = Perennial::Config->level_of($level);
     no strict 'refs';    ## no critic (ProhibitNoStrict) one method per level
     *{"Apache2::Log::Request::$level"} = sub ($self, @message) {
         $self->{log}->$method($self->{prefix} . join '', @message) if $self->{log};
