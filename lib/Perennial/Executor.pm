@@ -326,7 +326,7 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     {
         no warnings 'untie';   ## no critic (ProhibitNoWarnings) the executor still holds the object
         untie *STDOUT;
-        $errors->flush;
+        $errors->end_request;
         untie *STDERR;
     }
     _restore_signals(\@signals, \@was);

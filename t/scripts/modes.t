@@ -294,6 +294,12 @@ subtest 'CORE::exit kills only the worker; the client gets a 500' => sub {
     is $srv->get('/registry/count.pl')->{status}, 200, 'and serves';
 };
 
+for my $mode (qw(perlrun registry)) {    # A process of its own would have no STDERR after close
+    is $srv->get("/$mode/stderr_close.pl")->{content}, "done\n", "/$mode/stderr_close.pl";
+}
+is scalar(() = $srv->error_log =~ /stderr from \S+stderr_close\.pl: after close: caf\xc3\xa9$/mg),
+    2, "close STDERR keeps the script's own layer (UTF-8 here), in PerlRun and Registry";
+
 $srv->stop;
 subtest 'the error log gets the bytes the layers made, whatever STDERR carries' => sub {
     my $log = $srv->error_log;

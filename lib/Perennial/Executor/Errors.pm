@@ -39,11 +39,17 @@ sub take ($self, $bytes) {
 *PRINTF = \&Perennial::Executor::Layers::PRINTF;
 *WRITE  = \&Perennial::Executor::Layers::WRITE;
 
-# What is left without a newline at the end of the request
+# What is left without a newline (close STDERR, the end of a request)
 sub flush ($self) {
     $self->{log}->error("stderr from $self->{file}: $self->{buf}") if length $self->{buf};
     $self->{buf} = '';
-    delete $self->{layers};    # A binmode lasts the request; the next begins with the script's
+    return;
+}
+
+# The request ended: a binmode lasted it, and the next begins with the script's layers
+sub end_request ($self) {
+    $self->flush;
+    delete $self->{layers};
     return;
 }
 
@@ -75,9 +81,14 @@ when the request ends.
 
 =head1 METHODS
 
-=head2 flush
+=head2 flush, end_request
 
-    tied(*STDERR)->flush;
+    tied(*STDERR)->flush;          # the unfinished line, logged
+    $errors->end_request;          # and the layers a binmode pushed, gone
+
+=head2 take
+
+    $errors->take($bytes);    # a child process's, or an accept loop's, as they are
 
 =head2 new
 
