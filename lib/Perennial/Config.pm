@@ -157,6 +157,9 @@ sub load ($class, %args) {
     push @{$values{notes}}, @{$ctx->{notes}}, shadowed($values{sections} // []);
     resolve_logs(\%values, \@errors);
     _host_logs(\%values, \@errors);
+    for my $host (map { $_->{values} } @{$values{vhosts} // []}) {    # Said for the server
+        push @{$values{notes}}, @{$host->{notes} // []}, shadowed($host->{sections} // []);
+    }
 
     # SetEnv, PassEnv and PerlSetupEnv at server level are also the server's own settings
     my $base = $values{server_dir} // {};

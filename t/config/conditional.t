@@ -154,6 +154,10 @@ Mutex file:/var/lock default
 HostnameLookups Off
 EnableSendfile On
 LogLevel warn ssl:warn
+<VirtualHost *:80>
+    ServerName inside.test
+    LogLevel info mod_rewrite.c:trace3
+</VirtualHost>
 CONF
     my ($out, $code) = perennial('configtest', '-c', $file);
     is $code, 0, 'Syntax OK' or diag $out;
@@ -161,6 +165,8 @@ CONF
     like $out, qr/Mutex \(\S+ignored\.conf line 3\): workers take connections/,
         'Mutex, with its line';
     like $out, qr/LogLevel for a module ignored: ssl:warn/, 'a module\'s LogLevel';
+    like $out, qr/ignored\.conf line 9: LogLevel for a module ignored: mod_rewrite\.c:trace3/,
+        'and one in a virtual host, with its line';
     is(Perennial::Config->load(file => $file)->log_level, 'warn', 'LogLevel warn');
     my $alone = write_file("$dir/modules.conf", "LogLevel TRACE3\nLogLevel ssl:warn\n");
     is(Perennial::Config->load(file => $alone)->log_level,
