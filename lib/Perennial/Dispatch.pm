@@ -204,10 +204,8 @@ sub _declined ($self, $env, $depth, $plan) {
     my $root   = $plan->{root} or return $self->_missing($env, 404);
     my $finder = $self->{files}->finder($root, $plan->{set}{script_check} // 'always');
     my $hit    = Perennial::Dispatch::Files->find($finder, $root, $plan->{rest}, $env);
-    return $self->_missing($env, $hit // 404) unless ref $hit;
-    return $self->_refused($env, $hit)                         if $hit->{status};
-    return $self->_directory($env, $plan->{set}, $hit, $depth) if $hit->{directory};
-    return $self->{static}->serve($env, $hit, $plan->{set});
+    my ($res)  = $self->_handle($env, $depth, {%$plan, hit => $hit, kind => 'static'});
+    return $res;
 }
 
 # AddDefaultCharset: text/plain and text/html without a charset get one, whoever made them
