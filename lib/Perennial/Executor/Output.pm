@@ -8,7 +8,11 @@ use Perennial::Executor::Layers;
 # flushes (autoflush, or more than the buffer), so long-running scripts stream. Used as the
 # tied STDOUT of resident scripts and as the reader of a forked script's output.
 
-our @EXPORT_OK = qw(cgi_head parse_cgi_headers);
+our @EXPORT_OK = qw(cgi_head field_name parse_cgi_headers);
+
+# A header field's name: an RFC 9110 token
+my $FIELD_NAME = qr/[!#\$%&'*+.^_`|~0-9A-Za-z-]+/;
+sub field_name () {$FIELD_NAME}
 
 my $BUFFER     = 8192;
 my $HEAD_LIMIT = 65_536;
@@ -166,7 +170,7 @@ sub parse_cgi_headers ($head, $base = undef) {
     my @fields;
     for my $line (split /\r?\n/, $head) {
         return (undef, undef, "malformed header from script: '$line'")
-            unless $line =~ /\A([!#\$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*\z/s;
+            unless $line =~ /\A($FIELD_NAME):[ \t]*(.*?)[ \t]*\z/s;
         push @fields, $1, $2;
     }
     if ($base) {
@@ -184,7 +188,7 @@ sub parse_cgi_headers ($head, $base = undef) {
 sub cgi_head (@fields) {
     for my $name (@fields[grep { $_ % 2 == 0 } 0 .. $#fields]) {
         return (undef, undef, "malformed header from script: '$name'")
-            unless $name =~ /\A[!#\$%&'*+.^_`|~0-9A-Za-z-]+\z/;
+            unless $name =~ /\A$FIELD_NAME\z/;
     }
     return _read_fields(\@fields);
 }
@@ -308,6 +312,10 @@ injection attempt), makes the output an error that the executor turns into a 500
 =head2 parse_cgi_headers
 
     my ($status, $headers, $error) = parse_cgi_headers("Content-Type: text/plain\nStatus: 404");
+
+=head2 field_name
+
+    my $name_re = field_name();    # qr// of a header field's name (a token)
 
 =head2 cgi_head
 

@@ -4,6 +4,7 @@ use HTTP::Date  ();
 use Plack::Util ();
 use Perennial::ErrorDocument;
 use Perennial::ErrorPage;
+use Perennial::Executor::Output qw(field_name);
 use Perennial::Static;
 use Perennial::Subrequest;
 
@@ -13,7 +14,7 @@ use Perennial::Subrequest;
 # other first output is body under the object's head, and a script that printed nothing but
 # changed the status gets Apache's answer for that status, as ModPerl::Registry returns it.
 
-my $TOKEN = qr/[!#\$%&'*+.^_`|~0-9A-Za-z-]+/;
+my $TOKEN = field_name();    # A header field's name
 
 sub custom_response ($self, $status, $text) { $self->{custom}{$status} = $text; return }
 
