@@ -48,7 +48,7 @@ sub flush ($self) {
 
 # The request ended: a binmode lasted it, and the next begins with the script's layers
 sub end_request ($self) {
-    $self->flush;
+    $self->flush if length $self->{buf};
     delete $self->{layers};
     return;
 }
