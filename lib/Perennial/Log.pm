@@ -71,10 +71,11 @@ sub warn  ($self, $msg) { $self->_log(warn => $msg) if $self->{level} <= 2 }
 sub reopen ($self) {
     $self->{error} = $self->_open($self->{error_path}, 1) if defined $self->{error_path};
 
-    # Without an ErrorLog, stderr through a handle of Perennial's own: layers an application
-    # pushes on STDERR (binmode STDERR, ':encoding(UTF-8)') do not reach the log's writes
+    # Without an ErrorLog, stderr through a descriptor of Perennial's own: layers an application
+    # pushes on STDERR (binmode STDERR, ':encoding(UTF-8)') do not reach the log's writes, nor
+    # does descriptor 2 lent to a script's child processes (Executor::Children)
     if (!$self->{error}) {
-        open(my $fh, '>&=', fileno STDERR) or die "Can't write the error log to stderr: $!\n";
+        open(my $fh, '>&', \*STDERR) or die "Can't write the error log to stderr: $!\n";
         $self->{error} = $fh;
     }
     $self->{access} = [map { [$self->_open($_->[0]), $_->[1]] } @{$self->{logs}}];

@@ -101,5 +101,22 @@ subtest 'the error log: the die with its line, and what children wrote to stderr
 };
 
 $srv->stop;
+
+subtest 'no ErrorLog: the log is stderr, which a script\'s children have too' => sub {
+    my $alone = start_server(
+        workers       => 1,
+        log_on_stderr => 1,
+        conf          => script_location('/perlrun', $cgi, 'ModPerl::PerlRun')
+            . script_location('/registry', $cgi)
+    );
+    my $want = answer_of($aport, {'content-type' => 1}, GET => '/cgi-bin/children.pl');
+    for my $mode (qw(perlrun registry)) {
+        is_deeply answer_of($alone->port, {'content-type' => 1}, GET => "/$mode/children.pl"),
+            $want, "/$mode: the answer, as mod_cgi's";
+    }
+    my @stderr = $alone->error_log =~ /stderr from \S+children\.pl: 7 to stderr$/mg;
+    is scalar @stderr, 2, "the child's stderr, logged once each time";
+    $alone->stop;
+};
 kill TERM => $apid;
 done_testing;

@@ -49,13 +49,14 @@ sub lend ($class, $out, $log) {
 # tied), and the worker has its descriptors back. Children still running write on to files
 # that nobody reads.
 sub give_back ($class, $out) {
-    $out->take_children;
-    my $children = delete $out->{children};
-    my $errors   = tied *STDERR;
+    my $children = $out->{children};
+    POSIX::dup2($WORKER{$_}, $_) for keys %{$children->{lent}};    # First: nothing of ours
+    $out->take_children;                                           # can write to the files
+    delete $out->{children};
+    my $errors = tied *STDERR;
     while (sysread $children->{stderr}, my $part, 65_536) {
         $errors->take($part) if ref $errors eq 'Perennial::Executor::Errors';
     }
-    POSIX::dup2($WORKER{$_}, $_) for keys %{$children->{lent}};
     return;
 }
 

@@ -35,6 +35,9 @@ sub scratch_dir () {
     return $dir;
 }
 
+# bin/perennial serving $args{conf} (and $args{app}), with its pid file, logs and scoreboard
+# in a scratch directory; log_on_stderr: no ErrorLog, as a site without one, the server's
+# stderr going to the same error.log
 sub start_server (%args) {
     my $dir    = scratch_dir();
     my $listen = IO::Socket::IP->new(
@@ -45,8 +48,9 @@ sub start_server (%args) {
     ) or die "Can't listen: $@";
     my $conf = "$dir/perennial.conf";
     open(my $fh, '>', $conf) or die "Can't write $conf: $!";
-    print {$fh}
-        "PidFile $dir/perennial.pid\nErrorLog $dir/error.log\nCustomLog $dir/access.log\nLogLevel info\n";
+    print {$fh} "PidFile $dir/perennial.pid\n",
+        ($args{log_on_stderr} ? () : "ErrorLog $dir/error.log\n"),
+        "CustomLog $dir/access.log\nLogLevel info\n";
     print {$fh} $args{conf} // '';
     close $fh;
     my $app = $args{app} && "$ROOT/t/psgi/$args{app}";
@@ -69,6 +73,11 @@ sub start_server (%args) {
     if (!$pid) {
         setpgrp(0, 0);
         fcntl($listen, F_SETFD, fcntl($listen, F_GETFD, 0) & ~FD_CLOEXEC);
+
+        # No ErrorLog: the server logs to its stderr, which is the same file here
+        open(STDERR, '>>', "$dir/error.log")
+            or die "Can't write $dir/error.log: $!"
+            if $args{log_on_stderr};
 
         # A configuration that names its port through the environment (Listen ${PORT})
         $ENV{$args{port_env}} = $listen->sockport if $args{port_env};
