@@ -36,7 +36,7 @@ sub wanted ($class, $set) {
 # The request's object, made as its first phase begins; its log and cleanup phases are set to
 # run once the response has gone. $plan: the dispatcher's (settings, handler, root, file).
 sub open ($self, $env, $plan) {
-    my ($set, $root, $hit) = @$plan{qw(set root hit)};
+    my ($root, $hit) = @$plan{qw(root hit)};
     my $site = $plan->{phase_site} //= $self->_site($plan);
     my $r    = Perennial::ModPerl->open_request($env, $site);
 
