@@ -86,6 +86,11 @@ sub reopen ($self) {
     if ($self->{stderr} && defined $path && $path ne '-' && ref $self->{error} ne 'ARRAY') {
         open(STDERR, '>>&', $self->{error}) or die "Can't redirect STDERR to the error log: $!\n";
     }
+
+    # Flushed after every print, as STDERR is unless a layer with a buffer of its own is pushed
+    # on it (Catalyst's binmode STDERR, ':encoding(UTF-8)'): its lines would otherwise wait
+    # for the worker's exit. The flag is the handle's, so a later binmode keeps it
+    STDERR->autoflush(1) if $self->{stderr};
     $_->reopen for @{$self->{children}};
     return $self;
 }
