@@ -102,10 +102,11 @@ sub _directory ($dir, $slash) {
     return {directory => $dir, slash => $slash};
 }
 
-# A NUL byte, or an encoded slash, NUL or backslash in the URI as the client wrote it
+# A NUL byte, or an encoded slash, NUL or backslash in the path of the URI as the client wrote
+# it (the query string holds what it likes: a form's field with a URL in it)
 sub _hides_something ($path, $uri) {
     return 1 if index($path, "\0") >= 0;
-    return index($uri, '%') >= 0 && $uri =~ /%2f|%00|%5c/i ? 1 : 0;
+    return index($uri, '%') >= 0 && $uri =~ m{\A[^?]*?(?:%2f|%00|%5c)}i ? 1 : 0;
 }
 
 # A known URL: trusted for ever, for a while, or after one stat() shows the same file
