@@ -40,7 +40,25 @@ $put->(
     )
 );
 
+for my $site (['e', 'blue'], ['f', 'grey']) {    # A library of data with no package line
+    my ($sub, $colour) = @$site;
+    $put->("$sub/lib/table.pm", qq{%Colour = (sky => '$colour');\n1;\n});
+    $put->(
+        "$sub/show.pl",
+        $script->(
+                  qq{use FindBin ();\nBEGIN { push \@INC, "\$FindBin::Bin/lib" }\n}
+                . qq{require "table.pm";\nsub main { "sky is \$Colour{sky}\\n" }}
+        )
+    );
+}
+
 my $srv = start_server(workers => 1, conf => <<"CONF");
+Alias /run $dir
+<Location /run>
+    SetHandler perl-script
+    PerlResponseHandler ModPerl::PerlRun
+    Options +ExecCGI
+</Location>
 Alias /reg $dir
 Alias /never $dir
 <Location /reg>
@@ -67,6 +85,14 @@ subtest 'two scripts in one directory share a file name, not its copy' => sub {
     is_deeply [map { ($get->('/reg/a/one.pl'), $get->('/reg/a/two.pl')) } 1 .. 2],
         ["one 1\n", "two 1\n", "one 2\n", "two 2\n"],
         'each keeps its own counter across requests, as its own globals';
+};
+
+subtest 'a .pm with no package line is the library of each script that requires it' => sub {
+    is_deeply [map { $get->('/run/e/show.pl') } 1 .. 2], [("sky is blue\n") x 2],
+        'PerlRun loads it again with each fresh package';
+    is_deeply [map { ($get->('/reg/e/show.pl'), $get->('/reg/f/show.pl')) } 1 .. 2],
+        [("sky is blue\n", "sky is grey\n") x 2],
+        'a Registry script after it gets its own, and so does one from another directory';
 };
 
 subtest 'a changed library compiles the scripts that use it again' => sub {

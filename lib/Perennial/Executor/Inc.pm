@@ -3,7 +3,7 @@ use v5.36;
 use Config;
 
 # A resident script's share of %INC. Files it requires that are not modules (`require
-# "lib.pl"`) are its own: they are in %INC only while it runs, so another script that requires
+# "lib.pl"`, or a .pm with no package statement) are its own: they are in %INC only while it runs, so another script that requires
 # a file of the same name gets its own copy (mod_cgi's behaviour; under ModPerl::Registry the
 # second script silently gets nothing). Everything it loads from outside perl's own library
 # directories is remembered with its mtime, so that a changed library recompiles the script.
@@ -42,12 +42,13 @@ sub leave ($script, $dir) {
     return                              if keys %INC == $COUNT;
     for my $key (grep { !$KNOWN{$_} } keys %INC) {
         my $path = $INC{$key};
-        if   ($key !~ /\.pm\z/) { $script->{own}{$key} = delete $INC{$key} }
-        else                    { $KNOWN{$key}         = 1 }
-        next                 if ref $path || !defined $path;
-        $path = "$dir/$path" if $path !~ m{\A/};
-        next                 if grep { index($path, "$_/") == 0 } @SYSTEM;
-        $script->{deps}{$key} = [$path, (stat $path)[9] // 0];
+        $path = "$dir/$path" if defined $path && !ref $path && $path !~ m{\A/};
+        my $lib = defined $path && !ref $path && !grep { index($path, "$_/") == 0 } @SYSTEM;
+        if ($key !~ /\.pm\z/ || ($lib && !_has_package($path))) {
+            $script->{own}{$key} = delete $INC{$key};
+        }
+        else { $KNOWN{$key} = 1 }
+        $script->{deps}{$key} = [$path, (stat $path)[9] // 0] if $lib;
     }
     $COUNT = keys %INC;
     return;
@@ -80,6 +81,18 @@ sub _perl_dirs () {
     }
     my %seen;
     return grep { m{\A/.} && !$seen{$_}++ } map {s{/+\z}{}r} @dirs;
+}
+
+# A .pm file with no package statement is a library loaded into the package of the script
+# that requires it (AWStats' lib/*.pm): that script's own, as a "lib.pl" is. Read once, when
+# it is first loaded.
+sub _has_package ($path) {
+    open(my $fh, '<', $path) or return 1;
+    while (my $line = <$fh>) {
+        return 1 if $line =~ /\A\s*package\s+[A-Za-z_]/;
+        last     if $line =~ /\A__(?:END|DATA)__\s*\z/;
+    }
+    return 0;
 }
 
 sub _sync () {
