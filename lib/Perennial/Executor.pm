@@ -124,9 +124,10 @@ sub _compile ($self, $hit) {
         Perennial::Executor::CGIPragmas->around_compile(
             sub () {
                 Perennial::Executor::Compiler->compile(
-                    path    => $file,
-                    package => $package,
-                    source  => $source
+                    path     => $file,
+                    package  => $package,
+                    source   => $source,
+                    closures => $self->{policy}{cache} eq 'mtime'
                 );
             }
         );
@@ -341,7 +342,7 @@ sub _call ($self, $script, $file, $r) {
     if (defined $script->{data}) {
         open(my $data, '<', \$script->{data}) or return "Can't open DATA: $!";
         no strict 'refs';  ## no critic (ProhibitNoStrict) the script's own DATA handle, per request
-        *{"$script->{package}::DATA"} = $data;
+        *{"$script->{data_in}::DATA"} = $data;
     }
     my $pid = local $Perennial::Executor::Exit::IN_REQUEST = $$;
     my $ok  = eval { $script->{code}->($r // (), $file); 1 };
@@ -361,11 +362,14 @@ sub _lint_handles ($self, $script, $file) {
             . 'Registry they stay open, with their locks, until reopened or the worker exits');
 }
 
-# PerlRun: the package goes, and so do the files the script required that are not modules
+# PerlRun: the package goes, with the packages the script declared itself (ModPerl::PerlRun
+# keeps those, and their globals with them), and so do the files the script required that are
+# not modules
 sub _cleanup ($self, $script) {
     my $policy = $self->{policy};
-    Symbol::delete_package($script->{package}) if $policy->{flush};
-    delete $script->{own}                      if $policy->{reset_inc};
+    Symbol::delete_package($_)
+        for $policy->{flush} ? ($script->{package}, @{$script->{packages}}) : ();
+    delete $script->{own} if $policy->{reset_inc};
     return;
 }
 

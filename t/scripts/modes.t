@@ -30,6 +30,17 @@ my @cases = (
                 qw(cgi-bin perlrun registry)
         }
     ],
+    [   'data_package.pl',
+        {   map { $_ => [('Blog::DATA: 2 lines, first: template line') x 3] }
+                qw(cgi-bin perlrun registry)
+        }
+    ],
+    [   'own_package.pl',
+        {   'cgi-bin' => [('tally x') x 3],
+            perlrun   => [('tally x') x 3],
+            registry  => ['tally x', 'tally xx', 'tally xxx']
+        }
+    ],
     ['end.pl', {map { $_ => [("body\nEND ran") x 3] } qw(cgi-bin perlrun registry)}],
     [   'phases.pl',
         {   'cgi-bin' => [('BEGIN CHECK INIT main') x 3],
@@ -198,6 +209,8 @@ for my $mode (qw(cgi-bin perlrun registry)) {
 }
 
 like $srv->error_log, qr/Variable "\$counter" will not stay shared/, 'the closure trap is logged';
+like $srv->error_log, qr/own_package\.pl: Variable "\$seen" will not stay shared/,
+    'also for a script with no warnings of its own';
 unlike $srv->error_log, qr/Too late to run/,
     'CHECK and INIT blocks run, so perl\'s warning is not logged';
 is scalar(() = $srv->error_log =~ /stderr from \S*output\.pl: to stderr/g), 9,

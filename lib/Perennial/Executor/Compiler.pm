@@ -12,11 +12,16 @@ use B ();
 # script's compilation; perl gives no access to its live CHECK queue), and the INIT blocks are
 # taken from perl's queue and run after it.
 
+# %args: path, package, source; closures: perl's "will not stay shared" warnings on even for a
+# script that has no warnings of its own (they are given at compile time only, to the log)
 sub compile ($class, %args) {
     my ($path, $package, $source) = @args{qw(path package source)};
     my ($code, $data) = split_data($source);
-    my $warnings = $code =~ /\A#![^\n]*\s-\w*w/ ? 'use warnings;' : '';
-    my $taint    = $code =~ /\A#![^\n]*\s-\w*T/ ? 1               : 0;
+    my $warnings
+        = $code =~ /\A#![^\n]*\s-\w*w/ ? 'use warnings;'
+        : $args{closures}              ? "use warnings 'closure';"
+        :                                '';
+    my $taint = $code =~ /\A#![^\n]*\s-\w*T/ ? 1 : 0;
     $code =~ s/^([ \t]*)CHECK(\s*\{)/${1}UNITCHECK$2/mg;
     (my $file = $path) =~ s/"/\\"/g;
 
@@ -24,9 +29,14 @@ sub compile ($class, %args) {
     # then give perl's "will not stay shared" warning, the classic sign of the closure trap.
     # It is called with the request object and the path; the path is taken off, so @_ holds
     # what ModPerl::Registry passes (`my $r = shift;`)
+    # DATA belongs to the package in force where __DATA__ or __END__ stands (`package blosxom;`
+    # at the top of the script): asked of perl at the end of the code
     my $text
-        = "package $package; $warnings sub __perennial_script { local \$0 = pop;\n#line 1 \"$file\"\n$code\n;}"
-        . "\\&__perennial_script;";
+        = "package $package; $warnings sub __perennial_script { local \$0 = pop;\n#line 1 \"$file\"\n$code\n;"
+        . (defined $data ? 'BEGIN { $' . __PACKAGE__ . '::DATA_IN = __PACKAGE__ }' : '')
+        . "}\\&__perennial_script;";
+    local our $DATA_IN;
+    my @declared = _new_packages($code);
     my ($ends, $inits) = (_count(B::end_av), _count(B::init_av));
     my $sub   = _eval($text);
     my $err   = $@;
@@ -40,6 +50,8 @@ sub compile ($class, %args) {
     return {
         code       => $sub,
         data       => $data,
+        data_in    => $DATA_IN // $package,
+        packages   => \@declared,
         ends       => \@ends,
         package    => $package,
         taint      => $taint,
@@ -48,6 +60,26 @@ sub compile ($class, %args) {
         request    => _reaches_request($code),
         writes_env => _writes_env($code)
     };
+}
+
+# The packages the script's own text declares (`package blosxom;`) that do not exist before it
+# compiles: its own, as its generated package is (a module's package exists already, and main
+# always does)
+sub _new_packages ($code) {
+    my %seen;
+    return
+        grep { !$seen{$_}++ && !_stash_exists($_) }
+        $code =~ /^[ \t]*package[ \t]+([A-Za-z_]\w*(?:::\w+)*)[ \t]*[;{]/mg;
+}
+
+# Looked up part by part from main::, so that asking creates nothing
+sub _stash_exists ($name) {
+    my $stash = \%main::;
+    for my $part (split /::/, $name) {
+        my $glob = $stash->{"${part}::"} or return 0;
+        $stash = *{$glob}{HASH} or return 0;
+    }
+    return 1;
 }
 
 # Deterministic, unique and safe: each path part escaped as ModPerl::RegistryCooker does
