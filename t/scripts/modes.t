@@ -41,7 +41,8 @@ my @cases = (
             registry  => ['tally x', 'tally xx', 'tally xxx']
         }
     ],
-    ['end.pl', {map { $_ => [("body\nEND ran") x 3] } qw(cgi-bin perlrun registry)}],
+    ['module_end.pl', {map { $_ => [('ledger open') x 3] } qw(cgi-bin perlrun registry)}],
+    ['end.pl',        {map { $_ => [("body\nEND ran") x 3] } qw(cgi-bin perlrun registry)}],
     [   'phases.pl',
         {   'cgi-bin' => [('BEGIN CHECK INIT main') x 3],
             perlrun   => [('BEGIN CHECK INIT main') x 3],

@@ -40,7 +40,7 @@ sub compile ($class, %args) {
     my ($ends, $inits) = (_count(B::end_av), _count(B::init_av));
     my $sub   = _eval($text);
     my $err   = $@;
-    my @ends  = _take_blocks(B::end_av,  0, $ends);
+    my @ends  = _take_blocks(B::end_av, 0, $ends, $path);
     my @inits = _take_blocks(B::init_av, 1, $inits);
     die $err =~ s/\s+\z//r . "\n" unless ref $sub eq 'CODE';
 
@@ -122,15 +122,24 @@ sub _count ($av) { $av->isa('B::AV') ? scalar @{$av->object_2svref} : 0 }
 
 # Perl puts new END blocks at the front of their list and INIT blocks at the back;
 # the new ones are taken out, in the order perl would run them. END blocks then run after
-# every request and not again at worker exit (as mod_perl does for Registry scripts).
-sub _take_blocks ($av, $at_back, $before) {
+# every request and not again at worker exit (as mod_perl does for Registry scripts). With
+# $file, only the blocks written in that file are taken: the END block of a module the script
+# loads (Log::Log4perl's, which empties its loggers) stays perl's, for the worker's exit.
+sub _take_blocks ($av, $at_back, $before, $file = undef) {
     return () unless $av->isa('B::AV');
-    my $list = $av->object_2svref;
-    my $new  = @$list - $before;
-    return () if $new <= 0;
-    return map { $_->object_2svref }
-        grep   { $_->isa('B::CV') }
-        map    { B::svref_2object(\$_) } splice @$list, $at_back ? $before : 0, $new;
+    my $list  = $av->object_2svref;
+    my $new   = @$list - $before;
+    my $first = $at_back ? $before : 0;
+    my @taken;
+
+    # From the last new one back, so that the places of those still to look at do not move;
+    # the blocks left are never copied (perl cannot copy a CV held in an array)
+    for my $at (reverse $first .. $first + $new - 1) {
+        my $cv = B::svref_2object(\$list->[$at]);
+        next unless $cv->isa('B::CV') && (!defined $file || $cv->FILE eq $file);
+        unshift @taken, map { B::svref_2object(\$_)->object_2svref } splice @$list, $at, 1;
+    }
+    return @taken;
 }
 
 # Compiled far from any lexical, with perl's default pragmas (no strict, no warnings, the
