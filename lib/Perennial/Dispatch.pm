@@ -78,7 +78,9 @@ sub plan ($self, $env) {
     my $early = $walk->merged([], [], \@locs);
     my ($root, $rest) = $self->{files}->translate($url);
     my ($hit, $finder, $dir, $name);
-    if ($root && _kind($early->{handler} // '', $early) !~ /\A(?:mounted|module)\z/) {
+    my $looks = $root && _kind($early->{handler} // '', $early) !~ /\A(?:mounted|module)\z/;
+
+    if ($looks) {
         $finder = $self->{files}->finder($root, $early->{script_check} // 'always');
         $hit    = Perennial::Dispatch::Files->find($finder, $root, $rest, $env);
         ($dir, $name)
@@ -101,7 +103,7 @@ sub plan ($self, $env) {
         perl    => Perennial::ModPerl::Phases->wanted($set),
     };
     $plan->{authz} = $set->{require} || $set->{access_compat} || $plan->{guard} ? 1 : 0;
-    $self->_keep($url, $plan);
+    $self->_keep($url, $plan) unless $looks && !$finder;    # A root not there yet: not kept
     return $plan;
 }
 

@@ -2,7 +2,8 @@ package Perennial::MimeTypes;
 use v5.36;
 
 # mod_mime's part: the type of a file from its extensions, through TypesConfig (Debian's
-# /etc/mime.types by default) and AddType, or ForceType for a whole section; and the handler an
+# /etc/mime.types by default) and AddType, or ForceType for a whole section; the encoding an
+# AddEncoding gives (a .gz file sent as it is, gzip in Content-Encoding); and the handler an
 # AddHandler gives an extension. As mod_mime, every extension of the name counts, not only the
 # last: "index.html.en" is text/html, and the last extension that means something wins.
 
@@ -29,6 +30,13 @@ sub type_of ($self, $file, $set) {
         $type = $added->{$ext} // $self->{types}{$ext} // $type;
     }
     return $type;
+}
+
+# The Content-Encoding AddEncoding gives the file's extensions (each one that has one, in
+# order, as mod_mime joins them), or ''
+sub encoding_of ($class, $file, $set) {
+    my $encodings = $set->{add_encoding} or return '';
+    return join ', ', grep {defined} map { $encodings->{$_} } _extensions($file);
 }
 
 # The handler AddHandler gives one of the file's extensions, if any
@@ -65,6 +73,8 @@ Reads a C<TypesConfig> file (C<type ext ext ...> per line). C<type_of> gives C<F
 settings have one, else the type of the last extension that C<AddType> or the table knows;
 every extension of the name counts, as in mod_mime. C<handler_of> does the same with
 C<AddHandler>: note that, as in Apache, C<app.cgi.txt> has the C<.cgi> handler.
+C<encoding_of> gives the C<Content-Encoding> of the extensions that C<AddEncoding> names,
+joined as mod_mime joins them (C<AddEncoding x-gzip .gz>: C<app.js.gz> is C<x-gzip>).
 
 =head1 METHODS
 
@@ -75,6 +85,10 @@ C<AddHandler>: note that, as in Apache, C<app.cgi.txt> has the C<.cgi> handler.
 =head2 type_of
 
     my $type = $types->type_of($file, $settings);
+
+=head2 encoding_of
+
+    my $encoding = Perennial::MimeTypes->encoding_of($file, $settings);
 
 =head2 handler_of
 

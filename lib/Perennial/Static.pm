@@ -3,6 +3,7 @@ use v5.36;
 use HTTP::Date  ();
 use Time::HiRes ();
 use Perennial::ErrorPage;
+use Perennial::MimeTypes;
 use Perennial::Static::Range;
 
 # Apache core's default handler: a file from DocumentRoot or an Alias, with Last-Modified and
@@ -29,6 +30,8 @@ sub serve ($self, $env, $hit, $set) {
     my @headers  = ('Last-Modified' => $modified, 'ETag' => $etag, 'Accept-Ranges' => 'bytes');
     my $type     = $self->{types}->type_of($hit->{file}, $set);
     push @headers, 'Content-Type' => $type if length $type;
+    my $encoding = Perennial::MimeTypes->encoding_of($hit->{file}, $set);
+    push @headers, 'Content-Encoding' => $encoding if length $encoding;
 
     my $cond = conditions($env, $etag, int $mtime);
     return [$cond, [@headers[0 .. 3]], []]           if $cond == 304;

@@ -111,7 +111,7 @@ sub _place ($sec) { $sec->{file} ? "$sec->{file} line $sec->{line}" : 'the serve
 
 # The settings that add up rather than replace
 sub _add_up ($set, $sec) {
-    for my $key (qw(set_env perl_env add_handler add_type error_documents)) {
+    for my $key (qw(set_env perl_env add_handler add_type add_encoding error_documents)) {
         $set->{$key} = {%{$set->{$key} // {}}, %{$sec->{$key}}} if $sec->{$key};
     }
     for my $key (qw(pass_env perl_pass_env)) {
@@ -186,7 +186,7 @@ inherits (Apache's C<AuthMerging Off>); C<Options> with C<+>/C<-> change what is
 
 The merged settings: C<handler>, C<app_path> and C<mount>, C<response_handler>, C<options>
 (a hash), C<exec_cgi>, C<require> and C<where>, C<set_env>, C<pass_env>, C<add_handler>,
-C<add_type>, C<force_type>, C<directory_index>, C<directory_slash>, and C<key>, which names
+C<add_type>, C<add_encoding>, C<force_type>, C<directory_index>, C<directory_slash>, and C<key>, which names
 the set of sections.
 
 =cut

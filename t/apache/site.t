@@ -114,6 +114,20 @@ CONF
 	<Location /private>
 		Require all granted
 	</Location>
+
+	# mod_alias's regular expressions, an Alias to a file (as Debian's W3C validator has), and
+	# a compressed file sent as it is, with its Content-Encoding
+	AliasMatch ^/docs/(\\w+)\\.txt\$ $site/www/one/\$1.txt
+	ScriptAliasMatch ^/run/(\\w+)(/.*)?\$ $site/lib/cgi-bin/\$1.cgi\$2
+	AliasMatch ^/+fb(\\.html)?\$ $site/lib/cgi-bin/hello.cgi
+	<LocationMatch "^/+fb(\\.html)?\$">
+		SetHandler cgi-script
+	</LocationMatch>
+	Alias /hi $site/lib/cgi-bin/hello.cgi
+	<Location /hi>
+		SetHandler cgi-script
+	</Location>
+	AddEncoding x-gzip .gz
 	CustomLog \${SITE_RUN}/two-access.log vhost_combined
 </VirtualHost>
 CONF
@@ -129,6 +143,7 @@ CONF
     'www/two/index.html'           => "<h1>two</h1>\n",
     'www/two/private/plan.txt'     => "the plan\n",
     'www/two/errors/403.html'      => "<p>forbidden on two</p>\n",
+    'www/two/app.js.gz'            => "\x1f\x8b\x08\x00compressed, as far as the test goes",
     'share/app/hello.cgi'          => <<'CGI',
 #!/usr/bin/perl
 print "Content-Type: text/plain\n\n";
@@ -179,6 +194,15 @@ my @requests = (
     [GET   => 'two.test',     '/cgi-bin/hello.cgi/extra/path?x=1&y=2'],
     [POST  => 'two.test',     '/cgi-bin/hello.cgi', 'Content-Length' => 0],
     [GET   => 'two.test',     '/perl/greet.pl'],
+    [GET   => 'two.test',     '/docs/notes.txt'],
+    [GET   => 'two.test',     '/docs/none.txt'],
+    [GET   => 'two.test',     '/run/hello/x/y?q=1'],
+    [GET   => 'two.test',     '/run/hello'],
+    [GET   => 'two.test',     '/fb.html'],
+    [GET   => 'two.test',     '/fb?z=9'],
+    [GET   => 'two.test',     '/hi/more?x=1'],
+    [GET   => 'two.test',     '/hi'],
+    [GET   => 'two.test',     '/app.js.gz'],
     [HEAD  => 'one.test',     '/notes.txt'],
     [GET   => 'one.test',     '/notes.txt', Range            => 'bytes=0-4'],
     [GET   => 'one.test',     '/notes.txt', Range            => 'bytes=100-200'],
@@ -204,12 +228,12 @@ for my $req (@requests) {
     my ($wp, $wu) = $we =~ /\A((?:W\/)?"[0-9a-f]+-)([0-9a-f]+)"\z/;
     ok defined $gp && $gp eq $wp && abs(_hex($gu) - _hex($wu)) <= 1, "$what: ETag $we"
         if length $we && $want->{status} =~ /\A(?:200|206)\z/;
-    for my $name (qw(last-modified content-range content-length)) {
+    for my $name (qw(last-modified content-range content-length content-encoding)) {
         next unless defined $want->{headers}{$name} && $want->{status} =~ /\A(?:200|206)\z/;
 
         # A script's answer may be framed either way (mod_cgi sends a length when the whole
         # output came at once); the body is compared above
-        next if $name eq 'content-length' && $path =~ m{\A/(?:cgi-bin|perl)/};
+        next if $name eq 'content-length' && $path =~ m{\A/(?:cgi-bin/|perl/|run/|fb|hi)};
         is $got->{headers}{$name}, $want->{headers}{$name}, "$what: $name";
     }
 }

@@ -56,8 +56,20 @@ Listen 127.0.0.1:8999
 </VirtualHost>
 CONF
     like $out, qr/test\.conf line 5: PSGIApp 'elsewhere\.psgi' not found/, 'in a virtual host too';
-    like $out, qr/test\.conf line 4: directory '\Q$dir\E\/nowhere-dir' not found/,
-        'as is its Alias to nowhere';
+};
+
+subtest 'an Alias to what is not there is a warning, as Apache starts without it' => sub {
+    my ($out, $code) = perennial('configtest', '-c', conf_file(<<'CONF'));
+Listen 127.0.0.1:8999
+<VirtualHost *:8999>
+  ServerName a.test
+  Alias /x nowhere-dir
+</VirtualHost>
+CONF
+    is $code, 0, 'configtest passes';
+    like $out,
+        qr{test\.conf line 4: '\Q$dir\E/nowhere-dir' not found: /x answers 404 until it is there},
+        'and says what will happen';
 };
 
 subtest 'a good file passes, with Apache defaults and names' => sub {

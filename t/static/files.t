@@ -28,6 +28,7 @@ my $srv = start_server(workers => 1, conf => <<"CONF");
 DocumentRoot $root/docs
 Alias /assets/ $root/assets/
 Alias /scripts $root/scripts
+Alias /later $root/later
 AddType text/x-custom .unknownext
 <Directory $root/docs/idx>
     DirectoryIndex start.htm index.html
@@ -162,6 +163,14 @@ subtest 'what is never served' => sub {
         "hello, world\n",
         "POST is answered as GET, as Apache does"
     );
+};
+
+subtest 'an Alias to a directory that comes later, as a cron job makes one' => sub {
+    like $srv->error_log, qr{'\Q$root\E/later' not found: /later answers 404 until it is there},
+        'the start says so';
+    is $srv->status_of('/later/page.txt'), 404, 'until then, 404';
+    write_file("$root/later/page.txt", "here now\n");
+    is $srv->get('/later/page.txt')->{content}, "here now\n", 'then the file';
 };
 
 $srv->stop;

@@ -11,6 +11,9 @@ our @EXPORT_OK = qw(ignored ignored_merge ignored_summary);
 my $NO_LISTINGS  = 'Perennial makes no directory listings (mod_autoindex)';
 my $NO_LANGUAGES = 'no content negotiation by language or charset (mod_negotiation, mod_mime)';
 my $NO_THREADS   = 'prefork workers have no threads';
+my $NO_SSI
+    = 'Perennial does no server-side includes (mod_include): a file with the server-parsed '
+    . 'handler is refused with 500 and the reason in the log, never sent unparsed';
 
 my %WHY = (
     (   map { $_ => $NO_LISTINGS }
@@ -23,6 +26,11 @@ my %WHY = (
             forcelanguagepriority removelanguage removecharset)
     ),
     (map { $_ => $NO_THREADS } qw(minsparethreads maxsparethreads asyncrequestworkerfactor)),
+    (   map { $_ => $NO_SSI }
+            qw(ssilegacyexprparser ssierrormsg ssitimeformat ssistarttag ssiendtag
+            ssiundefinedecho ssietag ssilastmodified xbithack)
+    ),
+    scriptsock   => 'Perennial runs CGI scripts itself, with no mod_cgid daemon and no socket',
     browsermatch =>
         'the browser workarounds it sets (nokeepalive, downgrade-1.0) are not needed here',
     browsermatchnocase =>
@@ -62,7 +70,9 @@ my %PER_DIR = map { $_ => 1 } qw(indexoptions indexignore indexorderdefault inde
     adddescription defaulticon headername readmename addlanguage addcharset defaultlanguage
     languagepriority forcelanguagepriority removelanguage removecharset browsermatch
     browsermatchnocase removetype addoutputfilter addoutputfilterbytype contentdigest defaulttype
-    enablemmap enablesendfile fileetag hostnamelookups usecanonicalname usecanonicalphysicalport);
+    enablemmap enablesendfile fileetag hostnamelookups usecanonicalname usecanonicalphysicalport
+    ssilegacyexprparser ssierrormsg ssitimeformat ssiundefinedecho ssietag ssilastmodified
+    xbithack);
 
 # '' when the directive is one of these (its place noted in $values), undef when it is not,
 # the reason when it is one of them in a section where Apache would not take it either

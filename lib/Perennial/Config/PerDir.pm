@@ -76,6 +76,11 @@ my %TABLE = (
         [any => 2, undef, sub ($set, $h, @ext) { _by_extension($set, 'add_handler', $h, @ext) }],
     addtype =>
         [any => 2, undef, sub ($set, $t, @ext) { _by_extension($set, 'add_type', $t, @ext) }],
+    addencoding => [
+        any => 2,
+        undef,
+        sub ($set, $e, @ext) { _by_extension($set, 'add_encoding', lc $e, @ext) }
+    ],
     forcetype => [
         any => 1,
         1,

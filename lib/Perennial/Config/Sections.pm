@@ -200,6 +200,22 @@ sub server_directive ($values, $item) {
             };
         return '';
     }
+    if ($name eq 'aliasmatch' || $name eq 'scriptaliasmatch') {
+        return "$item->{name} takes a regular expression and an absolute path"
+            if @args != 2 || $args[1] !~ m{\A/};
+        my $re = eval {qr/$args[0]/}
+            or return "$item->{name}: bad regular expression '$args[0]': " . ($@ =~ s/ at .*//sr);
+        push @{$values->{aliases}},
+            {
+            re      => $re,
+            pattern => $args[0],
+            dir     => $args[1],
+            script  => $name eq 'scriptaliasmatch' ? 1 : 0,
+            file    => $item->{file},
+            line    => $item->{line}
+            };
+        return '';
+    }
     if ($name eq 'perlrequire' || $name eq 'perlpostconfigrequire') {
         return "$item->{name} takes one or more files" unless @args;
         push @{$values->{requires}}, @args;

@@ -18,7 +18,8 @@ sub server_name_parts ($text) {
 }
 
 # Directives a virtual host may have besides sections and per-directory ones
-my %OWN = map { $_ => 1 } qw(documentroot alias scriptalias errorlog customlog transferlog
+my %OWN = map { $_ => 1 }
+    qw(documentroot alias scriptalias aliasmatch scriptaliasmatch errorlog customlog transferlog
     logformat loglevel serveradmin);
 
 sub virtual_host ($values, $errors, $item, $apply) {

@@ -7,56 +7,101 @@ use Perennial::Executor::Resolver;
 # below that root, found by one Perennial::Executor::Resolver per root and check policy, with
 # the symlink policy of the <Directory> sections of each directory on the way.
 
+my $MAX_MATCHED = 10_000;    # URLs an AliasMatch took, whose roots are kept
+
 sub new ($class, %args) {
     my $n    = 0;
     my $self = bless {
         walk  => $args{walk},
         roots => [
             map {
-                {   url    => $_->{url} =~ s{/+\z}{}r,
+                $_->{re}
+                    ? {re => $_->{re}, to => $_->{dir}, script => $_->{script}, id => ++$n}
+                    : {
+                    url    => $_->{url} =~ s{/+\z}{}r,
                     slash  => $_->{url} =~ m{.+/\z} ? 1 : 0,
                     dir    => $_->{dir} =~ s{/+\z}{}r,
+                    file   => -f $_->{dir} ? 1 : 0,
                     script => $_->{script},
                     id     => ++$n
-                }
+                    }
             } @{$args{aliases} // []}
         ],
         finders => {},
+        matched => {},
     }, $class;
     $self->{docroot} = {url => '', dir => $args{document_root} =~ s{/+\z}{}r, script => 0, id => 0}
         if defined $args{document_root};
     return $self;
 }
 
-# Each Alias and ScriptAlias, and DocumentRoot
-sub roots ($self) { (@{$self->{roots}}, $self->{docroot} // ()) }
+# Each Alias and ScriptAlias, and DocumentRoot (an AliasMatch has no one directory)
+sub roots ($self) {
+    ((grep { !$_->{re} } @{$self->{roots}}), $self->{docroot} // ())
+}
 
 # mod_alias: (root, the path below it), or nothing when no root covers the URL path
 sub translate ($self, $url) {
     for my $root (@{$self->{roots}}) {
-        my $p = $root->{url};
+        return $self->_matched($root, $url, _substituted($root->{to}, $url))
+            if $root->{re} && $url =~ $root->{re};
+        my $p = $root->{url} // next;
         next unless index($url, $p) == 0;
 
         # Whole segments; an Alias written with a trailing slash needs it in the URL too
         next if length $url == length $p ? $root->{slash} : substr($url, length $p, 1) ne '/';
+        return $self->_matched($root, $url, $root->{dir} . substr $url, length $p)
+            if $root->{file};    # An Alias to a file (Debian's W3C validator has one)
         return ($root, substr $url, length $p);
     }
     return ($self->{docroot}, $url) if $self->{docroot};
     return;
 }
 
-# The finder of a root, for the check policy of the sections ('always', 'never', seconds)
+# An AliasMatch or ScriptAliasMatch that took the URL (or an Alias to a file), the path its
+# substitution makes, found
+# from the deepest directory in it, as a root of its own for this URL (kept, as plans are),
+# whose SCRIPT_NAME is the URL less the PATH_INFO found below, as Apache computes it
+sub _matched ($self, $alias, $url, $path) {
+    my $root = $self->{matched}{"$alias->{id} $url"} //= do {
+        %{$self->{matched}} = () if keys %{$self->{matched}} >= $MAX_MATCHED;
+        my $dir = $path =~ s{/+\z}{}r;
+        $dir =~ s{/[^/]*\z}{} until $dir eq '' || -d $dir;
+        {   url        => $url,
+            dir        => $dir,
+            script_url => $url,
+            script     => $alias->{script},
+            slash      => 0,
+            id         => "$alias->{id}:" . ++$self->{matches}
+        };
+    };
+    return ($root, substr $path, length $root->{dir});
+}
+
+# mod_alias's substitution: $0 to $9 and & are what the pattern caught (\$ and \& themselves)
+sub _substituted ($to, $url) {
+    my @m = map { defined $-[$_] ? substr $url, $-[$_], $+[$_] - $-[$_] : '' } 0 .. $#-;
+    return $to =~ s/\\([\$&])|\$(\d)|(&)/defined $1 ? $1 : $m[$2 \/\/ 0] \/\/ ''/ger;
+}
+
+# The finder of a root, for the check policy of the sections ('always', 'never', seconds); an
+# AliasMatch's root keeps its own, so that they go with it. None while the root's directory is
+# not there (an Alias to what a cron job makes later).
 sub finder ($self, $root, $check) {
-    return $self->{finders}{"$root->{id}|$check"} //= Perennial::Executor::Resolver->new(
-        root        => $root->{dir},
+    my $finders = $root->{script_url} ? ($root->{finders} //= {}) : $self->{finders};
+    return $finders->{"$root->{id}|$check"} ||= -d ($root->{dir} eq '' ? '/' : $root->{dir})
+        && Perennial::Executor::Resolver->new(
+        root        => $root->{dir} eq '' ? '/' : $root->{dir},
         check       => $check,
         directories => 1,
+        script_url  => $root->{script_url},
         symlinks    => sub ($dir) { $self->_symlinks($dir) }
-    );
+        );
 }
 
 # What is at $rest below $root: a file's hit, a directory, {status => 403, why} or 404
 sub find ($class, $finder, $root, $rest, $env) {
+    return 404 unless $finder;
     my $hit = $finder->resolve($env, $rest, ($env->{SCRIPT_NAME} // '') . $root->{url});
     return ref $hit || $hit != 403 ? $hit : {status => 403, why => $finder->why};
 }

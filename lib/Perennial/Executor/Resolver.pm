@@ -27,6 +27,7 @@ sub new ($class, %args) {
         real        => {},
         directories => $args{directories} // 0,
         symlinks    => $args{symlinks},
+        script_url  => $args{script_url},
     }, $class;
 }
 
@@ -91,10 +92,21 @@ sub _hit ($self, $file, $st, $rest, $base, $path) {
         mode        => $st->[2],
         stamp       => ++$self->{stamps},
         ino         => $st->[1],
-        script_name => $base . substr($path, 0, length($path) - length $rest)
+        script_name => defined $self->{script_url}
+        ? _less_tail($self->{script_url}, $rest)
+        : $base . substr($path, 0, length($path) - length $rest)
     };
     $hit->{until} = Time::HiRes::time() + $self->{seconds} if $self->{seconds};
     return $hit;
+}
+
+# A URL whose file an AliasMatch named: SCRIPT_NAME is the URL less the PATH_INFO at its end
+sub _less_tail ($url, $tail) {
+    return $url
+        unless length $tail
+        && length $url > length $tail
+        && substr($url, -length $tail) eq $tail;
+    return substr $url, 0, length($url) - length $tail;
 }
 
 # A directory named by the URL, for those who serve directories (no cache: it is rare)
@@ -184,6 +196,10 @@ symlink may lead anywhere inside the directory and nowhere else (404).
 
 With C<< directories => 1 >>, a URL that names a directory gives C<{directory, slash}> (slash:
 whether the URL ended with one) instead of 404.
+
+With C<< script_url => $url >> (the root an C<AliasMatch> made for one URL), C<script_name> is
+that URL less the C<PATH_INFO> found at its end, as Apache computes it, whatever the path
+below the root is called.
 
 =head2 resolve
 

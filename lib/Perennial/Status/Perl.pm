@@ -140,7 +140,7 @@ sub _config ($config) {
 sub _section ($sec) {
     my %s = map { defined $sec->{$_} ? ($_ => $sec->{$_}) : () }
         qw(kind match path handler response_handler app exec_cgi script_check request_deadline
-        slow_request_time directory_index add_handler add_type force_type file line);
+        slow_request_time directory_index add_handler add_type add_encoding force_type file line);
     $s{within}   = "$sec->{within}{file} line $sec->{within}{line}" if $sec->{within};
     $s{set_env}  = [sort keys %{$sec->{set_env}}]                   if $sec->{set_env};
     $s{pass_env} = $sec->{pass_env}                                 if $sec->{pass_env};
@@ -154,9 +154,10 @@ sub _host ($h) {
     return {
         (map { ($_ => $h->{$_}) } qw(addrs name aliases file line)),
         (map { defined $v->{$_} ? ($_ => $v->{$_}) : () } qw(document_root error_log custom_logs)),
-        aliases_mapped => [map {"$_->{url} -> $_->{dir}"} @{$v->{aliases} // []}],
-        sections       => [map { _section($_) } @{$v->{sections}          // []}],
-        server_dir     => _section($v->{server_dir} // {}),
+        aliases_mapped =>
+            [map { ($_->{url} // "~ $_->{pattern}") . " -> $_->{dir}" } @{$v->{aliases} // []}],
+        sections   => [map { _section($_) } @{$v->{sections} // []}],
+        server_dir => _section($v->{server_dir} // {}),
     };
 }
 
