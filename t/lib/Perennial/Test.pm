@@ -307,21 +307,28 @@ sub raw_request ($port, $bytes, %opt) {
 }
 
 # One request as raw bytes, answered as {status, headers (lower-case names), body}, the body
-# with chunked framing undone. %opt: headers, from (a source address), http10.
+# with chunked framing undone. %opt: headers, from (a source address), http10, body (sent with
+# its Content-Length).
 sub http_request ($port, $method, $host, $path, %opt) {
-    my $head    = join '', map {"$_: $opt{headers}{$_}\r\n"} sort keys %{$opt{headers} // {}};
+    my %fields = (
+        %{$opt{headers} // {}},
+        defined $opt{body} ? ('Content-Length' => length $opt{body}) : ()
+    );
+    my $head    = join '', map {"$_: $fields{$_}\r\n"} sort keys %fields;
     my $version = $opt{http10} ? '1.0' : '1.1';
     my $out     = raw_request(
         $port,
         "$method $path HTTP/$version\r\n"
             . (defined $host ? "Host: $host\r\n" : '')
-            . "${head}Connection: close\r\n\r\n",
+            . "${head}Connection: close\r\n\r\n"
+            . ($opt{body} // ''),
         ($opt{from} ? (from => $opt{from}) : ())
     );
     my ($top, $body) = split /\r\n\r\n/, $out, 2;
     my ($status) = ($top // '') =~ m{\AHTTP/1\.[01] (\d+)};
     my %h = map { /\A([^:]+):\s*(.*)\z/ ? (lc $1 => $2) : () } split /\r\n/, $top // '';
     $body //= '';
+
     if (($h{'transfer-encoding'} // '') eq 'chunked') {
         my $plain = '';
         while ($body =~ s/\A([0-9a-f]+)\r\n//i && hex $1) {
