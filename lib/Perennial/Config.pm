@@ -265,8 +265,10 @@ sub _missing ($config) {
 
     # As Apache, an Alias may name what is not there yet (Debian's munin.conf names a directory
     # that munin-cron makes): its URLs are 404 until it is, and the start says so
-    for my $alias (grep { !$_->{re} && !-d $_->{dir} && !-f _ }
-        map { @{$_->{aliases} // []} } @servers)
+    for my $alias (
+        grep { !$_->{re} && !-d $_->{dir} && !-f _ }
+        map  { @{$_->{aliases} // []} } @servers
+        )
     {
         push @{$config->{_warnings}}, "$alias->{file} line $alias->{line}: '$alias->{dir}' "
             . "not found: $alias->{url} answers 404 until it is there";

@@ -60,10 +60,10 @@ my $site = Perennial::Test::DebianApp->start(
 );
 my $q = "awstats.pl?config=test&configdir=$dir/conf&month=01&year=2024";
 $site->compare(
-    [   ['the frames',      $q,                       shows => qr/<frameset/],
-        ['the main report', "$q&framename=mainright", shows => qr{>/about\.html</a>}],
-        ['the menu',        "$q&framename=mainleft",  shows => qr/Who:/],
-        ['the pages',    "$q&framename=mainright&output=urldetail",     shows => qr{>/about\.html</a>}],
+    [   ['the frames',      $q,                                     shows => qr/<frameset/],
+        ['the main report', "$q&framename=mainright",               shows => qr{>/about\.html</a>}],
+        ['the menu',        "$q&framename=mainleft",                shows => qr/Who:/],
+        ['the pages',    "$q&framename=mainright&output=urldetail", shows => qr{>/about\.html</a>}],
         ['the browsers', "$q&framename=mainright&output=browserdetail", shows => qr/Firefox/],
         ['the errors',   "$q&framename=mainright&output=errors404",     shows => qr{/missing}],
         [   'a site it has no configuration for',

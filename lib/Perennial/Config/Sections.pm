@@ -188,34 +188,8 @@ sub shadowed ($sections) {
 sub server_directive ($values, $item) {
     my $name = lc $item->{name};
     my @args = @{$item->{args}};
-    if ($name eq 'alias' || $name eq 'scriptalias') {
-        return "$item->{name} takes a URL path and a directory" if @args != 2 || $args[0] !~ m{\A/};
-        push @{$values->{aliases}},
-            {
-            url    => $args[0],
-            dir    => $args[1],
-            script => $name eq 'scriptalias' ? 1 : 0,
-            file   => $item->{file},
-            line   => $item->{line}
-            };
-        return '';
-    }
-    if ($name eq 'aliasmatch' || $name eq 'scriptaliasmatch') {
-        return "$item->{name} takes a regular expression and an absolute path"
-            if @args != 2 || $args[1] !~ m{\A/};
-        my $re = eval {qr/$args[0]/}
-            or return "$item->{name}: bad regular expression '$args[0]': " . ($@ =~ s/ at .*//sr);
-        push @{$values->{aliases}},
-            {
-            re      => $re,
-            pattern => $args[0],
-            dir     => $args[1],
-            script  => $name eq 'scriptaliasmatch' ? 1 : 0,
-            file    => $item->{file},
-            line    => $item->{line}
-            };
-        return '';
-    }
+    return _alias($values, $item, $name =~ /\Ascript/ ? 1 : 0)
+        if $name =~ /\A(?:script)?alias(?:match)?\z/;
     if ($name eq 'perlrequire' || $name eq 'perlpostconfigrequire') {
         return "$item->{name} takes one or more files" unless @args;
         push @{$values->{requires}}, @args;
@@ -224,6 +198,27 @@ sub server_directive ($values, $item) {
     return _perl_switches($values, $item)   if $name eq 'perlswitches';
     return _extended_status($values, $item) if $name eq 'extendedstatus';
     return per_dir_directive($values->{server_dir} //= {}, $item, 'server');
+}
+
+# Alias and ScriptAlias (a URL path and a directory or file), AliasMatch and ScriptAliasMatch
+# (a regular expression and an absolute path with $1 ... in it), in the order written
+sub _alias ($values, $item, $script) {
+    my ($from, $to, @more) = @{$item->{args}};
+    my %alias = (dir => $to, script => $script, file => $item->{file}, line => $item->{line});
+    if ($item->{name} =~ /match\z/i) {
+        return "$item->{name} takes a regular expression and an absolute path"
+            if @more || !defined $to || $to !~ m{\A/};
+        $alias{re} = eval {qr/$from/}
+            or return "$item->{name}: bad regular expression '$from': " . ($@ =~ s/ at .*//sr);
+        $alias{pattern} = $from;
+    }
+    else {
+        return "$item->{name} takes a URL path and a directory"
+            if @more || !defined $to || $from !~ m{\A/};
+        $alias{url} = $from;
+    }
+    push @{$values->{aliases}}, \%alias;
+    return '';
 }
 
 # PerlSwitches: -I DIR (or -IDIR) adds to @INC, -w turns warnings on everywhere, -T is said
