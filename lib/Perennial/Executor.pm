@@ -368,7 +368,7 @@ sub _lint_handles ($self, $script, $file) {
 sub _cleanup ($self, $script) {
     my $policy = $self->{policy};
     Symbol::delete_package($_)
-        for $policy->{flush} ? ($script->{package}, @{$script->{packages}}) : ();
+        for $policy->{flush} ? ($script->{package}, @{$script->{packages} // []}) : ();
     delete $script->{own} if $policy->{reset_inc};
     return;
 }

@@ -35,8 +35,8 @@ sub compile ($class, %args) {
         = "package $package; $warnings sub __perennial_script { local \$0 = pop;\n#line 1 \"$file\"\n$code\n;"
         . (defined $data ? 'BEGIN { $' . __PACKAGE__ . '::DATA_IN = __PACKAGE__ }' : '')
         . "}\\&__perennial_script;";
-    local our $DATA_IN;
-    my @declared = _new_packages($code);
+    our $DATA_IN = undef;
+    my @declared = index($code, 'package') >= 0 ? _new_packages($code) : ();
     my ($ends, $inits) = (_count(B::end_av), _count(B::init_av));
     my $sub   = _eval($text);
     my $err   = $@;
@@ -48,10 +48,10 @@ sub compile ($class, %args) {
         eval { $init->(); 1 } or die(($@ =~ s/\s+\z//r) . "\nINIT failed--call queue aborted\n");
     }
     return {
+        (defined $data ? (data_in  => $DATA_IN // $package) : ()),
+        (@declared     ? (packages => \@declared)           : ()),
         code       => $sub,
         data       => $data,
-        data_in    => $DATA_IN // $package,
-        packages   => \@declared,
         ends       => \@ends,
         package    => $package,
         taint      => $taint,
@@ -127,8 +127,9 @@ sub _count ($av) { $av->isa('B::AV') ? scalar @{$av->object_2svref} : 0 }
 # loads (Log::Log4perl's, which empties its loggers) stays perl's, for the worker's exit.
 sub _take_blocks ($av, $at_back, $before, $file = undef) {
     return () unless $av->isa('B::AV');
-    my $list  = $av->object_2svref;
-    my $new   = @$list - $before;
+    my $list = $av->object_2svref;
+    my $new  = @$list - $before;
+    return () if $new <= 0;
     my $first = $at_back ? $before : 0;
     my @taken;
 
