@@ -22,6 +22,7 @@ use Perennial::Executor::Lint;
 use Perennial::Executor::Output;
 use Perennial::ModPerl;
 use Perennial::Executor::Resolver;
+use Perennial::Script;
 use Perennial::Subrequest;
 use Perennial::Watchdog;
 
@@ -97,7 +98,7 @@ sub to_app ($self) {
     };
 }
 
-sub _compile ($self, $hit) {
+sub _compile ($self, $hit, $began) {
     my $file = $hit->{file};
     open(my $fh, '<:raw', $file) or return (undef, "Can't read script: $!");
     my $source = do { local $/; <$fh> };
@@ -140,24 +141,28 @@ sub _compile ($self, $hit) {
         };
     my ($compiled, $pragmas) = eval { $layers ? _with_layers($layers, $compile) : $compile->() };
     return (undef, $@ =~ s/\s+\z//r) unless $compiled;
-    $compiled->{cgi_pragmas}   = $pragmas;
-    $compiled->{"${_}_layers"} = $layers->{$_}
-        for grep { $layers->{$_}->any } keys %{$layers || {}};
     $self->{log}->warn("$file: -T is ignored: taint mode belongs to the whole interpreter")
         if $compiled->{taint};
 
     # What staying resident will do to it, said once: at compile, and after its first request
-    if ($self->{policy}{cache} eq 'mtime') {
-        $warn->($_) for Perennial::Executor::Lint::compile_notes($source);
-        $compiled->{lint_handles} = 1;
-    }
-    $compiled->{mtime}   = $hit->{mtime};
-    $compiled->{checked} = $hit->{stamp};    # Its libraries are as loaded now
-    $compiled->{inc}     = [@INC];
-    $compiled->{findbin} = $findbin;
-    $compiled->{warn}    = $warn;
-    $compiled->{stderr}  = Perennial::Executor::Errors->new($self->{log}, $file);
-    return ($compiled, undef);
+    my $resident = $self->{policy}{cache} eq 'mtime';
+    $warn->($_) for $resident ? Perennial::Executor::Lint::compile_notes($source) : ();
+    return Perennial::Script->new(
+        %$compiled,
+        cgi_pragmas => $pragmas,
+        (   map  { ("${_}_layers" => $layers->{$_}) }
+            grep { $layers->{$_}->any } keys %{$layers || {}}
+        ),
+        ($resident ? (lint_handles => 1) : ()),
+        mtime       => $hit->{mtime},
+        checked     => $hit->{stamp},    # Its libraries are as loaded now
+        inc         => [@INC],
+        findbin     => $findbin,
+        warn        => $warn,
+        stderr      => Perennial::Executor::Errors->new($self->{log}, $file),
+        compiled_at => $began,
+        compile_ms  => (Time::HiRes::time() - $began) * 1000
+    );
 }
 
 # Compiles with STDOUT and STDERR standing in for the script's, to record the layers it pushes
@@ -323,7 +328,7 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
 
     my $r = Perennial::ModPerl->end;    # The request object, if anything asked for it
     Perennial::Executor::Inc::leave($script, $chdir ? $hit->{dir} : $self->{home});
-    $self->_lint_handles($script, $file) if delete $script->{lint_handles};
+    $self->_lint_handles($script, $file) if $script->{lint_handles};
     {
         no warnings 'untie';   ## no critic (ProhibitNoWarnings) the executor still holds the object
         untie *STDOUT;
@@ -357,6 +362,7 @@ sub _call ($self, $script, $file, $r) {
 
 # After a resident script's first request: handles it left open stay open for the next ones
 sub _lint_handles ($self, $script, $file) {
+    $script->first_request_done;
     my @open = Perennial::Executor::Lint::open_handles($script->{package}) or return;
     $self->{log}->warn("$file: file handle(s) @open still open after the request: under "
             . 'Registry they stay open, with their locks, until reopened or the worker exits');
@@ -369,7 +375,7 @@ sub _cleanup ($self, $script) {
     my $policy = $self->{policy};
     Symbol::delete_package($_)
         for $policy->{flush} ? ($script->{package}, @{$script->{packages} // []}) : ();
-    delete $script->{own} if $policy->{reset_inc};
+    $script->forget_own if $policy->{reset_inc};
     return;
 }
 
@@ -419,15 +425,14 @@ sub prepare ($self, $hit) {
     my $chdir = $self->{policy}{chdir};
     chdir $hit->{dir} or return (undef, "Can't chdir to the script's directory: $!") if $chdir;
     Perennial::Executor::Inc::enter();
-    my $began = Time::HiRes::time();
-    my ($compiled, $err) = $self->_compile($hit);
+    my ($compiled, $err) = $self->_compile($hit, Time::HiRes::time());
 
     # What a failed compile loaded that is not a module goes with it (into a script discarded)
-    Perennial::Executor::Inc::leave($compiled // {}, $chdir ? $hit->{dir} : $self->{home});
+    Perennial::Executor::Inc::leave($compiled // Perennial::Script->failed,
+        $chdir ? $hit->{dir} : $self->{home});
     chdir $self->{home} if $chdir;
     return (undef,     $err) unless $compiled;
     return ($compiled, undef) if $self->{policy}{cache} ne 'mtime';
-    @$compiled{qw(compiled_at compile_ms)} = ($began, (Time::HiRes::time() - $began) * 1000);
     $self->{cache}{$hit->{file}} = $compiled;
     Perennial::Executor::Catalog::changed();
     return ($compiled, undef);
@@ -445,8 +450,7 @@ sub preload ($self, $path) {
 # Looked at when the script itself is (PerlScriptCheck): a library it loaded from outside
 # perl's own directories that changed recompiles it, and the library is loaded again
 sub _libraries_changed ($self, $script, $hit) {
-    return 0 if $script->{checked} == $hit->{stamp};
-    $script->{checked} = $hit->{stamp};
+    $script->looked_at($hit->{stamp})                        or return 0;
     my @changed = Perennial::Executor::Inc::changed($script) or return 0;
     $self->{log}->info("$hit->{file}: compiling again, changed: @changed");
     $self->{reloading} = 1;

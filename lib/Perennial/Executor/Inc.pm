@@ -45,10 +45,10 @@ sub leave ($script, $dir) {
         $path = "$dir/$path" if defined $path && !ref $path && $path !~ m{\A/};
         my $lib = defined $path && !ref $path && !grep { index($path, "$_/") == 0 } @SYSTEM;
         if ($key !~ /\.pm\z/ || ($lib && !_has_package($path))) {
-            $script->{own}{$key} = delete $INC{$key};
+            $script->own_file($key, delete $INC{$key});
         }
         else { $KNOWN{$key} = 1 }
-        $script->{deps}{$key} = [$path, (stat $path)[9] // 0] if $lib;
+        $script->depends_on($key, $path, (stat $path)[9] // 0) if $lib;
     }
     $COUNT = keys %INC;
     return;
@@ -119,8 +119,9 @@ Perennial::Executor::Inc - a resident script's own files in %INC, and the librar
 
 =head1 DESCRIPTION
 
-Keeps C<< $script->{own} >> (the non-module files the script required, with their C<%INC>
-values) and C<< $script->{deps} >> (every file it loaded from outside perl's own library
+Keeps, through L<Perennial::Script>'s C<own_file> and C<depends_on>, C<< $script->{own} >>
+(the non-module files the script required, with their C<%INC> values) and
+C<< $script->{deps} >> (every file it loaded from outside perl's own library
 directories, with its path and mtime). Own files are in C<%INC> only while their script runs,
 so two scripts that each C<require "config.pl"> from their own directories each get theirs.
 Files under perl's installation directories (C<privlib>, C<archlib>, C<sitelib>,

@@ -1,0 +1,93 @@
+package Perennial::Script;
+use v5.36;
+
+# A compiled CGI script: what the compiler made of its text and what running it needs, put
+# together once by the executor that compiled it. Its fields are read as a plain hash on the
+# request path (no accessor calls there); the few that change after the compile change only
+# through the methods below, each with one owner: the files it required and the libraries it
+# depends on (Perennial::Executor::Inc), when those were last looked at and whether its first
+# request has been looked at (Perennial::Executor).
+
+# Fields: code, package, data, data_in, ends, packages, taint, signals, locale, request,
+# writes_env (the compiler's); cgi_pragmas, stdout_layers, stderr_layers, mtime, inc, findbin,
+# warn, stderr, compiled_at, compile_ms, checked, lint_handles (the executor's)
+sub new ($class, %fields) { bless \%fields, $class }
+
+# An empty one, for what a compile that failed loaded
+sub failed ($class) { bless {}, $class }
+
+# A file it required that is not a module: its %INC key and value
+sub own_file ($self, $key, $value) {
+    $self->{own}{$key} = $value;
+    return;
+}
+
+# PerlRun: the files it required are forgotten, so they load again next time
+sub forget_own ($self) {
+    delete $self->{own};
+    return;
+}
+
+# A library it loaded from outside perl's own directories, watched by its mtime
+sub depends_on ($self, $key, $path, $mtime) {
+    $self->{deps}{$key} = [$path, $mtime];
+    return;
+}
+
+# Its libraries were looked at for this stamp of the file; false when they were already
+sub looked_at ($self, $stamp) {
+    return 0 if $self->{checked} == $stamp;
+    $self->{checked} = $stamp;
+    return 1;
+}
+
+# After its first request, once the handles it left open have been looked at
+sub first_request_done ($self) {
+    delete $self->{lint_handles};
+    return;
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Script - a compiled CGI script
+
+=head1 SYNOPSIS
+
+    my $script = Perennial::Script->new(%{Perennial::Executor::Compiler->compile(...)},
+        mtime => $hit->{mtime}, inc => [@INC], ...);
+    $script->{code}->($r, $file);
+    $script->own_file('lib.pl', $INC{'lib.pl'});    # Perennial::Executor::Inc
+    $script->forget_own;                             # PerlRun, after the request
+
+=head1 DESCRIPTION
+
+The compiled form of one script under one executor: the code reference and package the
+compiler made (L<Perennial::Executor::Compiler>), its DATA text and the package that reads
+it, its END blocks, the packages its text declares, what its source shows it uses (signals,
+locale, the request object, %ENV), and what the executor recorded when it compiled it (its
+C<@INC>, FindBin values, layers, CGI.pm pragmas, warning handler, STDERR collector, the
+file's mtime, when and how fast it compiled). The request path reads these as hash fields.
+
+What changes later changes through methods: L<Perennial::Executor::Inc> keeps the files the
+script required (C<own>) and the libraries it depends on (C<deps>); the executor records when
+those libraries were last looked at and looks once at the handles the first request left open.
+
+=head1 METHODS
+
+=head2 new, failed
+
+=head2 own_file, forget_own
+
+=head2 depends_on
+
+=head2 looked_at
+
+    next unless $script->looked_at($hit->{stamp});    # already looked at for this stamp
+
+=head2 first_request_done
+
+=cut
