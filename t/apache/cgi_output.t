@@ -1,7 +1,8 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Perennial::Test qw(raw_request scratch_dir script_location slurp start_server write_file);
+use Perennial::Test
+    qw(raw_request scratch_dir script_location slurp start_server wait_until write_file);
 use Perennial::Test::Apache qw(answer_of apache_available apache_head start_apache);
 
 # Output as mod_cgi gives it, for what a resident script cannot give by printing alone: a die
@@ -30,7 +31,8 @@ my $srv = start_server(
         . script_location('/perlrun',  $cgi, 'ModPerl::PerlRun')
         . script_location('/registry', $cgi)
 );
-my @modes  = qw(cgi-bin perlrun registry);
+my @modes = qw(cgi-bin perlrun registry);
+wait_until(sub { scalar $srv->slots }, 10, 'the worker in the scoreboard');
 my $worker = ($srv->slots)[0]{pid};
 
 # script, request body, [status, body] as mod_cgi answers
