@@ -12,10 +12,10 @@ use Perennial::Executor::Catalog;
 use Perennial::Executor::Children;
 use Perennial::Executor::CGIPragmas;
 use Perennial::Executor::Compiler;
-use Perennial::ErrorPage;
 use Perennial::Executor::Environment;
 use Perennial::Executor::Errors;
 use Perennial::Executor::Exit;    # Before any script compiles: exit ends the request
+use Perennial::Executor::Front;
 use Perennial::Executor::Inc;
 use Perennial::Executor::Layers;
 use Perennial::Executor::Lint;
@@ -23,8 +23,6 @@ use Perennial::Executor::Output;
 use Perennial::ModPerl;
 use Perennial::Executor::Resolver;
 use Perennial::Script;
-use Perennial::Subrequest;
-use Perennial::Watchdog;
 
 # Runs CGI scripts inside the worker. One executor serves one script directory with one
 # policy; Registry and PerlRun are this class with different policy hashes:
@@ -50,9 +48,7 @@ sub new ($class, %args) {
         log         => $args{log}  // croak('log is required'),
         resolver => Perennial::Executor::Resolver->new(root => $args{root}, check => $args{check}),
         env      => Perennial::Executor::Environment->new(%args),
-        exec_cgi => $args{exec_cgi} // 1,
-        dispatch => $args{dispatch},
-        limits   => $args{limits},
+        front    => Perennial::Executor::Front->new(%args),
         root_ns  => _root_namespace($args{name} // 'Executor', $args{location}, $args{host}),
         site     => undef,
         cache    => {},
@@ -94,7 +90,7 @@ sub compiled ($self) {
 sub to_app ($self) {
     return sub ($env) {
         my $hit = $self->{resolver}->resolve($env);
-        return ref $hit ? $self->serve($env, $hit) : $self->_error_page($hit);
+        return ref $hit ? $self->serve($env, $hit) : _error_page($hit);
     };
 }
 
@@ -182,36 +178,11 @@ sub _with_layers ($layers, $compile) {
     return @got;
 }
 
-sub _error_page ($self, $status, $env = undef) { Perennial::ErrorPage->response($status, $env) }
+sub _error_page ($status, $env = undef) { Perennial::Executor::Front::error_page($status, $env) }
 
 # A script already found (by the dispatcher, which walked the configuration for it); $r, the
 # request object of a request whose mod_perl phases run, which the script gets too
-sub serve ($self, $env, $hit, $r = undef) {
-    Perennial::Watchdog::arm(@{$self->{limits}}) if $self->{limits};
-    if (!$self->{exec_cgi}) {
-        $self->{log}->error("Options ExecCGI is off in this directory: $hit->{file}");
-        return $self->_error_page(403, $env);
-    }
-    my ($script, $err, $status) = $self->prepare($hit);
-    if (!$script) {
-        $self->{log}->error(_where($hit, $env) . ": $err");
-        return $self->_error_page($status // 500, $env);
-    }
-    return sub ($respond) { $self->respond($script, $hit, $env, $respond, $r) };
-}
-
-sub _internal_redirect ($self, $env, $location, $respond) {
-    my $top = $self->{dispatch} && ${$self->{dispatch}};
-    my $new = $top              && Perennial::Subrequest->redirect($env, $location);
-    if (!$new) {
-        $self->{log}->error("local redirect to $location not followed ("
-                . ($top ? 'too many' : 'no dispatcher')
-                . ')');
-        return $respond->($self->_error_page(500, $env));
-    }
-    my $res = $top->($new);
-    return ref $res eq 'CODE' ? $res->($respond) : $respond->($res);
-}
+sub serve ($self, $env, $hit, $r = undef) { $self->{front}->serve($self, $env, $hit, $r) }
 
 sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {
     my $out = Perennial::Executor::Output->new(
@@ -236,12 +207,12 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {
         undef $died;
     }
     my $local = !$out->started && !$out->error && $out->local_redirect;
-    return $self->_internal_redirect($env, $local, $respond) if $local && !$died;
+    return $self->{front}->internal_redirect($env, $local, $respond) if $local && !$died;
     return if !$died && $r && $self->_unprinted($r, $out, $respond);
     my $bad = $died // $out->finish;
     return unless $bad;
     $self->{log}->error(_where($hit, $env) . ": $bad");
-    return $respond->($self->_error_page(500, $env)) unless $out->started;
+    return $respond->(_error_page(500, $env)) unless $out->started;
     die "script failed after its response began\n";    # The server closes the connection
 }
 
@@ -265,8 +236,7 @@ sub _through_loop ($self, $script, $hit, $env, $out) {
     return 0;
 }
 
-# The script and the request, for the log
-sub _where ($hit, $env) {"$hit->{file} (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})"}
+sub _where ($hit, $env) { Perennial::Executor::Front::where($hit, $env) }
 
 # Nothing printed, but a head set through $r: its status's page (true: answered), or the head
 # alone for the output to send

@@ -1,20 +1,43 @@
 package Perennial::Executor::CGI;
 use v5.36;
-use parent 'Perennial::Executor';
+use Carp        qw(croak);
 use Errno       qw(EINTR);
 use POSIX       ();
 use Time::HiRes ();
+use Perennial::Executor::Environment;
+use Perennial::Executor::Front;
 use Perennial::Executor::Output;
+use Perennial::Executor::Resolver;
 
 # mod_cgi: fork and exec the script for every request, with the CGI environment, the body on
-# its standard input, its standard output parsed and streamed, its standard error in the log
+# its standard input, its standard output parsed and streamed, its standard error in the log.
+# It finds scripts, builds their environment and parses their output with the same parts as
+# the resident executor (Resolver, Environment, Output, Front), and shares nothing else.
 
+# root, log, timeout (seconds without output: 504), check, and what Environment and Front take
 sub new ($class, %args) {
-    my $self = $class->SUPER::new(%args,
-        policy => {cache => 'never', flush => 0, reset_inc => 0, chdir => 1});
-    $self->{timeout} = $args{timeout} // 60;
-    return $self;
+    return bless {
+        name     => $args{name} // 'CGI',
+        log      => $args{log}  // croak('log is required'),
+        resolver => Perennial::Executor::Resolver->new(root => $args{root}, check => $args{check}),
+        env      => Perennial::Executor::Environment->new(%args),
+        front    => Perennial::Executor::Front->new(%args),
+        timeout  => $args{timeout} // 60,
+    }, $class;
 }
+
+sub to_app ($self) {
+    return sub ($env) {
+        my $hit = $self->{resolver}->resolve($env);
+        return ref $hit ? $self->serve($env, $hit) : Perennial::Executor::Front::error_page($hit);
+    };
+}
+
+# A script already found: run it, unless it may not run here
+sub serve ($self, $env, $hit, $r = undef) { $self->{front}->serve($self, $env, $hit, $r) }
+
+# mod_cgi compiles nothing, so no script is kept
+sub compiled ($self) { () }
 
 sub _child ($self, $hit, $env, $stdin, $stdout, $stderr) {
     open(STDIN,  '<&', $stdin)  or POSIX::_exit(126);
@@ -74,13 +97,13 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {    # A pro
 
     # What the script flushed reaches the client as it arrives, as with mod_cgi
     $out->set_autoflush(1);
-    my $stdin = $self->_stdin($env) or return $respond->($self->_error_page(500, $env));
+    my $stdin = $self->_stdin($env) or return $respond->(_error_page(500, $env));
     pipe(my $out_r, my $out_w) or die "Can't make a pipe: $!\n";
     pipe(my $err_r, my $err_w) or die "Can't make a pipe: $!\n";
     my $pid = fork;
     if (!defined $pid) {
         $self->{log}->error("Can't fork for $file: $!");
-        return $respond->($self->_error_page(503, $env));
+        return $respond->(_error_page(503, $env));
     }
     $self->_child($hit, $env, $stdin, $out_w, $err_w) unless $pid;
     close $_ for $out_w, $err_w, $stdin;
@@ -89,22 +112,25 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {    # A pro
 }
 
 sub _finish ($self, $out, $env, $hit, $respond, $timed_out, $status) {
-    my $where = Perennial::Executor::_where($hit, $env);
+    my $where = Perennial::Executor::Front::where($hit, $env);
     if ($timed_out) {
         $self->{log}->error("$where: Timeout waiting for output from CGI script");
-        return $respond->($self->_error_page(504, $env)) unless $out->started;
+        return $respond->(_error_page(504, $env)) unless $out->started;
         die "CGI script timed out after its response began\n";
     }
     my $local = !$out->started && !$out->error && $out->local_redirect;
-    return $self->_internal_redirect($env, $local, $respond) if $local;
+    return $self->{front}->internal_redirect($env, $local, $respond) if $local;
     my $bad = $out->finish;
     $bad //= 'exec failed' if ($status >> 8) == 127 && !$out->started;
     return unless $bad;
     $self->{log}->error("$where: $bad");
-    return $respond->($self->_error_page(500, $env)) unless $out->started;
+    return $respond->(_error_page(500, $env)) unless $out->started;
     die "CGI script failed after its response began\n";
 }
 
+sub _error_page ($status, $env) { Perennial::Executor::Front::error_page($status, $env) }
+
+# Ready when it may be executed: there is nothing to compile
 sub prepare ($self, $hit) {
     return ({}, undef) if -x $hit->{file};
     return (undef, 'not executable (mod_cgi needs the execute bit)', 403);
@@ -163,5 +189,18 @@ client gets 504.
 =head2 new
 
     my $cgi = Perennial::Executor::CGI->new(root => $dir, log => $log, timeout => 60);
+
+=head2 serve, to_app
+
+As L<Perennial::Executor>'s, through L<Perennial::Executor::Front>.
+
+=head2 prepare, respond
+
+What Front calls: C<prepare> refuses a file without its execute bit (403), C<respond> forks
+and execs it.
+
+=head2 compiled
+
+Nothing: mod_cgi keeps no compiled script.
 
 =cut
