@@ -97,6 +97,9 @@ sub start_server (%args) {
     wait_until(sub { -s "$dir/perennial.pid.scoreboard" || !$self->alive },
         10, 'scoreboard created');
     $self->{board} = Perennial::Scoreboard->attach("$dir/perennial.pid.scoreboard") if $self->alive;
+
+    # Ready when a worker is in the scoreboard: a test that reads the first slot finds one
+    wait_until(sub { !$self->alive || $self->slots }, 10, 'a worker started') if $self->{board};
     return $self;
 }
 
