@@ -144,20 +144,24 @@ sub _compile ($self, $hit, $began) {
     my $resident = $self->{policy}{cache} eq 'mtime';
     $warn->($_) for $resident ? Perennial::Executor::Lint::compile_notes($source) : ();
     return Perennial::Script->new(
-        %$compiled,
-        cgi_pragmas => $pragmas,
-        (   map  { ("${_}_layers" => $layers->{$_}) }
-            grep { $layers->{$_}->any } keys %{$layers || {}}
-        ),
-        ($resident ? (lint_handles => 1) : ()),
-        mtime       => $hit->{mtime},
-        checked     => $hit->{stamp},    # Its libraries are as loaded now
-        inc         => [@INC],
-        findbin     => $findbin,
-        warn        => $warn,
-        stderr      => Perennial::Executor::Errors->new($self->{log}, $file),
-        compiled_at => $began,
-        compile_ms  => (Time::HiRes::time() - $began) * 1000
+        $compiled,
+        {   cgi_pragmas => $pragmas,
+            (   map  { ("${_}_layers" => $layers->{$_}) }
+                grep { $layers->{$_}->any } keys %{$layers || {}}
+            ),
+            mtime   => $hit->{mtime},
+            checked => $hit->{stamp},    # Its libraries are as loaded now
+            inc     => [@INC],
+            findbin => $findbin,
+            warn    => $warn,
+            stderr  => Perennial::Executor::Errors->new($self->{log}, $file),
+            $resident                    # Kept: for the Perl status page, when and how fast
+            ? ( lint_handles => 1,
+                compiled_at  => $began,
+                compile_ms   => (Time::HiRes::time() - $began) * 1000
+                )
+            : ()
+        }
     );
 }
 

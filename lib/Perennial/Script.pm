@@ -11,7 +11,11 @@ use v5.36;
 # Fields: code, package, data, data_in, ends, packages, taint, signals, locale, request,
 # writes_env (the compiler's); cgi_pragmas, stdout_layers, stderr_layers, mtime, inc, findbin,
 # warn, stderr, compiled_at, compile_ms, checked, lint_handles (the executor's)
-sub new ($class, %fields) { bless \%fields, $class }
+# (the compiler's hash becomes the object: nothing is copied on PerlRun's compile per request)
+sub new ($class, $compiled, $more) {
+    @$compiled{keys %$more} = values %$more;
+    return bless $compiled, $class;
+}
 
 # An empty one, for what a compile that failed loaded
 sub failed ($class) { bless {}, $class }
@@ -41,6 +45,10 @@ sub looked_at ($self, $stamp) {
     return 1;
 }
 
+# Nothing to do when one goes (said, so that perl need not look for it: PerlRun drops one per
+# request, just after deleting a package, which empties perl's method caches)
+sub DESTROY { }
+
 # After its first request, once the handles it left open have been looked at
 sub first_request_done ($self) {
     delete $self->{lint_handles};
@@ -57,8 +65,8 @@ Perennial::Script - a compiled CGI script
 
 =head1 SYNOPSIS
 
-    my $script = Perennial::Script->new(%{Perennial::Executor::Compiler->compile(...)},
-        mtime => $hit->{mtime}, inc => [@INC], ...);
+    my $script = Perennial::Script->new(Perennial::Executor::Compiler->compile(...),
+        {mtime => $hit->{mtime}, inc => [@INC], ...});
     $script->{code}->($r, $file);
     $script->own_file('lib.pl', $INC{'lib.pl'});    # Perennial::Executor::Inc
     $script->forget_own;                             # PerlRun, after the request
