@@ -68,7 +68,7 @@ sub run ($self) {
         Perennial::Control->remove_pid($pid_file) if defined $pid_file;
     };
     my $code = eval {
-        return _single($server, $board, $to) if $config->single_process;
+        return _single($server, $board, $to, $log) if $config->single_process;
         my $prefork = Perennial::Prefork->new(
             config           => $config,
             log              => $log,
@@ -157,6 +157,11 @@ sub _worker ($self, $server, $hooks) {
     my $to      = $self->{to};
     return sub ($w) {
         $w->{unprivileged} = Perennial::Privileges->drop($to);
+
+        # An application's warnings are its own lines of the error log (not the command line's
+        # "perennial: ..."); a script's are logged with its path by the executor
+        my $log = $self->{log};
+        local $SIG{__WARN__} = sub ($msg) { $log->warn($msg) };
         my %about = (slot => $w->{slot}, generation => $w->{generation});
         my $bye   = sub () { $preload->run_hooks($hooks->{exit}, PerlChildExitHandler => \%about) };
         _publish_scripts($self->{board}, $w->{slot});
@@ -187,10 +192,11 @@ sub _server ($self, $config, $app) {
     );
 }
 
-sub _single ($server, $board, $to) {
+sub _single ($server, $board, $to, $log) {
     my $stopping     = 0;
     my $unprivileged = Perennial::Privileges->drop($to);
     local @SIG{qw(TERM INT QUIT WINCH)} = (sub { $stopping = 1 }) x 4;
+    local $SIG{__WARN__} = sub ($msg) { $log->warn($msg) };                   # As a worker's
     $board->claim(0, $$, 1);
     _publish_scripts($board, 0);
     $server->serve(

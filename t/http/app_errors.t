@@ -22,4 +22,13 @@ is $srv->get('/before')->{status}, 500, 'the worker lives on';
 ok wait_until(sub { (() = $srv->access_log =~ /" 500 /g) == 3 }, 10, 'three 500s'),
     'access log has the 500s';
 $srv->stop;
+
+# A warning: a line of the error log, as the server's own are, and never "perennial: ..."
+$srv = start_server(app => 'warns.psgi', workers => 1);
+is $srv->get('/here')->{content}, "warned\n", 'an application that warns answers';
+ok wait_until(sub { $srv->error_log =~ /\[pid \d+\] \[warn\] careful with \/here$/m },
+    10, 'its line'),
+    'its warning is a line of the error log at level warn';
+unlike $srv->error_log, qr/perennial: careful/, 'not the command line\'s message';
+$srv->stop;
 done_testing;
