@@ -15,72 +15,80 @@ my $NO_SSI
     = 'Perennial does no server-side includes (mod_include): a file with the server-parsed '
     . 'handler is refused with 500 and the reason in the log, never sent unparsed';
 
-my %WHY = (
-    (   map { $_ => $NO_LISTINGS }
-            qw(indexoptions indexignore indexorderdefault indexstylesheet
-            indexheadinsert addicon addiconbytype addiconbyencoding addalt addaltbytype
-            addaltbyencoding adddescription defaulticon headername readmename)
-    ),
-    (   map { $_ => $NO_LANGUAGES }
-            qw(addlanguage addcharset defaultlanguage languagepriority
-            forcelanguagepriority removelanguage removecharset)
-    ),
-    (map { $_ => $NO_THREADS } qw(minsparethreads maxsparethreads asyncrequestworkerfactor)),
-    (   map { $_ => $NO_SSI }
-            qw(ssilegacyexprparser ssierrormsg ssitimeformat ssistarttag ssiendtag
-            ssiundefinedecho ssietag ssilastmodified xbithack)
-    ),
-    scriptsock   => 'Perennial runs CGI scripts itself, with no mod_cgid daemon and no socket',
-    browsermatch =>
-        'the browser workarounds it sets (nokeepalive, downgrade-1.0) are not needed here',
-    browsermatchnocase =>
-        'the browser workarounds it sets (nokeepalive, downgrade-1.0) are not needed here',
-    requestreadtimeout =>
-        'Timeout bounds reading a request (mod_reqtimeout\'s rates are not applied yet)',
-    removetype            => 'the type comes from TypesConfig and AddType',
-    addoutputfilter       => 'output filters (mod_include, mod_deflate) are not applied',
-    addoutputfilterbytype =>
-        'output filters (mod_deflate) are not applied: responses are sent as they are',
-    acceptfilter        => 'listeners always use TCP_DEFER_ACCEPT (Apache\'s "http data")',
-    accessfilename      => 'Perennial reads no .htaccess files',
-    contentdigest       => 'Content-MD5 is obsolete (RFC 7231)',
-    coredumpdirectory   => 'core dumps go where the system puts them',
-    defaultruntimedir   => 'runtime files go where PidFile and ScoreBoardFile say',
-    defaulttype         => 'Apache 2.4 ignores it too',
-    enableexceptionhook => 'Perennial logs a dying worker itself',
-    enablemmap          => 'Perennial chooses how it reads files',
-    enablesendfile      => 'Perennial chooses how it sends files',
-    fileetag            => 'ETags are made of size and modification time (Apache\'s default)',
-    hostnamelookups     => 'Perennial makes no DNS lookups for logs: %h is the address',
-    loadfile            => 'Perennial loads no Apache modules',
-    loadmodule          => 'Perennial loads no Apache modules; <IfModule> holds for those it has',
-    maxmemfree          => 'prefork workers have no allocator of Apache\'s',
-    mutex               => 'workers take connections from one shared epoll, with no mutex',
-    protocols           => 'Perennial speaks HTTP/1.1 and 1.0',
-    threadlimit         => 'prefork workers have no threads',
-    threadsperchild     => 'prefork workers have no threads',
-    threadstacksize     => 'prefork workers have no threads',
-    usecanonicalname    => 'self-referential URLs are made from the Host header',
-    usecanonicalphysicalport => 'self-referential URLs are made from the Host header',
-);
+# name => [why, whether Apache also takes it inside <Directory>, <Location> and <Files>]
+my %WHY;
 
-# Those Apache also takes inside <Directory>, <Location> and <Files>
-my %PER_DIR = map { $_ => 1 } qw(indexoptions indexignore indexorderdefault indexstylesheet
-    indexheadinsert addicon addiconbytype addiconbyencoding addalt addaltbytype addaltbyencoding
-    adddescription defaulticon headername readmename addlanguage addcharset defaultlanguage
-    languagepriority forcelanguagepriority removelanguage removecharset browsermatch
-    browsermatchnocase removetype addoutputfilter addoutputfilterbytype contentdigest defaulttype
-    enablemmap enablesendfile fileetag hostnamelookups usecanonicalname usecanonicalphysicalport
-    ssilegacyexprparser ssierrormsg ssitimeformat ssiundefinedecho ssietag ssilastmodified
-    xbithack);
+sub _ignore ($why, $in_sections, @names) {
+    $WHY{$_} = [$why, $in_sections] for @names;
+    return;
+}
+
+_ignore(
+    $NO_LISTINGS, 1,
+    qw(indexoptions indexignore indexorderdefault indexstylesheet indexheadinsert addicon
+        addiconbytype addiconbyencoding addalt addaltbytype addaltbyencoding adddescription
+        defaulticon headername readmename)
+);
+_ignore(
+    $NO_LANGUAGES, 1,
+    qw(addlanguage addcharset defaultlanguage languagepriority forcelanguagepriority
+        removelanguage removecharset)
+);
+_ignore(
+    $NO_THREADS, 0,
+    qw(minsparethreads maxsparethreads asyncrequestworkerfactor threadlimit threadsperchild
+        threadstacksize)
+);
+_ignore(
+    $NO_SSI, 1,
+    qw(ssilegacyexprparser ssierrormsg ssitimeformat ssiundefinedecho ssietag ssilastmodified
+        xbithack)
+);
+_ignore($NO_SSI, 0, qw(ssistarttag ssiendtag));
+_ignore('the browser workarounds it sets (nokeepalive, downgrade-1.0) are not needed here',
+    1, qw(browsermatch browsermatchnocase));
+_ignore(@$_[2, 1, 0])
+    for (    # [name, taken in sections, why]
+    [removetype      => 1, 'the type comes from TypesConfig and AddType'],
+    [addoutputfilter => 1, 'output filters (mod_include, mod_deflate) are not applied'],
+    [   addoutputfilterbytype => 1,
+        'output filters (mod_deflate) are not applied: responses are sent as they are'
+    ],
+    [contentdigest    => 1, 'Content-MD5 is obsolete (RFC 7231)'],
+    [defaulttype      => 1, 'Apache 2.4 ignores it too'],
+    [enablemmap       => 1, 'Perennial chooses how it reads files'],
+    [enablesendfile   => 1, 'Perennial chooses how it sends files'],
+    [fileetag         => 1, 'ETags are made of size and modification time (Apache\'s default)'],
+    [hostnamelookups  => 1, 'Perennial makes no DNS lookups for logs: %h is the address'],
+    [usecanonicalname => 1, 'self-referential URLs are made from the Host header'],
+    [usecanonicalphysicalport => 1, 'self-referential URLs are made from the Host header'],
+    [   requestreadtimeout => 0,
+        'Timeout bounds reading a request (mod_reqtimeout\'s rates are not applied yet)'
+    ],
+    [acceptfilter        => 0, 'listeners always use TCP_DEFER_ACCEPT (Apache\'s "http data")'],
+    [accessfilename      => 0, 'Perennial reads no .htaccess files'],
+    [coredumpdirectory   => 0, 'core dumps go where the system puts them'],
+    [defaultruntimedir   => 0, 'runtime files go where PidFile and ScoreBoardFile say'],
+    [enableexceptionhook => 0, 'Perennial logs a dying worker itself'],
+    [loadfile            => 0, 'Perennial loads no Apache modules'],
+    [   loadmodule => 0,
+        'Perennial loads no Apache modules; <IfModule> holds for those it has'
+    ],
+    [maxmemfree => 0, 'prefork workers have no allocator of Apache\'s'],
+    [mutex      => 0, 'workers take connections from one shared epoll, with no mutex'],
+    [protocols  => 0, 'Perennial speaks HTTP/1.1 and 1.0'],
+    [   scriptsock => 0,
+        'Perennial runs CGI scripts itself, with no mod_cgid daemon and no socket'
+    ],
+    );
 
 # '' when the directive is one of these (its place noted in $values), undef when it is not,
 # the reason when it is one of them in a section where Apache would not take it either
 sub ignored ($values, $item, $in_section = 0) {
     my $name = lc $item->{name};
-    return unless $WHY{$name};
+    my $why  = $WHY{$name} or return;
     return "$item->{name} is not allowed inside a section (the whole server's, as in Apache)"
-        if $in_section && !$PER_DIR{$name};
+        if $in_section && !$why->[1];
     push @{$values->{ignored}{$item->{name}}}, "$item->{file} line $item->{line}";
     return '';
 }
@@ -96,7 +104,7 @@ sub ignored_summary ($ignored) {
     return unless $ignored && %$ignored;
     my @parts = map {
         my $n = @{$ignored->{$_}};
-        "$_ (" . ($n == 1 ? $ignored->{$_}[0] : "$n lines") . "): $WHY{lc $_}"
+        "$_ (" . ($n == 1 ? $ignored->{$_}[0] : "$n lines") . "): $WHY{lc $_}[0]"
     } sort { lc $a cmp lc $b } keys %$ignored;
     return 'directives with no meaning here, accepted and ignored: ' . join('; ', @parts);
 }
