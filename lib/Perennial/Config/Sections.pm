@@ -75,15 +75,12 @@ sub _authz_container ($item, $kind, $errors, $within) {
     }
     my @nodes = grep {defined} map { _authz_node($item, $_, $kind, $errors) } @{$item->{items}};
     my $at    = "$item->{file} line $item->{line}: <$item->{section}>";
-    return push(@$errors, "$at holds no Require") && undef unless @nodes;
+    return _refused($errors, "$at holds no Require") unless @nodes;
 
     # As Apache (AH01624): rules that can only refuse, alone, could never let anyone in
-    return push(@$errors,
+    return _refused($errors,
         "$at holds only negative rules (Require not, <RequireNone>), so it could never grant access"
-        )
-        && undef
-        if $kind eq 'all'
-        && !grep { !$_->{not} && !$_->{none_of} } @nodes;
+    ) if $kind eq 'all' && !grep { !$_->{not} && !$_->{none_of} } @nodes;
     return {"${kind}_of" => \@nodes};
 }
 
@@ -92,19 +89,24 @@ sub _authz_node ($item, $inner, $kind, $errors) {
     my $at = "$inner->{file} line $inner->{line}";
     if ($inner->{section}) {
         my ($sub) = $inner->{section} =~ /\ARequire(All|Any|None)\z/i
-            or return
-            push(@$errors, "$at: <$inner->{section}> cannot be inside <$item->{section}>") && undef;
+            or return _refused($errors,
+            "$at: <$inner->{section}> cannot be inside <$item->{section}>");
         return _authz_container($inner, lc $sub, $errors, $kind);
     }
-    return
-        push(@$errors, "$at: only Require lines and Require sections go inside <$item->{section}>")
-        && undef
+    return _refused($errors,
+        "$at: only Require lines and Require sections go inside <$item->{section}>")
         if lc $inner->{name} ne 'require';
     my $rule = Perennial::Access->parse(@{$inner->{args}});
-    return push(@$errors, "$at: $rule") && undef unless ref $rule;
-    return push(@$errors, "$at: a negated Require has no effect in <$item->{section}>") && undef
+    return _refused($errors, "$at: $rule") unless ref $rule;
+    return _refused($errors, "$at: a negated Require has no effect in <$item->{section}>")
         if $rule->{not} && $kind ne 'all';
     return $rule;
+}
+
+# A refusal of the configuration, noted with the others; nothing comes of what was refused
+sub _refused ($errors, $message) {
+    push @$errors, $message;
+    return;
 }
 
 # How a section matches: a plain path (Location: whole segments; Directory: it and below), a
