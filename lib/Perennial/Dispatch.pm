@@ -135,8 +135,14 @@ sub _keep ($self, $url, $plan) {
     $self->{plans}{$url} = $plan;
 }
 
-# With the plan when the caller has it already (DirectoryIndex found its file)
-sub _dispatch ($self, $env, $depth, $plan = $self->plan($env)) {
+# With the plan when the caller has it already (DirectoryIndex found its file). A path with a
+# . or .. segment (as the client wrote it, or %-encoded) is refused before anything looks at
+# it: Apache merges such segments away before it maps a URL, so nothing behind it, a script's
+# PATH_INFO, an AliasMatch's $1 or an application's, ever sees one.
+sub _dispatch ($self, $env, $depth, $plan = undef) {
+    return $self->_dot_segments($env)
+        if index($env->{PATH_INFO}, '/.') >= 0 && $env->{PATH_INFO} =~ m{/\.\.?(?:/|\z)};
+    $plan //= $self->plan($env);
     my $set   = $plan->{set};
     my $moved = $set->{redirects} && Perennial::Redirect->find($set->{redirects}, $env);
     my ($res, $own) = $moved ? ($moved, 1) : $self->_answer($env, $depth, $plan);
@@ -289,6 +295,13 @@ sub _kind ($handler, $set) {
     return $kind    if $kind ne 'script' || $handler eq 'cgi-script';
     return 'script' if Perennial::Config::Handlers::handler_policy($set->{response_handler} // '');
     return $set->{perl_response} ? 'module' : 'none';    # No handler at all: never the source
+}
+
+sub _dot_segments ($self, $env) {
+    $self->{log}->warn(
+        "URL path with a . or .. segment refused: $env->{REQUEST_METHOD} " . "$env->{REQUEST_URI}")
+        if $self->{log};
+    return Perennial::ErrorPage->response(404, $env);
 }
 
 sub _missing ($self, $env, $status) {

@@ -63,6 +63,7 @@ sub translate ($self, $url) {
 # from the deepest directory in it, as a root of its own for this URL (kept, as plans are),
 # whose SCRIPT_NAME is the URL less the PATH_INFO found below, as Apache computes it
 sub _matched ($self, $alias, $url, $path) {
+    return if $path =~ m{(?:\A|/)\.\.?(?:/|\z)};    # Never above what the pattern names
     my $root = $self->{matched}{"$alias->{id} $url"} //= do {
         %{$self->{matched}} = () if keys %{$self->{matched}} >= $MAX_MATCHED;
         my $dir = $path =~ s{/+\z}{}r;

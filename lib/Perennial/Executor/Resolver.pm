@@ -65,6 +65,7 @@ sub _walk ($self, $path, $base) {
         return $st unless ref $st;
         next if -d _;
         return 404 unless -f _ && ($self->{symlinks} || $self->_inside($file, $st->[1]));
+        return 404 if grep {/\A\.\.?\z/} @parts;    # Nor in its PATH_INFO
         return $self->_hit($file, $st, @parts ? '/' . join('/', @parts) : '', $base, $path);
     }
     return $self->{directories} ? _directory($file, $path =~ m{/\z} ? 1 : 0) : 404;

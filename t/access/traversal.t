@@ -1,0 +1,61 @@
+use v5.36;
+use lib 't/lib';
+use Test::More;
+use Perennial::Test qw(raw_request scratch_dir start_server write_file);
+
+# A URL path with . or .. segments, as written or %-encoded, reaches nothing: not a file above
+# an AliasMatch's target, not a program above a ScriptAliasMatch's directory, not a script's
+# PATH_INFO, not a mounted application. Apache merges such segments away before it maps a
+# URL; Perennial refuses them with 404 and says so in the log.
+my $dir = scratch_dir();
+write_file("$dir/site/docs/v1/page.txt", "version one\n");
+write_file("$dir/secret.txt",            "the secret\n");
+write_file("$dir/cgi/show.cgi",          <<'CGI', 0755);
+#!/usr/bin/perl
+print "Content-Type: text/plain\n\npath_info=$ENV{PATH_INFO}\n";
+CGI
+write_file("$dir/app.psgi", <<'PSGI');
+sub { [200, ['Content-Type' => 'text/plain'], ["app saw $_[0]{PATH_INFO}\n"]] }
+PSGI
+system("chmod -R a+rX $dir") == 0 or die;
+my $srv = start_server(workers => 1, conf => <<"CONF");
+AliasMatch ^/docs/(v[0-9]+)/(.*)\$ $dir/site/docs/\$1/\$2
+ScriptAliasMatch ^/run/(.*) $dir/cgi/\$1
+ScriptAlias /cgi-bin/ $dir/cgi/
+Alias /one $dir/site/docs/v1/page.txt
+<Directory $dir>
+    Require all granted
+</Directory>
+<Location /app>
+    SetHandler psgi
+    PSGIApp $dir/app.psgi
+</Location>
+CONF
+
+my $get = sub ($path) {
+    my $out      = raw_request($srv->port, "GET $path HTTP/1.0\r\nHost: x\r\n\r\n");
+    my ($status) = $out =~ m{\AHTTP/1\.[01] (\d+)};
+    my ($body)   = $out =~ /\r\n\r\n(.*)\z/s;
+    return ($status // 'none', $body // '');
+};
+is(($get->('/docs/v1/page.txt'))[1], "version one\n",    'AliasMatch serves its file');
+is(($get->('/run/show.cgi/a/b'))[1], "path_info=/a/b\n", 'ScriptAliasMatch runs its script');
+is(($get->('/app/x'))[1],            "app saw /x\n",     'the application answers');
+is(($get->('/one'))[1],              "version one\n",    'an Alias to a file');
+for my $path (
+    '/docs/v1/../../../secret.txt',           '/docs/v1/%2e%2e/%2e%2e/%2e%2e/secret.txt',
+    '/docs/v1/%2E%2E/%2e./%2e%2E/secret.txt', '/run/../../../../../bin/sh',
+    '/run/%2e%2e/%2e%2e/%2e%2e/usr/bin/id',   '/cgi-bin/show.cgi/../../secret.txt',
+    '/cgi-bin/show.cgi/%2e%2e/x',             '/app/../secret.txt',
+    '/app/%2e%2e/x',                          '/one/../secret.txt',
+    '/docs/v1/./page.txt',
+    )
+{
+    my ($status, $body) = $get->($path);
+    is $status, 404, "$path: 404";
+    unlike $body, qr/the secret|uid=|path_info=|app saw/, '  and nothing of what lies there';
+}
+like $srv->error_log, qr{URL path with a \. or \.\. segment refused: GET /run/%2e%2e/},
+    'the log says why, with the URL as the client wrote it';
+$srv->stop;
+done_testing;
