@@ -1,6 +1,7 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
+use Cwd             ();
 use Perennial::Test qw(raw_request start_server wait_until);
 
 # An application that dies: a clean 500 while nothing was sent, a cut connection after
@@ -30,5 +31,20 @@ ok wait_until(sub { $srv->error_log =~ /\[pid \d+\] \[warn\] careful with \/here
     10, 'its line'),
     'its warning is a line of the error log at level warn';
 unlike $srv->error_log, qr/perennial: careful/, 'not the command line\'s message';
+$srv->stop;
+
+# A mod_perl handler where no DocumentRoot maps URLs to files: it runs, and nothing of
+# Perennial's own warns in the log
+my $lib = Cwd::abs_path('t/modperl_app/lib');
+$srv = start_server(workers => 1, conf => <<"CONF");
+PerlSwitches -I$lib
+PerlModule Demo::Hello
+<Location /hello>
+    SetHandler perl-script
+    PerlResponseHandler Demo::Hello
+</Location>
+CONF
+like $srv->get('/hello/x/y')->{content}, qr{^uri=/hello/x/y$}m, 'a handler with no DocumentRoot';
+unlike $srv->error_log,                  qr/uninitialized/, 'and no warning of Perennial\'s own';
 $srv->stop;
 done_testing;

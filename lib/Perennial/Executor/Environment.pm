@@ -54,7 +54,7 @@ sub new ($class, %args) {
     my $self = bless {
         bare_path_info => $args{bare_path_info},
         setup          => $args{setup_env}     // 1,
-        docroot        => $args{document_root} // $args{root},
+        docroot        => $args{document_root} // $args{root} // '',    # None: no DocumentRoot
         skip           => $args{pass_auth} ? \%PASS_AUTH : \%SKIP,
     }, $class;
     my %perl = %{$args{perl_env} // {}};

@@ -84,9 +84,10 @@ sub _run ($self, $env, $r, $out) {
     return $rc;
 }
 
-# What the CGI variables of a path are made from, kept per path (with them, once made)
+# What the CGI variables of a path are made from, kept per path (with them, once made). With no
+# DocumentRoot nothing maps the URL to a file: no SCRIPT_FILENAME, and the URL is SCRIPT_NAME.
 sub _hit ($self, $r) {
-    my ($file, $path_info, $uri) = ($r->filename, $r->path_info // '', $r->uri);
+    my ($file, $path_info, $uri) = ($r->filename // '', $r->path_info // '', $r->uri);
     my $hits = $self->{hits};
     %$hits = () if keys %$hits >= $MAX_HITS;
     return $hits->{"$file\0$path_info\0$uri"} //= {
