@@ -138,10 +138,14 @@ sub _keep ($self, $url, $plan) {
 # With the plan when the caller has it already (DirectoryIndex found its file). A path with a
 # . or .. segment (as the client wrote it, or %-encoded) is refused before anything looks at
 # it: Apache merges such segments away before it maps a URL, so nothing behind it, a script's
-# PATH_INFO, an AliasMatch's $1 or an application's, ever sees one.
+# PATH_INFO, an AliasMatch's $1 or an application's, ever sees one. So is an encoded slash or
+# NUL in the path, whatever serves it, as Apache's AllowEncodedSlashes Off refuses them.
 sub _dispatch ($self, $env, $depth, $plan = undef) {
-    return $self->_dot_segments($env)
+    return $self->_unmapped($env, 'a . or .. segment')
         if index($env->{PATH_INFO}, '/.') >= 0 && $env->{PATH_INFO} =~ m{/\.\.?(?:/|\z)};
+    return $self->_unmapped($env, 'an encoded slash or NUL')
+        if index($env->{REQUEST_URI} // '', '%') >= 0
+        && $env->{REQUEST_URI} =~ m{\A[^?]*?%(?:2f|00)}i;
     $plan //= $self->plan($env);
     my $set   = $plan->{set};
     my $moved = $set->{redirects} && Perennial::Redirect->find($set->{redirects}, $env);
@@ -297,9 +301,8 @@ sub _kind ($handler, $set) {
     return $set->{perl_response} ? 'module' : 'none';    # No handler at all: never the source
 }
 
-sub _dot_segments ($self, $env) {
-    $self->{log}->warn(
-        "URL path with a . or .. segment refused: $env->{REQUEST_METHOD} " . "$env->{REQUEST_URI}")
+sub _unmapped ($self, $env, $what) {
+    $self->{log}->warn("URL path with $what refused: $env->{REQUEST_METHOD} $env->{REQUEST_URI}")
         if $self->{log};
     return Perennial::ErrorPage->response(404, $env);
 }

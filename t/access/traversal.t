@@ -3,7 +3,8 @@ use lib 't/lib';
 use Test::More;
 use Perennial::Test qw(raw_request scratch_dir start_server write_file);
 
-# A URL path with . or .. segments, as written or %-encoded, reaches nothing: not a file above
+# A URL path with . or .. segments, as written or %-encoded, or an encoded slash or NUL,
+# reaches nothing: not a file above
 # an AliasMatch's target, not a program above a ScriptAliasMatch's directory, not a script's
 # PATH_INFO, not a mounted application. Apache merges such segments away before it maps a
 # URL; Perennial refuses them with 404 and says so in the log.
@@ -48,7 +49,8 @@ for my $path (
     '/run/%2e%2e/%2e%2e/%2e%2e/usr/bin/id',   '/cgi-bin/show.cgi/../../secret.txt',
     '/cgi-bin/show.cgi/%2e%2e/x',             '/app/../secret.txt',
     '/app/%2e%2e/x',                          '/one/../secret.txt',
-    '/docs/v1/./page.txt',
+    '/docs/v1/./page.txt',                    '/app/a%2Fb',
+    '/cgi-bin/show.cgi/a%2fb',                '/app/x%00y',
     )
 {
     my ($status, $body) = $get->($path);
@@ -57,5 +59,8 @@ for my $path (
 }
 like $srv->error_log, qr{URL path with a \. or \.\. segment refused: GET /run/%2e%2e/},
     'the log says why, with the URL as the client wrote it';
+like $srv->error_log, qr{URL path with an encoded slash or NUL refused: GET /app/a%2Fb},
+    'and for an encoded slash, whatever would have served it (Apache\'s AllowEncodedSlashes Off)';
+is(($get->('/app/x?u=a%2Fb/../c'))[1], "app saw /x\n", 'in the query string, all of it is data');
 $srv->stop;
 done_testing;
