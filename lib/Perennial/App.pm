@@ -331,7 +331,7 @@ sub _load ($path, $where) {
 }
 
 # PerlPreloadScripts DIR: every script below DIR (a .pl or .cgi file, or an executable one; not
-# dot files) compiled now by the Registry executor that a request for it would reach, so workers
+# dot files, nor a library another of them requires by path) compiled now by the Registry executor that a request for it would reach, so workers
 # fork with the compiled code (ModPerl::RegistryLoader)
 sub _preload_scripts ($config, $log, @dispatches) {
     for my $want (@{$config->preload_scripts}) {
@@ -372,8 +372,26 @@ sub _files ($dir) {
         },
         $dir
     );
-    my @sorted = sort @files;
-    return @sorted;
+    return _not_required(sort @files);
+}
+
+# Less the libraries the others load by path (`require "./countlib.pl"`, `do "lib.pl"`,
+# `require "$FindBin::Bin/lib.pl"`): they are not scripts, and compiled as one they would only say misleading things in the log
+sub _not_required (@files) {
+    my %required;
+    for my $file (@files) {
+        open(my $fh, '<', $file) or next;
+        my $text = do { local $/; <$fh> };
+        my ($dir) = $file =~ m{\A(.*)/};
+        for my $name (
+            $text =~ m{\b(?:require|do)\s*\(?\s*["'](?:\$FindBin::(?:Real)?Bin/|\./)?
+                ([^"'\$\@]+\.pl)["']}gx
+            )
+        {
+            $required{$name =~ m{\A/} ? $name : "$dir/$name"} = 1;
+        }
+    }
+    return grep { !$required{$_} } @files;
 }
 
 # RequestDeadline and SlowRequestTime of a location, or else the server's, for the watchdog

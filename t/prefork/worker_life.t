@@ -35,8 +35,10 @@ PerlChildExitHandler Life::Hooks::bye
 CONF
     ok wait_until(sub { $srv->idle == 2 }, 10, 'two idle'), 'two workers';
     like $srv->error_log,
-        qr/PerlPreloadScripts \Q$dir\E: \d+ scripts compiled for ModPerl::Registry/,
-        'the manager compiled the directory';
+        qr/PerlPreloadScripts \Q$dir\E: 6 scripts compiled for ModPerl::Registry/,
+        'the manager compiled the directory: its six scripts, not the library one requires';
+    unlike $srv->error_log, qr/helper\.pl/, 'which it would have logged as a script';
+    is $srv->get('/life/helped.pl')->{content}, "helped\n", 'the script that requires it runs';
     my ($compiled_in, $ran_in) = split ' ', $srv->get('/life/compiled.pl')->{content};
     is $compiled_in, $srv->pid, 'the script was compiled in the manager';
     isnt $ran_in,    $srv->pid, 'and runs in a worker';
