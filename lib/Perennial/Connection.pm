@@ -282,6 +282,7 @@ sub _read ($self, $sock, $buf_ref) {
 }
 
 sub _refuse ($self, $c, $status, $env, $why) {
+    $why .= ", $env->{'perennial.refused'}" if defined $env->{'perennial.refused'};
     $self->{log}->info("$why: $status (request '$env->{REQUEST_METHOD} $env->{REQUEST_URI} "
             . "$env->{SERVER_PROTOCOL}', client "
             . ($env->{REMOTE_ADDR} // 'unix socket')

@@ -135,11 +135,11 @@ sub _keep ($self, $url, $plan) {
     $self->{plans}{$url} = $plan;
 }
 
-# With the plan when the caller has it already (DirectoryIndex found its file). A path with a
-# . or .. segment (as the client wrote it, or %-encoded) is refused before anything looks at
-# it: Apache merges such segments away before it maps a URL, so nothing behind it, a script's
-# PATH_INFO, an AliasMatch's $1 or an application's, ever sees one. So is an encoded slash or
-# NUL in the path, whatever serves it, as Apache's AllowEncodedSlashes Off refuses them.
+# With the plan when the caller has it already (DirectoryIndex found its file). The request's
+# path comes without . and .. segments (Perennial::HTTP::Request merged them); one an internal
+# redirect or a script's Location brings is refused before anything looks at it, so nothing
+# behind, a script's PATH_INFO, an AliasMatch's $1 or an application's, ever sees one. So is an
+# encoded slash or NUL in the path, whatever serves it, as Apache's AllowEncodedSlashes Off.
 sub _dispatch ($self, $env, $depth, $plan = undef) {
     return $self->_unmapped($env, 'a . or .. segment')
         if index($env->{PATH_INFO}, '/.') >= 0 && $env->{PATH_INFO} =~ m{/\.\.?(?:/|\z)};

@@ -203,6 +203,10 @@ my @requests = (
     [GET   => 'two.test',     '/hi/more?x=1'],
     [GET   => 'two.test',     '/hi'],
     [GET   => 'two.test',     '/app.js.gz'],
+    [GET   => 'one.test',     '/sub/../notes.txt'],
+    [GET   => 'two.test',     '/cgi-bin/x/../hello.cgi/a/./b/%2e%2e/c'],
+    [GET   => 'one.test',     '/sub/../../notes.txt'],
+    [GET   => 'one.test',     '/%2e%2e/notes.txt'],
     [HEAD  => 'one.test',     '/notes.txt'],
     [GET   => 'one.test',     '/notes.txt', Range            => 'bytes=0-4'],
     [GET   => 'one.test',     '/notes.txt', Range            => 'bytes=100-200'],
@@ -215,8 +219,10 @@ for my $req (@requests) {
     my $got  = request($pport, $method, $host, $path, %h);
     my $what = "$method $host$path";
     is $got->{status}, $want->{status}, "$what: status $want->{status}";
+
+    # A head refused while it is parsed (400) gets a short text/plain answer, not Apache's page
     is $got->{headers}{'content-type'}, $want->{headers}{'content-type'}, "$what: Content-Type"
-        if $want->{status} != 405;
+        if $want->{status} != 405 && $want->{status} != 400;
     my ($g, $w) = map { ($_->{headers}{location} // '') =~ s/:\d+\//:PORT\//r } $got, $want;
     is $g, $w, "$what: Location" if $want->{status} =~ /\A30/;
     my ($gb, $wb) = map { $_->{body} =~ s/:\d+\//:PORT\//gr } $got, $want;

@@ -143,9 +143,10 @@ subtest 'directories: the slash, DirectoryIndex, and no listing' => sub {
 };
 
 subtest 'what is never served' => sub {
-    is $srv->status_of('/../' . (split m{/}, $root)[-1] . '/docs/hello.txt'), 404,
-        '.. never climbs out';
-    is $srv->status_of('/sub%2findex.html'),  404, 'an encoded slash';
+    is $srv->status_of('/../' . (split m{/}, $root)[-1] . '/docs/hello.txt'), 400,
+        '.. never climbs out: above the root is a bad request, as in Apache';
+    is $srv->status_of('/sub/../hello.txt'), 200, 'one that stays below it is merged, as in Apache';
+    is $srv->status_of('/sub%2findex.html'), 404, 'an encoded slash';
     is $srv->status_of('/hello.txt%00.html'), 404, 'a NUL byte';
     is $srv->status_of('/nothing.txt'),       404, 'a missing file';
     is $srv->status_of('/scripts/run.pl'),    403, 'a script where scripts run is not sent as text';

@@ -6,7 +6,7 @@ use HTTP::Parser::XS qw(parse_http_request);
 # Bytes to a PSGI environment: the request head, the framing of the body and the decoding of
 # chunked bodies. No I/O here: the connection loop reads, these functions judge the bytes.
 
-our @EXPORT_OK = qw(body_framing dechunk parse_head);
+our @EXPORT_OK = qw(body_framing dechunk parse_head without_dot_segments);
 
 # A header line that is not "token:" (a space in the name, obsolete line folding) is refused:
 # both are ways to make two servers disagree on where a request ends
@@ -32,7 +32,34 @@ sub parse_head ($buf_ref, $env, $limits) {
     return -505 if $env->{SERVER_PROTOCOL} !~ m{\AHTTP/1\.[01]\z};
     my $host = $env->{HTTP_HOST};
     return -400 if defined $host ? index($host, ',') >= 0 : $env->{SERVER_PROTOCOL} eq 'HTTP/1.1';
+
+    # The decoded path without its . and .. segments, once, before anything routes it
+    if (index($env->{PATH_INFO}, '/.') >= 0) {
+        $env->{PATH_INFO} = without_dot_segments($env->{PATH_INFO}) // do {
+            $env->{'perennial.refused'} = 'its path climbs above the root';
+            return -400;
+        };
+    }
     return $len;
+}
+
+# RFC 3986 5.2.4 on an absolute path: "." segments go, ".." takes the segment before it away
+# ("/a/./b/../c" is "/a/c"; "/a/b/.." is "/a/"); undef when a ".." would climb above "/", which
+# Apache answers with 400 too
+sub without_dot_segments ($path) {
+    my @parts = split m{/}, $path, -1;
+    shift @parts;    # What is before the first slash
+    my @kept;
+    while (@parts) {
+        my $part = shift @parts;
+        if ($part ne '.' && $part ne '..') { push @kept, $part; next }
+        if ($part eq '..') {
+            return if !@kept;    # Above the root
+            pop @kept;
+        }
+        push @kept, '' unless @parts;    # A last "." or "..": a directory, with its slash
+    }
+    return '/' . join '/', @kept;
 }
 
 # How the body is framed: ('none'), ('length', N), ('chunked'), or (STATUS) when refused
@@ -144,6 +171,12 @@ the body, 0 when it needs more bytes, or 400 or 413.
     my $len = parse_head(\$buf, \%env, $limits);
 
 Returns the head's length in bytes, 0 when the head is incomplete, or minus an error status
-(-400, -414, -431, -505).
+(-400, -414, -431, -505). C<PATH_INFO> comes out decoded and without dot segments; a path whose
+C<..> would climb above C</> is -400, with the reason in C<< $env->{'perennial.refused'} >>.
+
+=head2 without_dot_segments
+
+    without_dot_segments('/a/./b/../c');    # /a/c
+    without_dot_segments('/../etc');        # undef: above the root
 
 =cut
