@@ -98,6 +98,11 @@ sub reopen ($self) {
 sub _log ($self, $level, $msg) {
     my $out = $self->{error};
     $msg = $msg =~ s/\s+\z//r =~ s/\n/ /gr;
+
+    # A client's bytes in a message (a request line, a path) cannot drive the reader's terminal:
+    # control characters are written as \xHH, as the access log writes them
+    $msg =~ s/([\x00-\x08\x0b-\x1f\x7f])/sprintf '\\x%02x', ord $1/ge
+        if $msg =~ /[\x00-\x08\x0b-\x1f\x7f]/;
     if (ref $out eq 'ARRAY') { Sys::Syslog::syslog($SYSLOG{$level}, '%s', $msg); return }
     my $t    = Time::HiRes::time();
     my @t    = localtime $t;
@@ -142,7 +147,9 @@ Perennial::Log - the error log and the access log of one process
 
 =head1 DESCRIPTION
 
-Writes error-log lines C<[time] [pid N] [level] message>, one event per line, and a line per
+Writes error-log lines C<[time] [pid N] [level] message>, one event per line (newlines in a
+message become spaces, and control characters C<\xHH>, so that no client's bytes can drive
+a terminal that reads the log), and a line per
 request to each access log, in its C<LogFormat> (L<Perennial::Log::Format>). Each line is one
 C<write(2)> on a file opened for appending (or a pipe), so lines from many workers never
 interleave. An error log or access log may be a C<|command> (started once by the manager;

@@ -50,6 +50,11 @@ my @cases = (
         "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n",
         400
     ],
+    [   'a chunk size of 15 hex digits',
+        "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nfffffffffffffff\r\nabc\r\n",
+        413
+    ],
+    ['escape codes in the request line', "GET /\x1b[31mred\x07 HTTP/1.1\r\nHost: x\r\n\r\n", 400],
     [   'Content-Length and Transfer-Encoding',
         "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n"
             . "Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n",
@@ -108,9 +113,12 @@ subtest 'a head that trickles in a byte at a time gets 408 after Timeout in all'
 ok wait_until(sub { $srv->idle == 1 }, 5, 'idle worker'), 'the scoreboard shows the worker idle';
 is + ($srv->slots)[0]{pid}, $worker, 'the same worker survived all of it';
 my $log = $srv->error_log;
-like $log,             qr/bad request: 414/,          'refusals are logged';
-like $log,             qr/refused body: 413/,         'body refusals are logged';
-like $log,             qr/incomplete request head/,   'timeouts are logged';
-like $srv->access_log, qr/"GARBAGE - HTTP\/1.0" 400/, 'and written to the access log';
+like $log,             qr/bad request: 414/,               'refusals are logged';
+like $log,             qr/refused body: 413/,              'body refusals are logged';
+like $log,             qr/incomplete request head/,        'timeouts are logged';
+like $srv->access_log, qr/"GARBAGE - HTTP\/1.0" 400/,      'and written to the access log';
+unlike $log,           qr/non-portable|at \S+ line \d+\./, 'no client input makes a perl warning';
+unlike $log,           qr/[\x1b\x07]/,                     'nor puts control characters in the log';
+like $log,             qr{/\\x1b\[31mred\\x07},            'they are written escaped';
 $srv->stop;
 done_testing;
