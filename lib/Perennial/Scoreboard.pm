@@ -1,6 +1,7 @@
 package Perennial::Scoreboard;
 use v5.36;
 use Carp        qw(croak);
+use Fcntl       qw(O_CREAT O_EXCL O_RDWR);
 use File::Map   qw(map_anonymous map_file);
 use Time::HiRes ();
 
@@ -60,9 +61,12 @@ sub create ($class, %args) {
         # A new file put in place, never the old one emptied: after a hot upgrade the old
         # manager's workers still write to theirs. It is filled in before it is renamed, so
         # a reader never finds it without its header.
+        # Only its owner reads it: each slot holds its last request line, query string and all
         my $new = "$file.$$";
-        open(my $fh, '+>', $new) or die "Can't create scoreboard \"$new\": $!\n";
-        truncate($fh, $size)     or die "Can't size scoreboard \"$new\": $!\n";
+        unlink $new;
+        sysopen(my $fh, $new, O_RDWR | O_CREAT | O_EXCL, 0600)
+            or die "Can't create scoreboard \"$new\": $!\n";
+        truncate($fh, $size) or die "Can't size scoreboard \"$new\": $!\n";
         close $fh;
         map_file $map, $new, '+<';
         $self->{map} = \$map;

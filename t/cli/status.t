@@ -21,6 +21,8 @@ cmp_ok $memory[2] + $memory[3], '<=', $memory[0] + 4, 'shared + private is the r
 like $out, qr/Workers' memory: RSS \d+ kB, PSS \d+ kB, shared \d+ kB, private \d+ kB/, 'totals';
 ($out, $code) = $srv->cli('status', '-c', $srv->conf);
 is $code, 0, 'the config file finds it too';
+is sprintf('%04o', (stat $srv->pid_file . '.scoreboard')[2] & 07777), '0600',
+    'the scoreboard (last request lines, query strings and all) is for its owner only';
 $srv->stop;
 ($out, $code) = $srv->cli('status', '--pid', $srv->pid_file);
 is $code, 1, 'no server, no status';
