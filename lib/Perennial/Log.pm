@@ -68,8 +68,12 @@ sub error ($self, $msg) { $self->_log(error => $msg) }
 sub info  ($self, $msg) { $self->_log(info => $msg) if $self->{level} <= 1 }
 sub warn  ($self, $msg) { $self->_log(warn => $msg) if $self->{level} <= 2 }
 
+# Every file is opened before any is replaced: one that cannot be (its directory gone) dies with
+# the reason and leaves the log writing where it wrote, for the caller to say so
 sub reopen ($self) {
-    $self->{error} = $self->_open($self->{error_path}, 1) if defined $self->{error_path};
+    my $error = defined $self->{error_path} ? $self->_open($self->{error_path}, 1) : $self->{error};
+    my @access = map { [$self->_open($_->[0]), $_->[1]] } @{$self->{logs}};
+    $self->{error} = $error;
 
     # Without an ErrorLog, stderr through a descriptor of Perennial's own: layers an application
     # pushes on STDERR (binmode STDERR, ':encoding(UTF-8)') do not reach the log's writes, nor
@@ -78,8 +82,8 @@ sub reopen ($self) {
         open(my $fh, '>&', \*STDERR) or die "Can't write the error log to stderr: $!\n";
         $self->{error} = $fh;
     }
-    $self->{access} = [map { [$self->_open($_->[0]), $_->[1]] } @{$self->{logs}}];
-    delete $self->{access} unless @{$self->{access}};
+    $self->{access} = \@access;
+    delete $self->{access} unless @access;
 
     # Warnings and dies of application code go to the error log too
     my $path = $self->{error_path};

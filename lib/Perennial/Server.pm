@@ -58,7 +58,8 @@ sub serve ($self, $worker) {
                 $log->info("worker $$ leaves so that a new one writes to the reopened logs");
                 last;
             }
-            $log->reopen;
+            eval { $log->reopen; 1 }
+                or $log->error("worker $$ did not reopen the logs: " . ($@ =~ s/\s+\z//r));
         }
         $self->_publish_memory($slot) if $worker->{unprivileged};
         $board->state($slot, '_');

@@ -178,6 +178,35 @@ subtest 'reopen-logs: the manager and the workers write to new files' => sub {
     $srv->stop;
 };
 
+subtest 'reopen-logs when their directory is gone: the server goes on with the old files' => sub {
+    my $logs = Perennial::Test::scratch_dir() . '/logs';
+    mkdir $logs or die "$logs: $!";
+    chmod 0777, $logs;
+    my $srv = start_server(
+        app     => 'pid.psgi',
+        workers => 2,
+        args    => ['--user', (getpwuid $>)[0]],
+        conf    => "ErrorLog $logs/error.log\nCustomLog $logs/access.log common\n"
+    );
+    ok wait_until(sub { $srv->idle == 2 }, 10, 'two idle'), 'two workers';
+    rename $logs, "$logs.gone" or die "$logs: $!";
+    my ($out, $code) = $srv->cli('reopen-logs', '-c', $srv->conf);
+    is $code, 0, 'reopen-logs sent' or diag $out;
+    ok wait_until(
+        sub {
+            _slurp("$logs.gone/error.log")
+                =~ /logs not reopened, still writing to the old ones: Can't open log/;
+        },
+        10,
+        'the reason'
+        ),
+        'the manager says why, in the log it still writes';
+    ok $srv->alive, 'and goes on';
+    is $srv->get('/')->{status}, 200, 'serving';
+    ($out, $code) = $srv->cli('stop', '-c', $srv->conf);
+    is $code, 0, 'stop still finds it' or diag $out;
+};
+
 sub _write ($file, $text) {
     open(my $fh, '>', $file) or die "Can't write $file: $!";
     print {$fh} $text;

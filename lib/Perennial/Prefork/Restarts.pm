@@ -82,10 +82,16 @@ sub graceful_stop ($self) {
     return 0;
 }
 
+# A log that cannot be opened again (its directory gone) is no reason to stop serving: the old
+# files stay in use, and the log says why
 sub reopen_logs ($self) {
-    $self->{log}->reopen;
+    my $log = $self->{log};
+    if (!eval { $log->reopen; 1 }) {
+        $log->error('logs not reopened, still writing to the old ones: ' . ($@ =~ s/\s+\z//r));
+        return;
+    }
     kill 'URG', keys %{$self->{workers}};
-    $self->{log}->info('logs reopened');
+    $log->info('logs reopened');
 }
 
 sub restart ($self) {
