@@ -1,6 +1,7 @@
 package Perennial::Runner;
 use v5.36;
-use POSIX ();
+use POSIX        ();
+use Linux::Prctl ();
 use Perennial;
 use Perennial::App;
 use Perennial::Config::Ignored qw(ignored_summary);
@@ -155,8 +156,10 @@ sub _upgrade ($self) {
 sub _worker ($self, $server, $hooks) {
     my $preload = $self->{preload};
     my $to      = $self->{to};
+    my $manager = $$;
     return sub ($w) {
         $w->{unprivileged} = Perennial::Privileges->drop($to);
+        _watch_manager($w, $manager);
 
         # An application's warnings are its own lines of the error log (not the command line's
         # "perennial: ..."); a script's are logged with its path by the executor
@@ -172,6 +175,15 @@ sub _worker ($self, $server, $hooks) {
         $bye->();
         return $code;
     };
+}
+
+# A worker whose manager dies (kill -9) finishes its request and goes, instead of serving on
+# where no stop can reach it: the kernel sends it QUIT then (PR_SET_PDEATHSIG, set after the
+# worker gave up root, which clears it)
+sub _watch_manager ($w, $manager) {
+    Linux::Prctl::set_pdeathsig(POSIX::SIGQUIT());
+    ${$w->{stopping}} = 1 if getppid() != $manager;    # Gone already
+    return;
 }
 
 # The worker's compiled scripts go to its scoreboard notes now and after each compile, for
