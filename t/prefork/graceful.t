@@ -117,11 +117,12 @@ subtest 'TTIN and TTOU add and remove a worker' => sub {
 subtest 'a connection accepted just before the stop signal is still served' => sub {
     my $srv  = start_server(app => 'pid.psgi', workers => 1);
     my $sock = $srv->connect;
+    $sock->syswrite("GET / HTTP/1.1\r\n");    # The kernel hands over a connection with data
     ok wait_until(sub { $srv->scoreboard eq 'R' }, 5, 'accepted'),
-        'the worker accepted and waits for the request';
+        'the worker accepted and waits for the rest of the request';
     my ($worker) = map { $_->{pid} } $srv->slots;
     kill 'QUIT', $worker;
-    $sock->syswrite("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    $sock->syswrite("Host: x\r\n\r\n");
     local $/;
     my $out = <$sock>;
     like $out, qr{\AHTTP/1\.1 200 OK.*Connection: close.*\r\n\r\n$worker\z}s,
