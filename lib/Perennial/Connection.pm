@@ -2,6 +2,7 @@ package Perennial::Connection;
 use v5.36;
 use Errno                     qw(EINTR);
 use File::Temp                ();
+use Socket                    qw(MSG_DONTWAIT MSG_PEEK);
 use Time::HiRes               ();
 use Perennial::HTTP::Request  qw(body_framing dechunk parse_head);
 use Perennial::HTTP::Response qw(error_bytes start_response write_all write_response);
@@ -99,8 +100,24 @@ sub serve ($self, $sock, $base, $peer, $remaining) {
         last                  if !$self->_keep_going($c, $sock);
     }
     $board->state($slot, 'C');
-    CORE::close($sock);
+    _close($sock, length $buf, $served);
     return $served;
+}
+
+# Input no request here will read (pipelined requests past the last one served): closing over
+# it would make the kernel reset the connection and destroy the responses still on their way,
+# so the close lingers, as Apache's does. Only a connection that served more than one request
+# can have them, so one closed after each request pays nothing.
+sub _close ($sock, $unread, $served) {
+    _linger($sock) if $unread || ($served > 1 && _pending($sock));
+    CORE::close($sock);
+    return;
+}
+
+# Bytes the client sent that are still in the kernel, looked at without waiting
+sub _pending ($sock) {
+    my $peek = '';
+    return defined recv($sock, $peek, 1, MSG_PEEK | MSG_DONTWAIT) && length $peek;
 }
 
 sub wants_exit ($self) { $self->{harakiri} }

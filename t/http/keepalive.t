@@ -18,6 +18,26 @@ subtest 'MaxKeepAliveRequests closes the connection after N requests' => sub {
     $srv->stop;
 };
 
+subtest 'pipelined requests past MaxKeepAliveRequests: every response answered arrives' => sub {
+    my $srv = start_server(
+        app     => 'pid.psgi',
+        workers => 1,
+        conf    => "MaxKeepAliveRequests 100\n"
+    );
+    my $sock = $srv->connect;
+    $sock->syswrite("GET / HTTP/1.1\r\nHost: x\r\n\r\n" x 3000);
+    select undef, undef, undef, 0.5;    # The server answers and closes before a byte is read
+    my ($out, $error) = ('', '');
+    while (1) {
+        my $n = sysread $sock, $out, 65536, length $out;
+        if (!defined $n) { $error = "$!"; last }
+        last unless $n;
+    }
+    is responses($out), 100, 'the hundred answers, all of them';
+    is $error, '', 'then a clean end, not a reset that destroys what was still unread';
+    $srv->stop;
+};
+
 subtest 'KeepAliveTimeout closes an idle connection and frees the worker' => sub {
     my $srv = start_server(
         app     => 'pid.psgi',
