@@ -34,7 +34,7 @@ subtest 'pipelined requests past MaxKeepAliveRequests: every response answered a
         last unless $n;
     }
     is responses($out), 100, 'the hundred answers, all of them';
-    is $error, '', 'then a clean end, not a reset that destroys what was still unread';
+    is $error,          '',  'then a clean end, not a reset that destroys what was still unread';
     $srv->stop;
 };
 
