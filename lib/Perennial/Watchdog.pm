@@ -12,6 +12,33 @@ use Perennial::Connection;
 # follows when the worker does not stop (it is stuck outside Perl code).
 
 my ($STOP_GRACE, $DEPTH) = (2, 30);
+
+# The system calls that wait, which a signal ends early, by their numbers on the machines Debian
+# runs Perennial on (asm/unistd.h)
+my %WAIT_CALLS = (
+    x86_64 => {
+        35  => 'nanosleep',
+        230 => 'clock_nanosleep',
+        23  => 'select',
+        270 => 'pselect6',
+        7   => 'poll',
+        271 => 'ppoll',
+        232 => 'epoll_wait',
+        281 => 'epoll_pwait',
+        34  => 'pause',
+        130 => 'rt_sigsuspend',
+        128 => 'rt_sigtimedwait'
+    },
+    aarch64 => {
+        101 => 'nanosleep',
+        115 => 'clock_nanosleep',
+        72  => 'pselect6',
+        73  => 'ppoll',
+        22  => 'epoll_pwait',
+        133 => 'rt_sigsuspend',
+        137 => 'rt_sigtimedwait'
+    },
+);
 my ($BOARD, $SLOT, $LOG);    # The worker's own, once installed
 
 sub arm ($deadline, $slow) { $BOARD->arm($SLOT, $deadline, $slow) if $BOARD }
@@ -40,10 +67,33 @@ sub watch ($class, $board, $workers, $log) {
             $w->{kill_at} = $now + $STOP_GRACE;
         }
         elsif ($s->{slow} && $age >= $s->{slow} && ($w->{sampled} // 0) != $s->{request_started}) {
+            next if _waiting($w, $s, $age, $log);
             $w->{sampled} = $s->{request_started};
             kill 'PROF', $w->{pid};
         }
     }
+}
+
+# A diagnostic never changes a program: a signal ends a sleep, a select or a poll early whatever
+# its handler says (signal(7)), so while the worker waits in one its stack is not sampled. It is
+# once the worker runs again; the log says once that it is waiting. True while it waits.
+sub _waiting ($w, $s, $age, $log) {
+    my $call = _wait_call($w->{pid}) or return 0;
+    return 1 if ($w->{noted} // 0) == $s->{request_started};
+    $w->{noted} = $s->{request_started};
+    $log->warn(
+        sprintf "slow request (SlowRequestTime %s s): '%s' for %s running %.1f s, waiting in "
+            . '%s: its stack is sampled when it runs again, since a signal would end the wait early',
+        $s->{slow}, $s->{request}, $s->{client}, $age, $call);
+    return 1;
+}
+
+# The name of the waiting system call the process is in (its /proc/PID/syscall), if it is one
+sub _wait_call ($pid) {
+    my $calls = $WAIT_CALLS{(POSIX::uname())[4]} or return;    # An unknown machine: none known
+    open(my $fh, '<', "/proc/$pid/syscall")      or return;
+    my ($number) = (<$fh> // '') =~ /\A(\d+)/    or return;    # "running": in its own code
+    return $calls->{$number};
 }
 
 # The worker's side: its signal handlers for the rest of its life
@@ -114,7 +164,9 @@ C<RequestDeadline> and C<SlowRequestTime> (server-wide or per C<< <Location> >>,
 for none) are checked by the manager against each busy worker's scoreboard slot, so the worker
 spends no system call on them. When a request runs past C<SlowRequestTime>, the worker gets
 PROF and writes the Perl stack of the request to the error log (once per request; the request
-goes on). When it runs past C<RequestDeadline>, the worker gets XCPU: it writes the stack, answers
+goes on). A signal would end a C<sleep>, C<select> or C<poll> early, so while the worker waits
+in one (the manager reads F</proc/PID/syscall>) it is not sent: the log says once that the
+request is waiting, and the sample comes when it runs again. When it runs past C<RequestDeadline>, the worker gets XCPU: it writes the stack, answers
 C<504 Gateway Timeout> if the response has not started (else the connection is closed), logs
 the access line and exits; the manager starts a new worker. A worker stuck outside Perl code
 (an XS call that restarts on signals, a regular expression that backtracks for ever) does not

@@ -104,6 +104,15 @@ subtest 'a slow request gets a stack sample in the log and finishes' => sub {
     $srv->stop;
 };
 
+subtest 'a slow request that sleeps is not woken by its sample' => sub {
+    my $srv = server('SlowRequestTime 0.5');
+    is $srv->get('/life/nap.pl')->{content}, "slept 2\n", 'the sleep lasted as asked';
+    like $srv->error_log,
+        qr/slow request \(SlowRequestTime 0\.5 s\): 'GET \/life\/nap\.pl HTTP\/1\.1' for \S+ running [\d.]+ s, waiting in \w*sleep: its stack is sampled when it runs again/,
+        'the log says it is waiting, and why no sample is taken now';
+    $srv->stop;
+};
+
 subtest 'a PSGI application has deadlines too' => sub {
     my $srv = start_server(app => 'pid.psgi', workers => 1, conf => "RequestDeadline 0.5\n");
     is $srv->get('/sleep/30')->{status}, 504, 'cut with 504';
