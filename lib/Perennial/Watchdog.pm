@@ -130,7 +130,10 @@ sub _deadline ($signal) {
     my $s = $BOARD->slot($SLOT);
     $LOG->error(sprintf "request deadline (%s s) passed: '%s' for %s stopped at %s",
         $s->{deadline}, $s->{request}, $s->{client}, stack());
-    Perennial::Connection::abort_request(504);
+
+    # Answered (504, or the connection closed after a response begun): the slot no longer shows
+    # a request in hand, so the manager does not report it lost
+    $BOARD->state($SLOT, 'C') if Perennial::Connection::abort_request(504);
     POSIX::_exit(1);
 }
 

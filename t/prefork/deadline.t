@@ -50,6 +50,8 @@ subtest 'an endless loop is cut at the deadline' => sub {
         'the access log has the 504';
     ok $srv->wait_replaced([$pid], 1), 'a new worker replaced it';
     is $srv->get('/life/random.pl')->{status}, 200, 'and serves';
+    like $srv->error_log,   qr/worker $pid exited \(status 1, /, 'its exit is logged';
+    unlike $srv->error_log, qr/that request is lost/, 'and not as a request lost: it was answered';
     $srv->stop;
 };
 
