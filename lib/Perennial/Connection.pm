@@ -4,7 +4,7 @@ use Errno                     qw(EINTR);
 use File::Temp                ();
 use Socket                    qw(MSG_DONTWAIT MSG_PEEK);
 use Time::HiRes               ();
-use Perennial::HTTP::Request  qw(body_framing dechunk parse_head);
+use Perennial::HTTP::Request  qw(body_framing dechunk head_ready parse_head);
 use Perennial::HTTP::Response qw(error_bytes start_response write_all write_response);
 use Perennial::HTTP::Response::Writer;
 
@@ -250,10 +250,13 @@ sub _receive_body ($self, $sock, $buf_ref, $body, $kind, $length) {
 
 # Reads until a whole head is in $buf; returns its length, or (0, error status), or () to close
 sub _read_head ($self, $sock, $buf_ref, $env) {
-    my $deadline;
+    my ($deadline, %scan);
     while (1) {
         if (length $$buf_ref) {
-            my $len = parse_head($buf_ref, $env, $self->{limits});
+            my $len
+                = head_ready($buf_ref, \%scan, $self->{limits})
+                ? parse_head($buf_ref, $env, $self->{limits})
+                : 0;
             return $len if $len > 0;
             if ($len < 0) { _name_refused($env, $buf_ref); return (0, -$len) }
 

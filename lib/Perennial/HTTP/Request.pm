@@ -6,7 +6,7 @@ use HTTP::Parser::XS qw(parse_http_request);
 # Bytes to a PSGI environment: the request head, the framing of the body and the decoding of
 # chunked bodies. No I/O here: the connection loop reads, these functions judge the bytes.
 
-our @EXPORT_OK = qw(body_framing dechunk parse_head without_dot_segments);
+our @EXPORT_OK = qw(body_framing dechunk head_ready parse_head without_dot_segments);
 
 # A header line that is not "token:" (a space in the name, obsolete line folding) is refused:
 # both are ways to make two servers disagree on where a request ends
@@ -60,6 +60,27 @@ sub without_dot_segments ($path) {
         push @kept, '' unless @parts;    # A last "." or "..": a directory, with its slash
     }
     return '/' . join '/', @kept;
+}
+
+# Whether a head still arriving is worth parsing now: its request line has just come (a bad one
+# is refused at once), its end has (an empty line), or a line or the count of them is past a
+# limit. $scan remembers how far the bytes were looked at, so a head that trickles in is read
+# once in all, not again from its start with every piece (that was quadratic).
+sub head_ready ($buf_ref, $scan, $limits) {
+    my $len = length $$buf_ref;
+    if (!$scan->{line}) {
+        my $eol = index $$buf_ref, "\n";
+        return $len > $limits->{line} + 1 ? 1 : 0 if $eol < 0;
+        @$scan{qw(line start lines)} = (1, $eol + 1, 0);
+        return 1;
+    }
+    while ((my $eol = index $$buf_ref, "\n", $scan->{start}) >= 0) {
+        my $field = $eol - $scan->{start};
+        $scan->{start} = $eol + 1;
+        return 1 if $field <= 1 && substr($$buf_ref, $eol - $field, $field) !~ /[^\r]/;    # The end
+        return 1 if $field > $limits->{field_size} + 1 || ++$scan->{lines} > $limits->{fields};
+    }
+    return $len - $scan->{start} > $limits->{field_size} ? 1 : 0;
 }
 
 # How the body is framed: ('none'), ('length', N), ('chunked'), or (STATUS) when refused
@@ -179,6 +200,14 @@ the body, 0 when it needs more bytes, or 400 or 413.
 Returns the head's length in bytes, 0 when the head is incomplete, or minus an error status
 (-400, -414, -431, -505). C<PATH_INFO> comes out decoded and without dot segments; a path whose
 C<..> would climb above C</> is -400, with the reason in C<< $env->{'perennial.refused'} >>.
+
+=head2 head_ready
+
+    my %scan;
+    my $len = head_ready(\$buf, \%scan, $limits) ? parse_head(\$buf, \%env, $limits) : 0;
+
+True when the bytes so far are worth a parse: the request line is complete (the first time),
+the head is, or a line or the number of lines is past its limit. Each byte is looked at once.
 
 =head2 without_dot_segments
 
