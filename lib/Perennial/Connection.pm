@@ -203,6 +203,13 @@ sub _answer_instead ($c, $status) {
     write_all($c, error_bytes($status, $c->{http11}));
 }
 
+# Why a body that was being received is refused, for the log and the answer
+my %BODY_REFUSED = (
+    400 => 'its chunked body is not framed as HTTP/1.1 says (a chunk size, or a line end)',
+    408 => 'its body did not arrive within Timeout',
+    413 => 'its body is larger than LimitRequestBody',
+);
+
 sub _read_body ($self, $c, $buf_ref, $env) {
     my ($kind, $length) = body_framing($env, $self->{limits});
     if ($kind eq 'none') {
@@ -213,12 +220,18 @@ sub _read_body ($self, $c, $buf_ref, $env) {
     return $self->_refuse($c, $kind, $env, 'refused body') if $kind =~ /\A\d+\z/;
     my $expect = $env->{HTTP_EXPECT};
     if (defined $expect) {
-        return $self->_refuse($c, 417, $env, 'unsupported Expect') if lc $expect ne '100-continue';
+        if (lc $expect ne '100-continue') {
+            $env->{'perennial.refused'} = 'the only Expect it may send is 100-continue';
+            return $self->_refuse($c, 417, $env, 'unsupported Expect');
+        }
         write_all($c, "HTTP/1.1 100 Continue\r\n\r\n") if $c->{http11} && !length $$buf_ref;
     }
     my $body   = {data => '', length => 0};
     my $status = $self->_receive_body($c->{sock}, $buf_ref, $body, $kind, $length);
-    return $self->_refuse($c, $status, $env, 'bad or late body') if $status > 1;
+    if ($status > 1) {
+        $env->{'perennial.refused'} = $BODY_REFUSED{$status} if $BODY_REFUSED{$status};
+        return $self->_refuse($c, $status, $env, 'bad or late body');
+    }
     if (!$status) { $c->{keep_alive} = 0; $c->{status} = 400; return 0 }
     $env->{CONTENT_LENGTH} = $body->{length};
     delete $env->{HTTP_TRANSFER_ENCODING};
@@ -309,7 +322,7 @@ sub _refuse ($self, $c, $status, $env, $why) {
             . ')');
     $c->{keep_alive} = 0;
     $c->{status}     = $status;
-    write_all($c, error_bytes($status, $c->{http11}));
+    write_all($c, error_bytes($status, $c->{http11}, $env->{'perennial.refused'}));
     return 0;
 }
 

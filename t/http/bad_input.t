@@ -75,6 +75,8 @@ for my $case (@cases) {
         like $out,   qr{\AHTTP/1\.[01] $status }, "answered $status";
         like $out,   qr{Connection: close},       'and the connection is closed';
         unlike $out, qr{X-Length},                'the app never saw it';
+        like $out, qr{\r\n\r\n$status [^\n]+\nThe request was refused: [^\n\x1b]+\.\n\z},
+            'the body says why, in a sentence of the server\'s own';
     };
 }
 
@@ -113,8 +115,11 @@ subtest 'a head that trickles in a byte at a time gets 408 after Timeout in all'
 ok wait_until(sub { $srv->idle == 1 }, 5, 'idle worker'), 'the scoreboard shows the worker idle';
 is + ($srv->slots)[0]{pid}, $worker, 'the same worker survived all of it';
 my $log = $srv->error_log;
-like $log,             qr/bad request: 414/,               'refusals are logged';
-like $log,             qr/refused body: 413/,              'body refusals are logged';
+like $log, qr/bad request, its request line is longer than LimitRequestLine \(\d+\): 414/,
+    'refusals are logged with the reason';
+like $log, qr/bad request, a header line is not "name: value"/, 'obsolete line folding';
+like $log, qr/refused body, its body is larger than LimitRequestBody \(10\): 413/,
+    'body refusals too';
 like $log,             qr/incomplete request head/,        'timeouts are logged';
 like $srv->access_log, qr/"GARBAGE - HTTP\/1.0" 400/,      'and written to the access log';
 unlike $log,           qr/non-portable|at \S+ line \d+\./, 'no client input makes a perl warning';

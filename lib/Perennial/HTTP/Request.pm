@@ -15,32 +15,61 @@ my $BAD_FIELD = qr/\n(?![!#\$%&'*+.^_`|~0-9A-Za-z-]+:)(?=[^\r\n])/;
 # Returns the length of the head, 0 when more bytes are needed, or minus an HTTP error status
 sub parse_head ($buf_ref, $env, $limits) {
     my $eol = index $$buf_ref, "\n";
-    return -414
+    return _refused($env, 414, "its request line is longer than LimitRequestLine ($limits->{line})")
         if $eol > $limits->{line} + 1 || ($eol < 0 && length $$buf_ref > $limits->{line} + 1);
     my $len = parse_http_request($$buf_ref, $env);
     if ($len == -2) {
         return 0 if length $$buf_ref <= $limits->{field_size};
-        return -(_field_limits(substr($$buf_ref, $eol + 1), $limits) // 0);
+        my ($status, $why) = _field_limits(substr($$buf_ref, $eol + 1), $limits);
+        return $status ? _refused($env, $status, $why) : 0;
     }
-    return -400 if $len < 0;
+    return _refused($env, 400, _malformed($$buf_ref, $eol)) if $len < 0;
     my $head = substr $$buf_ref, $eol, $len - $eol;
-    return -400 if $head =~ $BAD_FIELD;
+    return _refused($env, 400,
+        'a header line is not "name: value" (a space before its colon, or obsolete line folding)')
+        if $head =~ $BAD_FIELD;
     if (length $head > $limits->{field_size} || ($head =~ tr/\n//) > $limits->{fields} + 2) {
-        my $status = _field_limits($head, $limits);
-        return -$status if $status;
+        my ($status, $why) = _field_limits($head, $limits);
+        return _refused($env, $status, $why) if $status;
     }
-    return -505 if $env->{SERVER_PROTOCOL} !~ m{\AHTTP/1\.[01]\z};
-    my $host = $env->{HTTP_HOST};
-    return -400 if defined $host ? index($host, ',') >= 0 : $env->{SERVER_PROTOCOL} eq 'HTTP/1.1';
+    return _judged($env) || $len;
+}
 
-    # The decoded path without its . and .. segments, once, before anything routes it
+# What the parsed head says: its version, its Host, its path (merged here, once, before
+# anything routes it); 0 when it may go on, else minus the status
+sub _judged ($env) {
+    return _refused($env, 505, _version_refused($env->{SERVER_PROTOCOL}))
+        if $env->{SERVER_PROTOCOL} !~ m{\AHTTP/1\.[01]\z};
+    my $host = $env->{HTTP_HOST};
+    return _refused($env, 400, 'it has more than one Host header')
+        if defined $host && index($host, ',') >= 0;
+    return _refused($env, 400, 'an HTTP/1.1 request needs a Host header')
+        if !defined $host && $env->{SERVER_PROTOCOL} eq 'HTTP/1.1';
     if (index($env->{PATH_INFO}, '/.') >= 0) {
-        $env->{PATH_INFO} = without_dot_segments($env->{PATH_INFO}) // do {
-            $env->{'perennial.refused'} = 'its path climbs above the root';
-            return -400;
-        };
+        $env->{PATH_INFO} = without_dot_segments($env->{PATH_INFO})
+            // return _refused($env, 400, 'its path climbs above the root');
     }
-    return $len;
+    return 0;
+}
+
+# Minus the status, with the reason for the log and the answer (a sentence of the server's own,
+# never the client's bytes)
+sub _refused ($env, $status, $why) {
+    $env->{'perennial.refused'} = $why;
+    return -$status;
+}
+
+sub _malformed ($buf, $eol) {
+    my $line = substr $buf, 0, $eol < 0 ? length $buf : $eol;
+    return $line =~ m{\A[!#\$%&'*+.^_`|~0-9A-Za-z-]+ [^ \x00-\x1f\x7f]+ HTTP/\d\.\d\r?\z}
+        ? 'a header line is malformed'
+        : 'its request line is not "METHOD TARGET HTTP/x.y"';
+}
+
+sub _version_refused ($version) {
+    return $version eq 'HTTP/2.0'
+        ? 'an HTTP/2 connection preface: this server speaks HTTP/1.1 and HTTP/1.0'
+        : 'its HTTP version is not 1.0 or 1.1';
 }
 
 # RFC 3986 5.2.4 on an absolute path: "." segments go, ".." takes the segment before it away
@@ -88,19 +117,21 @@ sub body_framing ($env, $limits) {
     my $te = $env->{HTTP_TRANSFER_ENCODING};
     my $cl = $env->{CONTENT_LENGTH};
     if (defined $te) {
-        return 400 if defined $cl;
-        return 501 if lc $te ne 'chunked';
+        return -_refused($env, 400, 'it has both Content-Length and Transfer-Encoding')
+            if defined $cl;
+        return -_refused($env, 501, 'its Transfer-Encoding is not chunked') if lc $te ne 'chunked';
         return 'chunked';
     }
     return 'none' unless defined $cl;
     if (index($cl, ',') >= 0) {
         my %seen = map { $_ => 1 } split /\s*,\s*/, $cl;
-        return 400 if keys %seen != 1;
+        return -_refused($env, 400, 'its Content-Length values differ') if keys %seen != 1;
         ($cl) = keys %seen;
         $env->{CONTENT_LENGTH} = $cl;
     }
-    return 400 if $cl !~ /\A\d{1,18}\z/;
-    return 413 if $limits->{body} && $cl > $limits->{body};
+    return -_refused($env, 400, 'its Content-Length is not a number') if $cl !~ /\A\d{1,18}\z/;
+    return -_refused($env, 413, "its body is larger than LimitRequestBody ($limits->{body})")
+        if $limits->{body} && $cl > $limits->{body};
     return $cl ? ('length', $cl + 0) : 'none';
 }
 
@@ -150,8 +181,12 @@ sub _chunk_line ($line, $state, $limit) {
 
 sub _field_limits ($head, $limits) {
     my @lines = grep {length} split /\r?\n/, $head;
-    return 431 if @lines > $limits->{fields};
-    for (@lines) { return 431 if length > $limits->{field_size} }
+    return (431, "it has more header fields than LimitRequestFields ($limits->{fields})")
+        if @lines > $limits->{fields};
+    for (@lines) {
+        return (431, "a header field is longer than LimitRequestFieldSize ($limits->{field_size})")
+            if length > $limits->{field_size};
+    }
     return;
 }
 

@@ -20,9 +20,9 @@ my $SERVER = "Server: Perennial\r\n";           # ServerTokens' choice, set once
 my @DAY    = qw(Sun Mon Tue Wed Thu Fri Sat);
 my @MONTH  = qw(Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec);
 
-sub error_bytes ($status, $http11 = 1) {
+sub error_bytes ($status, $http11 = 1, $why = undef) {
     my $reason = HTTP::Status::status_message($status) // 'Error';
-    my $body   = _error_body($status);
+    my $body   = _error_body($status) . (defined $why ? "The request was refused: $why.\n" : '');
     return
         sprintf "HTTP/1.%d %d %s\r\nDate: %s\r\n${SERVER}Content-Type: text/plain\r\n"
         . "Content-Length: %d\r\nConnection: close\r\n\r\n%s", $http11 ? 1 : 0, $status, $reason,
@@ -205,8 +205,10 @@ errors (the client went away) are recorded in the context, never thrown.
 =head2 error_bytes
 
     my $bytes = error_bytes(400);
+    my $bytes = error_bytes(400, 1, 'its path climbs above the root');
 
-A complete plain-text error response that closes the connection.
+A complete plain-text error response that closes the connection; with a reason (a sentence of
+the server's own), the body says why the request was refused.
 
 =head2 plain_response
 
