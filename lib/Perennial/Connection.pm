@@ -263,11 +263,15 @@ sub _receive_body ($self, $sock, $buf_ref, $body, $kind, $length) {
 
 # Reads until a whole head is in $buf; returns its length, or (0, error status), or () to close
 sub _read_head ($self, $sock, $buf_ref, $env) {
-    my ($deadline, %scan);
+    my ($deadline, $scan);
     while (1) {
         if (length $$buf_ref) {
+
+            # A whole head in hand (the usual case) is parsed at once; one still arriving when
+            # it is worth it (head_ready)
             my $len
-                = head_ready($buf_ref, \%scan, $self->{limits})
+                = index($$buf_ref, "\r\n\r\n") >= 0
+                || head_ready($buf_ref, $scan //= {}, $self->{limits})
                 ? parse_head($buf_ref, $env, $self->{limits})
                 : 0;
             return $len if $len > 0;
