@@ -80,11 +80,12 @@ for my $case (@cases) {
     };
 }
 
-subtest 'equal repeated Content-Length values are one value' => sub {
-    my $out = raw_request($port,
-        "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc"
-    );
-    like $out, qr{\AHTTP/1\.1 200 .*X-Length: 3}s, 'accepted once';
+subtest 'a list of Content-Length values is refused, even of one value repeated, as Apache' => sub {
+    for my $head ("Content-Length: 3\r\nContent-Length: 3\r\n", "Content-Length: 3,3\r\n") {
+        my $out = raw_request($port, "POST / HTTP/1.1\r\nHost: x\r\n${head}\r\nabc");
+        like $out, qr{\AHTTP/1\.1 400 .*Content-Length is a list}s,
+            'refused, and the body says why';
+    }
 };
 
 subtest 'a client that sends part of a head and stops gets 408 after Timeout' => sub {

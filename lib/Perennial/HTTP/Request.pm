@@ -123,12 +123,11 @@ sub body_framing ($env, $limits) {
         return 'chunked';
     }
     return 'none' unless defined $cl;
-    if (index($cl, ',') >= 0) {
-        my %seen = map { $_ => 1 } split /\s*,\s*/, $cl;
-        return -_refused($env, 400, 'its Content-Length values differ') if keys %seen != 1;
-        ($cl) = keys %seen;
-        $env->{CONTENT_LENGTH} = $cl;
-    }
+
+    # A list, even of one value repeated (two Content-Length lines): Apache refuses it, and
+    # so a proxy in front and this server cannot read two lengths into one request
+    return -_refused($env, 400, 'its Content-Length is a list, not one value')
+        if index($cl, ',') >= 0;
     return -_refused($env, 400, 'its Content-Length is not a number') if $cl !~ /\A\d{1,18}\z/;
     return -_refused($env, 413, "its body is larger than LimitRequestBody ($limits->{body})")
         if $limits->{body} && $cl > $limits->{body};
@@ -209,7 +208,7 @@ Perennial::HTTP::Request - judge the bytes of an HTTP/1.x request
 Parses a request head with L<HTTP::Parser::XS> into PSGI keys and enforces Apache's
 LimitRequestLine (414), LimitRequestFields and LimitRequestFieldSize (431). Header lines that
 are not C<name: value> (a space in the name, obsolete folding), a missing or repeated Host in
-HTTP/1.1, both Content-Length and Transfer-Encoding, and differing Content-Length values are
+HTTP/1.1, both Content-Length and Transfer-Encoding, and a list of Content-Length values (even one value twice, as Apache) are
 refused with 400, so that no request can be smuggled past a proxy in front.
 
 =head1 FUNCTIONS
