@@ -48,22 +48,15 @@ sub serve ($self, $worker) {
     local $SIG{PIPE} = 'IGNORE';
     Perennial::Watchdog->install(board => $board, slot => $slot, log => $log);
 
+    my $reopen = $worker->{reopen} // \0;
     while (!$$stopping) {
-        my $reopen = $worker->{reopen};
-        if ($reopen && $$reopen) {
-            $$reopen = 0;
-
-            # A worker that gave up root cannot open root's logs: its successor inherits them
-            if ($worker->{unprivileged}) {
-                $log->info("worker $$ leaves so that a new one writes to the reopened logs");
-                last;
-            }
-            eval { $log->reopen; 1 }
-                or $log->error("worker $$ did not reopen the logs: " . ($@ =~ s/\s+\z//r));
-        }
+        last                          if $$reopen && !_reopened($worker, $log);
         $self->_publish_memory($slot) if $worker->{unprivileged};
         $board->state($slot, '_');
         my ($client, $index, $peer) = $self->_accept(\@fh, $stopping) or next;
+
+        # Asked while it waited: the request it took goes to the new logs already
+        _reopened($worker, $log) if $$reopen && !$worker->{unprivileged};
         $self->{listeners}[$index]->prepare($client);
         my %peer   = ('psgix.io' => $client, _peer($peer));
         my $served = $conn->serve($client, $self->{base}[$index], \%peer, $remaining);
@@ -76,6 +69,19 @@ sub serve ($self, $worker) {
     }
     $board->state($slot, $$stopping ? 'I' : 'C');
     return 0;
+}
+
+# The logs reopened, as the manager asked (URG); false when the worker leaves instead: one that
+# gave up root cannot open root's logs, so its successor inherits them
+sub _reopened ($worker, $log) {
+    ${$worker->{reopen}} = 0;
+    if ($worker->{unprivileged}) {
+        $log->info("worker $$ leaves so that a new one writes to the reopened logs");
+        return 0;
+    }
+    eval { $log->reopen; 1 }
+        or $log->error("worker $$ did not reopen the logs: " . ($@ =~ s/\s+\z//r));
+    return 1;
 }
 
 # A worker that gave up root tells the scoreboard its memory (its siblings, who serve the
