@@ -80,6 +80,22 @@ for my $case (@cases) {
     };
 }
 
+subtest 'a Host that is not a host is refused, as Apache\'s strict check refuses it' => sub {
+    for my $host (
+        '',              'local host', 'user@localhost', 'localhost:99999',
+        'localhost:abc', '::1',        '*',              '../../etc',
+        'a%00b',         '"q"',        '<x>',            'localhost:0'
+        )
+    {
+        my $out = raw_request($port, "GET / HTTP/1.1\r\nHost: $host\r\n\r\n");
+        like $out, qr{\AHTTP/1\.1 400 .*its Host is not a name or an address}s, "Host: '$host'";
+    }
+    for my $host ('localhost', '127.0.0.1:8080', '[::1]:80', 'www.example.test.', 'a_b-c') {
+        my $out = raw_request($port, "GET / HTTP/1.1\r\nHost: $host\r\nConnection: close\r\n\r\n");
+        like $out, qr{\AHTTP/1\.1 200 }, "Host: '$host' is served";
+    }
+};
+
 subtest 'a list of Content-Length values is refused, even of one value repeated, as Apache' => sub {
     for my $head ("Content-Length: 3\r\nContent-Length: 3\r\n", "Content-Length: 3,3\r\n") {
         my $out = raw_request($port, "POST / HTTP/1.1\r\nHost: x\r\n${head}\r\nabc");

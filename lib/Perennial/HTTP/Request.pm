@@ -12,6 +12,10 @@ our @EXPORT_OK = qw(body_framing dechunk head_ready parse_head without_dot_segme
 # both are ways to make two servers disagree on where a request ends
 my $BAD_FIELD = qr/\n(?![!#\$%&'*+.^_`|~0-9A-Za-z-]+:)(?=[^\r\n])/;
 
+# A Host header as Apache's strict check takes it: a name (letters, digits, ".", "-", "_") or an
+# IPv6 address in brackets, and a port; $1 is the port
+my $HOST = qr/\A(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?\z/;
+
 # Returns the length of the head, 0 when more bytes are needed, or minus an HTTP error status
 sub parse_head ($buf_ref, $env, $limits) {
     my $eol = index $$buf_ref, "\n";
@@ -45,6 +49,8 @@ sub _judged ($env) {
         if defined $host && index($host, ',') >= 0;
     return _refused($env, 400, 'an HTTP/1.1 request needs a Host header')
         if !defined $host && $env->{SERVER_PROTOCOL} eq 'HTTP/1.1';
+    return _refused($env, 400, 'its Host is not a name or an address, with a port of 1 to 65535')
+        if defined $host && ($host !~ $HOST || ($1 // 1) == 0 || ($1 // 1) > 65535);
     if (index($env->{PATH_INFO}, '/.') >= 0) {
         $env->{PATH_INFO} = without_dot_segments($env->{PATH_INFO})
             // return _refused($env, 400, 'its path climbs above the root');
