@@ -54,6 +54,7 @@ my @cases = (
         "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nfffffffffffffff\r\nabc\r\n",
         413
     ],
+    ['a version written HTTP/1.01',      "GET / HTTP/1.01\r\nHost: x\r\n\r\n",               400],
     ['escape codes in the request line', "GET /\x1b[31mred\x07 HTTP/1.1\r\nHost: x\r\n\r\n", 400],
     [   'Content-Length and Transfer-Encoding',
         "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n"

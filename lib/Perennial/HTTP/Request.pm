@@ -34,6 +34,11 @@ sub parse_head ($buf_ref, $env, $limits) {
         return $status ? _refused($env, $status, $why) : 0;
     }
     return _refused($env, 400, _malformed($$buf_ref, $eol)) if $len < 0;
+
+    # The parser reads "HTTP/1.01" as 1.1: the version must be written as it says
+    my $end = substr($$buf_ref, $eol - 1, 1) eq "\r" ? $eol - 1 : $eol;
+    return _refused($env, 400, 'its HTTP version is not written "HTTP/1.0" or "HTTP/1.1"')
+        if substr($$buf_ref, $end - 9, 9) ne " $env->{SERVER_PROTOCOL}";
     my $head = substr $$buf_ref, $eol, $len - $eol;
     return _refused($env, 400,
         'a header line is not "name: value" (a space before its colon, or obsolete line folding)')
