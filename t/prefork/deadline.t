@@ -108,7 +108,7 @@ subtest 'a slow request gets a stack sample in the log and finishes' => sub {
 
 subtest 'a slow request that sleeps is not woken by its sample' => sub {
     my $srv = server('SlowRequestTime 0.5');
-    is $srv->get('/life/nap.pl')->{content}, "slept 2\n", 'the sleep lasted as asked';
+    is $srv->get('/life/nap.pl')->{content}, "slept its 2 seconds\n", 'the sleep lasted as asked';
     like $srv->error_log,
         qr/slow request \(SlowRequestTime 0\.5 s\): 'GET \/life\/nap\.pl HTTP\/1\.1' for \S+ running [\d.]+ s, waiting in \w*sleep: its stack is sampled when it runs again/,
         'the log says it is waiting, and why no sample is taken now';
