@@ -267,13 +267,14 @@ sub _read_head ($self, $sock, $buf_ref, $env) {
     while (1) {
         if (length $$buf_ref) {
 
-            # A whole head in hand (the usual case) is parsed at once; one still arriving when
-            # it is worth it (head_ready)
-            my $len
-                = index($$buf_ref, "\r\n\r\n") >= 0
-                || head_ready($buf_ref, $scan //= {}, $self->{limits})
-                ? parse_head($buf_ref, $env, $self->{limits})
-                : 0;
+            # A whole head in hand at the first look (the usual case) is parsed at once; one
+            # still arriving, when head_ready says it is worth it, each byte looked at once
+            my $ready
+                = $scan
+                ? head_ready($buf_ref, $scan, $self->{limits})
+                : index($$buf_ref, "\r\n\r\n") >= 0
+                || head_ready($buf_ref, $scan = {}, $self->{limits});
+            my $len = $ready ? parse_head($buf_ref, $env, $self->{limits}) : 0;
             return $len if $len > 0;
             if ($len < 0) { _name_refused($env, $buf_ref); return (0, -$len) }
 
