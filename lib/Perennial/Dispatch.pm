@@ -135,15 +135,12 @@ sub _keep ($self, $url, $plan) {
     $self->{plans}{$url} = $plan;
 }
 
-# With the plan when the caller has it already (DirectoryIndex found its file). The request's
-# path comes without . and .. segments (Perennial::HTTP::Request merged them); one an internal
-# redirect or a script's Location brings is refused before anything looks at it, so nothing
-# behind, a script's PATH_INFO, an AliasMatch's $1 or an application's, ever sees one. So is an
-# encoded slash or NUL in the path, whatever serves it, as Apache's AllowEncodedSlashes Off.
+# With the plan when the caller has it already (DirectoryIndex found its file). The path comes
+# without . and .. segments, a client's (Perennial::HTTP::Request) and an internal redirect's
+# (Perennial::Subrequest) alike. An encoded slash or NUL in it is refused, whatever serves it,
+# as Apache's AllowEncodedSlashes Off.
 sub _dispatch ($self, $env, $depth, $plan = undef) {
-    return $self->_unmapped($env, 'a . or .. segment')
-        if index($env->{PATH_INFO}, '/.') >= 0 && $env->{PATH_INFO} =~ m{/\.\.?(?:/|\z)};
-    return $self->_unmapped($env, 'an encoded slash or NUL')
+    return $self->_encoded_slash($env)
         if index($env->{REQUEST_URI} // '', '%') >= 0
         && $env->{REQUEST_URI} =~ m{\A[^?]*?%(?:2f|00)}i;
     $plan //= $self->plan($env);
@@ -301,8 +298,9 @@ sub _kind ($handler, $set) {
     return $set->{perl_response} ? 'module' : 'none';    # No handler at all: never the source
 }
 
-sub _unmapped ($self, $env, $what) {
-    $self->{log}->warn("URL path with $what refused: $env->{REQUEST_METHOD} $env->{REQUEST_URI}")
+sub _encoded_slash ($self, $env) {
+    $self->{log}->warn("URL path with an encoded slash or NUL refused: $env->{REQUEST_METHOD} "
+            . $env->{REQUEST_URI})
         if $self->{log};
     return Perennial::ErrorPage->response(404, $env);
 }

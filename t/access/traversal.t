@@ -14,6 +14,12 @@ write_file("$dir/cgi/show.cgi",          <<'CGI', 0755);
 #!/usr/bin/perl
 print "Content-Type: text/plain\n\npath_info=$ENV{PATH_INFO}\n";
 CGI
+write_file("$dir/cgi/hop.cgi", <<'CGI', 0755);
+#!/usr/bin/perl
+# A local redirect with dot segments in its path, as a script may write one
+my %to = (in => '/cgi-bin/x/../show.cgi/p/./q', out => '/cgi-bin/../../../secret.txt');
+print "Location: $to{$ENV{QUERY_STRING}}\n\n";
+CGI
 write_file("$dir/app.psgi", <<'PSGI');
 sub { [200, ['Content-Type' => 'text/plain'], ["app saw $_[0]{PATH_INFO}\n"]] }
 PSGI
@@ -65,6 +71,11 @@ is(($get->('/docs/v1/./page.txt'))[1],   "version one\n",  'so an AliasMatch see
 is(($get->('/cgi-bin/x/../show.cgi/p/./q'))[1],
     "path_info=/p/q\n", 'and a script, with a PATH_INFO that has none left');
 is(($get->('/run/%2e%2e/%2e%2e/usr/bin/id'))[0], 400, 'above the root: 400');
+is(($get->('/cgi-bin/hop.cgi?in'))[1],
+    "path_info=/p/q\n", 'a local redirect\'s path is merged the same way');
+my ($hop, $hop_body) = $get->('/cgi-bin/hop.cgi?out');
+is $hop, 404, 'and one that climbs stops at the root, where nothing is';
+unlike $hop_body, qr/the secret/, '  never above it';
 like $srv->error_log,
     qr{bad request, its path climbs above the root: 400 \(request 'GET /run/%2e%2e/},
     'the log says why, with the URL as the client wrote it';

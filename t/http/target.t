@@ -16,7 +16,8 @@ my @table = (
     ['/a/../../b',    undef],
     ['/plain/path',   '/plain/path'],
 );
-is without_dot_segments($_->[0]), $_->[1], "$_->[0] -> " . ($_->[1] // 'refused') for @table;
+is without_dot_segments($_->[0]), $_->[1],      "$_->[0] -> " . ($_->[1] // 'refused') for @table;
+is without_dot_segments('/a/../../b', 1), '/b', 'an internal redirect\'s path stops at the root';
 
 # Through parse_head, with the encoded forms decoded first; REQUEST_URI stays as written
 my $limits = {line => 8190, fields => 100, field_size => 8190};

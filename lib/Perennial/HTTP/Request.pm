@@ -91,8 +91,8 @@ sub _version_refused ($version) {
 
 # RFC 3986 5.2.4 on an absolute path: "." segments go, ".." takes the segment before it away
 # ("/a/./b/../c" is "/a/c"; "/a/b/.." is "/a/"); undef when a ".." would climb above "/", which
-# Apache answers with 400 too
-sub without_dot_segments ($path) {
+# Apache answers with 400 too, unless $at_root says to stop there, as the RFC does
+sub without_dot_segments ($path, $at_root = 0) {
     my @parts = split m{/}, $path, -1;
     shift @parts;    # What is before the first slash
     my @kept;
@@ -100,10 +100,10 @@ sub without_dot_segments ($path) {
         my $part = shift @parts;
         if ($part ne '.' && $part ne '..') { push @kept, $part; next }
         if ($part eq '..') {
-            return if !@kept;    # Above the root
+            return if !@kept && !$at_root;    # Above the root
             pop @kept;
         }
-        push @kept, '' unless @parts;    # A last "." or "..": a directory, with its slash
+        push @kept, '' unless @parts;         # A last "." or "..": a directory, with its slash
     }
     return '/' . join '/', @kept;
 }
@@ -264,5 +264,6 @@ the head is, or a line or the number of lines is past its limit. Each byte is lo
 
     without_dot_segments('/a/./b/../c');    # /a/c
     without_dot_segments('/../etc');        # undef: above the root
+    without_dot_segments('/../etc', 1);     # /etc: stopped at the root
 
 =cut
