@@ -78,8 +78,14 @@ sub find ($class, $list, $env) {
 # A RedirectMatch's target with $0 to $9 of the match just made ($N of no group: empty)
 sub _captured ($to, $url) {
     return unless defined $to;
-    my @m = map { defined $-[$_] ? substr $url, $-[$_], $+[$_] - $-[$_] : '' } 0 .. $#-;
+    my @m = groups($url);
     return $to =~ s/\$(\d)/escape_path($m[$1] \/\/ '')/ger;
+}
+
+# What the match just made on $string caught: the whole match, then each group ('' for a group
+# that took no part). RedirectMatch and AliasMatch substitute them.
+sub groups ($string) {
+    return map { defined $-[$_] ? substr $string, $-[$_], $+[$_] - $-[$_] : '' } 0 .. $#-;
 }
 
 sub _response ($status, $to, $env) {
@@ -131,5 +137,12 @@ for.
 =head2 find
 
     my $res = Perennial::Redirect->find(\@redirects, $env);
+
+=head2 groups
+
+    $url =~ $re and my @m = Perennial::Redirect::groups($url);    # $0, $1 ...
+
+What the match just made caught, as C<$0> to C<$9> of a C<RedirectMatch> or C<AliasMatch>
+target take them.
 
 =cut

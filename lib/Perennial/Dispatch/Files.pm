@@ -1,6 +1,7 @@
 package Perennial::Dispatch::Files;
 use v5.36;
 use Perennial::Executor::Resolver;
+use Perennial::Redirect;
 
 # Where a URL path leads on disk, as Apache's translate_name and map_to_storage: the first
 # Alias or ScriptAlias that covers it (in the order written), else DocumentRoot; then the file
@@ -58,10 +59,10 @@ sub translate ($self, $url) {
     return;
 }
 
-# An AliasMatch or ScriptAliasMatch that took the URL (or an Alias to a file), the path its
-# substitution makes, found
-# from the deepest directory in it, as a root of its own for this URL (kept, as plans are),
-# whose SCRIPT_NAME is the URL less the PATH_INFO found below, as Apache computes it
+# An AliasMatch or ScriptAliasMatch that took the URL (or an Alias to a file): the path its
+# substitution makes, found from the deepest directory in it, as a root of its own for this URL
+# (kept, as plans are), whose SCRIPT_NAME is the URL less the PATH_INFO found below, as Apache
+# computes it
 sub _matched ($self, $alias, $url, $path) {
     return if $path =~ m{(?:\A|/)\.\.?(?:/|\z)};    # Never above what the pattern names
     my $root = $self->{matched}{"$alias->{id} $url"} //= do {
@@ -81,7 +82,7 @@ sub _matched ($self, $alias, $url, $path) {
 
 # mod_alias's substitution: $0 to $9 and & are what the pattern caught (\$ and \& themselves)
 sub _substituted ($to, $url) {
-    my @m = map { defined $-[$_] ? substr $url, $-[$_], $+[$_] - $-[$_] : '' } 0 .. $#-;
+    my @m = Perennial::Redirect::groups($url);
     return $to =~ s/\\([\$&])|\$(\d)|(&)/defined $1 ? $1 : $m[$2 \/\/ 0] \/\/ ''/ger;
 }
 
