@@ -15,7 +15,7 @@ use Perennial::Executor::Compiler;
 use Perennial::Executor::Environment;
 use Perennial::Executor::Errors;
 use Perennial::Executor::Exit;    # Before any script compiles: exit ends the request
-use Perennial::Executor::Front;
+use Perennial::Executor::Front qw(error_page where);
 use Perennial::Executor::Inc;
 use Perennial::Executor::Layers;
 use Perennial::Executor::Lint;
@@ -87,12 +87,7 @@ sub compiled ($self) {
     } sort keys %$cache;
 }
 
-sub to_app ($self) {
-    return sub ($env) {
-        my $hit = $self->{resolver}->resolve($env);
-        return ref $hit ? $self->serve($env, $hit) : _error_page($hit);
-    };
-}
+sub to_app ($self) { $self->{front}->app($self, $self->{resolver}) }
 
 sub _compile ($self, $hit, $began) {
     my $file = $hit->{file};
@@ -182,8 +177,6 @@ sub _with_layers ($layers, $compile) {
     return @got;
 }
 
-sub _error_page ($status, $env = undef) { Perennial::Executor::Front::error_page($status, $env) }
-
 # A script already found (by the dispatcher, which walked the configuration for it); $r, the
 # request object of a request whose mod_perl phases run, which the script gets too
 sub serve ($self, $env, $hit, $r = undef) { $self->{front}->serve($self, $env, $hit, $r) }
@@ -200,14 +193,14 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {
         $self->{loops}{$hit->{file}} = $loop;
     }
     if ($out->handed_over) {    # $r->internal_redirect answered: whatever came after is logged
-        $self->{log}->error(_where($hit, $env) . " after its internal redirect: $died") if $died;
+        $self->{log}->error(where($hit, $env) . " after its internal redirect: $died") if $died;
         return;
     }
 
     # A script that dies after its header block: as under mod_cgi, the client gets that head
     # and what was printed, and the log gets the error
     if ($died && $out->has_head) {
-        $self->{log}->error(_where($hit, $env) . ": $died");
+        $self->{log}->error(where($hit, $env) . ": $died");
         undef $died;
     }
     my $local = !$out->started && !$out->error && $out->local_redirect;
@@ -215,8 +208,8 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {
     return if !$died && $r && $self->_unprinted($r, $out, $respond);
     my $bad = $died // $out->finish;
     return unless $bad;
-    $self->{log}->error(_where($hit, $env) . ": $bad");
-    return $respond->(_error_page(500, $env)) unless $out->started;
+    $self->{log}->error(where($hit, $env) . ": $bad");
+    return $respond->(error_page(500, $env)) unless $out->started;
     die "script failed after its response began\n";    # The server closes the connection
 }
 
@@ -239,8 +232,6 @@ sub _through_loop ($self, $script, $hit, $env, $out) {
     seek $in, 0, 0;
     return 0;
 }
-
-sub _where ($hit, $env) { Perennial::Executor::Front::where($hit, $env) }
 
 # Nothing printed, but a head set through $r: its status's page (true: answered), or the head
 # alone for the output to send

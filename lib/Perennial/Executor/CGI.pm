@@ -5,7 +5,7 @@ use Errno       qw(EINTR);
 use POSIX       ();
 use Time::HiRes ();
 use Perennial::Executor::Environment;
-use Perennial::Executor::Front;
+use Perennial::Executor::Front qw(error_page where);
 use Perennial::Executor::Output;
 use Perennial::Executor::Resolver;
 
@@ -26,12 +26,7 @@ sub new ($class, %args) {
     }, $class;
 }
 
-sub to_app ($self) {
-    return sub ($env) {
-        my $hit = $self->{resolver}->resolve($env);
-        return ref $hit ? $self->serve($env, $hit) : Perennial::Executor::Front::error_page($hit);
-    };
-}
+sub to_app ($self) { $self->{front}->app($self, $self->{resolver}) }
 
 # A script already found: run it, unless it may not run here
 sub serve ($self, $env, $hit, $r = undef) { $self->{front}->serve($self, $env, $hit, $r) }
@@ -97,13 +92,13 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {    # A pro
 
     # What the script flushed reaches the client as it arrives, as with mod_cgi
     $out->set_autoflush(1);
-    my $stdin = $self->_stdin($env) or return $respond->(_error_page(500, $env));
+    my $stdin = $self->_stdin($env) or return $respond->(error_page(500, $env));
     pipe(my $out_r, my $out_w) or die "Can't make a pipe: $!\n";
     pipe(my $err_r, my $err_w) or die "Can't make a pipe: $!\n";
     my $pid = fork;
     if (!defined $pid) {
         $self->{log}->error("Can't fork for $file: $!");
-        return $respond->(_error_page(503, $env));
+        return $respond->(error_page(503, $env));
     }
     $self->_child($hit, $env, $stdin, $out_w, $err_w) unless $pid;
     close $_ for $out_w, $err_w, $stdin;
@@ -112,10 +107,10 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {    # A pro
 }
 
 sub _finish ($self, $out, $env, $hit, $respond, $timed_out, $status) {
-    my $where = Perennial::Executor::Front::where($hit, $env);
+    my $where = where($hit, $env);
     if ($timed_out) {
         $self->{log}->error("$where: Timeout waiting for output from CGI script");
-        return $respond->(_error_page(504, $env)) unless $out->started;
+        return $respond->(error_page(504, $env)) unless $out->started;
         die "CGI script timed out after its response began\n";
     }
     my $local = !$out->started && !$out->error && $out->local_redirect;
@@ -124,11 +119,9 @@ sub _finish ($self, $out, $env, $hit, $respond, $timed_out, $status) {
     $bad //= 'exec failed' if ($status >> 8) == 127 && !$out->started;
     return unless $bad;
     $self->{log}->error("$where: $bad");
-    return $respond->(_error_page(500, $env)) unless $out->started;
+    return $respond->(error_page(500, $env)) unless $out->started;
     die "CGI script failed after its response began\n";
 }
-
-sub _error_page ($status, $env) { Perennial::Executor::Front::error_page($status, $env) }
 
 # Ready when it may be executed: there is nothing to compile
 sub prepare ($self, $hit) {

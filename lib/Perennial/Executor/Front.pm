@@ -1,5 +1,6 @@
 package Perennial::Executor::Front;
 use v5.36;
+use Exporter qw(import);
 use Perennial::ErrorPage;
 use Perennial::Subrequest;
 use Perennial::Watchdog;
@@ -9,6 +10,8 @@ use Perennial::Watchdog;
 # each of which holds one: the request's deadline armed, Options ExecCGI, the script found
 # ready (its `prepare`) or refused with the reason in the log, the run (its `respond`), and a
 # local redirect (a CGI Location: /path) answered as an internal one.
+
+our @EXPORT_OK = qw(error_page where);
 
 # log; exec_cgi (Options ExecCGI, on unless told); limits, the watchdog's [deadline, slow];
 # dispatch, a reference to the dispatcher a local redirect goes back through
@@ -35,6 +38,15 @@ sub serve ($self, $runner, $env, $hit, $r = undef) {
         return error_page($status // 500, $env);
     }
     return sub ($respond) { $runner->respond($script, $hit, $env, $respond, $r) };
+}
+
+# The executor as a PSGI application of its own: its resolver finds the script below its
+# directory (the dispatcher, when there is one, has found it already and calls serve)
+sub app ($self, $runner, $resolver) {
+    return sub ($env) {
+        my $hit = $resolver->resolve($env);
+        return ref $hit ? $self->serve($runner, $env, $hit) : error_page($hit);
+    };
 }
 
 # A local redirect (RFC 3875's Location: /path with nothing else): the dispatcher answers the
@@ -71,7 +83,8 @@ Perennial::Executor::Front - what every executor does around running a script
         dispatch => \$dispatcher);
     return $front->serve($executor, $env, $hit, $r);    # $executor->prepare, ->respond
     return $front->internal_redirect($env, '/other', $respond);
-    my $page = Perennial::Executor::Front::error_page(500, $env);
+    use Perennial::Executor::Front qw(error_page where);
+    my $page = error_page(500, $env);
 
 =head1 DESCRIPTION
 
@@ -92,6 +105,10 @@ so an executor can hand it its own arguments.
 =head2 serve
 
     return $front->serve($executor, $env, $hit, $r);
+
+=head2 app
+
+    my $psgi = $front->app($executor, $resolver);    # the executor's to_app
 
 =head2 internal_redirect
 
