@@ -30,8 +30,11 @@ sub serve ($self, $env, $hit, $set) {
     my @headers  = ('Last-Modified' => $modified, 'ETag' => $etag, 'Accept-Ranges' => 'bytes');
     my $type     = $self->{types}->type_of($hit->{file}, $set);
     push @headers, 'Content-Type' => $type if length $type;
-    my $encoding = Perennial::MimeTypes->encoding_of($hit->{file}, $set);
-    push @headers, 'Content-Encoding' => $encoding if length $encoding;
+
+    if ($set->{add_encoding}) {    # AddEncoding: looked at only where a section has one
+        my $encoding = Perennial::MimeTypes->encoding_of($hit->{file}, $set);
+        push @headers, 'Content-Encoding' => $encoding if length $encoding;
+    }
 
     my $cond = conditions($env, $etag, int $mtime);
     return [$cond, [@headers[0 .. 3]], []]           if $cond == 304;

@@ -39,7 +39,8 @@ my %WAIT_CALLS = (
         137 => 'rt_sigtimedwait'
     },
 );
-my ($BOARD, $SLOT, $LOG);    # The worker's own, once installed
+my $WAITS = $WAIT_CALLS{(POSIX::uname())[4]};    # This machine's; none known elsewhere
+my ($BOARD, $SLOT, $LOG);                        # The worker's own, once installed
 
 sub arm ($deadline, $slow) { $BOARD->arm($SLOT, $deadline, $slow) if $BOARD }
 
@@ -90,10 +91,10 @@ sub _waiting ($w, $s, $age, $log) {
 
 # The name of the waiting system call the process is in (its /proc/PID/syscall), if it is one
 sub _wait_call ($pid) {
-    my $calls = $WAIT_CALLS{(POSIX::uname())[4]} or return;    # An unknown machine: none known
-    open(my $fh, '<', "/proc/$pid/syscall")      or return;
-    my ($number) = (<$fh> // '') =~ /\A(\d+)/    or return;    # "running": in its own code
-    return $calls->{$number};
+    $WAITS                                    or return;
+    open(my $fh, '<', "/proc/$pid/syscall")   or return;
+    my ($number) = (<$fh> // '') =~ /\A(\d+)/ or return;    # "running": in its own code
+    return $WAITS->{$number};
 }
 
 # The worker's side: its signal handlers for the rest of its life
@@ -165,15 +166,16 @@ Perennial::Watchdog - request deadlines and the slow-request log
 
 C<RequestDeadline> and C<SlowRequestTime> (server-wide or per C<< <Location> >>, in seconds, 0
 for none) are checked by the manager against each busy worker's scoreboard slot, so the worker
-spends no system call on them. When a request runs past C<SlowRequestTime>, the worker gets
-PROF and writes the Perl stack of the request to the error log (once per request; the request
-goes on). A signal would end a C<sleep>, C<select> or C<poll> early, so while the worker waits
-in one (the manager reads F</proc/PID/syscall>) it is not sent: the log says once that the
-request is waiting, and the sample comes when it runs again. When it runs past C<RequestDeadline>, the worker gets XCPU: it writes the stack, answers
-C<504 Gateway Timeout> if the response has not started (else the connection is closed), logs
-the access line and exits; the manager starts a new worker. A worker stuck outside Perl code
-(an XS call that restarts on signals, a regular expression that backtracks for ever) does not
-run its handler, so after 2 seconds more it gets KILL and the client sees the connection close.
+spends no system call on them. When a request runs past C<SlowRequestTime>, the worker gets PROF
+and writes the Perl stack of the request to the error log (once per request; the request goes
+on). A signal would end a C<sleep>, C<select> or C<poll> early, so while the worker waits in one
+(the manager reads F</proc/PID/syscall>) it is not sent: the log says once that the request is
+waiting, and the sample comes when it runs again. When it runs past C<RequestDeadline>, the
+worker gets XCPU: it writes the stack, answers C<504 Gateway Timeout> if the response has not
+started (else the connection is closed), logs the access line and exits; the manager starts a
+new worker. A worker stuck outside Perl code (an XS call that restarts on signals, a regular
+expression that backtracks for ever) does not run its handler, so after 2 seconds more it gets
+KILL and the client sees the connection close.
 
 =head1 SIGNALS
 

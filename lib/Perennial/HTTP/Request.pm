@@ -10,7 +10,8 @@ our @EXPORT_OK = qw(body_framing dechunk head_ready parse_head without_dot_segme
 
 # A header line that is not "token:" (a space in the name, obsolete line folding) is refused:
 # both are ways to make two servers disagree on where a request ends
-my $BAD_FIELD = qr/\n(?![!#\$%&'*+.^_`|~0-9A-Za-z-]+:)(?=[^\r\n])/;
+my $TOKEN     = qr/[!#\$%&'*+.^_`|~0-9A-Za-z-]+/;    # RFC 9110's tchar, one or more
+my $BAD_FIELD = qr/\n(?!$TOKEN:)(?=[^\r\n])/;
 
 # A Host header as Apache's strict check takes it: a name (letters, digits, ".", "-", "_") or an
 # IPv6 address in brackets, and a port; $1 is the port
@@ -78,7 +79,7 @@ sub _refused ($env, $status, $why) {
 
 sub _malformed ($buf, $eol) {
     my $line = substr $buf, 0, $eol < 0 ? length $buf : $eol;
-    return $line =~ m{\A[!#\$%&'*+.^_`|~0-9A-Za-z-]+ [^ \x00-\x1f\x7f]+ HTTP/\d\.\d\r?\z}
+    return $line =~ m{\A$TOKEN [^ \x00-\x1f\x7f]+ HTTP/\d\.\d\r?\z}
         ? 'a header line is malformed'
         : 'its request line is not "METHOD TARGET HTTP/x.y"';
 }
@@ -225,8 +226,9 @@ Perennial::HTTP::Request - judge the bytes of an HTTP/1.x request
 Parses a request head with L<HTTP::Parser::XS> into PSGI keys and enforces Apache's
 LimitRequestLine (414), LimitRequestFields and LimitRequestFieldSize (431). Header lines that
 are not C<name: value> (a space in the name, obsolete folding), a missing or repeated Host in
-HTTP/1.1, both Content-Length and Transfer-Encoding, and a list of Content-Length values (even one value twice, as Apache) are
-refused with 400, so that no request can be smuggled past a proxy in front.
+HTTP/1.1, both Content-Length and Transfer-Encoding, and a list of Content-Length values
+(even one value twice, as Apache) are refused with 400, so that no request can be smuggled
+past a proxy in front.
 
 =head1 FUNCTIONS
 
