@@ -331,8 +331,9 @@ sub _load ($path, $where) {
 }
 
 # PerlPreloadScripts DIR: every script below DIR (a .pl or .cgi file, or an executable one; not
-# dot files, nor a library another of them requires by path) compiled now by the Registry executor that a request for it would reach, so workers
-# fork with the compiled code (ModPerl::RegistryLoader)
+# dot files, nor a library another of them requires by path) compiled now by the Registry
+# executor that a request for it would reach, so workers fork with the compiled code
+# (ModPerl::RegistryLoader)
 sub _preload_scripts ($config, $log, @dispatches) {
     for my $want (@{$config->preload_scripts}) {
         my $real = Cwd::realpath($want)
@@ -376,7 +377,8 @@ sub _files ($dir) {
 }
 
 # Less the libraries the others load by path (`require "./countlib.pl"`, `do "lib.pl"`,
-# `require "$FindBin::Bin/lib.pl"`): they are not scripts, and compiled as one they would only say misleading things in the log
+# `require "$FindBin::Bin/lib.pl"`): they are not scripts, and compiled as one they would only
+# say misleading things in the log
 sub _not_required (@files) {
     my %required;
     for my $file (@files) {

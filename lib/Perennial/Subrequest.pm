@@ -52,10 +52,10 @@ Perennial::Subrequest - the environment of an internal GET for another URL
 =head1 DESCRIPTION
 
 Copies the request's PSGI environment for a GET of another URL of the same server: method,
-PATH_INFO (decoded), QUERY_STRING and SCRIPT_NAME are the new request's, the body is empty,
-and the given keys are added. The path is decoded and its dot segments merged, as a client's
-is (Perennial::HTTP::Request), a C<..> above C</> stopping there. Used for a script's local C<Location:> redirect, mod_perl's
-C<< $r->internal_redirect >> and C<ErrorDocument> pages.
+PATH_INFO (decoded), QUERY_STRING and SCRIPT_NAME are the new request's, the body is empty, and
+the given keys are added. The path is decoded and its dot segments merged, as a client's is
+(Perennial::HTTP::Request), a C<..> above C</> stopping there. Used for a script's local
+C<Location:> redirect, mod_perl's C<< $r->internal_redirect >> and C<ErrorDocument> pages.
 
 =head1 METHODS
 

@@ -184,9 +184,9 @@ inherits (Apache's C<AuthMerging Off>); C<Options> with C<+>/C<-> change what is
 
     my $settings = $walk->merged($dirs, $files, $locations);
 
-The merged settings: C<handler>, C<app_path> and C<mount>, C<response_handler>, C<options>
-(a hash), C<exec_cgi>, C<require> and C<where>, C<set_env>, C<pass_env>, C<add_handler>,
-C<add_type>, C<add_encoding>, C<force_type>, C<directory_index>, C<directory_slash>, and C<key>, which names
-the set of sections.
+The merged settings: C<handler>, C<app_path> and C<mount>, C<response_handler>, C<options> (a
+hash), C<exec_cgi>, C<require> and C<where>, C<set_env>, C<pass_env>, C<add_handler>,
+C<add_type>, C<add_encoding>, C<force_type>, C<directory_index>, C<directory_slash>, and C<key>,
+which names the set of sections.
 
 =cut

@@ -2,13 +2,13 @@ package Perennial::Executor::Inc;
 use v5.36;
 use Config;
 
-# A resident script's share of %INC. Files it requires that are not modules (`require
-# "lib.pl"`, or a .pm with no package statement) are its own: they are in %INC only while it runs, so another script that requires
-# a file of the same name gets its own copy (mod_cgi's behaviour; under ModPerl::Registry the
-# second script silently gets nothing). Everything it loads from outside perl's own library
-# directories is remembered with its mtime, so that a changed library recompiles the script.
-# Noticing what is new costs a count of %INC's keys per request; the keys are walked only
-# when the count changed.
+# A resident script's share of %INC. Files it requires that are not modules (`require "lib.pl"`,
+# or a .pm with no package statement) are its own: they are in %INC only while it runs, so
+# another script that requires a file of the same name gets its own copy (mod_cgi's behaviour;
+# under ModPerl::Registry the second script silently gets nothing). Everything it loads from
+# outside perl's own library directories is remembered with its mtime, so that a changed library
+# recompiles the script. Noticing what is new costs a count of %INC's keys per request; the keys
+# are walked only when the count changed.
 
 my @SYSTEM;        # Perl's own library directories, once init has asked
 my %KNOWN;         # The %INC keys that were there at the last look (shared modules)

@@ -290,9 +290,10 @@ Parses the CGI header block (C<Status:>, C<Location:>, repeated headers such as 
 LF or CRLF line ends) and sends the body through the PSGI responder: in one piece with its
 length when the script ends within 8 KiB, or streamed (chunked for HTTP/1.1) once the script
 flushes, turns on C<$|>, or writes more. Scripts named C<nph-*> write their own status line;
-their bytes are never buffered and reach the client unchanged (the server adds no header and
-no chunked encoding, and closes the connection after them), as under mod_cgi. A header line that is malformed, or a value holding a CR or LF (an
-injection attempt), makes the output an error that the executor turns into a 500.
+their bytes are never buffered and reach the client unchanged (the server adds no header and no
+chunked encoding, and closes the connection after them), as under mod_cgi. A header line that is
+malformed, or a value holding a CR or LF (an injection attempt), makes the output an error that
+the executor turns into a 500.
 
 =head1 METHODS
 
