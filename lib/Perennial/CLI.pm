@@ -143,21 +143,13 @@ sub _cmd_status ($config, $opt, $command) {
     my (undef, undef, $manager) = $board->header_values;
 
     # A scoreboard outlives a manager killed with -9: its last state is not a running server
-    if (!_running($manager)) {
+    if (!$manager || Perennial::Control->gone($manager)) {
         print STDERR "perennial: the manager (pid $manager) is gone; \"$file\" is what it left\n";
         return 1;
     }
     my $queues = Perennial::Status::Proc::queue_of_process($manager, _backlog($config));
     print text($board, queues => $queues);
     return 0;
-}
-
-# A process that exists and is not a zombie (a killed manager its parent has not reaped yet)
-sub _running ($pid) {
-    return 0 unless $pid && kill 0, $pid;
-    open(my $fh, '<', "/proc/$pid/stat") or return 1;
-    my ($state) = (<$fh> // '') =~ /\)\s+(\S)/;
-    return ($state // '') ne 'Z';
 }
 
 # The listen backlog the kernel grants: ListenBacklog, at most net.core.somaxconn

@@ -58,7 +58,7 @@ sub _wait_upgrade ($class, $pid, $file, $wait) {
     my $deadline = Time::HiRes::time() + $wait;
     while (1) {
         my $new = $class->read_pid($file) // $pid;
-        return "manager $pid replaced by manager $new" if $new != $pid && _gone($pid);
+        return "manager $pid replaced by manager $new" if $new != $pid && $class->gone($pid);
         die "upgrade not finished after $wait seconds (see the error log)\n"
             if Time::HiRes::time() > $deadline;
         Time::HiRes::sleep(0.05);
@@ -66,7 +66,7 @@ sub _wait_upgrade ($class, $pid, $file, $wait) {
 }
 
 # Exited, even if its parent has not collected it yet
-sub _gone ($pid) {
+sub gone ($class, $pid) {
     return 1 unless kill 0, $pid;
     open(my $fh, '<', "/proc/$pid/stat") or return 0;
     return ((<$fh> // '') =~ /\)\s+Z/) ? 1 : 0;
@@ -108,6 +108,12 @@ written the pid file and the old one is gone.
     Perennial::Control->daemonize;
 
 Detaches from the terminal (fork, setsid, fork) with standard input and output on /dev/null.
+
+=head2 gone
+
+    print "the manager is gone\n" if Perennial::Control->gone($pid);
+
+True once the process has exited, even while its parent has not collected it (a zombie).
 
 =head2 read_pid
 

@@ -163,8 +163,7 @@ sub _worker ($self, $server, $hooks) {
 
         # An application's warnings are its own lines of the error log (not the command line's
         # "perennial: ..."); a script's are logged with its path by the executor
-        my $log = $self->{log};
-        local $SIG{__WARN__} = sub ($msg) { $log->warn($msg) };
+        local $SIG{__WARN__} = _warnings_to($self->{log});
         my %about = (slot => $w->{slot}, generation => $w->{generation});
         my $bye   = sub () { $preload->run_hooks($hooks->{exit}, PerlChildExitHandler => \%about) };
         _publish_scripts($self->{board}, $w->{slot});
@@ -175,6 +174,11 @@ sub _worker ($self, $server, $hooks) {
         $bye->();
         return $code;
     };
+}
+
+# The handler that makes an application's warnings lines of the error log
+sub _warnings_to ($log) {
+    return sub ($msg) { $log->warn($msg) };
 }
 
 # A worker whose manager dies (kill -9) finishes its request and goes, instead of serving on
@@ -208,7 +212,7 @@ sub _single ($server, $board, $to, $log) {
     my $stopping     = 0;
     my $unprivileged = Perennial::Privileges->drop($to);
     local @SIG{qw(TERM INT QUIT WINCH)} = (sub { $stopping = 1 }) x 4;
-    local $SIG{__WARN__} = sub ($msg) { $log->warn($msg) };                   # As a worker's
+    local $SIG{__WARN__} = _warnings_to($log);                           # As a worker's
     $board->claim(0, $$, 1);
     _publish_scripts($board, 0);
     $server->serve(
