@@ -327,7 +327,9 @@ sub _refuse ($self, $c, $status, $env, $why) {
             . ')');
     $c->{keep_alive} = 0;
     $c->{status}     = $status;
-    write_all($c, error_bytes($status, $c->{http11}, $env->{'perennial.refused'}));
+    my $bytes = error_bytes($status, $c->{http11}, $env->{'perennial.refused'});
+    $c->{bytes} = length($bytes) - index($bytes, "\r\n\r\n") - 4;    # The body, for the access log
+    write_all($c, $bytes);
     return 0;
 }
 

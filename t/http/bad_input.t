@@ -138,10 +138,11 @@ like $log, qr/bad request, its request line is longer than LimitRequestLine \(\d
 like $log, qr/bad request, a header line is not "name: value"/, 'obsolete line folding';
 like $log, qr/refused body, its body is larger than LimitRequestBody \(10\): 413/,
     'body refusals too';
-like $log,             qr/incomplete request head/,        'timeouts are logged';
-like $srv->access_log, qr/"GARBAGE - HTTP\/1.0" 400/,      'and written to the access log';
-unlike $log,           qr/non-portable|at \S+ line \d+\./, 'no client input makes a perl warning';
-unlike $log,           qr/[\x1b\x07]/,                     'nor puts control characters in the log';
-like $log,             qr{/\\x1b\[31mred\\x07},            'they are written escaped';
+like $log, qr/incomplete request head/, 'timeouts are logged';
+like $srv->access_log, qr/"GARBAGE - HTTP\/1.0" 400 [1-9]\d* /,
+    'and written to the access log, with the bytes of the answer\'s body';
+unlike $log, qr/non-portable|at \S+ line \d+\./, 'no client input makes a perl warning';
+unlike $log, qr/[\x1b\x07]/,                     'nor puts control characters in the log';
+like $log,   qr{/\\x1b\[31mred\\x07},            'they are written escaped';
 $srv->stop;
 done_testing;
