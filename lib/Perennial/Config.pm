@@ -21,6 +21,7 @@ my %SETTINGS = (
     environment               => ['deployment',       'word'],
     error_log                 => [undef,              'path'],
     graceful_shutdown_timeout => [0,                  'int'],
+    http_protocol_options     => [{},                 'hash'],
     ignored                   => [{},                 'hash'],
     includes                  => [[],                 'list'],
     perl_warnings             => [0,                  'bool'],
@@ -326,16 +327,9 @@ sub _directive ($values, $item) {
     my $key  = $DIRECTIVES{$name};
     return "unknown directive '$item->{name}'"
         if !$key || ($NOT_DIRECTIVES{$key} && !$LIST_DIRECTIVES{$name});
+    return _list_directive($values, $key, $item) if $LIST_DIRECTIVES{$name};
+    return _protocol_options($values, $item)     if $key eq 'http_protocol_options';
     my @args = @{$item->{args}};
-    if ($LIST_DIRECTIVES{$name}) {
-        return "$item->{name} takes one or more arguments" unless @args;
-        for my $addr ($key eq 'remoteip_proxies' ? @args : ()) {
-            return "$item->{name}: '$addr' is not an address or network"
-                unless ref Perennial::Access->parse(ip => $addr);
-        }
-        push @{$values->{$key}}, @args;
-        return;
-    }
     if ($key eq 'log_level') {
         @args = _log_level($values, $item);
         return if !@args && @{$item->{args}};    # Only modules' own levels (ssl:warn)
@@ -345,6 +339,45 @@ sub _directive ($values, $item) {
     return $err if $err;
     $values->{max_clients_directive} = $item->{name} if $key eq 'max_clients';
     $values->{$key} = $value;
+    return;
+}
+
+# Listen, PerlModule, ...: each use adds to the list
+sub _list_directive ($values, $key, $item) {
+    my @args = @{$item->{args}} or return "$item->{name} takes one or more arguments";
+    for my $addr ($key eq 'remoteip_proxies' ? @args : ()) {
+        return "$item->{name}: '$addr' is not an address or network"
+            unless ref Perennial::Access->parse(ip => $addr);
+    }
+    push @{$values->{$key}}, @args;
+    return;
+}
+
+# HttpProtocolOptions: Strict or Unsafe, RegisteredMethods or LenientMethods, and Allow0.9 or
+# Require1.0 (HTTP/0.9 is never served: a note says so)
+my %PROTOCOL_OPTION = (
+    strict            => [unsafe     => 0],
+    unsafe            => [unsafe     => 1],
+    registeredmethods => [registered => 1],
+    lenientmethods    => [registered => 0],
+    'require1.0'      => [],
+    'allow0.9'        => [],
+);
+
+sub _protocol_options ($values, $item) {
+    my @args = @{$item->{args}} or return "$item->{name} takes one or more options";
+    my %options;
+    for my $word (@args) {
+        my $option = $PROTOCOL_OPTION{lc $word}
+            or return "$item->{name}: '$word' is not Strict, Unsafe, RegisteredMethods, "
+            . 'LenientMethods, Allow0.9 or Require1.0';
+        %options = (%options, @$option);
+        push @{$values->{notes}},
+            "$item->{file} line $item->{line}: $item->{name} Allow0.9 "
+            . 'ignored: an HTTP/0.9 request is refused with 400 whatever it says'
+            if lc $word eq 'allow0.9';
+    }
+    $values->{http_protocol_options} = {%{$values->{http_protocol_options} // {}}, %options};
     return;
 }
 
@@ -489,6 +522,28 @@ How long C<graceful-stop> waits for busy workers before it sends them TERM.
 =item keep_alive (C<KeepAlive On|Off>; On)
 
 =item keep_alive_timeout (C<KeepAliveTimeout>; 5 seconds, C<ms> suffix allowed)
+
+=item http_protocol_options (C<HttpProtocolOptions>; Strict LenientMethods Require1.0)
+
+How strictly a request head is read, as Apache 2.4's directive, in the main server or a
+C<< <VirtualHost> >>. C<Strict>, the default, refuses with 400 what RFC 9112 does not allow: a
+method that is not a token, a line ended by a bare LF, a target that is not a path, an
+C<http://> URL (whose host then replaces the Host header) or C<*> for OPTIONS, a fragment or a
+user name in the target, a Host that is not a name, an IPv4 address or a bracketed IPv6
+address (four numbers without leading zeros; a name's last label starting with a letter), and
+chunked bodies whose size lines, extensions, line ends or trailer break the grammar.
+C<Unsafe> lets through what Apache's C<Unsafe> does: any method of visible characters, bare LF
+line ends (in the head and in chunked bodies), a fragment or a user name in the target
+(dropped), and host names that break the Strict rules (a run of dots, a slash or a port out of
+range is still refused). What can make a proxy in front and Perennial read two different
+requests is refused in both modes: a space before a header's colon, obsolete line folding,
+Content-Length with Transfer-Encoding, a list of Content-Length values.
+C<RegisteredMethods> answers a method HTTP and WebDAV do not register with 501;
+C<LenientMethods> (the default) lets any token through. C<Allow0.9> is accepted and ignored
+with a note: HTTP/0.9 is never served. A C<< <VirtualHost> >>'s value is read, as Apache reads
+it, for the connections whose address it is the first host of (before the Host header is
+known): on Perennial, the first host whose address matches the C<Listen> address (an exact
+IP, then C<*>, then C<_default_>) and port; a name-based host behind it has no say.
 
 =item limit_request_body (C<LimitRequestBody>; 1073741824 bytes; 0 = unlimited)
 

@@ -4,7 +4,8 @@ use Errno                     qw(EINTR);
 use File::Temp                ();
 use Socket                    qw(MSG_DONTWAIT MSG_PEEK);
 use Time::HiRes               ();
-use Perennial::HTTP::Request  qw(body_framing dechunk head_ready parse_head);
+use Perennial::HTTP::Body     qw(body_framing dechunk);
+use Perennial::HTTP::Request  qw(head_ready parse_head);
 use Perennial::HTTP::Response qw(error_bytes start_response write_all write_response);
 use Perennial::HTTP::Response::Writer;
 
@@ -37,6 +38,12 @@ sub client_socket ($class) { $IN_APP && $IN_APP->{sock} }
 
 sub new ($class, %args) {
     my $config = $args{config};
+    my %limits = (
+        line       => $config->limit_request_line,
+        fields     => $config->limit_request_fields,
+        field_size => $config->limit_request_field_size,
+        body       => $config->limit_request_body,
+    );
     return bless {
         after     => $args{after_request},
         app       => $args{app},
@@ -48,19 +55,19 @@ sub new ($class, %args) {
         keep_max  => $config->max_keep_alive_requests,
         keep_wait => $config->keep_alive_timeout,
         timeout   => $config->timeout,
-        limits    => {
-            line       => $config->limit_request_line,
-            fields     => $config->limit_request_fields,
-            field_size => $config->limit_request_field_size,
-            body       => $config->limit_request_body,
-        },
+        limits_of => [
+            map { +{%limits, unsafe => $_->{unsafe} // 0, registered => $_->{registered} // 0} }
+                @{$args{protocol} // [$config->http_protocol_options]}
+        ],
     }, $class;
 }
 
-# Serves requests on $sock until it closes; returns the number of requests served
-sub serve ($self, $sock, $base, $peer, $remaining) {
-    my ($buf,   $served) = ('', 0);
-    my ($board, $slot)   = @$self{qw(board slot)};
+# Serves requests on $sock until it closes; returns the number of requests served. $listener
+# is the index of the listener it came on (its HttpProtocolOptions).
+sub serve ($self, $sock, $base, $peer, $remaining, $listener = 0) {
+    $self->{limits} = $self->{limits_of}[$listener] // $self->{limits_of}[0];
+    my ($buf, $served) = ('', 0);
+    my ($board, $slot) = @$self{qw(board slot)};
     my $after = $self->{after};
     $SERVING = $self;
     $board->connection_start($slot);
@@ -161,7 +168,14 @@ sub _next_request ($self, $sock) {
     return 0;
 }
 
+# OPTIONS * asks about the server, not a resource: no application is asked, as in Apache
+sub _options_of_server ($c) {
+    write_response($c, [200, ['Allow' => 'GET, HEAD, POST, OPTIONS', 'Content-Length' => 0], []]);
+    return 1;
+}
+
 sub _call_app ($self, $c, $env) {
+    return _options_of_server($c) if $env->{REQUEST_URI} eq '*';
     ($IN_APP, $WORKER) = ($c, $$);
     my $ok = eval {
         my $res = $self->{app}->($env);
@@ -205,7 +219,6 @@ sub _answer_instead ($c, $status) {
 
 # Why a body that was being received is refused, for the log and the answer
 my %BODY_REFUSED = (
-    400 => 'its chunked body is not framed as HTTP/1.1 says (a chunk size, or a line end)',
     408 => 'its body did not arrive within Timeout',
     413 => 'its body is larger than LimitRequestBody',
 );
@@ -218,18 +231,14 @@ sub _read_body ($self, $c, $buf_ref, $env) {
         return 1;
     }
     return $self->_refuse($c, $kind, $env, 'refused body') if $kind =~ /\A\d+\z/;
-    my $expect = $env->{HTTP_EXPECT};
-    if (defined $expect) {
-        if (lc $expect ne '100-continue') {
-            $env->{'perennial.refused'} = 'the only Expect it may send is 100-continue';
-            return $self->_refuse($c, 417, $env, 'unsupported Expect');
-        }
-        write_all($c, "HTTP/1.1 100 Continue\r\n\r\n") if $c->{http11} && !length $$buf_ref;
-    }
+
+    # Any other Expect was refused with the head (Perennial::HTTP::Request)
+    write_all($c, "HTTP/1.1 100 Continue\r\n\r\n")
+        if $c->{http11} && !length $$buf_ref && length($env->{HTTP_EXPECT} // '');
     my $body   = {data => '', length => 0};
     my $status = $self->_receive_body($c->{sock}, $buf_ref, $body, $kind, $length);
     if ($status > 1) {
-        $env->{'perennial.refused'} = $BODY_REFUSED{$status} if $BODY_REFUSED{$status};
+        $env->{'perennial.refused'} = $body->{why} // $BODY_REFUSED{$status};
         return $self->_refuse($c, $status, $env, 'bad or late body');
     }
     if (!$status) { $c->{keep_alive} = 0; $c->{status} = 400; return 0 }
@@ -251,7 +260,10 @@ sub _receive_body ($self, $sock, $buf_ref, $body, $kind, $length) {
             $body->{data} .= $part;
             $done = ($state->{total} += length $part) >= $length;
         }
-        else { $done = dechunk($buf_ref, $state, \$body->{data}, $self->{limits}{body}) }
+        else {
+            $done = dechunk($buf_ref, $state, \$body->{data}, $self->{limits});
+            $body->{why} = $state->{why} if $done > 1;
+        }
         $body->{length} = $state->{total};
         _spill($body) if length $body->{data} > $MEMORY_BODY;
         return $done  if $done;
@@ -261,7 +273,9 @@ sub _receive_body ($self, $sock, $buf_ref, $body, $kind, $length) {
     }
 }
 
-# Reads until a whole head is in $buf; returns its length, or (0, error status), or () to close
+# Reads until a whole head is in $buf; returns its length, or (0, error status), or () to close.
+# A head that trickles in gets Timeout in all from its first byte, not per read (slowloris),
+# empty lines before it included.
 sub _read_head ($self, $sock, $buf_ref, $env) {
     my ($deadline, $scan);
     while (1) {
@@ -277,11 +291,10 @@ sub _read_head ($self, $sock, $buf_ref, $env) {
             my $len = $ready ? parse_head($buf_ref, $env, $self->{limits}) : 0;
             return $len if $len > 0;
             if ($len < 0) { _name_refused($env, $buf_ref); return (0, -$len) }
-
-            # A head that trickles in gets Timeout in all, not per read (slowloris)
             $deadline //= Time::HiRes::time() + $self->{timeout};
-            return $self->_head_failed($env, $buf_ref, 408) if Time::HiRes::time() > $deadline;
         }
+        return $self->_head_failed($env, $buf_ref, 408)
+            if $deadline && Time::HiRes::time() > $deadline;
         my $n = $self->_read($sock, $buf_ref);
         next if $n;
         return () unless length $$buf_ref;
@@ -395,7 +408,7 @@ Perennial::Connection - serve the requests of one HTTP connection
 
     my $conn = Perennial::Connection->new(config => $config, app => $app, log => $log,
         board => $board, slot => $slot, stopping => \$stopping);
-    my $served = $conn->serve($socket, \%listener_env, {REMOTE_ADDR => $ip, REMOTE_PORT => $port}, $left);
+    my $served = $conn->serve($socket, \%listener_env, {REMOTE_ADDR => $ip}, $left, $index);
 
 =head1 DESCRIPTION
 
@@ -424,16 +437,18 @@ Returns false when no application is running.
 
 Takes C<config>, C<app>, C<log>, C<board>, C<slot> and C<stopping> (a reference to the
 worker's stop flag), and optionally C<after_request>, a code reference called after each
-request: when it returns true, the worker ends after this connection.
+request: when it returns true, the worker ends after this connection, and C<protocol>, the
+HttpProtocolOptions of each listener (C<unsafe>, C<registered>) in the listeners' order.
 
 =head2 serve
 
-    my $served = $conn->serve($socket, $listener_env, $peer_env, $remaining);
+    my $served = $conn->serve($socket, $listener_env, $peer_env, $remaining, $listener);
 
 Serves the connection until it ends and returns the number of requests answered. Each request's
 environment starts from the listener's keys and the connection's (client address, psgix.io);
 neither hash is changed.
-C<$remaining> (or undef) is how many more requests this worker may serve.
+C<$remaining> (or undef) is how many more requests this worker may serve; C<$listener> the
+index of the listener the connection came on (0 when left out).
 
 =head2 wants_exit
 

@@ -137,13 +137,20 @@ sub _keep ($self, $url, $plan) {
 
 # With the plan when the caller has it already (DirectoryIndex found its file). The path comes
 # without . and .. segments, a client's (Perennial::HTTP::Request) and an internal redirect's
-# (Perennial::Subrequest) alike. An encoded slash or NUL in it is refused, whatever serves it,
-# as Apache's AllowEncodedSlashes Off.
+# (Perennial::Subrequest) alike. An encoded slash in it is refused, whatever serves it, as
+# Apache's AllowEncodedSlashes Off; an encoded NUL (kept as %00 in PATH_INFO) where a file or a
+# script would be looked for, as Apache's 404: an application mounted at a <Location> or a
+# handler module is given it.
 sub _dispatch ($self, $env, $depth, $plan = undef) {
-    return $self->_encoded_slash($env)
-        if index($env->{REQUEST_URI} // '', '%') >= 0
-        && $env->{REQUEST_URI} =~ m{\A[^?]*?%(?:2f|00)}i;
+    my $encoded = index($env->{REQUEST_URI} // '', '%') >= 0;
+    return $self->_encoded($env, 'slash')
+        if $encoded && $env->{REQUEST_URI} =~ m{\A[^?]*?%2f}i;
     $plan //= $self->plan($env);
+    return $self->_encoded($env, 'NUL')
+        if $encoded
+        && $plan->{kind} ne 'mounted'
+        && $plan->{kind} ne 'module'
+        && index($env->{PATH_INFO}, '%00') >= 0;
     my $set   = $plan->{set};
     my $moved = $set->{redirects} && Perennial::Redirect->find($set->{redirects}, $env);
     my ($res, $own) = $moved ? ($moved, 1) : $self->_answer($env, $depth, $plan);
@@ -298,9 +305,9 @@ sub _kind ($handler, $set) {
     return $set->{perl_response} ? 'module' : 'none';    # No handler at all: never the source
 }
 
-sub _encoded_slash ($self, $env) {
-    $self->{log}->warn("URL path with an encoded slash or NUL refused: $env->{REQUEST_METHOD} "
-            . $env->{REQUEST_URI})
+sub _encoded ($self, $env, $what) {
+    $self->{log}->warn(
+        "URL path with an encoded $what refused: $env->{REQUEST_METHOD} " . $env->{REQUEST_URI})
         if $self->{log};
     return Perennial::ErrorPage->response(404, $env);
 }

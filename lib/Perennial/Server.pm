@@ -7,6 +7,7 @@ use Socket
 use Perennial::Connection;
 use Perennial::HTTP::Response ();
 use Perennial::SizeLimit;
+use Perennial::VirtualHosts ();
 use Perennial::Watchdog;
 
 # A worker's life: accept a connection, hand it to Perennial::Connection, repeat until told to
@@ -42,6 +43,7 @@ sub serve ($self, $worker) {
         slot          => $slot,
         stopping      => $stopping,
         after_request => scalar $self->_size_limit,
+        protocol      => [map { _protocol_options($self->{config}, $_) } @{$self->{listeners}}],
     );
     my @fh = @LISTENING = map { $_->fh } @{$self->{listeners}};
     if (@fh > 1 || $self->{epoll}) { $_->blocking(0) for @fh }
@@ -59,7 +61,7 @@ sub serve ($self, $worker) {
         _reopened($worker, $log) if $$reopen && !$worker->{unprivileged};
         $self->{listeners}[$index]->prepare($client);
         my %peer   = ('psgix.io' => $client, _peer($peer));
-        my $served = $conn->serve($client, $self->{base}[$index], \%peer, $remaining);
+        my $served = $conn->serve($client, $self->{base}[$index], \%peer, $remaining, $index);
         if (defined $remaining && ($remaining -= $served) <= 0) {
             $self->{log}
                 ->info("worker $$ reached MaxRequestsPerChild ($worker->{max_requests} requests)");
@@ -177,6 +179,25 @@ sub _base_env ($listener) {
         SERVER_PORT            => $port,
         SCRIPT_NAME            => '',
     };
+}
+
+# HttpProtocolOptions on a listener: the first <VirtualHost> of its address has its say, as the
+# default server of an address has in Apache (the head is read before the Host header chooses a
+# host), over the main server's
+sub _protocol_options ($config, $listener) {
+    my ($ip, $port) = $listener->port ? ($listener->name =~ /\A\[?(.*?)\]?:(\d+)\z/) : ('', 0);
+    for my $tier (qw(ip * _default_)) {
+        for my $host (@{$config->vhosts}) {
+            next
+                unless grep { Perennial::VirtualHosts::address_matches($_, $tier, $ip, $port) }
+                @{$host->{addrs}};
+            return {
+                %{$config->http_protocol_options},
+                %{$host->{values}{http_protocol_options} // {}}
+            };
+        }
+    }
+    return $config->http_protocol_options;
 }
 
 # The address accept() returned, so no getpeername() call

@@ -57,7 +57,7 @@ sub choose ($self, $env) {
 sub _choose ($self, $ip, $port, $name) {
     for my $tier (qw(ip * _default_)) {
         my @candidates = grep {
-            grep { _addr_matches($_, $tier, $ip, $port) }
+            grep { address_matches($_, $tier, $ip, $port) }
                 @{$_->{addrs}}
         } @{$self->{hosts}};
         next unless @candidates;
@@ -69,7 +69,8 @@ sub _choose ($self, $ip, $port, $name) {
     return;
 }
 
-sub _addr_matches ($addr, $tier, $ip, $port) {
+# Whether a <VirtualHost> address ([host, port]) is in a tier (ip, * or _default_) for this one
+sub address_matches ($addr, $tier, $ip, $port) {
     my ($host, $p) = @$addr;
     return 0 unless $p eq '*' || $p == $port;
     return $host eq '*'         if $tier eq '*';
@@ -135,6 +136,13 @@ any, and C<perennial.admin> its C<ServerAdmin>.
     my $app = $vhosts->to_app;
 
 =head1 FUNCTIONS
+
+=head2 address_matches
+
+    Perennial::VirtualHosts::address_matches(['*', 80], '*', '127.0.0.1', 80);    # 1
+
+Whether a C<< <VirtualHost> >> address is in a tier (C<ip>: an exact address, C<*> or
+C<_default_>) for a connection's local address and port.
 
 =head2 local_ip
 

@@ -55,7 +55,8 @@ for my $path (
     '/cgi-bin/show.cgi/%2e%2e/x',             '/app/../secret.txt',
     '/app/%2e%2e/x',                          '/one/../secret.txt',
     '/app/a%2Fb',                             '/cgi-bin/show.cgi/a%2fb',
-    '/app/x%00y',
+    '/cgi-bin/show.cgi%00.txt',               '/docs/v1/page.txt%00.png',
+    '/cgi-bin/show.cgi/x%00y',
     )
 {
     my ($status, $body) = $get->($path);
@@ -79,8 +80,14 @@ unlike $hop_body, qr/the secret/, '  never above it';
 like $srv->error_log,
     qr{bad request, its path climbs above the root: 400 \(request 'GET /run/%2e%2e/},
     'the log says why, with the URL as the client wrote it';
-like $srv->error_log, qr{URL path with an encoded slash or NUL refused: GET /app/a%2Fb},
+like $srv->error_log, qr{URL path with an encoded slash refused: GET /app/a%2Fb},
     'an encoded slash is refused whatever would have served it (Apache\'s AllowEncodedSlashes Off)';
-is(($get->('/app/x?u=a%2Fb/../c'))[1], "app saw /x\n", 'in the query string, all of it is data');
+like $srv->error_log, qr{URL path with an encoded NUL refused: GET /cgi-bin/show.cgi/x%00y},
+    'an encoded NUL where a file or a script is looked for, with its reason';
+
+# A mounted application is given a path with %00 in it: kept encoded in PATH_INFO (no NUL byte
+# reaches it), raw in REQUEST_URI
+is(($get->('/app/x%00y/%41'))[1], "app saw /x%00y/A\n", 'an application sees %00 as it was sent');
+is(($get->('/app/x?u=a%2Fb/../c'))[1], "app saw /x\n",  'in the query string, all of it is data');
 $srv->stop;
 done_testing;

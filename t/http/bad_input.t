@@ -68,7 +68,49 @@ my @cases = (
     [   'unknown Expect',
         "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nExpect: magic\r\n\r\nx", 417
     ],
+
+    # Apache's HttpProtocolOptions Strict and RFC 9112's grammar
+    ['a method that is not a token',      "GET/ / HTTP/1.1\r\nHost: x\r\n\r\n",              400],
+    ['a method with a byte above 0x7f',   "G\x80T / HTTP/1.1\r\nHost: x\r\n\r\n",            400],
+    ['a target that is not a path',       "GET a/b HTTP/1.1\r\nHost: x\r\n\r\n",             400],
+    ['an asterisk target for GET',        "GET * HTTP/1.1\r\nHost: x\r\n\r\n",               400],
+    ['a target with a fragment',          "GET /p#frag HTTP/1.1\r\nHost: x\r\n\r\n",         400],
+    ['a URL with a user and password',    "GET http://u:pw\@x/ HTTP/1.1\r\nHost: x\r\n\r\n", 400],
+    ['a URL of another scheme',           "GET ftp://x/ HTTP/1.1\r\nHost: x\r\n\r\n",        400],
+    ['CONNECT: not a proxy',              "CONNECT x:443 HTTP/1.1\r\nHost: x\r\n\r\n",       501],
+    ['a request line ended by a bare LF', "GET / HTTP/1.1\nHost: x\r\n\r\n",                 400],
+    ['a header line ended by a bare LF',  "GET / HTTP/1.1\r\nHost: x\nX-A: 1\r\n\r\n",       400],
+    ['an HTTP/2 connection preface',      "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",                505],
+    [   'a NUL in a chunk extension',
+        "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+            . "3;a=\x00\r\nabc\r\n0\r\n\r\n",
+        400
+    ],
+    [   'a chunk-size line ended by a bare LF',
+        "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\nabc\r\n0\r\n\r\n", 400
+    ],
+    [   'chunk data ended by a bare LF',
+        "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\n0\r\n\r\n", 400
+    ],
+    [   'a NUL in a trailer',
+        "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+            . "3\r\nabc\r\n0\r\nX-T: a\x00b\r\n\r\n",
+        400
+    ],
+    [   'a trailer field longer than LimitRequestFieldSize',
+        "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+            . "3\r\nabc\r\n0\r\nX-T: "
+            . ('t' x 10_000)
+            . "\r\n\r\n",
+        400
+    ],
+    [   'a trailer line that is a request line (a final chunk without its CRLF)',
+        "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+            . "3\r\nabc\r\n0\r\nGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n",
+        400
+    ],
 );
+my @reasons;
 for my $case (@cases) {
     my ($name, $bytes, $status) = @$case;
     subtest $name => sub {
@@ -78,20 +120,25 @@ for my $case (@cases) {
         unlike $out, qr{X-Length},                'the app never saw it';
         like $out, qr{\r\n\r\n$status [^\n]+\nThe request was refused: [^\n\x1b]+\.\n\z},
             'the body says why, in a sentence of the server\'s own';
+        push @reasons, [$name, $1] if $out =~ /The request was refused: ([^\n]+)\.\n\z/;
     };
 }
 
 subtest 'a Host that is not a host is refused, as Apache\'s strict check refuses it' => sub {
     for my $host (
-        '',              'local host', 'user@localhost', 'localhost:99999',
-        'localhost:abc', '::1',        '*',              '../../etc',
-        'a%00b',         '"q"',        '<x>',            'localhost:0'
+        '',               'local host', 'user@localhost', 'localhost:99999',
+        'localhost:abc',  '::1',        '*',              '../../etc',
+        'a%00b',          '"q"',        '<x>',            'localhost:0',
+        '1.2.3',          '123',        '010.0.0.1',      'a..b',
+        'www.example.1x', '[1::2::3]',
         )
     {
         my $out = raw_request($port, "GET / HTTP/1.1\r\nHost: $host\r\n\r\n");
         like $out, qr{\AHTTP/1\.1 400 .*its Host is not a name or an address}s, "Host: '$host'";
     }
-    for my $host ('localhost', '127.0.0.1:8080', '[::1]:80', 'www.example.test.', 'a_b-c') {
+    for my $host ('localhost', '127.0.0.1:8080', '[::1]:80', 'www.example.test.', 'a_b-c',
+        '10.0.0.1')
+    {
         my $out = raw_request($port, "GET / HTTP/1.1\r\nHost: $host\r\nConnection: close\r\n\r\n");
         like $out, qr{\AHTTP/1\.1 200 }, "Host: '$host' is served";
     }
@@ -136,6 +183,12 @@ my $log = $srv->error_log;
 like $log, qr/bad request, its request line is longer than LimitRequestLine \(\d+\): 414/,
     'refusals are logged with the reason';
 like $log, qr/bad request, a header line is not "name: value"/, 'obsolete line folding';
+for my $refused (@reasons) {
+    my ($name, $why) = @$refused;
+    like $log,
+        qr/(?:bad request|refused body|bad or late body|unsupported Expect), \Q$why\E: \d{3} /,
+        "the log gives the reason the body gave: $name";
+}
 like $log, qr/refused body, its body is larger than LimitRequestBody \(10\): 413/,
     'body refusals too';
 like $log, qr/incomplete request head/, 'timeouts are logged';

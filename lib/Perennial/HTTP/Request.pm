@@ -3,29 +3,55 @@ use v5.36;
 use Exporter         qw(import);
 use HTTP::Parser::XS qw(parse_http_request);
 
-# Bytes to a PSGI environment: the request head, the framing of the body and the decoding of
-# chunked bodies. No I/O here: the connection loop reads, these functions judge the bytes.
+# Bytes to a PSGI environment: the request head, judged as Apache's HttpProtocolOptions Strict
+# judges it (or Unsafe). No I/O here: the connection loop reads, these functions judge the bytes.
+# The body's framing and chunked decoding are Perennial::HTTP::Body's.
 
-our @EXPORT_OK = qw(body_framing dechunk head_ready parse_head without_dot_segments);
+our @EXPORT_OK = qw(head_ready parse_head token without_dot_segments);
 
 # A header line that is not "token:" (a space in the name, obsolete line folding) is refused:
 # both are ways to make two servers disagree on where a request ends
 my $TOKEN     = qr/[!#\$%&'*+.^_`|~0-9A-Za-z-]+/;    # RFC 9110's tchar, one or more
 my $BAD_FIELD = qr/\n(?!$TOKEN:)(?=[^\r\n])/;
 
-# A Host header as Apache's strict check takes it: a name (letters, digits, ".", "-", "_") or an
-# IPv6 address in brackets, and a port; $1 is the port
-my $HOST = qr/\A(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?\z/;
-my %HOST_OK;    # The values judged already: most requests repeat a few (a match costs 3k)
+# RFC 9110's token, for what else reads one (chunk extensions, trailer fields)
+sub token () {$TOKEN}
 
-sub _host_ok ($host) {
-    %HOST_OK = () if keys %HOST_OK >= 1000;
-    return $host =~ $HOST && ($1 // 1) >= 1 && ($1 // 1) <= 65535 ? 1 : 0;
+# A Host header: a name or an IPv4 address, or an IPv6 address in brackets, and a port; $1 is
+# the name, $2 the port
+my $HOST    = qr/\A([A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?\z/;
+my %HOST_OK = (strict => {}, unsafe => {});    # Values judged already (a match costs 3k)
+
+# As Apache's Strict host check: a run of dots is a way into the file system where a name
+# becomes a path; digits and dots are an IPv4 address, four numbers without leading zeros;
+# a name's last label starts with a letter. Unsafe keeps only the first rule and the port.
+sub _host_ok ($host, $unsafe) {
+    my ($name, $port) = $host =~ $HOST or return 0;
+    return 0                 if defined $port && ($port < 1 || $port > 65535);
+    return 0                 if index($name, '..') >= 0;
+    return $name !~ /::.*::/ if ord $name == ord '[';    # One "::" in an IPv6 address
+    return 1                 if $unsafe;
+    $name =~ s/\.\z//;
+    if ($name !~ tr/0-9.//c) {
+        my @parts = split /\./, $name, -1;
+        return @parts == 4 && !grep { !/\A(?:0|[1-9]\d{0,2})\z/ || $_ > 255 } @parts;
+    }
+    return $name !~ /\.[^A-Za-z][^.]*\z/;
 }
 
-# Returns the length of the head, 0 when more bytes are needed, or minus an HTTP error status
+# Methods that HTTP and WebDAV register (HttpProtocolOptions RegisteredMethods allows no other)
+my %REGISTERED = map { $_ => 1 } qw(GET HEAD POST PUT DELETE CONNECT OPTIONS TRACE PATCH
+    PROPFIND PROPPATCH MKCOL COPY MOVE LOCK UNLOCK VERSION-CONTROL CHECKOUT UNCHECKOUT CHECKIN
+    UPDATE LABEL REPORT MKWORKSPACE MKACTIVITY BASELINE-CONTROL MERGE);
+
+# Returns the length of the head, 0 when more bytes are needed, or minus an HTTP error status.
+# $limits: line, fields and field_size (LimitRequest*), unsafe (HttpProtocolOptions Unsafe) and
+# registered (HttpProtocolOptions RegisteredMethods).
 sub parse_head ($buf_ref, $env, $limits) {
+    _skip_empty_lines($buf_ref, $limits) if ord $$buf_ref == 13 || ord $$buf_ref == 10;
     my $eol = index $$buf_ref, "\n";
+    return _refused($env, 400, 'an empty line before its request line ends in a bare LF')
+        if $eol == 0;
     return _refused($env, 414, "its request line is longer than LimitRequestLine ($limits->{line})")
         if $eol > $limits->{line} + 1 || ($eol < 0 && length $$buf_ref > $limits->{line} + 1);
     my $len = parse_http_request($$buf_ref, $env);
@@ -34,13 +60,46 @@ sub parse_head ($buf_ref, $env, $limits) {
         my ($status, $why) = _field_limits(substr($$buf_ref, $eol + 1), $limits);
         return $status ? _refused($env, $status, $why) : 0;
     }
-    return _refused($env, 400, _malformed($$buf_ref, $eol)) if $len < 0;
+    return _refused($env, _malformed($$buf_ref, $eol)) if $len < 0;
+    return
+           _request_line($buf_ref, $eol, $env, $limits)
+        || _header_lines($buf_ref, $eol, $len, $env, $limits)
+        || _judged($env, $limits)
+        || $len;
+}
 
-    # The parser reads "HTTP/1.01" as 1.1: the version must be written as it says
-    my $end = substr($$buf_ref, $eol - 1, 1) eq "\r" ? $eol - 1 : $eol;
+# Empty lines before a request line are skipped, as RFC 9112 2.2 asks and Apache does (a client
+# may end a POST body with one); in Strict only CRLF ones
+sub _skip_empty_lines ($buf_ref, $limits) {
+    if   ($limits->{unsafe}) { $$buf_ref =~ s/\A(?:\r?\n)+// }
+    else                     { $$buf_ref =~ s/\A(?:\r\n)+// }
+    return;
+}
+
+# The request line as the parser read it: ended by CRLF, its version written as it says (the
+# parser reads "HTTP/1.01" as 1.1), its method a token (the parser takes any bytes up to a space)
+sub _request_line ($buf_ref, $eol, $env, $limits) {
+    my $cr = substr($$buf_ref, $eol - 1, 1) eq "\r";
+    return _refused($env, 400, 'its request line ends in a bare LF, not CRLF')
+        if !$cr && !$limits->{unsafe};
     return _refused($env, 400, 'its HTTP version is not written "HTTP/1.0" or "HTTP/1.1"')
-        if substr($$buf_ref, $end - 9, 9) ne " $env->{SERVER_PROTOCOL}";
+        if substr($$buf_ref, $eol - $cr - 9, 9) ne " $env->{SERVER_PROTOCOL}";
+    my $method = $env->{REQUEST_METHOD};
+    return _refused($env, 400, 'its method is not a token (letters, digits and !#$%&\'*+-.^_`|~)')
+        if ($method =~ tr/!#$%&'*+.^_`|~0-9A-Za-z-//c && !$limits->{unsafe}) || $method eq '';
+    return _refused($env, 501,
+        'its method is not one HTTP registers (HttpProtocolOptions ' . 'RegisteredMethods)')
+        if $limits->{registered} && !$REGISTERED{$method};
+    return 0;
+}
+
+# The header lines: "name: value" each (a space in the name and obsolete line folding are both
+# ways to make two servers disagree on where a request ends), ended by CRLF, within the limits.
+# Every CR is followed by LF (the parser refuses a bare CR), so fewer CRs than LFs is a bare LF.
+sub _header_lines ($buf_ref, $eol, $len, $env, $limits) {
     my $head = substr $$buf_ref, $eol, $len - $eol;
+    return _refused($env, 400, 'a header line ends in a bare LF, not CRLF')
+        if !$limits->{unsafe} && ($head =~ tr/\n//) != ($head =~ tr/\r//) + 1;
     return _refused($env, 400,
         'a header line is not "name: value" (a space before its colon, or obsolete line folding)')
         if $head =~ $BAD_FIELD;
@@ -48,12 +107,36 @@ sub parse_head ($buf_ref, $env, $limits) {
         my ($status, $why) = _field_limits($head, $limits);
         return _refused($env, $status, $why) if $status;
     }
-    return _judged($env) || $len;
+    return 0;
 }
 
-# What the parsed head says: its version, its Host, its path (merged here, once, before
-# anything routes it); 0 when it may go on, else minus the status
-sub _judged ($env) {
+# What the parsed head says: its version, its Host, its target (an absolute URL gives the Host),
+# its path (merged here, once, before anything routes it); 0 when it may go on, else minus the
+# status
+sub _judged ($env, $limits) {
+    my $refused = _asked($env);
+    return $refused if $refused;
+    my $uri  = $env->{REQUEST_URI};
+    my $host = $env->{HTTP_HOST};
+    if (ord $uri != ord '/' || index($uri, '#') >= 0 || index($uri, '%00') >= 0) {
+        $refused = _target($env, $uri, $limits->{unsafe});
+        return $refused if $refused;
+        $host = $env->{HTTP_HOST};
+    }
+    return _refused($env, 400, 'its Host is not a name or an address, with a port of 1 to 65535')
+        if defined $host
+        && !($HOST_OK{$limits->{unsafe} ? 'unsafe' : 'strict'}{$host}
+        //= _host_known($host, $limits));
+    if (index($env->{PATH_INFO}, '/.') >= 0) {
+        $env->{PATH_INFO} = without_dot_segments($env->{PATH_INFO})
+            // return _refused($env, 400, 'its path climbs above the root');
+    }
+    return 0;
+}
+
+# What this server can be asked: HTTP/1.0 or 1.1, one Host (required in 1.1), only Expect:
+# 100-continue (any case; empty is nothing, as Apache takes it for any request), no CONNECT
+sub _asked ($env) {
     return _refused($env, 505, _version_refused($env->{SERVER_PROTOCOL}))
         if $env->{SERVER_PROTOCOL} !~ m{\AHTTP/1\.[01]\z};
     my $host = $env->{HTTP_HOST};
@@ -61,12 +144,43 @@ sub _judged ($env) {
         if defined $host && index($host, ',') >= 0;
     return _refused($env, 400, 'an HTTP/1.1 request needs a Host header')
         if !defined $host && $env->{SERVER_PROTOCOL} eq 'HTTP/1.1';
-    return _refused($env, 400, 'its Host is not a name or an address, with a port of 1 to 65535')
-        if defined $host && !($HOST_OK{$host} //= _host_ok($host));
-    if (index($env->{PATH_INFO}, '/.') >= 0) {
-        $env->{PATH_INFO} = without_dot_segments($env->{PATH_INFO})
-            // return _refused($env, 400, 'its path climbs above the root');
+    my $expect = $env->{HTTP_EXPECT};
+    return _refused($env, 417, 'the only Expect it may send is 100-continue')
+        if defined $expect && $expect ne '' && lc $expect ne '100-continue';
+    return _refused($env, 501, 'CONNECT asks for a proxy, and this server is not one')
+        if $env->{REQUEST_METHOD} eq 'CONNECT';
+    return 0;
+}
+
+sub _host_known ($host, $limits) {
+    my $known = $HOST_OK{$limits->{unsafe} ? 'unsafe' : 'strict'};
+    %$known = () if keys %$known >= 1000;
+    return _host_ok($host, $limits->{unsafe}) ? 1 : 0;
+}
+
+# A target that is not a plain path (RFC 9112 3.2): "*" for OPTIONS; an absolute URL, whose
+# host replaces the Host header (3.2.2); no CONNECT (this is not a proxy); no fragment and no
+# user name in Strict. A path with %00 keeps it encoded: no NUL byte reaches PATH_INFO.
+sub _target ($env, $uri, $unsafe) {
+    if ($uri eq '*') {
+        return 0 if $env->{REQUEST_METHOD} eq 'OPTIONS';
+        return _refused($env, 400, 'its target is "*", which only OPTIONS may have');
     }
+    return _refused($env, 400, 'its target has a fragment ("#"), which a client never sends')
+        if index($uri, '#') >= 0 && !$unsafe;
+    my $path = $uri =~ s/[?#].*//sr;
+    if (ord $uri != ord '/') {
+        my ($auth, $rest) = $uri =~ m{\Ahttps?://([^/?#]*)(.*)\z}si
+            or return _refused($env, 400,
+            'its target is not a path ("/..."), a URL ("http://host/...") or "*"');
+        my ($user, $name) = $auth =~ /\A(?:(.*)@)?(.*)\z/s;
+        return _refused($env, 400, 'its target has a user name and password ("user:pw@host")')
+            if defined $user && !$unsafe;
+        $env->{HTTP_HOST} = $name;
+        $path             = $rest =~ s/[?#].*//sr;
+        $path             = "/$path" if ord $path != ord '/';
+    }
+    $env->{PATH_INFO} = $path =~ s/%([0-9A-Fa-f]{2})/$1 eq '00' ? '%00' : chr hex $1/ger;
     return 0;
 }
 
@@ -77,11 +191,14 @@ sub _refused ($env, $status, $why) {
     return -$status;
 }
 
+# Why the parser refused a head: (status, reason)
 sub _malformed ($buf, $eol) {
     my $line = substr $buf, 0, $eol < 0 ? length $buf : $eol;
-    return $line =~ m{\A$TOKEN [^ \x00-\x1f\x7f]+ HTTP/\d\.\d\r?\z}
+    return (505, _version_refused("HTTP/$1")) if $line =~ m{ HTTP/(\d\.\d)\r?\z} && $1 !~ /\A1\./;
+    return (400,
+        $line =~ m{\A$TOKEN [^ \x00-\x1f\x7f]+ HTTP/\d\.\d\r?\z}
         ? 'a header line is malformed'
-        : 'its request line is not "METHOD TARGET HTTP/x.y"';
+        : 'its request line is not "METHOD TARGET HTTP/x.y"');
 }
 
 sub _version_refused ($version) {
@@ -114,6 +231,8 @@ sub without_dot_segments ($path, $at_root = 0) {
 # limit. $scan remembers how far the bytes were looked at, so a head that trickles in is read
 # once in all, not again from its start with every piece (that was quadratic).
 sub head_ready ($buf_ref, $scan, $limits) {
+    _skip_empty_lines($buf_ref, $limits)
+        if !$scan->{line} && (ord $$buf_ref == 13 || ord $$buf_ref == 10);
     my $len = length $$buf_ref;
     if (!$scan->{line}) {
         my $eol = index $$buf_ref, "\n";
@@ -128,72 +247,6 @@ sub head_ready ($buf_ref, $scan, $limits) {
         return 1 if $field > $limits->{field_size} + 1 || ++$scan->{lines} > $limits->{fields};
     }
     return $len - $scan->{start} > $limits->{field_size} ? 1 : 0;
-}
-
-# How the body is framed: ('none'), ('length', N), ('chunked'), or (STATUS) when refused
-sub body_framing ($env, $limits) {
-    my $te = $env->{HTTP_TRANSFER_ENCODING};
-    my $cl = $env->{CONTENT_LENGTH};
-    if (defined $te) {
-        return -_refused($env, 400, 'it has both Content-Length and Transfer-Encoding')
-            if defined $cl;
-        return -_refused($env, 501, 'its Transfer-Encoding is not chunked') if lc $te ne 'chunked';
-        return 'chunked';
-    }
-    return 'none' unless defined $cl;
-
-    # A list, even of one value repeated (two Content-Length lines): Apache refuses it, and
-    # so a proxy in front and this server cannot read two lengths into one request
-    return -_refused($env, 400, 'its Content-Length is a list, not one value')
-        if index($cl, ',') >= 0;
-    return -_refused($env, 400, 'its Content-Length is not a number') if $cl !~ /\A\d{1,18}\z/;
-    return -_refused($env, 413, "its body is larger than LimitRequestBody ($limits->{body})")
-        if $limits->{body} && $cl > $limits->{body};
-    return $cl ? ('length', $cl + 0) : 'none';
-}
-
-# Decodes what it can of a chunked body from $buf into $out. $state remembers where it is
-# between calls. Returns 1 when the body is complete, 0 for more bytes, or an error status.
-sub dechunk ($buf_ref, $state, $out_ref, $limit) {
-    while (1) {
-        if ($state->{left}) {
-            my $take = length $$buf_ref < $state->{left} ? length $$buf_ref : $state->{left};
-            $$out_ref .= substr $$buf_ref, 0, $take, '';
-            $state->{left}  -= $take;
-            $state->{total} += $take;
-            return 0 if $state->{left};
-            $state->{crlf} = 1;
-        }
-        if ($state->{crlf}) {
-            return 0 if length $$buf_ref < 2 && $$buf_ref ne "\n";
-            $$buf_ref =~ s/\A\r?\n// or return 400;
-            $state->{crlf} = 0;
-        }
-        my $eol = index $$buf_ref, "\n";
-        if ($eol < 0) { return length $$buf_ref > 1024 ? 400 : 0 }
-        my $done = _chunk_line(substr($$buf_ref, 0, $eol + 1, ''), $state, $limit);
-        return $done if defined $done;
-    }
-}
-
-# A client's number, which is no cause for a perl warning however large (15 digits at most)
-sub _hex ($digits) {
-    no warnings 'portable';    ## no critic (ProhibitNoWarnings) the client's, not perl's
-    return hex $digits;
-}
-
-# A chunk-size line or a trailer line: sets the next chunk's size, or says how the body ends
-sub _chunk_line ($line, $state, $limit) {
-    if ($state->{trailer}) {
-        return 1 if $line =~ /\A\r?\n\z/;
-        return ++$state->{trailer} > 100 ? 400 : undef;
-    }
-    my ($hex) = $line =~ /\A([0-9a-fA-F]{1,15})[ \t]*(?:;[^\r\n]*)?\r?\n\z/ or return 400;
-    my $size = _hex($hex);
-    if (!$size) { $state->{trailer} = 1; return }
-    return 413 if $limit && ($state->{total} // 0) + $size > $limit;
-    $state->{left} = $size;
-    return;
 }
 
 sub _field_limits ($head, $limits) {
@@ -217,42 +270,32 @@ Perennial::HTTP::Request - judge the bytes of an HTTP/1.x request
 
 =head1 SYNOPSIS
 
-    use Perennial::HTTP::Request qw(body_framing dechunk parse_head);
+    use Perennial::HTTP::Request qw(parse_head);
     my $len = parse_head(\$buf, \%env, {line => 8190, fields => 100, field_size => 8190});
-    my ($kind, $length) = body_framing(\%env, {body => 1 << 30});
 
 =head1 DESCRIPTION
 
-Parses a request head with L<HTTP::Parser::XS> into PSGI keys and enforces Apache's
-LimitRequestLine (414), LimitRequestFields and LimitRequestFieldSize (431). Header lines that
-are not C<name: value> (a space in the name, obsolete folding), a missing or repeated Host in
-HTTP/1.1, both Content-Length and Transfer-Encoding, and a list of Content-Length values
-(even one value twice, as Apache) are refused with 400, so that no request can be smuggled
-past a proxy in front.
+Parses a request head with L<HTTP::Parser::XS> into PSGI keys and judges it as Apache 2.4's
+C<HttpProtocolOptions Strict> and RFC 9112 do: LimitRequestLine (414), LimitRequestFields and
+LimitRequestFieldSize (431); a method that is a token; a target that is a path, an C<http://>
+URL (its host replaces the Host header) or C<*> for OPTIONS, without a fragment or a user
+name; the version written C<HTTP/1.0> or C<HTTP/1.1> (505 for others, HTTP/2's preface
+named); lines ended by CRLF; header lines C<name: value> (a space in the name and obsolete
+folding are refused); one Host, required in HTTP/1.1, that is a name or an address; Expect
+only C<100-continue>; no CONNECT (501). Each refusal is minus its status, with a sentence in
+C<< $env->{'perennial.refused'} >>. C<unsafe> in the limits relaxes what Apache's C<Unsafe>
+does; C<registered> refuses methods HTTP does not register (501).
 
 =head1 FUNCTIONS
-
-=head2 body_framing
-
-    my ($kind, $length) = body_framing($env, {body => $limit});
-
-Returns C<none>, C<length> and the length, C<chunked>, or an error status (400, 413, 501).
-
-=head2 dechunk
-
-    my $done = dechunk(\$buf, \%state, \$body, $limit);
-
-Moves decoded chunk data from C<$buf> to the end of C<$body> and counts it in
-C<< $state->{total} >> (the caller may empty C<$body> between calls). Returns 1 at the end of
-the body, 0 when it needs more bytes, or 400 or 413.
 
 =head2 parse_head
 
     my $len = parse_head(\$buf, \%env, $limits);
 
 Returns the head's length in bytes, 0 when the head is incomplete, or minus an error status
-(-400, -414, -431, -505). C<PATH_INFO> comes out decoded and without dot segments; a path whose
-C<..> would climb above C</> is -400, with the reason in C<< $env->{'perennial.refused'} >>.
+(-400, -414, -417, -431, -501, -505). C<PATH_INFO> comes out decoded and without dot segments
+(an encoded NUL stays C<%00>); a path whose C<..> would climb above C</> is -400, with the
+reason in C<< $env->{'perennial.refused'} >>. Empty lines before the request line are skipped.
 
 =head2 head_ready
 
@@ -261,6 +304,12 @@ C<..> would climb above C</> is -400, with the reason in C<< $env->{'perennial.r
 
 True when the bytes so far are worth a parse: the request line is complete (the first time),
 the head is, or a line or the number of lines is past its limit. Each byte is looked at once.
+
+=head2 token
+
+    my $re = token();    # qr/[!#$%&'*+.^_`|~0-9A-Za-z-]+/
+
+RFC 9110's token, for the other readers of a request's grammar.
 
 =head2 without_dot_segments
 
