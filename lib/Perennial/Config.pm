@@ -693,7 +693,11 @@ The table of file extensions and their types for static files, as mod_mime's.
 
 =item timeout (C<Timeout>; 60 seconds)
 
-How long a worker waits for the next bytes of a request, or for the client to take a write.
+How long a worker waits for the next bytes of a request (a head that trickles in gets Timeout
+in all), or for the client to take a response: the write of up to 64 KiB must be taken within
+Timeout in all, and a larger one 64 KiB per Timeout (1 KiB/s at the default), so a reader that
+takes a few bytes now and then cannot hold a worker. A response given up on is logged
+(C<response cut short, the client did not take the response within Timeout>).
 
 =back
 

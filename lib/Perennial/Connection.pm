@@ -56,8 +56,13 @@ sub new ($class, %args) {
         keep_wait => $config->keep_alive_timeout,
         timeout   => $config->timeout,
         limits_of => [
-            map { +{%limits, unsafe => $_->{unsafe} // 0, registered => $_->{registered} // 0} }
-                @{$args{protocol} // [$config->http_protocol_options]}
+            map {
+                +{  %limits,
+                    unsafe     => $_->{unsafe}     // 0,
+                    registered => $_->{registered} // 0,
+                    hosts      => {}    # The Host values judged on these limits
+                }
+            } @{$args{protocol} // [$config->http_protocol_options]}
         ],
     }, $class;
 }
@@ -79,11 +84,12 @@ sub serve ($self, $sock, $base, $peer, $remaining, $listener = 0) {
         my ($len, $status) = $self->_read_head($sock, \$buf, \%env);
         last unless $len || $status;
         my $c = {
-            sock   => $sock,
-            http11 => $env{SERVER_PROTOCOL} eq 'HTTP/1.1',
-            bytes  => 0,
-            env    => \%env,
-            t0     => $t0
+            sock    => $sock,
+            http11  => $env{SERVER_PROTOCOL} eq 'HTTP/1.1',
+            timeout => $self->{timeout},
+            bytes   => 0,
+            env     => \%env,
+            t0      => $t0
         };
         $board->request_start(
             $slot,
@@ -131,6 +137,10 @@ sub wants_exit ($self) { $self->{harakiri} }
 
 # The access log line, then what the application left to run after it
 sub _logged ($self, $c, $env, $micros) {
+    $self->{log}->info("response cut short, $c->{broken} (request $env->{REQUEST_METHOD} "
+            . "$env->{REQUEST_URI}, client "
+            . ($env->{REMOTE_ADDR} // 'unix socket') . ')')
+        if $c->{broken} && index($c->{broken}, 'Timeout') >= 0;
     ($env->{'perennial.log'} // $self->{log})
         ->access($env, $c->{status} // 0, $c->{bytes}, $micros, $c);
     $self->_cleanups($env) if $env->{'psgix.cleanup.handlers'};
@@ -302,11 +312,14 @@ sub _read_head ($self, $sock, $buf_ref, $env) {
     }
 }
 
+# A head that did not come whole: the client closed after part of it (400), or it did not
+# arrive within Timeout (408)
 sub _head_failed ($self, $env, $buf_ref, $status) {
-    $self->{log}->info('incomplete request head ('
-            . length($$buf_ref)
-            . ' bytes) from '
-            . ($env->{REMOTE_ADDR} // 'unix socket'));
+    my $bytes = length $$buf_ref;
+    $env->{'perennial.refused'}
+        = $status == 408
+        ? "its head is incomplete after Timeout ($bytes bytes came)"
+        : "its head is incomplete: the client ended the connection after $bytes bytes";
     _name_refused($env, $buf_ref);
     return (0, $status);
 }

@@ -35,8 +35,8 @@ my $worker = ($srv->slots)[0]{pid};
 local $SIG{PIPE} = 'IGNORE';
 
 # The first status a server answers with, 'closed' when it closes without one, 'hang' when it
-# neither answers nor closes within 5 s. The client half-closes after sending, so a request
-# cut short ends at once instead of waiting for Timeout; it never retries.
+# neither answers nor closes within 5 s, and what it sent. The client half-closes after sending,
+# so a request cut short ends at once instead of waiting for Timeout; it never retries.
 sub answer ($port, $bytes) {
     my $sock = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $port, Timeout => 5)
         or return 'no connection';
@@ -48,16 +48,24 @@ sub answer ($port, $bytes) {
     my ($out, $until) = ('', Time::HiRes::time() + 5);
     while (1) {
         my $left = $until - Time::HiRes::time();
-        return $out =~ m{\AHTTP/1\.\d (\d{3})} ? $1 : 'hang' if $left <= 0;
+        return ($out =~ m{\AHTTP/1\.\d (\d{3})} ? $1 : 'hang', $out) if $left <= 0;
         my $rin = '';
         vec($rin, fileno $sock, 1) = 1;
         select(my $rout = $rin, undef, undef, $left) or next;
         my $n = sysread $sock, $out, 65_536, length $out;
         last unless $n;
-        $out =~ s{\AHTTP/1\.\d 1\d\d [^\r\n]*\r\n(?:[^\r\n]+\r\n)*\r\n}{};            # 100 Continue
-        last if $out =~ m{\AHTTP/1\.\d (\d{3})};
+        $out         =~ s{\AHTTP/1\.\d 1\d\d [^\r\n]*\r\n(?:[^\r\n]+\r\n)*\r\n}{};    # 100 Continue
+        last if $out =~ m{\AHTTP/1\.\d [23]\d\d } || _whole($out);    # Served, or all of a refusal
     }
-    return $out =~ m{\AHTTP/1\.\d (\d{3})} ? $1 : 'closed';
+    return ($out =~ m{\AHTTP/1\.\d (\d{3})} ? $1 : 'closed', $out);
+}
+
+# A response whose head and Content-Length's worth of body are in
+sub _whole ($out) {
+    my $end = index $out, "\r\n\r\n";
+    return 0 if $end < 0;
+    my ($length) = substr($out, 0, $end) =~ /\r\nContent-Length: *(\d+)/i or return 0;
+    return length($out) - $end - 4 >= $length;
 }
 
 sub served ($status) { $status =~ /\A[23]\d\d\z/ }
@@ -69,18 +77,24 @@ sub shown ($bytes) {
 
 my @cases = corpus(15, 700);
 cmp_ok scalar @cases, '>=', 1000, scalar(@cases) . ' cases';
-my (%count, @leniencies, @hangs);
+my (%count, @leniencies, @hangs, @unexplained);
 my $t0 = Time::HiRes::time();
 for my $case (@cases) {
     my ($category, $name, $bytes) = @$case;
-    my $apache    = answer($aport,     $bytes);
-    my $perennial = answer($srv->port, $bytes);
-    my $c         = $count{$category} //= {};
+    my ($apache) = answer($aport, $bytes);
+    my ($perennial, $out) = answer($srv->port, $bytes);
+    my $c = $count{$category} //= {};
     $c->{cases}++;
     $c->{apache_refused}++    unless served($apache);
     $c->{perennial_refused}++ unless served($perennial);
     $c->{stricter}++ if served($apache) && !served($perennial);
     push @hangs, "$category: $name" if $perennial eq 'hang';
+
+    # A refusal of the request's bytes says why (404 is the file's own page, as Apache's)
+    push @unexplained, "$category: $name: $perennial"
+        if $perennial =~ /\A[45]\d\d\z/
+        && $perennial != 404
+        && $out !~ /\r\n\r\n[^\n]*\nThe request was refused: [^\n]+\.\n\z/;
     push @leniencies, "$category: $name: Apache $apache, Perennial $perennial: " . shown($bytes)
         if !served($apache) && served($perennial);
 }
@@ -96,9 +110,12 @@ diag sprintf 'refused of %d cases; both servers asked in %.1f s', scalar @cases,
 
 is scalar @leniencies, 0, 'no request that Apache refuses is served' or diag join "\n", @leniencies;
 is scalar @hangs, 0, 'every request is answered or closed within 5 s' or diag join "\n", @hangs;
+is scalar @unexplained, 0, 'every refusal says why in its body'
+    or diag join "\n", @unexplained;
 ok $srv->alive, 'the server is running';
 is + ($srv->slots)[0]{pid}, $worker, 'the same worker served them all';
-is answer($srv->port, "GET /after HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"), 200,
+is + (answer($srv->port, "GET /after HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"))[0],
+    200,
     'and serves a normal request afterwards';
 my @errors = grep { /non-portable|at \S+ line \d+\.|\[error\]/ && !/reached MaxClients/ }
     split /\n/, $srv->error_log;

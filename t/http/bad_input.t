@@ -191,7 +191,8 @@ for my $refused (@reasons) {
 }
 like $log, qr/refused body, its body is larger than LimitRequestBody \(10\): 413/,
     'body refusals too';
-like $log, qr/incomplete request head/, 'timeouts are logged';
+like $log, qr/bad request, its head is incomplete after Timeout \(\d+ bytes came\): 408/,
+    'timeouts are logged';
 like $srv->access_log, qr/"GARBAGE - HTTP\/1.0" 400 [1-9]\d* /,
     'and written to the access log, with the bytes of the answer\'s body';
 unlike $log, qr/non-portable|at \S+ line \d+\./, 'no client input makes a perl warning';

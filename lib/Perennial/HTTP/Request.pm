@@ -19,8 +19,7 @@ sub token () {$TOKEN}
 
 # A Host header: a name or an IPv4 address, or an IPv6 address in brackets, and a port; $1 is
 # the name, $2 the port
-my $HOST    = qr/\A([A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?\z/;
-my %HOST_OK = (strict => {}, unsafe => {});    # Values judged already (a match costs 3k)
+my $HOST = qr/\A([A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?\z/;
 
 # As Apache's Strict host check: a run of dots is a way into the file system where a name
 # becomes a path; digits and dots are an IPv4 address, four numbers without leading zeros;
@@ -39,6 +38,10 @@ sub _host_ok ($host, $unsafe) {
     return $name !~ /\.[^A-Za-z][^.]*\z/;
 }
 
+# A request line as most are: a token, one space, a path without a fragment, one space, the
+# version as written, CRLF
+my $PLAIN_LINE = qr{\A$TOKEN /[^ #]* HTTP/1\.[01]\r\n};
+
 # Methods that HTTP and WebDAV register (HttpProtocolOptions RegisteredMethods allows no other)
 my %REGISTERED = map { $_ => 1 } qw(GET HEAD POST PUT DELETE CONNECT OPTIONS TRACE PATCH
     PROPFIND PROPPATCH MKCOL COPY MOVE LOCK UNLOCK VERSION-CONTROL CHECKOUT UNCHECKOUT CHECKIN
@@ -55,17 +58,25 @@ sub parse_head ($buf_ref, $env, $limits) {
     return _refused($env, 414, "its request line is longer than LimitRequestLine ($limits->{line})")
         if $eol > $limits->{line} + 1 || ($eol < 0 && length $$buf_ref > $limits->{line} + 1);
     my $len = parse_http_request($$buf_ref, $env);
-    if ($len == -2) {
-        return 0 if length $$buf_ref <= $limits->{field_size};
-        my ($status, $why) = _field_limits(substr($$buf_ref, $eol + 1), $limits);
-        return $status ? _refused($env, $status, $why) : 0;
-    }
+    return _incomplete($buf_ref, $eol, $env, $limits)  if $len == -2;
     return _refused($env, _malformed($$buf_ref, $eol)) if $len < 0;
-    return
-           _request_line($buf_ref, $eol, $env, $limits)
+
+    # The usual request line is judged in one match; any other, rule by rule
+    return (
+        $$buf_ref =~ $PLAIN_LINE && !$limits->{registered}
+        ? 0
+        : _request_line($buf_ref, $eol, $env, $limits)
+        )
         || _header_lines($buf_ref, $eol, $len, $env, $limits)
         || _judged($env, $limits)
         || $len;
+}
+
+# A head not complete yet: 0 to wait for more, unless it is past a limit already
+sub _incomplete ($buf_ref, $eol, $env, $limits) {
+    return 0 if length $$buf_ref <= $limits->{field_size};
+    my ($status, $why) = _field_limits(substr($$buf_ref, $eol + 1), $limits);
+    return $status ? _refused($env, $status, $why) : 0;
 }
 
 # Empty lines before a request line are skipped, as RFC 9112 2.2 asks and Apache does (a client
@@ -79,6 +90,8 @@ sub _skip_empty_lines ($buf_ref, $limits) {
 # The request line as the parser read it: ended by CRLF, its version written as it says (the
 # parser reads "HTTP/1.01" as 1.1), its method a token (the parser takes any bytes up to a space)
 sub _request_line ($buf_ref, $eol, $env, $limits) {
+    return _refused($env, 505, _version_refused($env->{SERVER_PROTOCOL}))
+        if $env->{SERVER_PROTOCOL} !~ m{\AHTTP/1\.[01]\z};
     my $cr = substr($$buf_ref, $eol - 1, 1) eq "\r";
     return _refused($env, 400, 'its request line ends in a bare LF, not CRLF')
         if !$cr && !$limits->{unsafe};
@@ -97,13 +110,17 @@ sub _request_line ($buf_ref, $eol, $env, $limits) {
 # ways to make two servers disagree on where a request ends), ended by CRLF, within the limits.
 # Every CR is followed by LF (the parser refuses a bare CR), so fewer CRs than LFs is a bare LF.
 sub _header_lines ($buf_ref, $eol, $len, $env, $limits) {
-    my $head = substr $$buf_ref, $eol, $len - $eol;
+    my $head  = substr $$buf_ref, $eol, $len - $eol;
+    my $lines = $head =~ tr/\n//;
     return _refused($env, 400, 'a header line ends in a bare LF, not CRLF')
-        if !$limits->{unsafe} && ($head =~ tr/\n//) != ($head =~ tr/\r//) + 1;
+        if $lines != ($head =~ tr/\r//) + 1 && !$limits->{unsafe};
     return _refused($env, 400,
         'a header line is not "name: value" (a space before its colon, or obsolete line folding)')
         if $head =~ $BAD_FIELD;
-    if (length $head > $limits->{field_size} || ($head =~ tr/\n//) > $limits->{fields} + 2) {
+    my $expect = $env->{HTTP_EXPECT};
+    return _refused($env, 417, 'the only Expect it may send is 100-continue')
+        if defined $expect && $expect ne '' && lc $expect ne '100-continue';
+    if (length $head > $limits->{field_size} || $lines > $limits->{fields} + 2) {
         my ($status, $why) = _field_limits($head, $limits);
         return _refused($env, $status, $why) if $status;
     }
@@ -114,19 +131,21 @@ sub _header_lines ($buf_ref, $eol, $len, $env, $limits) {
 # its path (merged here, once, before anything routes it); 0 when it may go on, else minus the
 # status
 sub _judged ($env, $limits) {
-    my $refused = _asked($env);
-    return $refused if $refused;
-    my $uri  = $env->{REQUEST_URI};
     my $host = $env->{HTTP_HOST};
+    return _refused($env, 400, 'it has more than one Host header')
+        if defined $host && index($host, ',') >= 0;
+    return _refused($env, 400, 'an HTTP/1.1 request needs a Host header')
+        if !defined $host && $env->{SERVER_PROTOCOL} eq 'HTTP/1.1';
+    return _refused($env, 501, 'CONNECT asks for a proxy, and this server is not one')
+        if $env->{REQUEST_METHOD} eq 'CONNECT';
+    my $uri = $env->{REQUEST_URI};
     if (ord $uri != ord '/' || index($uri, '#') >= 0 || index($uri, '%00') >= 0) {
-        $refused = _target($env, $uri, $limits->{unsafe});
+        my $refused = _target($env, $uri, $limits->{unsafe});
         return $refused if $refused;
         $host = $env->{HTTP_HOST};
     }
     return _refused($env, 400, 'its Host is not a name or an address, with a port of 1 to 65535')
-        if defined $host
-        && !($HOST_OK{$limits->{unsafe} ? 'unsafe' : 'strict'}{$host}
-        //= _host_known($host, $limits));
+        if defined $host && !($limits->{hosts}{$host} //= _host_known($host, $limits));
     if (index($env->{PATH_INFO}, '/.') >= 0) {
         $env->{PATH_INFO} = without_dot_segments($env->{PATH_INFO})
             // return _refused($env, 400, 'its path climbs above the root');
@@ -134,27 +153,10 @@ sub _judged ($env, $limits) {
     return 0;
 }
 
-# What this server can be asked: HTTP/1.0 or 1.1, one Host (required in 1.1), only Expect:
-# 100-continue (any case; empty is nothing, as Apache takes it for any request), no CONNECT
-sub _asked ($env) {
-    return _refused($env, 505, _version_refused($env->{SERVER_PROTOCOL}))
-        if $env->{SERVER_PROTOCOL} !~ m{\AHTTP/1\.[01]\z};
-    my $host = $env->{HTTP_HOST};
-    return _refused($env, 400, 'it has more than one Host header')
-        if defined $host && index($host, ',') >= 0;
-    return _refused($env, 400, 'an HTTP/1.1 request needs a Host header')
-        if !defined $host && $env->{SERVER_PROTOCOL} eq 'HTTP/1.1';
-    my $expect = $env->{HTTP_EXPECT};
-    return _refused($env, 417, 'the only Expect it may send is 100-continue')
-        if defined $expect && $expect ne '' && lc $expect ne '100-continue';
-    return _refused($env, 501, 'CONNECT asks for a proxy, and this server is not one')
-        if $env->{REQUEST_METHOD} eq 'CONNECT';
-    return 0;
-}
-
+# A Host value not judged before on these limits: $limits->{hosts} keeps the judgements (a
+# thousand at most), as most requests repeat a few values and a match costs 3k instructions
 sub _host_known ($host, $limits) {
-    my $known = $HOST_OK{$limits->{unsafe} ? 'unsafe' : 'strict'};
-    %$known = () if keys %$known >= 1000;
+    %{$limits->{hosts}} = () if keys %{$limits->{hosts}} >= 1000;
     return _host_ok($host, $limits->{unsafe}) ? 1 : 0;
 }
 

@@ -1,24 +1,28 @@
 package Perennial::HTTP::Response;
 use v5.36;
 use Carp         qw(croak);
-use Errno        qw(EINTR);
+use Errno        qw(EAGAIN EINTR);
 use Exporter     qw(import);
 use HTTP::Status ();
 use IO::Handle   ();
 use Plack::Util  ();
+use Time::HiRes  ();
 use Perennial::HTTP::Sendfile;
 
 # A PSGI response to bytes on the socket. $c is the connection's per-request context:
-#   sock, http11, head_only, keep_alive (in: wanted, out: still possible), bytes (out), broken (out)
+#   sock, http11, head_only, timeout (a write's limit), keep_alive (in: wanted, out: still
+#   possible), bytes (out), broken (out: why the response could not be finished)
 
 our @EXPORT_OK
     = qw(error_bytes plain_response send_body server_tokens start_response write_all write_response);
 
 my %NO_BODY = map { $_ => 1 } 204, 304;
 my ($date_second, $date) = (-1, '');
-my $SERVER = "Server: Perennial\r\n";           # ServerTokens' choice, set once at start
-my @DAY    = qw(Sun Mon Tue Wed Thu Fri Sat);
-my @MONTH  = qw(Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec);
+my $SERVER      = "Server: Perennial\r\n";           # ServerTokens' choice, set once at start
+my @DAY         = qw(Sun Mon Tue Wed Thu Fri Sat);
+my @MONTH       = qw(Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec);
+my $TOO_SLOW    = 'the client did not take the response within Timeout';
+my $PER_TIMEOUT = 65_536;                            # Bytes a client must take within each Timeout
 
 sub error_bytes ($status, $http11 = 1, $why = undef) {
     my $reason = HTTP::Status::status_message($status) // 'Error';
@@ -91,18 +95,62 @@ sub start_response ($c, $status, $headers, $body_length = undef) {
     return $c->{framing} = $framing;
 }
 
+# Writes all of $data; false when the client went away or was too slow: Timeout ($c->{timeout})
+# bounds the whole write of up to 64 KiB, and each further 64 KiB of a larger one. The socket's
+# own send timeout starts again with every partial write, so a reader that takes a byte now and
+# then would hold the worker for as long as it liked; a slow but real client takes 64 KiB in
+# Timeout (60 s: 1 KiB/s).
 sub write_all ($c, $data) {
     return 0 if $c->{broken};
-    my $off = 0;
-    while ($off < length $data) {
-        my $n = syswrite $c->{sock}, $data, length($data) - $off, $off;
-        if (defined $n) { $off += $n; next }
-        next if $! == EINTR;
-        $c->{broken}     = "$!";
-        $c->{keep_alive} = 0;
-        return 0;
+    my $until = Time::HiRes::time() + ($c->{timeout} // 60);
+    my $n     = syswrite $c->{sock}, $data;
+    return 1                if ($n // -1) == length $data;    # The usual case: one write
+    return broken($c, "$!") if !defined $n && $! != EINTR && $! != EAGAIN;
+    return _write_rest($c, \$data, $n // 0, $until);
+}
+
+# The rest of a write the client is slow to take: without blocking, each part when the socket
+# can take it, until the deadline
+sub _write_rest ($c, $data_ref, $off, $until) {
+    my $sock = $c->{sock};
+    IO::Handle::blocking($sock, 0);
+    my ($ok, $taken) = (1, $off);
+    while ($off < length $$data_ref) {
+        if (!writable($sock, $until)) { $ok = broken($c, $TOO_SLOW); last }
+        my $n = syswrite $sock, $$data_ref, length($$data_ref) - $off, $off;
+        if (defined $n) { $off += $n; $until = deadline($c, $until, \$taken, $n); next }
+        next if $! == EINTR || $! == EAGAIN;
+        $ok = broken($c, "$!");
+        last;
     }
-    return 1;
+    IO::Handle::blocking($sock, 1);
+    return $ok;
+}
+
+# The deadline of a write after $n more bytes went: Timeout later for each 64 KiB taken
+sub deadline ($c, $until, $taken_ref, $n) {
+    return $until if ($$taken_ref += $n) < $PER_TIMEOUT;
+    $$taken_ref = 0;
+    return Time::HiRes::time() + ($c->{timeout} // 60);
+}
+
+# Whether the socket can take more bytes before the deadline; a signal does not cut the wait
+sub writable ($sock, $until) {
+    my $win = '';
+    vec($win, fileno $sock, 1) = 1;
+    while ((my $left = $until - Time::HiRes::time()) > 0) {
+        my $n = select(undef, my $wout = $win, undef, $left);
+        return 1 if $n > 0;
+        return 0 if $n == 0 || $! != EINTR;
+    }
+    return 0;
+}
+
+# The response cannot be finished: the connection ends after it (false, for the caller's return)
+sub broken ($c, $why) {
+    $c->{broken}     = $why;
+    $c->{keep_alive} = 0;
+    return 0;
 }
 
 # Writes a complete [status, headers, body] response

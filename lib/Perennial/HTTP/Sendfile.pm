@@ -1,8 +1,10 @@
 package Perennial::HTTP::Sendfile;
 use v5.36;
-use Errno        qw(EINTR);
+use Errno        qw(EAGAIN EINTR);
 use Fcntl        qw(SEEK_CUR);
+use IO::Handle   ();
 use Scalar::Util ();
+use Time::HiRes  ();
 
 # A body that is a plain file leaves through sendfile(2): the kernel copies it to the socket,
 # with no read into Perl and no 64 KB loop. Debian has no Perl binding for sendfile, so this is
@@ -19,18 +21,39 @@ sub send_file ($c, $fh, $length) {
     return 0 unless $SYS_SENDFILE && defined $length && _plain_file($fh);
     return 0 if $length > (-s $fh) - tell $fh;    # The head promises more than the file has
     Perennial::HTTP::Response::write_all($c, delete($c->{head}) // '') or return 1;
-    my $left = $length;
-    while ($left > 0) {
-        my $n = syscall($SYS_SENDFILE, fileno $c->{sock},
-            fileno $fh, 0, $left < $CHUNK ? $left : $CHUNK);
-        if ($n > 0) { $left -= $n; $c->{bytes} += $n; next }
-        next if $n < 0 && $! == EINTR;
-        $c->{broken}     = $n < 0 ? "$!" : 'file shorter than its length';
-        $c->{keep_alive} = 0;
-        last;
-    }
+    _send($c, $fh, $length);
     close $fh;
     return 1;
+}
+
+# The file's bytes, within Timeout per 64 KiB as a write of bytes; $c->{broken} says why when
+# they could not all go. Blocking while the client keeps up (no system call more than the
+# copy); once the socket is full, without blocking and waiting for it until the deadline.
+sub _send ($c, $fh, $left) {
+    my $sock = $c->{sock};
+    my ($until, $taken, $slow) = (Time::HiRes::time() + ($c->{timeout} // 60), 0, 0);
+    while ($left > 0) {
+        my $want = $left < $CHUNK ? $left : $CHUNK;
+        my $n    = syscall($SYS_SENDFILE, fileno $sock, fileno $fh, 0, $want);
+        if ($n > 0) {
+            ($left, $c->{bytes}) = ($left - $n, $c->{bytes} + $n);
+            $until = Perennial::HTTP::Response::deadline($c, $until, \$taken, $n);
+            IO::Handle::blocking($sock, 0) if $n < $want && !$slow++;
+            next if !$left || !$slow || Perennial::HTTP::Response::writable($sock, $until);
+        }
+        next if $n < 0 && $! == EINTR;
+        next if $n < 0 && $! == EAGAIN && Perennial::HTTP::Response::writable($sock, $until);
+        Perennial::HTTP::Response::broken($c, _why_not($n));
+        last;
+    }
+    IO::Handle::blocking($sock, 1) if $slow;
+    return;
+}
+
+sub _why_not ($n) {
+    return 'file shorter than its length'                        if $n == 0;
+    return 'the client did not take the response within Timeout' if $n > 0 || $! == EAGAIN;
+    return "$!";
 }
 
 # A regular file read through no layer but the plain ones, with nothing buffered ahead
