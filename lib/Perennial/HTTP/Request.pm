@@ -40,7 +40,7 @@ sub _host_ok ($host, $unsafe) {
 
 # A request line as most are: a token, one space, a path without a fragment, one space, the
 # version as written, CRLF
-my $PLAIN_LINE = qr{\A$TOKEN /[^ #]* HTTP/1\.[01]\r\n};
+my $PLAIN_LINE = qr{\A$TOKEN /[^ #\r\n]* HTTP/1\.[01]\r\n};
 
 # Methods that HTTP and WebDAV register (HttpProtocolOptions RegisteredMethods allows no other)
 my %REGISTERED = map { $_ => 1 } qw(GET HEAD POST PUT DELETE CONNECT OPTIONS TRACE PATCH
