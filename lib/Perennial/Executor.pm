@@ -384,9 +384,15 @@ sub prepare ($self, $hit) {
         && $cached->{mtime} == $hit->{mtime}
         && !($cached->{deps} && $self->_libraries_changed($cached, $hit));
 
-    # A changed script starts from an empty package: no stale subs, no "redefined" warnings.
-    # It compiles where it will run, so a BEGIN-time require of a relative path finds its file.
-    Symbol::delete_package($cached->{package}) if $cached;
+    # A changed script starts from an empty package: no stale subs, no "redefined" warnings;
+    # so does one the generation before a graceful restart compiled in this process. It
+    # compiles where it will run, so a BEGIN-time require of a relative path finds its file.
+    my $package
+        = $cached
+        ? $cached->{package}
+        : Perennial::Executor::Compiler->package_for($self->{root_ns}, $hit->{file});
+    Symbol::delete_package($package)
+        if $cached || Perennial::Executor::Compiler::stash_exists($package);
     my $chdir = $self->{policy}{chdir};
     chdir $hit->{dir} or return (undef, "Can't chdir to the script's directory: $!") if $chdir;
     Perennial::Executor::Inc::enter();

@@ -62,6 +62,7 @@ CONF
 
     my @init = _lines("$hooks", qr/^init (\d+) (\d+)$/);
     is_deeply [sort @init], [sort @pids], 'PerlChildInitHandler ran in each worker, with its pid';
+
     $srv->stop;
 
     # The manager may be gone a moment before its workers have run their exit hooks
@@ -69,6 +70,29 @@ CONF
     my @exit = _lines("$hooks", qr/^exit (\d+)$/);
     is_deeply [sort @exit], [sort @pids], "PerlChildExitHandler ran as each worker ended"
         or diag `cat $hooks`, $srv->error_log;
+};
+
+# A graceful restart compiles the scripts again in the same manager: afresh, not over the
+# packages of the generation before (each sub would be "redefined", with a warning)
+subtest 'a graceful restart compiles preloaded scripts afresh' => sub {
+    my $scripts = File::Temp->newdir;
+    _write("$scripts/warned.pl",
+              "use strict;\nuse warnings;\nsub helper { 1 }\n"
+            . "print \"Content-Type: text/plain\\n\\n\", helper(), \"\\n\";\n");
+    chmod 0755, "$scripts/warned.pl", "$scripts";
+    my $srv = start_server(
+        workers => 1,
+        conf    => "Alias /w $scripts\n<Location /w>\n    SetHandler perl-script\n"
+            . "    PerlResponseHandler ModPerl::Registry\n    Options +ExecCGI\n</Location>\n"
+            . "PerlPreloadScripts $scripts\n"
+    );
+    is $srv->get('/w/warned.pl')->{content}, "1\n", 'a script with warnings on';
+    $srv->signal('USR1');
+    ok wait_until(sub { (() = $srv->error_log =~ /PerlPreloadScripts .*compiled/g) >= 2 },
+        10, 'compiled again'),
+        'the scripts are compiled again';
+    unlike $srv->error_log, qr/redefined/, 'without a "redefined" warning';
+    $srv->stop;
 };
 
 subtest 'a graceful restart runs PerlRequire again and reloads changed modules' => sub {

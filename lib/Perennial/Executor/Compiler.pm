@@ -68,12 +68,12 @@ sub compile ($class, %args) {
 sub _new_packages ($code) {
     my %seen;
     return
-        grep { !$seen{$_}++ && !_stash_exists($_) }
+        grep { !$seen{$_}++ && !stash_exists($_) }
         $code =~ /^[ \t]*package[ \t]+([A-Za-z_]\w*(?:::\w+)*)[ \t]*[;{]/mg;
 }
 
-# Looked up part by part from main::, so that asking creates nothing
-sub _stash_exists ($name) {
+# Whether a package exists, looked up part by part from main::, so that asking creates nothing
+sub stash_exists ($name) {
     my $stash = \%main::;
     for my $part (split /::/, $name) {
         my $glob = $stash->{"${part}::"} or return 0;
@@ -207,5 +207,11 @@ object comes (one that does not gets it only if it asks, with C<< ->request >>).
 =head2 split_data
 
     my ($code, $data) = Perennial::Executor::Compiler->can('split_data')->($source);
+
+=head2 stash_exists
+
+    Perennial::Executor::Compiler::stash_exists('Perennial::ROOT::Registry::x');    # 0 or 1
+
+Whether a package has a symbol table, asked without creating one.
 
 =cut
