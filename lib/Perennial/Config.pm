@@ -366,12 +366,15 @@ my %PROTOCOL_OPTION = (
 
 sub _protocol_options ($values, $item) {
     my @args = @{$item->{args}} or return "$item->{name} takes one or more options";
-    my %options;
+    my (%options, %said);
     for my $word (@args) {
         my $option = $PROTOCOL_OPTION{lc $word}
             or return "$item->{name}: '$word' is not Strict, Unsafe, RegisteredMethods, "
             . 'LenientMethods, Allow0.9 or Require1.0';
-        %options = (%options, @$option);
+        my ($key, $value) = @$option;
+        return "$item->{name}: '$said{$key}' and '$word' say opposite things"
+            if defined $key && exists $options{$key} && $options{$key} != $value;
+        ($options{$key}, $said{$key}) = ($value, $word) if defined $key;
         push @{$values->{notes}},
             "$item->{file} line $item->{line}: $item->{name} Allow0.9 "
             . 'ignored: an HTTP/0.9 request is refused with 400 whatever it says'
@@ -534,7 +537,8 @@ address (four numbers without leading zeros; a name's last label starting with a
 chunked bodies whose size lines, extensions, line ends or trailer break the grammar.
 C<Unsafe> lets through what Apache's C<Unsafe> does: any method of visible characters, bare LF
 line ends (in the head and in chunked bodies), a fragment or a user name in the target
-(dropped), and host names that break the Strict rules (a run of dots, a slash or a port out of
+(left out of C<PATH_INFO> and the Host; C<REQUEST_URI> keeps the target as sent), and host
+names that break the Strict rules (a run of dots, a slash or a port out of
 range is still refused). What can make a proxy in front and Perennial read two different
 requests is refused in both modes: a space before a header's colon, obsolete line folding,
 Content-Length with Transfer-Encoding, a list of Content-Length values.

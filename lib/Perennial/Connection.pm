@@ -5,7 +5,7 @@ use File::Temp                ();
 use Socket                    qw(MSG_DONTWAIT MSG_PEEK);
 use Time::HiRes               ();
 use Perennial::HTTP::Body     qw(body_framing dechunk);
-use Perennial::HTTP::Request  qw(head_ready parse_head);
+use Perennial::HTTP::Request  qw(head_ready offending parse_head);
 use Perennial::HTTP::Response qw(error_bytes start_response write_all write_response);
 use Perennial::HTTP::Response::Writer;
 
@@ -55,6 +55,7 @@ sub new ($class, %args) {
         keep_max  => $config->max_keep_alive_requests,
         keep_wait => $config->keep_alive_timeout,
         timeout   => $config->timeout,
+        allow     => 'GET, HEAD, POST, OPTIONS' . ($config->trace_enable ? ', TRACE' : ''),
         limits_of => [
             map {
                 +{  %limits,
@@ -179,13 +180,13 @@ sub _next_request ($self, $sock) {
 }
 
 # OPTIONS * asks about the server, not a resource: no application is asked, as in Apache
-sub _options_of_server ($c) {
-    write_response($c, [200, ['Allow' => 'GET, HEAD, POST, OPTIONS', 'Content-Length' => 0], []]);
+sub _options_of_server ($self, $c) {
+    write_response($c, [200, ['Allow' => $self->{allow}, 'Content-Length' => 0], []]);
     return 1;
 }
 
 sub _call_app ($self, $c, $env) {
-    return _options_of_server($c) if $env->{REQUEST_URI} eq '*';
+    return $self->_options_of_server($c) if $env->{REQUEST_URI} eq '*';
     ($IN_APP, $WORKER) = ($c, $$);
     my $ok = eval {
         my $res = $self->{app}->($env);
@@ -249,6 +250,7 @@ sub _read_body ($self, $c, $buf_ref, $env) {
     my $status = $self->_receive_body($c->{sock}, $buf_ref, $body, $kind, $length);
     if ($status > 1) {
         $env->{'perennial.refused'} = $body->{why} // $BODY_REFUSED{$status};
+        offending($env, $body->{bytes}) if defined $body->{bytes};
         return $self->_refuse($c, $status, $env, 'bad or late body');
     }
     if (!$status) { $c->{keep_alive} = 0; $c->{status} = 400; return 0 }
@@ -272,7 +274,7 @@ sub _receive_body ($self, $sock, $buf_ref, $body, $kind, $length) {
         }
         else {
             $done = dechunk($buf_ref, $state, \$body->{data}, $self->{limits});
-            $body->{why} = $state->{why} if $done > 1;
+            @$body{qw(why bytes)} = @$state{qw(why bytes)} if $done > 1;
         }
         $body->{length} = $state->{total};
         _spill($body) if length $body->{data} > $MEMORY_BODY;
@@ -327,6 +329,7 @@ sub _head_failed ($self, $env, $buf_ref, $status) {
 # A refused head may not have parsed: the log and the scoreboard show what was sent
 sub _name_refused ($env, $buf_ref) {
     my ($line) = $$buf_ref =~ /\A([^\r\n]{0,200})/;
+    $env->{'perennial.line'} = $line // '';
     my ($method, $uri, $proto) = split ' ', $line // '';
     $env->{REQUEST_METHOD} //= $method // '-';
     $env->{REQUEST_URI}    //= $uri    // '-';
@@ -345,17 +348,26 @@ sub _read ($self, $sock, $buf_ref) {
     }
 }
 
+# A refusal: its log line (the rule, the request line as sent, the client, the bytes that broke
+# the rule; the log escapes them) and the answer, whose body says why in the server's words
 sub _refuse ($self, $c, $status, $env, $why) {
     $why .= ", $env->{'perennial.refused'}" if defined $env->{'perennial.refused'};
-    $self->{log}->info("$why: $status (request '$env->{REQUEST_METHOD} $env->{REQUEST_URI} "
-            . "$env->{SERVER_PROTOCOL}', client "
+    my $bytes = $env->{'perennial.offending'};
+    $self->{log}->info(
+        "$why: $status (request '"
+            . (
+            $env->{'perennial.line'}
+                // "$env->{REQUEST_METHOD} $env->{REQUEST_URI} " . $env->{SERVER_PROTOCOL}
+            )
+            . "', client "
             . ($env->{REMOTE_ADDR} // 'unix socket')
-            . ')');
+            . (defined $bytes ? ", sent '$bytes'" : '') . ')'
+    );
     $c->{keep_alive} = 0;
     $c->{status}     = $status;
-    my $bytes = error_bytes($status, $c->{http11}, $env->{'perennial.refused'});
-    $c->{bytes} = length($bytes) - index($bytes, "\r\n\r\n") - 4;    # The body, for the access log
-    write_all($c, $bytes);
+    my $answer = error_bytes($status, $c->{http11}, $env->{'perennial.refused'});
+    $c->{bytes} = length($answer) - index($answer, "\r\n\r\n") - 4;   # The body, for the access log
+    write_all($c, $answer);
     return 0;
 }
 

@@ -306,8 +306,10 @@ sub _kind ($handler, $set) {
 }
 
 sub _encoded ($self, $env, $what) {
-    $self->{log}->warn(
-        "URL path with an encoded $what refused: $env->{REQUEST_METHOD} " . $env->{REQUEST_URI})
+    $self->{log}->warn("URL path with an encoded $what refused: $env->{REQUEST_METHOD} "
+            . "$env->{REQUEST_URI} (client "
+            . ($env->{REMOTE_ADDR} // 'unix socket')
+            . '): 404')
         if $self->{log};
     return Perennial::ErrorPage->response(404, $env);
 }

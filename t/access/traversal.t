@@ -82,7 +82,8 @@ like $srv->error_log,
     'the log says why, with the URL as the client wrote it';
 like $srv->error_log, qr{URL path with an encoded slash refused: GET /app/a%2Fb},
     'an encoded slash is refused whatever would have served it (Apache\'s AllowEncodedSlashes Off)';
-like $srv->error_log, qr{URL path with an encoded NUL refused: GET /cgi-bin/show.cgi/x%00y},
+like $srv->error_log,
+    qr{URL path with an encoded NUL refused: GET /cgi-bin/show.cgi/x%00y \(client [\d.]+\): 404},
     'an encoded NUL where a file or a script is looked for, with its reason';
 
 # A mounted application is given a path with %00 in it: kept encoded in PATH_INFO (no NUL byte

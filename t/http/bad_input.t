@@ -193,8 +193,11 @@ like $log, qr/refused body, its body is larger than LimitRequestBody \(10\): 413
     'body refusals too';
 like $log, qr/bad request, its head is incomplete after Timeout \(\d+ bytes came\): 408/,
     'timeouts are logged';
-like $srv->access_log, qr/"GARBAGE - HTTP\/1.0" 400 [1-9]\d* /,
-    'and written to the access log, with the bytes of the answer\'s body';
+like $srv->access_log, qr/"GARBAGE" 400 [1-9]\d* /,
+    'and written to the access log as sent, with the bytes of the answer\'s body';
+like $log,
+    qr/its Host is not a name .*: 400 \(request 'GET \/ HTTP\/1\.1', client [\d.]+, sent 'Host: local host'\)/,
+    'the log names the bytes that broke the rule';
 unlike $log, qr/non-portable|at \S+ line \d+\./, 'no client input makes a perl warning';
 unlike $log, qr/[\x1b\x07]/,                     'nor puts control characters in the log';
 like $log,   qr{/\\x1b\[31mred\\x07},            'they are written escaped';

@@ -48,9 +48,10 @@ subtest 'Strict (the default): what it serves' => sub {
     is $seen->{body}, 'abcde', '  the body is the chunks\' data';
 
     my $out = raw_request($srv->port, "OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-    like $out,   qr{\AHTTP/1\.1 200 },                        'OPTIONS * asks the server';
-    like $out,   qr{\r\nAllow: GET, HEAD, POST, OPTIONS\r\n}, '  which says what it allows';
-    unlike $out, qr{REQUEST_METHOD},                          '  no application is asked';
+    like $out, qr{\AHTTP/1\.1 200 }, 'OPTIONS * asks the server';
+    like $out, qr{\r\nAllow: GET, HEAD, POST, OPTIONS, TRACE\r\n},
+        '  which says what it allows (TRACE: TraceEnable is On)';
+    unlike $out, qr{REQUEST_METHOD}, '  no application is asked';
 
     ($status, $seen) = ask($srv, "BREW /pot HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     is $status, 200, 'a method HTTP does not register, but a token, goes to the application';
@@ -178,5 +179,9 @@ subtest 'a bad value is a config error with its line' => sub {
     ($out, $code) = configtest("HttpProtocolOptions Unsafe Allow0.9\n");
     is $code, 0, 'Allow0.9 is accepted';
     like $out, qr/Allow0\.9 ignored: an HTTP\/0\.9 request is refused/, '  with a note';
+    ($out, $code) = configtest("HttpProtocolOptions Strict Unsafe\n");
+    isnt $code, 0, 'Strict and Unsafe together are refused';
+    like $out, qr/line 1: HttpProtocolOptions: 'Strict' and 'Unsafe' say opposite things/,
+        '  saying so';
 };
 done_testing;

@@ -1,7 +1,7 @@
 package Perennial::HTTP::Body;
 use v5.36;
 use Exporter                 qw(import);
-use Perennial::HTTP::Request qw(token);
+use Perennial::HTTP::Request qw(offending token);
 
 # How a request's body is framed (Content-Length, chunked) and the decoding of a chunked one, as
 # RFC 9112 7.1 writes it. No I/O here: the connection loop reads, these functions judge the bytes.
@@ -11,8 +11,9 @@ our @EXPORT_OK = qw(body_framing dechunk);
 my $TOKEN = token();
 
 # The status, with the reason for the log and the answer (a sentence of the server's own)
-sub _refusal ($env, $status, $why) {
+sub _refusal ($env, $status, $why, $bytes = undef) {
     $env->{'perennial.refused'} = $why;
+    offending($env, $bytes) if defined $bytes;
     return $status;
 }
 
@@ -23,16 +24,18 @@ sub body_framing ($env, $limits) {
     if (defined $te) {
         return _refusal($env, 400, 'it has both Content-Length and Transfer-Encoding')
             if defined $cl;
-        return _refusal($env, 501, 'its Transfer-Encoding is not chunked') if lc $te ne 'chunked';
+        return _refusal($env, 501, 'its Transfer-Encoding is not chunked', "Transfer-Encoding: $te")
+            if lc $te ne 'chunked';
         return 'chunked';
     }
     return 'none' unless defined $cl;
 
     # A list, even of one value repeated (two Content-Length lines): Apache refuses it, and
     # so a proxy in front and this server cannot read two lengths into one request
-    return _refusal($env, 400, 'its Content-Length is a list, not one value')
+    return _refusal($env, 400, 'its Content-Length is a list, not one value', "Content-Length: $cl")
         if index($cl, ',') >= 0;
-    return _refusal($env, 400, 'its Content-Length is not a number') if $cl !~ /\A\d{1,18}\z/;
+    return _refusal($env, 400, 'its Content-Length is not a number', "Content-Length: $cl")
+        if $cl !~ /\A\d{1,18}\z/;
     return _refusal($env, 413, "its body is larger than LimitRequestBody ($limits->{body})")
         if $limits->{body} && $cl > $limits->{body};
     return $cl ? ('length', $cl + 0) : 'none';
@@ -103,8 +106,9 @@ sub _line_too_long ($state, $limits) {
         : _chunk_refused($state, "a chunk-size line is longer than $limit", 413);
 }
 
-sub _chunk_refused ($state, $why, $status = 400) {
-    $state->{why} = $why;
+sub _chunk_refused ($state, $why, $status = 400, $bytes = undef) {
+    $state->{why}   = $why;
+    $state->{bytes} = $bytes;
     return $status;
 }
 
@@ -119,7 +123,8 @@ sub _chunk_line ($line, $state, $limits) {
     my $mode = $limits->{unsafe} ? 'unsafe' : 'strict';
     if ($state->{trailer}) {
         return 1 if $line eq "\r\n" || ($line eq "\n" && $limits->{unsafe});
-        return _chunk_refused($state, 'a trailer line is not "name: value" ended by CRLF')
+        return _chunk_refused($state, 'a trailer line is not "name: value" ended by CRLF', 400,
+            $line)
             if $line !~ $TRAILER_LINE{$mode};
         return _chunk_refused($state,
             "the trailer has more fields than LimitRequestFields ($limits->{fields})")
@@ -127,8 +132,8 @@ sub _chunk_line ($line, $state, $limits) {
         return;
     }
     $line =~ $SIZE_LINE{$mode}
-        or
-        return _chunk_refused($state, 'a chunk-size line is not hex digits, extensions and CRLF');
+        or return _chunk_refused($state, 'a chunk-size line is not hex digits, extensions and CRLF',
+        400, $line);
     my $size = _hex($1);
     if (!$size) { $state->{trailer} = 1; return }
     return _chunk_refused($state, "its body is larger than LimitRequestBody ($limits->{body})", 413)
@@ -173,7 +178,8 @@ Returns C<none>, C<length> and the length, C<chunked>, or an error status (400, 
 
 Moves decoded chunk data from C<$buf> to the end of C<$body> and counts it in
 C<< $state->{total} >> (the caller may empty C<$body> between calls). Returns 1 at the end of
-the body, 0 when it needs more bytes, or 400 or 413 with the reason in C<< $state->{why} >>.
+the body, 0 when it needs more bytes, or 400 or 413 with the reason in C<< $state->{why} >>
+(and the line that broke a rule in C<< $state->{bytes} >>).
 Size lines, chunk extensions, the CRLF after each chunk's data and the trailer's fields are
 held to RFC 9112's grammar; the trailer to C<fields> and C<field_size> as the head is, and is
 dropped (its fields never reach the application).

@@ -7,7 +7,7 @@ use HTTP::Parser::XS qw(parse_http_request);
 # judges it (or Unsafe). No I/O here: the connection loop reads, these functions judge the bytes.
 # The body's framing and chunked decoding are Perennial::HTTP::Body's.
 
-our @EXPORT_OK = qw(head_ready parse_head token without_dot_segments);
+our @EXPORT_OK = qw(head_ready offending parse_head token without_dot_segments);
 
 # A header line that is not "token:" (a space in the name, obsolete line folding) is refused:
 # both are ways to make two servers disagree on where a request ends
@@ -114,11 +114,13 @@ sub _header_lines ($buf_ref, $eol, $len, $env, $limits) {
     my $lines = $head =~ tr/\n//;
     return _refused($env, 400, 'a header line ends in a bare LF, not CRLF')
         if $lines != ($head =~ tr/\r//) + 1 && !$limits->{unsafe};
-    return _refused($env, 400,
-        'a header line is not "name: value" (a space before its colon, or obsolete line folding)')
-        if $head =~ $BAD_FIELD;
+    return _refused(
+        $env, 400,
+        'a header line is not "name: value" (a space before its colon, or obsolete line folding)',
+        substr($head, $-[0] + 1) =~ /\A([^\r\n]*)/ ? $1 : ''
+    ) if $head =~ $BAD_FIELD;
     my $expect = $env->{HTTP_EXPECT};
-    return _refused($env, 417, 'the only Expect it may send is 100-continue')
+    return _refused($env, 417, 'the only Expect it may send is 100-continue', "Expect: $expect")
         if defined $expect && $expect ne '' && lc $expect ne '100-continue';
     if (length $head > $limits->{field_size} || $lines > $limits->{fields} + 2) {
         my ($status, $why) = _field_limits($head, $limits);
@@ -132,7 +134,7 @@ sub _header_lines ($buf_ref, $eol, $len, $env, $limits) {
 # status
 sub _judged ($env, $limits) {
     my $host = $env->{HTTP_HOST};
-    return _refused($env, 400, 'it has more than one Host header')
+    return _refused($env, 400, 'it has more than one Host header', "Host: $host")
         if defined $host && index($host, ',') >= 0;
     return _refused($env, 400, 'an HTTP/1.1 request needs a Host header')
         if !defined $host && $env->{SERVER_PROTOCOL} eq 'HTTP/1.1';
@@ -144,7 +146,8 @@ sub _judged ($env, $limits) {
         return $refused if $refused;
         $host = $env->{HTTP_HOST};
     }
-    return _refused($env, 400, 'its Host is not a name or an address, with a port of 1 to 65535')
+    return _refused($env, 400, 'its Host is not a name or an address, with a port of 1 to 65535',
+        "Host: $host")
         if defined $host && !($limits->{hosts}{$host} //= _host_known($host, $limits));
     if (index($env->{PATH_INFO}, '/.') >= 0) {
         $env->{PATH_INFO} = without_dot_segments($env->{PATH_INFO})
@@ -176,7 +179,7 @@ sub _target ($env, $uri, $unsafe) {
             or return _refused($env, 400,
             'its target is not a path ("/..."), a URL ("http://host/...") or "*"');
         my ($user, $name) = $auth =~ /\A(?:(.*)@)?(.*)\z/s;
-        return _refused($env, 400, 'its target has a user name and password ("user:pw@host")')
+        return _refused($env, 400, 'its target names a user (a name and password before its host)')
             if defined $user && !$unsafe;
         $env->{HTTP_HOST} = $name;
         $path             = $rest =~ s/[?#].*//sr;
@@ -188,9 +191,16 @@ sub _target ($env, $uri, $unsafe) {
 
 # Minus the status, with the reason for the log and the answer (a sentence of the server's own,
 # never the client's bytes)
-sub _refused ($env, $status, $why) {
+sub _refused ($env, $status, $why, $bytes = undef) {
     $env->{'perennial.refused'} = $why;
+    offending($env, $bytes) if defined $bytes;
     return -$status;
+}
+
+# The client's bytes that broke a rule, for the log only (escaped there), 200 at most
+sub offending ($env, $bytes) {
+    $env->{'perennial.offending'} = length $bytes > 200 ? substr($bytes, 0, 200) . '...' : $bytes;
+    return;
 }
 
 # Why the parser refused a head: (status, reason)

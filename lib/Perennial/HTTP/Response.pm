@@ -101,12 +101,28 @@ sub start_response ($c, $status, $headers, $body_length = undef) {
 # then would hold the worker for as long as it liked; a slow but real client takes 64 KiB in
 # Timeout (60 s: 1 KiB/s).
 sub write_all ($c, $data) {
-    return 0 if $c->{broken};
+    return _unsent($c, length $data) if $c->{broken};
     my $until = Time::HiRes::time() + ($c->{timeout} // 60);
     my $n     = syswrite $c->{sock}, $data;
-    return 1                if ($n // -1) == length $data;    # The usual case: one write
-    return broken($c, "$!") if !defined $n && $! != EINTR && $! != EAGAIN;
+    return 1 if ($n // -1) == length $data;    # The usual case: one write
+    if (!defined $n && $! != EINTR && $! != EAGAIN) {
+        broken($c, "$!");
+        return _unsent($c, length $data);
+    }
     return _write_rest($c, \$data, $n // 0, $until);
+}
+
+# A write that failed: how much of it did not go ($c->{unsent}, for the access log's count)
+sub _unsent ($c, $bytes) {
+    $c->{unsent} = $bytes;
+    return 0;
+}
+
+# Counts $n bytes of body as sent, less what a failed write left unsent; returns $ok
+sub _counted ($c, $ok, $n) {
+    my $lost = $ok ? 0 : $c->{unsent} // $n;
+    $c->{bytes} += $n - ($lost < $n ? $lost : $n);
+    return $ok;
 }
 
 # The rest of a write the client is slow to take: without blocking, each part when the socket
@@ -124,7 +140,7 @@ sub _write_rest ($c, $data_ref, $off, $until) {
         last;
     }
     IO::Handle::blocking($sock, 1);
-    return $ok;
+    return $ok || _unsent($c, length($$data_ref) - $off);
 }
 
 # The deadline of a write after $n more bytes went: Timeout later for each 64 KiB taken
@@ -161,8 +177,7 @@ sub write_response ($c, $res) {
 
         # Known length: the head and the body leave in one write
         my $out = start_response($c, $status, $headers, length $content) eq 'none' ? '' : $content;
-        $c->{bytes} += length $out;
-        return write_all($c, delete($c->{head}) . $out);
+        return _counted($c, write_all($c, delete($c->{head}) . $out), length $out);
     }
     my $length  = Plack::Util::content_length($body);
     my $framing = start_response($c, $status, $headers, $length);
@@ -221,9 +236,8 @@ sub send_body ($c, $framing, $data, $last) {
         $out .= "0\r\n\r\n"                                      if $last;
     }
     elsif ($framing ne 'none') { $out .= $data }
-    $c->{bytes} += length $data if $framing ne 'none';
-    return 1 unless length $out;
-    return write_all($c, $out);
+    my $n = $framing ne 'none' ? length $data : 0;
+    return _counted($c, length $out ? write_all($c, $out) : 1, $n);
 }
 
 1;

@@ -14,45 +14,55 @@ use Time::HiRes  ();
 my $SYS_SENDFILE
     = eval { require 'syscall.ph'; &SYS_sendfile() };    ## no critic (RequireBarewordIncludes)
 my $CHUNK = 1 << 20;
+my $SMALL = 65_536;    # Bytes of a file that leave with its head in one write
 
 # Sends $length bytes of $fh after the head; false when sendfile cannot be used for it (nothing
-# was written then), true when done (check $c->{broken} for a client that went away)
+# was written then), true when done (check $c->{broken} for a client that went away). A file of
+# 64 KiB or less is read and leaves with its head in one write, bounded by Timeout as any write
+# is: a blocking sendfile waits up to Timeout for each page, so a slow reader could stretch it.
 sub send_file ($c, $fh, $length) {
     return 0 unless $SYS_SENDFILE && defined $length && _plain_file($fh);
     return 0 if $length > (-s $fh) - tell $fh;    # The head promises more than the file has
-    Perennial::HTTP::Response::write_all($c, delete($c->{head}) // '') or return 1;
-    _send($c, $fh, $length);
+    if ($length <= $SMALL) {
+        my $body;
+        my $got = sysread $fh, $body, $length;
+        return 0 if ($got // -1) != $length;      # The caller's read loop says why
+        Perennial::HTTP::Response::write_all($c, delete($c->{head}) . $body)
+            and $c->{bytes} += $length;
+    }
+    elsif (Perennial::HTTP::Response::write_all($c, delete($c->{head}) // '')) {
+        IO::Handle::blocking($c->{sock}, 0);
+        _send($c, $fh, $length);
+        IO::Handle::blocking($c->{sock}, 1);
+    }
     close $fh;
     return 1;
 }
 
-# The file's bytes, within Timeout per 64 KiB as a write of bytes; $c->{broken} says why when
-# they could not all go. Blocking while the client keeps up (no system call more than the
-# copy); once the socket is full, without blocking and waiting for it until the deadline.
+# The file's bytes, without blocking: each part when the socket can take it, 64 KiB within
+# each Timeout; $c->{broken} says why when they could not all go
 sub _send ($c, $fh, $left) {
     my $sock = $c->{sock};
-    my ($until, $taken, $slow) = (Time::HiRes::time() + ($c->{timeout} // 60), 0, 0);
+    my ($until, $taken) = (Time::HiRes::time() + ($c->{timeout} // 60), 0);
     while ($left > 0) {
-        my $want = $left < $CHUNK ? $left : $CHUNK;
-        my $n    = syscall($SYS_SENDFILE, fileno $sock, fileno $fh, 0, $want);
+        my $n
+            = syscall($SYS_SENDFILE, fileno $sock, fileno $fh, 0, $left < $CHUNK ? $left : $CHUNK);
         if ($n > 0) {
             ($left, $c->{bytes}) = ($left - $n, $c->{bytes} + $n);
             $until = Perennial::HTTP::Response::deadline($c, $until, \$taken, $n);
-            IO::Handle::blocking($sock, 0) if $n < $want && !$slow++;
-            next if !$left || !$slow || Perennial::HTTP::Response::writable($sock, $until);
+            next;
         }
         next if $n < 0 && $! == EINTR;
         next if $n < 0 && $! == EAGAIN && Perennial::HTTP::Response::writable($sock, $until);
         Perennial::HTTP::Response::broken($c, _why_not($n));
         last;
     }
-    IO::Handle::blocking($sock, 1) if $slow;
     return;
 }
 
 sub _why_not ($n) {
     return 'file shorter than its length'                        if $n == 0;
-    return 'the client did not take the response within Timeout' if $n > 0 || $! == EAGAIN;
+    return 'the client did not take the response within Timeout' if $! == EAGAIN;
     return "$!";
 }
 

@@ -50,7 +50,8 @@ my %FIELD = (
         length($r->{env}{QUERY_STRING} // '') ? clean("?$r->{env}{QUERY_STRING}") : '';
     },
     r => sub ($r, $arg) {
-        clean("$r->{env}{REQUEST_METHOD} $r->{env}{REQUEST_URI} $r->{env}{SERVER_PROTOCOL}");
+        clean($r->{env}{'perennial.line'}
+                // "$r->{env}{REQUEST_METHOD} $r->{env}{REQUEST_URI} $r->{env}{SERVER_PROTOCOL}");
     },
     R => sub ($r, $arg) {'-'},
     s => sub ($r, $arg) { $r->{status} },
