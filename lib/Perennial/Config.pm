@@ -540,8 +540,11 @@ line ends (in the head and in chunked bodies), a fragment or a user name in the 
 (left out of C<PATH_INFO> and the Host; C<REQUEST_URI> keeps the target as sent), and host
 names that break the Strict rules (a run of dots, a slash or a port out of
 range is still refused). What can make a proxy in front and Perennial read two different
-requests is refused in both modes: a space before a header's colon, obsolete line folding,
-Content-Length with Transfer-Encoding, a list of Content-Length values.
+requests is refused in both modes: a space before a header's colon, obsolete line folding
+(which Apache's Strict folds into one line), Content-Length with Transfer-Encoding, a list of
+Content-Length values; so is what the head parser (L<HTTP::Parser::XS>) itself cannot read,
+which Apache's C<Unsafe> lets through: more than one space between the request line's parts, a
+blank after the version, a version in lower case.
 C<RegisteredMethods> answers a method HTTP and WebDAV do not register with 501;
 C<LenientMethods> (the default) lets any token through. C<Allow0.9> is accepted and ignored
 with a note: HTTP/0.9 is never served. A C<< <VirtualHost> >>'s value is read, as Apache reads

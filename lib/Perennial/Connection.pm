@@ -353,6 +353,7 @@ sub _read ($self, $sock, $buf_ref) {
 sub _refuse ($self, $c, $status, $env, $why) {
     $why .= ", $env->{'perennial.refused'}" if defined $env->{'perennial.refused'};
     my $bytes = $env->{'perennial.offending'};
+    $bytes =~ s/([^\x20-\x7e])/sprintf '\\x%02x', ord $1/ge if defined $bytes;
     $self->{log}->info(
         "$why: $status (request '"
             . (

@@ -70,6 +70,10 @@ my @cases = (
     ],
 
     # Apache's HttpProtocolOptions Strict and RFC 9112's grammar
+    [   'a control character in a header name',
+        "GET / HTTP/1.1\r\nHost: x\r\nX-A\x01b: 1\r\n\r\n",
+        400
+    ],
     ['a method that is not a token',      "GET/ / HTTP/1.1\r\nHost: x\r\n\r\n",              400],
     ['a method with a byte above 0x7f',   "G\x80T / HTTP/1.1\r\nHost: x\r\n\r\n",            400],
     ['a target that is not a path',       "GET a/b HTTP/1.1\r\nHost: x\r\n\r\n",             400],
@@ -198,6 +202,9 @@ like $srv->access_log, qr/"GARBAGE" 400 [1-9]\d* /,
 like $log,
     qr/its Host is not a name .*: 400 \(request 'GET \/ HTTP\/1\.1', client [\d.]+, sent 'Host: local host'\)/,
     'the log names the bytes that broke the rule';
+like $log, qr/a header line is malformed .*, sent 'X-A\\x01b: 1'\)/, '  a header line\'s, escaped';
+like $log, qr/a chunk-size line is not hex digits.*, sent 'zz\\x0d\\x0a'\)/,
+    '  a body line\'s, its line end too';
 unlike $log, qr/non-portable|at \S+ line \d+\./, 'no client input makes a perl warning';
 unlike $log, qr/[\x1b\x07]/,                     'nor puts control characters in the log';
 like $log,   qr{/\\x1b\[31mred\\x07},            'they are written escaped';
