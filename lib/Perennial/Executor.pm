@@ -384,15 +384,10 @@ sub prepare ($self, $hit) {
         && $cached->{mtime} == $hit->{mtime}
         && !($cached->{deps} && $self->_libraries_changed($cached, $hit));
 
-    # A changed script starts from an empty package: no stale subs, no "redefined" warnings;
-    # so does one the generation before a graceful restart compiled in this process. It
-    # compiles where it will run, so a BEGIN-time require of a relative path finds its file.
-    my $package
-        = $cached
-        ? $cached->{package}
-        : Perennial::Executor::Compiler->package_for($self->{root_ns}, $hit->{file});
-    Symbol::delete_package($package)
-        if $cached || Perennial::Executor::Compiler::stash_exists($package);
+    # A changed script starts from an empty package: no stale subs, no "redefined" warnings.
+    # It compiles where it will run, so a BEGIN-time require of a relative path finds its file.
+    if    ($cached)                           { Symbol::delete_package($cached->{package}) }
+    elsif ($self->{policy}{cache} eq 'mtime') { $self->_earlier_package_gone($hit->{file}) }
     my $chdir = $self->{policy}{chdir};
     chdir $hit->{dir} or return (undef, "Can't chdir to the script's directory: $!") if $chdir;
     Perennial::Executor::Inc::enter();
@@ -407,6 +402,15 @@ sub prepare ($self, $hit) {
     $self->{cache}{$hit->{file}} = $compiled;
     Perennial::Executor::Catalog::changed();
     return ($compiled, undef);
+}
+
+# A script the generation before a graceful restart compiled in this process (the manager)
+# starts afresh too, rather than redefining its subs with a warning each. Only executors that
+# keep scripts ask: PerlRun's packages go after each request.
+sub _earlier_package_gone ($self, $file) {
+    my $package = Perennial::Executor::Compiler->package_for($self->{root_ns}, $file);
+    Symbol::delete_package($package) if Perennial::Executor::Compiler::stash_exists($package);
+    return;
 }
 
 # ModPerl::RegistryLoader's work: a script compiled in the manager is shared by every worker.
