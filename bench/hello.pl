@@ -10,11 +10,16 @@ use Perennial::Bench::Wrk     qw(run_wrk);
 # workers, each driven by wrk on loopback in one run, keep-alive off and on. Prints requests/s,
 # latency and the ratios. Every load is bounded by wrk's -d.
 
-my %opt = (workers => 16, connections => 16, duration => 10, servers => 'perennial,starman,uwsgi');
+my %opt = (
+    workers     => 16,
+    connections => 16,
+    duration    => 10,
+    servers     => 'perennial,starlet,starman,uwsgi'
+);
 GetOptions(\%opt, 'workers=i', 'connections=i', 'duration=i', 'servers=s', 'help') or exit 2;
 if ($opt{help}) {
     say
-        "Usage: perl bench/hello.pl [--workers 16] [--connections 16] [--duration 10] [--servers perennial,starman,uwsgi]";
+        "Usage: perl bench/hello.pl [--workers 16] [--connections 16] [--duration 10] [--servers perennial,starlet,starman,uwsgi]";
     exit 0;
 }
 my $app     = "$FindBin::RealBin/apps/hello.psgi";

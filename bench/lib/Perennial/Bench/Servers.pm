@@ -125,6 +125,21 @@ PSGI
             $a{app}
         );
     },
+
+    # Starlet: pure Perl on the same HTTP::Parser::XS; its keep-alive is off unless it is given
+    # more than one request per connection
+    starlet => sub (%a) {
+        (   'plackup',                 '-s',
+            'Starlet',                 '--host',
+            '127.0.0.1',               '--port',
+            $a{port},                  '--max-workers',
+            $a{workers},               '--max-reqs-per-child',
+            1_000_000,                 '-E',
+            'deployment',              '--max-keepalive-reqs',
+            ($a{keepalive} ? 100 : 1), '--keepalive-timeout',
+            5,                         $a{app}
+        );
+    },
     uwsgi => sub (%a) {
         (   'uwsgi',
             '--plugins',
