@@ -6,8 +6,7 @@ use Socket                    qw(MSG_DONTWAIT MSG_PEEK);
 use Time::HiRes               ();
 use Perennial::HTTP::Body     qw(body_framing dechunk);
 use Perennial::HTTP::Request  qw(head_ready offending parse_head);
-use Perennial::HTTP::Response qw(error_bytes start_response write_all write_response);
-use Perennial::HTTP::Response::Writer;
+use Perennial::HTTP::Response qw(error_bytes);
 
 # The hot path: one connection, its requests one after another (read, parse, call the app,
 # write, keep alive). Kept small and behind a narrow interface, new() and serve(), so that it
@@ -84,14 +83,13 @@ sub serve ($self, $sock, $base, $peer, $remaining, $listener = 0) {
         my $t0  = Time::HiRes::time();
         my ($len, $status) = $self->_read_head($sock, \$buf, \%env);
         last unless $len || $status;
-        my $c = {
+        my $c = Perennial::HTTP::Response->new(
             sock    => $sock,
             http11  => $env{SERVER_PROTOCOL} eq 'HTTP/1.1',
             timeout => $self->{timeout},
-            bytes   => 0,
             env     => \%env,
             t0      => $t0
-        };
+        );
         $board->request_start(
             $slot,
             $env{REMOTE_ADDR} // '',
@@ -181,7 +179,7 @@ sub _next_request ($self, $sock) {
 
 # OPTIONS * asks about the server, not a resource: no application is asked, as in Apache
 sub _options_of_server ($self, $c) {
-    write_response($c, [200, ['Allow' => $self->{allow}, 'Content-Length' => 0], []]);
+    $c->respond([200, ['Allow' => $self->{allow}, 'Content-Length' => 0], []]);
     return 1;
 }
 
@@ -198,16 +196,16 @@ sub _call_app ($self, $c, $env) {
             my $writer;
             $res->(
                 sub ($r) {
-                    if (defined $r->[2]) { write_response($c, $r); return }
-                    start_response($c, $r->[0], $r->[1]);
-                    return $writer = Perennial::HTTP::Response::Writer->new($c);
+                    if (defined $r->[2]) { $c->respond($r); return }
+                    $c->start($r->[0], $r->[1]);
+                    return $writer = $c;    # The response is its own writer
                 }
             );
             $writer->close if $writer;
             die "the application's streaming callback returned without responding\n"
                 unless $c->{status};
         }
-        else { write_response($c, $res) }
+        else { $c->respond($res) }
         1;
     };
     undef $IN_APP;
@@ -225,7 +223,7 @@ sub _answer_instead ($c, $status) {
     return if $c->{status} && !exists $c->{head};
     delete $c->{head};
     $c->{status} = $status;
-    write_all($c, error_bytes($status, $c->{http11}));
+    $c->write_all(error_bytes($status, $c->{http11}));
 }
 
 # Why a body that was being received is refused, for the log and the answer
@@ -244,7 +242,7 @@ sub _read_body ($self, $c, $buf_ref, $env) {
     return $self->_refuse($c, $kind, $env, 'refused body') if $kind =~ /\A\d+\z/;
 
     # Any other Expect was refused with the head (Perennial::HTTP::Request)
-    write_all($c, "HTTP/1.1 100 Continue\r\n\r\n")
+    $c->write_all("HTTP/1.1 100 Continue\r\n\r\n")
         if $c->{http11} && !length $$buf_ref && length($env->{HTTP_EXPECT} // '');
     my $body   = {data => '', length => 0};
     my $status = $self->_receive_body($c->{sock}, $buf_ref, $body, $kind, $length);
@@ -368,7 +366,7 @@ sub _refuse ($self, $c, $status, $env, $why) {
     $c->{status}     = $status;
     my $answer = error_bytes($status, $c->{http11}, $env->{'perennial.refused'});
     $c->{bytes} = length($answer) - index($answer, "\r\n\r\n") - 4;   # The body, for the access log
-    write_all($c, $answer);
+    $c->write_all($answer);
     return 0;
 }
 

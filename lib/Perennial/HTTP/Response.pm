@@ -9,12 +9,13 @@ use Plack::Util  ();
 use Time::HiRes  ();
 use Perennial::HTTP::Sendfile;
 
-# A PSGI response to bytes on the socket. $c is the connection's per-request context:
-#   sock, http11, head_only, timeout (a write's limit), keep_alive (in: wanted, out: still
-#   possible), bytes (out), broken (out: why the response could not be finished)
+# One response on its way to the client: the PSGI response written as HTTP/1.x bytes, and the
+# writer a streaming application is given (write, close, poll_cb). Its fields, read by the
+# connection loop and the access log: sock, http11, head_only, timeout (a write's limit),
+# keep_alive (in: wanted, out: still possible), status, bytes (of the body, sent), broken (why
+# it could not be finished).
 
-our @EXPORT_OK
-    = qw(error_bytes plain_response send_body server_tokens start_response write_all write_response);
+our @EXPORT_OK = qw(error_bytes plain_response server_tokens);
 
 my %NO_BODY = map { $_ => 1 } 204, 304;
 my ($date_second, $date) = (-1, '');
@@ -23,6 +24,8 @@ my @DAY         = qw(Sun Mon Tue Wed Thu Fri Sat);
 my @MONTH       = qw(Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec);
 my $TOO_SLOW    = 'the client did not take the response within Timeout';
 my $PER_TIMEOUT = 65_536;                            # Bytes a client must take within each Timeout
+
+sub new ($class, %fields) { bless {bytes => 0, %fields}, $class }
 
 sub error_bytes ($status, $http11 = 1, $why = undef) {
     my $reason = HTTP::Status::status_message($status) // 'Error';
@@ -65,89 +68,89 @@ sub server_tokens ($how) {
 sub server_product () { $SERVER =~ s/\AServer: //r =~ s/\r\n\z//r }
 
 # Prepares the head; returns the framing for the body: 'length', 'chunked', 'close' or 'none'
-sub start_response ($c, $status, $headers, $body_length = undef) {
+sub start ($self, $status, $headers, $body_length = undef) {
     my ($out, $length, $has_date, $close) = _headers($headers);
     my $framing = 'length';
     if    ($status < 200 || $NO_BODY{$status}) { $framing = 'none' }
     elsif (!defined $length) {
         $length = $body_length;
-        if    (defined $length) { $out .= "Content-Length: $length\r\n" }
-        elsif ($c->{head_only}) { $framing = 'none' }
-        elsif ($c->{http11})    { $framing = 'chunked'; $out .= "Transfer-Encoding: chunked\r\n" }
+        if    (defined $length)    { $out .= "Content-Length: $length\r\n" }
+        elsif ($self->{head_only}) { $framing = 'none' }
+        elsif ($self->{http11}) { $framing = 'chunked'; $out .= "Transfer-Encoding: chunked\r\n" }
         else                    { $framing = 'close' }
     }
-    $c->{length}     = $length;
-    $c->{keep_alive} = 0      if $close || $framing eq 'close';
-    $framing         = 'none' if $c->{head_only};
+    $self->{length}     = $length;
+    $self->{keep_alive} = 0      if $close || $framing eq 'close';
+    $framing            = 'none' if $self->{head_only};
     $out
-        .= $c->{keep_alive}
-        ? ($c->{http11} ? '' : "Connection: keep-alive\r\n")
+        .= $self->{keep_alive}
+        ? ($self->{http11} ? '' : "Connection: keep-alive\r\n")
         : "Connection: close\r\n";
     $out .= 'Date: ' . _date() . "\r\n" unless $has_date;
-    $c->{status}      = $status;
-    $c->{res_headers} = $headers;
-    $c->{head}        = sprintf(
+    $self->{status}      = $status;
+    $self->{res_headers} = $headers;
+    $self->{head}        = sprintf(
         "HTTP/1.%d %d %s\r\n",
-        $c->{http11} ? 1 : 0,
+        $self->{http11} ? 1 : 0,
         $status, HTTP::Status::status_message($status) // 'Unknown'
     ) . "$out\r\n";
-    $c->{head_bytes} = length $c->{head};
-    return $c->{framing} = $framing;
+    $self->{head_bytes} = length $self->{head};
+    return $self->{framing} = $framing;
 }
 
-# Writes all of $data; false when the client went away or was too slow: Timeout ($c->{timeout})
+# Writes all of $data; false when the client went away or was too slow: Timeout ($self->{timeout})
 # bounds the whole write of up to 64 KiB, and each further 64 KiB of a larger one. The socket's
 # own send timeout starts again with every partial write, so a reader that takes a byte now and
 # then would hold the worker for as long as it liked; a slow but real client takes 64 KiB in
 # Timeout (60 s: 1 KiB/s).
-sub write_all ($c, $data) {
-    return _unsent($c, length $data) if $c->{broken};
-    my $until = Time::HiRes::time() + ($c->{timeout} // 60);
-    my $n     = syswrite $c->{sock}, $data;
+sub write_all ($self, $data) {
+    return _unsent($self, length $data) if $self->{broken};
+    my $until = Time::HiRes::time() + ($self->{timeout} // 60);
+    my $n     = syswrite $self->{sock}, $data;
     return 1 if ($n // -1) == length $data;    # The usual case: one write
     if (!defined $n && $! != EINTR && $! != EAGAIN) {
-        broken($c, "$!");
-        return _unsent($c, length $data);
+        broken($self, "$!");
+        return _unsent($self, length $data);
     }
-    return _write_rest($c, \$data, $n // 0, $until);
+    return _write_rest($self, \$data, $n // 0, $until);
 }
 
-# A write that failed: how much of it did not go ($c->{unsent}, for the access log's count)
-sub _unsent ($c, $bytes) {
-    $c->{unsent} = $bytes;
+# A write that failed: how much of it did not go ($self->{unsent}, for the access log's count)
+sub _unsent ($self, $bytes) {
+    $self->{unsent} = $bytes;
     return 0;
 }
 
 # Counts $n bytes of body as sent, less what a failed write left unsent; returns $ok
-sub _counted ($c, $ok, $n) {
-    my $lost = $ok ? 0 : $c->{unsent} // $n;
-    $c->{bytes} += $n - ($lost < $n ? $lost : $n);
+sub _counted ($self, $ok, $n) {
+    my $lost = $ok ? 0 : $self->{unsent} // $n;
+    $self->{bytes} += $n - ($lost < $n ? $lost : $n);
     return $ok;
 }
 
 # The rest of a write the client is slow to take: without blocking, each part when the socket
 # can take it, until the deadline
-sub _write_rest ($c, $data_ref, $off, $until) {
-    my $sock = $c->{sock};
+sub _write_rest ($self, $data_ref, $off, $until) {
+    my $sock = $self->{sock};
     IO::Handle::blocking($sock, 0);
     my ($ok, $taken) = (1, $off);
     while ($off < length $$data_ref) {
-        if (!writable($sock, $until)) { $ok = broken($c, $TOO_SLOW); last }
+        if (!writable($sock, $until)) { $ok = broken($self, $TOO_SLOW); last }
         my $n = syswrite $sock, $$data_ref, length($$data_ref) - $off, $off;
-        if (defined $n) { $off += $n; $until = deadline($c, $until, \$taken, $n); next }
+        if (defined $n) { $off += $n; $until = deadline($self, $until, \$taken, $n); next }
         next if $! == EINTR || $! == EAGAIN;
-        $ok = broken($c, "$!");
+        $ok = broken($self, "$!");
         last;
     }
     IO::Handle::blocking($sock, 1);
-    return $ok || _unsent($c, length($$data_ref) - $off);
+    return $ok || _unsent($self, length($$data_ref) - $off);
 }
 
 # The deadline of a write after $n more bytes went: Timeout later for each 64 KiB taken
-sub deadline ($c, $until, $taken_ref, $n) {
+sub deadline ($self, $until, $taken_ref, $n) {
     return $until if ($$taken_ref += $n) < $PER_TIMEOUT;
     $$taken_ref = 0;
-    return Time::HiRes::time() + ($c->{timeout} // 60);
+    return Time::HiRes::time() + ($self->{timeout} // 60);
 }
 
 # Whether the socket can take more bytes before the deadline; a signal does not cut the wait
@@ -163,38 +166,61 @@ sub writable ($sock, $until) {
 }
 
 # The response cannot be finished: the connection ends after it (false, for the caller's return)
-sub broken ($c, $why) {
-    $c->{broken}     = $why;
-    $c->{keep_alive} = 0;
+sub broken ($self, $why) {
+    $self->{broken}     = $why;
+    $self->{keep_alive} = 0;
     return 0;
 }
 
-# Writes a complete [status, headers, body] response
-sub write_response ($c, $res) {
+# Writes a complete [status, headers, body] response; false if it could not all go
+sub respond ($self, $res) {
     my ($status, $headers, $body) = @$res;
     if (ref $body eq 'ARRAY') {
         my $content = join '', @$body;
 
         # Known length: the head and the body leave in one write
-        my $out = start_response($c, $status, $headers, length $content) eq 'none' ? '' : $content;
-        return _counted($c, write_all($c, delete($c->{head}) . $out), length $out);
+        my $out = start($self, $status, $headers, length $content) eq 'none' ? '' : $content;
+        return _counted($self, write_all($self, delete($self->{head}) . $out), length $out);
     }
     my $length  = Plack::Util::content_length($body);
-    my $framing = start_response($c, $status, $headers, $length);
-    return !$c->{broken}
+    my $framing = start($self, $status, $headers, $length);
+    return !$self->{broken}
         if $framing eq 'length'
-        && Perennial::HTTP::Sendfile::send_file($c, $body, $c->{length});
+        && Perennial::HTTP::Sendfile::send_file($self, $body, $self->{length});
     local $/ = \65536;
     my $first = $framing eq 'none' ? '' : $body->getline // '';
-    send_body($c, $framing, $first, 0);
+    _send_body($self, $framing, $first, 0);
     if ($framing ne 'none') {
-        while (!$c->{broken} && defined(my $chunk = $body->getline)) {
-            send_body($c, $framing, $chunk, 0);
+        while (!$self->{broken} && defined(my $chunk = $body->getline)) {
+            _send_body($self, $framing, $chunk, 0);
         }
-        send_body($c, $framing, '', 1);
+        _send_body($self, $framing, '', 1);
     }
     $body->close;
-    return !$c->{broken};
+    return !$self->{broken};
+}
+
+# The writer's side (PSGI's streaming interface): the head went with start(), each write() goes
+# at once (chunked for HTTP/1.1, raw until the connection closes for HTTP/1.0), close() ends the
+# body. The server closes a writer the application forgot.
+sub write ($self, $data) {
+    return if $self->{closed} || !length $data;
+    _send_body($self, $self->{framing}, $data, 0);
+}
+
+sub close ($self) {
+    return if $self->{closed}++;
+    _send_body($self, $self->{framing}, '', 1);
+}
+
+sub poll_cb ($self, $cb) { $cb->($self) }
+
+# The response's bytes are written as they come, head included ($head, in place of the one the
+# server made), and the connection closes after them: an nph- script's output, which frames
+# itself (and has its body even for HEAD, as mod_cgi sends it)
+sub pass_through ($self, $head) {
+    @$self{qw(head head_bytes keep_alive framing)} = ($head, length $head, 0, 'close');
+    return $self;
 }
 
 sub _error_body ($status) { "$status " . (HTTP::Status::status_message($status) // 'Error') . "\n" }
@@ -229,15 +255,15 @@ sub _date () {
         $t[5] + 1900, @t[2, 1, 0];
 }
 
-sub send_body ($c, $framing, $data, $last) {
-    my $out = delete($c->{head}) // '';
+sub _send_body ($self, $framing, $data, $last) {
+    my $out = delete($self->{head}) // '';
     if ($framing eq 'chunked') {
         $out .= sprintf("%x\r\n", length $data) . $data . "\r\n" if length $data;
         $out .= "0\r\n\r\n"                                      if $last;
     }
     elsif ($framing ne 'none') { $out .= $data }
     my $n = $framing ne 'none' ? length $data : 0;
-    return _counted($c, length $out ? write_all($c, $out) : 1, $n);
+    return _counted($self, length $out ? write_all($self, $out) : 1, $n);
 }
 
 1;
@@ -250,17 +276,26 @@ Perennial::HTTP::Response - write a PSGI response as HTTP/1.x bytes
 
 =head1 SYNOPSIS
 
-    use Perennial::HTTP::Response qw(write_response);
-    my $c = {sock => $sock, http11 => 1, head_only => 0, keep_alive => 1, bytes => 0};
-    write_response($c, [200, ['Content-Type' => 'text/plain'], ["Hello\n"]]);
+    use Perennial::HTTP::Response;
+    my $res = Perennial::HTTP::Response->new(sock => $sock, http11 => 1, keep_alive => 1,
+        timeout => 60);
+    $res->respond([200, ['Content-Type' => 'text/plain'], ["Hello\n"]]);
+
+    # Streaming: the response is the writer too
+    $res->start(200, ['Content-Type' => 'text/plain']);
+    $res->write("part\n");
+    $res->close;
 
 =head1 DESCRIPTION
 
-Turns a PSGI response into bytes: an array body goes out in one C<write(2)> with the head and a
-computed Content-Length; a filehandle body is sent in 64 KiB blocks with its length when it is
-known; otherwise the body is chunked (HTTP/1.1) or ends with the connection (HTTP/1.0). HEAD
-responses carry the head only, and 1xx, 204 and 304 responses never carry a body. Write
-errors (the client went away) are recorded in the context, never thrown.
+One response on its way to the client. A PSGI response becomes bytes: an array body goes out in
+one C<write(2)> with the head and a computed Content-Length; a file goes by sendfile (one write
+with the head when it is 64 KiB or less); another filehandle body in 64 KiB blocks with its
+length when it is known; otherwise the body is chunked (HTTP/1.1) or ends with the connection
+(HTTP/1.0). HEAD responses carry the head only, and 1xx, 204 and 304 responses never carry a
+body. A client must take 64 KiB of it (or all of a smaller one) within C<timeout> seconds.
+Write errors (the client went away, or was too slow) are recorded in C<broken>, never thrown;
+C<bytes> counts the body bytes that went.
 
 =head1 FUNCTIONS
 
@@ -279,28 +314,68 @@ the server's own), the body says why the request was refused.
 
 A whole PSGI response with its Content-Length; C<text/plain> unless the headers say otherwise.
 
-=head2 send_body
+=head2 server_tokens
 
-    send_body($c, $framing, $bytes, $is_last);
+    Perennial::HTTP::Response::server_tokens('Prod');
 
-Sends body bytes in the framing chosen, preceded by the head if it has not gone out yet.
+ServerTokens: what the C<Server> header says from now on.
 
-=head2 start_response
+=head2 writable
 
-    my $framing = start_response($c, 200, \@headers, $length_or_undef);
+    Perennial::HTTP::Response::writable($sock, $deadline) or give_up();
 
-Prepares the head (sent with the first body bytes) and returns the framing chosen.
+Whether the socket can take more bytes before the deadline (an epoch time).
+
+=head1 METHODS
+
+=head2 new
+
+    my $res = Perennial::HTTP::Response->new(sock => $sock, http11 => 1, timeout => 60);
+
+Fields: C<sock>, C<http11>, C<head_only>, C<keep_alive> (wanted; false afterwards when the
+connection must close), C<timeout>, and whatever the caller keeps with it (C<env>, C<t0>).
+
+=head2 respond
+
+    $res->respond([$status, $headers, $body]) or return;
+
+Writes a whole response; false when it could not all go.
+
+=head2 start
+
+    my $framing = $res->start(200, \@headers, $length_or_undef);
+
+Prepares the head (sent with the first body bytes) and returns the framing chosen: C<length>,
+C<chunked>, C<close> or C<none>.
+
+=head2 write, close, poll_cb
+
+    $res->write("part\n");
+    $res->close;
+
+PSGI's writer: each write goes at once; close ends the body (once).
+
+=head2 pass_through
+
+    $res->pass_through("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n");
+
+The head given replaces the server's, and every C<write> goes to the client unchanged, then the
+connection closes: for output that frames itself (an C<nph-> script's, all of which mod_cgi
+sends, even for HEAD).
 
 =head2 write_all
 
-    write_all($c, $bytes) or return;
+    $res->write_all($bytes) or return;
 
-Writes everything, retrying after signals; false when the client has gone.
+Writes everything within the deadline, retrying after signals; false when the client has gone
+or was too slow (C<broken> says which).
 
-=head2 write_response
+=head2 broken, deadline
 
-    write_response($c, [$status, $headers, $body]);
+    return $res->broken('file shorter than its length');
+    $until = $res->deadline($until, \$taken, $n);
 
-Writes a whole response; false when the client has gone.
+Marks the response as not finished (the connection closes after it); and the write deadline
+after C<$n> more bytes went (Timeout later for each 64 KiB).
 
 =cut

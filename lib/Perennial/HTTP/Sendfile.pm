@@ -27,10 +27,10 @@ sub send_file ($c, $fh, $length) {
         my $body;
         my $got = sysread $fh, $body, $length;
         return 0 if ($got // -1) != $length;      # The caller's read loop says why
-        Perennial::HTTP::Response::write_all($c, delete($c->{head}) . $body)
+        $c->write_all(delete($c->{head}) . $body)
             and $c->{bytes} += $length;
     }
-    elsif (Perennial::HTTP::Response::write_all($c, delete($c->{head}) // '')) {
+    elsif ($c->write_all(delete($c->{head}) // '')) {
         IO::Handle::blocking($c->{sock}, 0);
         _send($c, $fh, $length);
         IO::Handle::blocking($c->{sock}, 1);
@@ -49,12 +49,12 @@ sub _send ($c, $fh, $left) {
             = syscall($SYS_SENDFILE, fileno $sock, fileno $fh, 0, $left < $CHUNK ? $left : $CHUNK);
         if ($n > 0) {
             ($left, $c->{bytes}) = ($left - $n, $c->{bytes} + $n);
-            $until = Perennial::HTTP::Response::deadline($c, $until, \$taken, $n);
+            $until = $c->deadline($until, \$taken, $n);
             next;
         }
         next if $n < 0 && $! == EINTR;
         next if $n < 0 && $! == EAGAIN && Perennial::HTTP::Response::writable($sock, $until);
-        Perennial::HTTP::Response::broken($c, _why_not($n));
+        $c->broken(_why_not($n));
         last;
     }
     return;
