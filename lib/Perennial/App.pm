@@ -406,7 +406,7 @@ sub _limits ($config, $set) {
 
 sub _time_limits ($config, $set, $app) {
     my $limits = _limits($config, $set) or return $app;
-    return sub ($env) { Perennial::Watchdog::arm(@$limits); $app->($env) };
+    return sub ($env) { Perennial::Watchdog::arm_for($env, $limits); $app->($env) };
 }
 
 1;

@@ -13,27 +13,21 @@ use Perennial::HTTP::Response qw(error_bytes);
 # can be replaced by a faster implementation without touching the rest.
 
 my ($MEMORY_BODY, $READ_SIZE) = (65_536, 65_536);
-my $IN_APP;     # The request the application is running, while it runs
-my $SERVING;    # The connection it came on
-my $WORKER;     # The process that serves it (not one the application forked)
-
-# An application that calls CORE::exit ends the worker mid-request; perl still runs END
-# blocks, so the client gets a 500 instead of a silently closed connection
-END { abort_request(500) }
 
 # Answers the request the application is running with $status when nothing of the response
-# went out yet, and logs it. For a worker about to end itself (a request deadline).
-sub abort_request ($status) {
-    my $c = $IN_APP or return 0;
-    return 0 if $$ != $WORKER;
+# went out yet, and logs it; false when no application is running in this process (a child it
+# forked is not the worker). For a worker about to end itself: a request deadline, an exit.
+sub abort_request ($self, $status) {
+    my $c = $self->{in_app} or return 0;
+    return 0 if $$ != $self->{pid};
     _answer_instead($c, $status);
     my $micros = int((Time::HiRes::time() - $c->{t0}) * 1e6);
-    $SERVING->{log}->access($c->{env}, $c->{status}, $c->{bytes}, $micros, $c);
+    $self->{log}->access($c->{env}, $c->{status}, $c->{bytes}, $micros, $c);
     return 1;
 }
 
 # The socket of the request the application is running, if one is
-sub client_socket ($class) { $IN_APP && $IN_APP->{sock} }
+sub client_socket ($self) { $self->{in_app} && $self->{in_app}{sock} }
 
 sub new ($class, %args) {
     my $config = $args{config};
@@ -44,6 +38,7 @@ sub new ($class, %args) {
         body       => $config->limit_request_body,
     );
     return bless {
+        pid       => $$,                     # The worker's (not a process the application forks)
         after     => $args{after_request},
         app       => $args{app},
         log       => $args{log},
@@ -74,7 +69,6 @@ sub serve ($self, $sock, $base, $peer, $remaining, $listener = 0) {
     my ($buf, $served) = ('', 0);
     my ($board, $slot) = @$self{qw(board slot)};
     my $after = $self->{after};
-    $SERVING = $self;
     $board->connection_start($slot);
     while (1) {
         last if $served && !length $buf && !$self->_next_request($sock);
@@ -185,7 +179,7 @@ sub _options_of_server ($self, $c) {
 
 sub _call_app ($self, $c, $env) {
     return $self->_options_of_server($c) if $env->{REQUEST_URI} eq '*';
-    ($IN_APP, $WORKER) = ($c, $$);
+    $self->{in_app} = $c;    # For abort_request, while the application runs
     my $ok = eval {
         my $res = $self->{app}->($env);
 
@@ -208,7 +202,7 @@ sub _call_app ($self, $c, $env) {
         else { $c->respond($res) }
         1;
     };
-    undef $IN_APP;
+    delete $self->{in_app};
     return 1 if $ok;
     my $err = ($@ || 'unknown error') =~ s/\s+\z//r;
     $self->{log}->error("app died: $err (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})");
@@ -443,17 +437,22 @@ gets its status (400, 408, 413, 414, 417, 431, 501, 505) and a log line and neve
 application. Time limits are the socket's own (set once on the listener), and the keep-alive
 wait is one C<select>.
 
-=head1 FUNCTIONS
+
+=head1 METHODS
 
 =head2 abort_request
 
-    Perennial::Connection::abort_request(504);
+    $conn->abort_request(504);
 
-From a signal handler in a worker that is about to exit: answers the request the application
-is running with this status if its head has not gone out yet, and writes its access-log line.
-Returns false when no application is running.
+From a signal handler or an END block in a worker that is about to exit: answers the request
+the application is running with this status if its head has not gone out yet, and writes its
+access-log line. Returns false when no application is running (or in a process it forked).
 
-=head1 METHODS
+=head2 client_socket
+
+    my $sock = $conn->client_socket;    # undef between requests
+
+The socket of the request the application is running.
 
 =head2 new
 

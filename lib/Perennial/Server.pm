@@ -21,12 +21,19 @@ sub new ($class, %args) {
     return $self;
 }
 
-my @LISTENING;    # The worker's listening sockets
+# What the worker loop keeps for its own ending and for a process the application forks: the
+# listening sockets and the connection loop (the request path itself keeps no globals)
+my @LISTENING;
+my $SERVING;
+
+# An application that calls CORE::exit ends the worker mid-request; perl still runs END
+# blocks, so the client gets a 500 instead of a silently closed connection
+END { $SERVING->abort_request(500) if $SERVING }
 
 # For a process that the application forks to live on (a script's accept loop): the worker's
 # listening sockets and the client's connection are not its to hold open
 sub leave_in_fork ($class) {
-    CORE::close($_) for @LISTENING, grep {defined} Perennial::Connection->client_socket;
+    CORE::close($_) for @LISTENING, grep {defined} $SERVING && $SERVING->client_socket;
     return;
 }
 
@@ -35,20 +42,10 @@ sub serve ($self, $worker) {
     my $stopping  = $worker->{stopping};
     my $remaining = $worker->{max_requests};
     my $log       = $self->{log};
-    my $conn      = Perennial::Connection->new(
-        config        => $self->{config},
-        app           => $self->{app},
-        log           => $log,
-        board         => $board,
-        slot          => $slot,
-        stopping      => $stopping,
-        after_request => scalar $self->_size_limit,
-        protocol      => [map { _protocol_options($self->{config}, $_) } @{$self->{listeners}}],
-    );
-    my @fh = @LISTENING = map { $_->fh } @{$self->{listeners}};
+    my $conn      = $self->_connection_loop($worker);
+    my @fh        = @LISTENING = map { $_->fh } @{$self->{listeners}};
     if (@fh > 1 || $self->{epoll}) { $_->blocking(0) for @fh }
     local $SIG{PIPE} = 'IGNORE';
-    Perennial::Watchdog->install(board => $board, slot => $slot, log => $log);
 
     my $reopen = $worker->{reopen} // \0;
     while (!$$stopping) {
@@ -71,6 +68,29 @@ sub serve ($self, $worker) {
     }
     $board->state($slot, $$stopping ? 'I' : 'C');
     return 0;
+}
+
+# The worker's connection loop, and its watchdog, which the request path arms through the
+# request ($env->{'perennial.watchdog'}) and whose signal handlers answer for the connection
+sub _connection_loop ($self, $worker) {
+    my $conn = $SERVING = Perennial::Connection->new(
+        config        => $self->{config},
+        app           => $self->{app},
+        log           => $self->{log},
+        board         => $self->{board},
+        slot          => $worker->{slot},
+        stopping      => $worker->{stopping},
+        after_request => scalar $self->_size_limit,
+        protocol      => [map { _protocol_options($self->{config}, $_) } @{$self->{listeners}}],
+    );
+    my $watchdog = Perennial::Watchdog->install(
+        board      => $self->{board},
+        slot       => $worker->{slot},
+        log        => $self->{log},
+        connection => $conn
+    );
+    $_->{'perennial.watchdog'} = $watchdog for @{$self->{base}};
+    return $conn;
 }
 
 # The logs reopened, as the manager asked (URG); false when the worker leaves instead: one that

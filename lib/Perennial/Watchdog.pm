@@ -3,7 +3,6 @@ use v5.36;
 use File::Basename qw(dirname);
 use POSIX          ();
 use Time::HiRes    ();
-use Perennial::Connection;
 
 # Request deadlines and the slow-request log. A worker writes the time limits of the location
 # it is serving into its scoreboard slot (arm); the manager looks at the slots several times a
@@ -40,9 +39,14 @@ my %WAIT_CALLS = (
     },
 );
 my $WAITS = $WAIT_CALLS{(POSIX::uname())[4]};    # This machine's; none known elsewhere
-my ($BOARD, $SLOT, $LOG);                        # The worker's own, once installed
 
-sub arm ($deadline, $slow) { $BOARD->arm($SLOT, $deadline, $slow) if $BOARD }
+# The limits of the location a request is in, in the worker's slot: [deadline, slow]. Through
+# the request, whose worker has a watchdog (an application run outside a worker has none).
+sub arm_for ($env, $limits) {
+    my $watchdog = $env->{'perennial.watchdog'} or return;
+    $watchdog->{board}->arm($watchdog->{slot}, @$limits);
+    return;
+}
 
 # The manager's side: signal the workers whose request passed a limit
 sub watch ($class, $board, $workers, $log) {
@@ -97,15 +101,18 @@ sub _wait_call ($pid) {
     return $WAITS->{$number};
 }
 
-# The worker's side: its signal handlers for the rest of its life
+# The worker's side: its signal handlers for the rest of its life, each closed over the
+# watchdog (board, slot, log and the connection loop to answer for); returns the watchdog
 sub install ($class, %args) {
-    ($BOARD, $SLOT, $LOG) = @args{qw(board slot log)};
-    $SIG{XCPU} = \&_deadline;    ## no critic (RequireLocalizedPunctuationVars)
+    my $self = bless {%args{qw(board slot log connection)}}, $class;
+    $SIG{XCPU} = sub ($signal) { $self->_deadline };  ## no critic (RequireLocalizedPunctuationVars)
 
     # SA_RESTART: a stack sample should not cut the application's reads short
-    my $action = POSIX::SigAction->new(\&_sample, POSIX::SigSet->new, POSIX::SA_RESTART());
+    my $action = POSIX::SigAction->new(sub ($signal) { $self->_sample },
+        POSIX::SigSet->new, POSIX::SA_RESTART());
     $action->safe(1);
     POSIX::sigaction(POSIX::SIGPROF(), $action) or die "Can't install the PROF handler: $!\n";
+    return $self;
 }
 
 # Where the application was when the signal came, innermost first, "FILE line N (in SUB)",
@@ -113,6 +120,9 @@ sub install ($class, %args) {
 sub stack () {
     my ($own, @frames, @at) = (dirname(__FILE__) . '/');
     for (my $i = 1; my @f = caller $i; $i++) { push @frames, [@f[1, 2, 3]] }
+
+    # The handler's own frames first (the closure that called it), then the interrupted code
+    shift @frames while @frames && $frames[0][0] eq __FILE__;
     for my $k (0 .. $#frames) {
         my ($file, $line) = @{$frames[$k]};
         last if index($file, $own) == 0 || @at >= $DEPTH;
@@ -127,20 +137,21 @@ sub stack () {
     return @at ? join(' <- ', @at) : 'Perennial itself (between requests)';
 }
 
-sub _deadline ($signal) {
-    my $s = $BOARD->slot($SLOT);
-    $LOG->error(sprintf "request deadline (%s s) passed: '%s' for %s stopped at %s",
+sub _deadline ($self) {
+    my $s = $self->{board}->slot($self->{slot});
+    $self->{log}->error(sprintf "request deadline (%s s) passed: '%s' for %s stopped at %s",
         $s->{deadline}, $s->{request}, $s->{client}, stack());
 
     # Answered (504, or the connection closed after a response begun): the slot no longer shows
     # a request in hand, so the manager does not report it lost
-    $BOARD->state($SLOT, 'C') if Perennial::Connection::abort_request(504);
+    $self->{board}->state($self->{slot}, 'C') if $self->{connection}->abort_request(504);
     POSIX::_exit(1);
 }
 
-sub _sample ($signal) {
-    my $s = $BOARD->slot($SLOT);
-    $LOG->warn(sprintf "slow request (SlowRequestTime %s s): '%s' for %s running %.1f s, at %s",
+sub _sample ($self) {
+    my $s = $self->{board}->slot($self->{slot});
+    $self->{log}
+        ->warn(sprintf "slow request (SlowRequestTime %s s): '%s' for %s running %.1f s, at %s",
         $s->{slow}, $s->{request}, $s->{client}, Time::HiRes::time() - $s->{request_started},
         stack());
 }
@@ -155,10 +166,11 @@ Perennial::Watchdog - request deadlines and the slow-request log
 
 =head1 SYNOPSIS
 
-    # In a worker, once
-    Perennial::Watchdog->install(board => $board, slot => $slot, log => $log);
+    # In a worker, once; the request carries it as $env->{'perennial.watchdog'}
+    my $watchdog = Perennial::Watchdog->install(board => $board, slot => $slot, log => $log,
+        connection => $conn);
     # Per request, by the location's application
-    Perennial::Watchdog::arm(30, 5);
+    Perennial::Watchdog::arm_for($env, [30, 5]);
     # In the manager, several times a second
     Perennial::Watchdog->watch($board, \%workers, $log);
 
@@ -191,11 +203,12 @@ T s, at FILE line N ...> (worker, warn), C<worker N did not stop 2 s after its r
 
 =head1 FUNCTIONS
 
-=head2 arm
+=head2 arm_for
 
-    Perennial::Watchdog::arm($deadline, $slow);
+    Perennial::Watchdog::arm_for($env, [$deadline, $slow]);
 
-Sets the limits of the request now running in this worker.
+Sets the limits of the request now running, in its worker's slot; nothing when the request
+came by no worker (C<perennial.watchdog> is not in it).
 
 =head2 stack
 
@@ -207,7 +220,11 @@ The caller frames of the code a signal handler interrupted, innermost first.
 
 =head2 install
 
-    Perennial::Watchdog->install(board => $board, slot => $slot, log => $log);
+    my $watchdog = Perennial::Watchdog->install(board => $board, slot => $slot, log => $log,
+        connection => $conn);
+
+Installs the worker's XCPU and PROF handlers, closed over the watchdog: its scoreboard slot,
+its log and the connection loop (L<Perennial::Connection>) whose request a deadline answers.
 
 =head2 watch
 

@@ -27,7 +27,7 @@ sub new ($class, %args) {
 # A script already found: a PSGI response (refused) or the delayed one that runs it through
 # $runner, which has prepare($hit) and respond($script, $hit, $env, $respond, $r)
 sub serve ($self, $runner, $env, $hit, $r = undef) {
-    Perennial::Watchdog::arm(@{$self->{limits}}) if $self->{limits};
+    Perennial::Watchdog::arm_for($env, $self->{limits}) if $self->{limits};
     if (!$self->{exec_cgi}) {
         $self->{log}->error("Options ExecCGI is off in this directory: $hit->{file}");
         return error_page(403, $env);

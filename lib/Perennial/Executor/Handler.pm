@@ -32,7 +32,7 @@ sub new ($class, %args) {
 
 # The response, delayed; $declined serves the URL as the default handler would
 sub serve ($self, $env, $r, $declined) {
-    Perennial::Watchdog::arm(@{$self->{limits}}) if $self->{limits};
+    Perennial::Watchdog::arm_for($env, $self->{limits}) if $self->{limits};
     return sub ($respond) { $self->respond($env, $r, $respond, $declined) };
 }
 
