@@ -9,34 +9,54 @@ use Perennial::Bench::Servers qw(start_server stop_server);
 
 # The work a server does per request, as user-space instructions counted by valgrind's
 # callgrind: unlike requests per second on a shared machine, the count is the same from one
-# run to the next. Each server runs as one process under callgrind (Apache with -X, Perennial
-# with --workers 0); the count of a run that serves N sequential requests of the script after
-# a warm-up, less that of a run that only warms up, is the N requests' work. System calls and the kernel's work are not in it: see
-# `strace -c` for those (docs/design-notes.md).
+# run to the next. Each server runs as one worker under callgrind (Apache with -X, Perennial's
+# scripts with --workers 0, the PSGI servers, Perennial's included, with a manager and one
+# worker, the manager's few instructions counted); the count of a run that serves N sequential requests (a new connection each: ab
+# without -k) after a warm-up, less that of a run that only warms up, is the N requests' work.
+# System calls and the kernel's work are not in it: see `strace -c` for those
+# (docs/design-notes.md).
 
-my %opt = (requests => 1000, script => 'hello.pl', warm => 50);
-GetOptions(\%opt, 'requests=i', 'script=s', 'warm=i', 'help') or exit 2;
+my %opt = (requests => 1000, script => 'hello.pl', warm => 50, what => 'scripts,psgi');
+GetOptions(\%opt, 'requests=i', 'script=s', 'warm=i', 'what=s', 'help') or exit 2;
 if ($opt{help}) {
-    say 'Usage: perl bench/instructions.pl [--script hello.pl] [--requests 1000] [--warm 50]';
+    say 'Usage: perl bench/instructions.pl [--script hello.pl] [--requests 1000] [--warm 50] '
+        . '[--what scripts,psgi]';
     exit 0;
 }
 my $scripts = abs_path("$FindBin::RealBin/../examples/cgi-bin");
-my @rows    = (    # label, server, location, the row it is compared with
-    ['Apache ModPerl::Registry', 'apache',            '/registry', 'Apache ModPerl::Registry'],
-    ['Perennial Registry',       'perennial-scripts', '/registry', 'Apache ModPerl::Registry'],
-    ['Apache ModPerl::PerlRun',  'apache',            '/perlrun',  'Apache ModPerl::PerlRun'],
-    ['Perennial PerlRun',        'perennial-scripts', '/perlrun',  'Apache ModPerl::PerlRun'],
+my $hello   = abs_path("$FindBin::RealBin/apps/hello.psgi");
+my %rows    = (    # label, server, URL, the row it is compared with
+    scripts => [
+        [   'Apache ModPerl::Registry', 'apache', "/registry/$opt{script}",
+            'Apache ModPerl::Registry'
+        ],
+        [   'Perennial Registry',     'perennial-scripts',
+            "/registry/$opt{script}", 'Apache ModPerl::Registry'
+        ],
+        ['Apache ModPerl::PerlRun', 'apache', "/perlrun/$opt{script}", 'Apache ModPerl::PerlRun'],
+        [   'Perennial PerlRun',     'perennial-scripts',
+            "/perlrun/$opt{script}", 'Apache ModPerl::PerlRun'
+        ],
+    ],
+    psgi => [
+        ['uWSGI hello.psgi',     'uwsgi',     '/', 'uWSGI hello.psgi'],
+        ['Starlet hello.psgi',   'starlet',   '/', 'uWSGI hello.psgi'],
+        ['Starman hello.psgi',   'starman',   '/', 'uWSGI hello.psgi'],
+        ['Perennial hello.psgi', 'perennial', '/', 'uWSGI hello.psgi'],
+    ],
 );
+my @rows = map { @{$rows{$_} // die "--what: '$_' is not scripts or psgi\n"} } split /,/,
+    $opt{what};
 my %count;
 for my $row (@rows) {
-    my ($label, $server, $prefix) = @$row;
-    $count{$label} = _count($server, "$prefix/$opt{script}");
+    my ($label, $server, $url) = @$row;
+    $count{$label} = _count($server, $url);
     printf STDERR "%-26s %10.0f instructions per request\n", $label, $count{$label};
 }
 say '';
-say "$opt{script}: user-space instructions per request (callgrind, one process, "
-    . "$opt{requests} sequential requests after $opt{warm} to warm up)";
-say sprintf '%-26s %14s %10s', 'server / mode', 'instructions', 'x Apache';
+say "user-space instructions per request (callgrind, one worker, "
+    . "$opt{requests} sequential requests after $opt{warm} to warm up, KeepAlive off)";
+say sprintf '%-26s %14s %10s', 'server / mode', 'instructions', 'x base';
 for my $row (@rows) {
     my ($label, $base) = @$row[0, 3];
     say sprintf '%-26s %14.0f %10.2f', $label, $count{$label},
@@ -56,9 +76,10 @@ sub _count ($server, $path) {
 sub _run ($server, $path, $requests) {
     my $srv = start_server(
         $server,
-        workers => $server eq 'apache' ? 1 : 0,    # Apache wants 1, and -X makes it one
+        workers => $server eq 'perennial-scripts' ? 0 : 1,    # Apache wants 1, and -X makes it one
         single  => 1,
         scripts => $scripts,
+        app     => $hello,
         probe   => $path,
         timeout => 180,
         prefix  => ['valgrind', '--tool=callgrind', '--callgrind-out-file=/dev/null'],
@@ -75,7 +96,11 @@ sub _run ($server, $path, $requests) {
     }
     stop_server($srv);
     open(my $log, '<', "$srv->{dir}/out.log") or die "Can't read the log of $server: $!\n";
-    my ($total) = map { /I\s+refs:\s+([\d,]+)/ ? $1 : () } <$log>;
-    die "$server: valgrind reported no total\n" unless defined $total;
-    return $total =~ tr/,//dr;
+
+    # Every process's total: a manager and its worker
+    my @totals = map { /I\s+refs:\s+([\d,]+)/ ? $1 =~ tr/,//dr : () } <$log>;
+    die "$server: valgrind reported no total\n" unless @totals;
+    my $sum = 0;
+    $sum += $_ for @totals;
+    return $sum;
 }
