@@ -226,24 +226,34 @@ sub pass_through ($self, $head) {
 sub _error_body ($status) { "$status " . (HTTP::Status::status_message($status) // 'Error') . "\n" }
 
 # The application's headers as text, after the Server header unless it has its own; framing
-# headers are the server's to write
+# headers are the server's to write. One pass, a hash lookup per name; the line breaks are
+# counted once over the whole text, and only a head that has one in a name or a value (which
+# would start a header, or a body, of the client's choosing) is written again without them.
+my %OWN
+    = ('content-length' => 1, 'transfer-encoding' => 2, connection => 3, date => 4, server => 5);
+
 sub _headers ($headers) {
-    my ($out, $length, $has_date, $close, $has_server) = ('', undef, 0, 0, 0);
+    my ($out, $length, $has_date, $close, $has_server, $lines) = ('', undef, 0, 0, 0, 0);
     for (my $i = 0; $i < @$headers; $i += 2) {
         my ($name, $value) = @$headers[$i, $i + 1];
-
-        # A line break in a header would start a header (or a body) of the client's choosing
-        $_ =~ tr/\r\n/  / for $name, $value;
-        my $lc = lc $name;
-        if    ($lc eq 'content-length')    { $length = $value }
-        elsif ($lc eq 'transfer-encoding') {next}
-        elsif ($lc eq 'connection')        { $close      = 1 if lc $value eq 'close'; next }
-        elsif ($lc eq 'date')              { $has_date   = 1 }
-        elsif ($lc eq 'server')            { $has_server = 1 }
+        if (my $own = $OWN{lc $name}) {
+            next if $own == 2;
+            if    ($own == 1) { $length     = $value }
+            elsif ($own == 3) { $close      = 1 if lc $value eq 'close'; next }
+            elsif ($own == 4) { $has_date   = 1 }
+            else              { $has_server = 1 }
+        }
         $out .= "$name: $value\r\n";
+        $lines++;
     }
+    return _headers(_without_breaks($headers))
+        if ($out =~ tr/\n//) != $lines || ($out =~ tr/\r//) != $lines;
     $out = $SERVER . $out unless $has_server;
     return ($out, $length, $has_date, $close);
+}
+
+sub _without_breaks ($headers) {
+    [map {tr/\r\n/  /r} @$headers]
 }
 
 sub _date () {
