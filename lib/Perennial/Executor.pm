@@ -1,12 +1,10 @@
 package Perennial::Executor;
 use v5.36;
-use Carp           qw(croak);
-use Cwd            qw(getcwd);
-use File::Basename qw(basename dirname);
-use POSIX          ();
-use Scalar::Util   qw(blessed);
-use Symbol         ();
-use Time::HiRes    ();
+use Carp         qw(croak);
+use Cwd          qw(getcwd);
+use POSIX        ();
+use Scalar::Util qw(blessed);
+use Symbol       ();
 use Perennial::Executor::AcceptLoop;
 use Perennial::Executor::Catalog;
 use Perennial::Executor::Children;
@@ -17,12 +15,11 @@ use Perennial::Executor::Errors;
 use Perennial::Executor::Exit;    # Before any script compiles: exit ends the request
 use Perennial::Executor::Front qw(error_page where);
 use Perennial::Executor::Inc;
-use Perennial::Executor::Layers;
 use Perennial::Executor::Lint;
 use Perennial::Executor::Output;
 use Perennial::ModPerl;
 use Perennial::Executor::Resolver;
-use Perennial::Script;
+use Perennial::Executor::Scripts;
 
 # Runs CGI scripts inside the worker. One executor serves one script directory with one
 # policy; Registry and PerlRun are this class with different policy hashes:
@@ -49,12 +46,16 @@ sub new ($class, %args) {
         resolver => Perennial::Executor::Resolver->new(root => $args{root}, check => $args{check}),
         env      => Perennial::Executor::Environment->new(%args),
         front    => Perennial::Executor::Front->new(%args),
-        root_ns  => _root_namespace($args{name} // 'Executor', $args{location}, $args{host}),
         site     => undef,
-        cache    => {},
         home     => getcwd(),
         umask    => umask,
     }, $class;
+    $self->{scripts} = Perennial::Executor::Scripts->new(
+        policy  => $policy,
+        log     => $self->{log},
+        root_ns => _root_namespace($args{name} // 'Executor', $args{location}, $args{host}),
+        home    => $self->{home},
+    );
     Perennial::Executor::Inc::init();
     Perennial::Executor::Catalog::register($self);
 
@@ -74,108 +75,12 @@ sub new ($class, %args) {
 }
 
 # The scripts compiled and kept (Registry), for the Perl status view
-sub compiled ($self) {
-    my $cache = $self->{cache};
-    return map {
-        +{  file       => $_,
-            package    => $cache->{$_}{package},
-            handler    => $self->{name},
-            compiled   => $cache->{$_}{compiled_at},
-            compile_ms => $cache->{$_}{compile_ms},
-            mtime      => int $cache->{$_}{mtime},
-        }
-    } sort keys %$cache;
-}
+sub compiled ($self) { $self->{scripts}->compiled($self->{name}) }
+
+# The script of a URL, compiled (again if it changed): (script, undef) or (undef, error)
+sub prepare ($self, $hit) { $self->{scripts}->prepare($hit) }
 
 sub to_app ($self) { $self->{front}->app($self, $self->{resolver}) }
-
-sub _compile ($self, $hit, $began) {
-    my $file = $hit->{file};
-    open(my $fh, '<:raw', $file) or return (undef, "Can't read script: $!");
-    my $source = do { local $/; <$fh> };
-    close $fh;
-    my $package = Perennial::Executor::Compiler->package_for($self->{root_ns}, $file);
-
-    # A script's `use lib` belongs to that script: kept with it, not left for the others. Its
-    # BEGIN blocks see $0 as its path, and so does FindBin if the script is the first to load it
-    local @INC = @INC;
-    local $0   = $file;
-    local @FindBin::{qw(Bin Script RealBin RealScript)};         ## no critic (ProhibitPackageVars)
-    my $findbin = $hit->{findbin} //= _findbin_values($file);    # realpath: once per URL
-    _set_findbin($findbin);
-
-    # A library loaded again after it changed redefines its subs: that is the point, not news
-    my $warn   = sub ($msg) { $self->{log}->warn("$file: $msg") };
-    my $reload = delete $self->{reloading};
-    local $SIG{__WARN__} = sub ($msg) {
-        return if $msg =~ /\AToo late to run INIT block/;    # It runs, just after
-        $warn->($msg) unless $reload && $msg =~ /\ASubroutine \S+ redefined /;
-    };
-
-    my $compile = sub () {
-        Perennial::Executor::CGIPragmas->around_compile(
-            sub () {
-                Perennial::Executor::Compiler->compile(
-                    path     => $file,
-                    package  => $package,
-                    source   => $source,
-                    closures => $self->{policy}{cache} eq 'mtime'
-                );
-            }
-        );
-    };
-
-    # binmode STDOUT/STDERR at BEGIN time (use open qw(:std ...)) is the script's, kept with it
-    my $layers = (index($source, 'binmode') >= 0 || index($source, 'use open') >= 0)
-        && {stdout => Perennial::Executor::Layers->new,
-        stderr => Perennial::Executor::Layers->new(said => sub ($bytes) { $warn->($bytes) }),
-        };
-    my ($compiled, $pragmas) = eval { $layers ? _with_layers($layers, $compile) : $compile->() };
-    return (undef, $@ =~ s/\s+\z//r) unless $compiled;
-    $self->{log}->warn("$file: -T is ignored: taint mode belongs to the whole interpreter")
-        if $compiled->{taint};
-
-    # What staying resident will do to it, said once: at compile, and after its first request
-    my $resident = $self->{policy}{cache} eq 'mtime';
-    $warn->($_) for $resident ? Perennial::Executor::Lint::compile_notes($source) : ();
-    return Perennial::Script->new(
-        $compiled,
-        {   cgi_pragmas => $pragmas,
-            (   map  { ("${_}_layers" => $layers->{$_}) }
-                grep { $layers->{$_}->any } keys %{$layers || {}}
-            ),
-            mtime   => $hit->{mtime},
-            checked => $hit->{stamp},    # Its libraries are as loaded now
-            inc     => [@INC],
-            findbin => $findbin,
-            warn    => $warn,
-            stderr  => Perennial::Executor::Errors->new($self->{log}, $file),
-            $resident                    # Kept: for the Perl status page, when and how fast
-            ? ( lint_handles => 1,
-                compiled_at  => $began,
-                compile_ms   => (Time::HiRes::time() - $began) * 1000
-                )
-            : ()
-        }
-    );
-}
-
-# Compiles with STDOUT and STDERR standing in for the script's, to record the layers it pushes
-sub _with_layers ($layers, $compile) {
-    local *STDOUT;
-    local *STDERR;
-    tie *STDOUT, 'Perennial::Executor::Layers', $layers->{stdout};
-    tie *STDERR, 'Perennial::Executor::Layers', $layers->{stderr};
-    my @got = eval { $compile->() };
-    my $err = $@;
-    {
-        no warnings 'untie';    ## no critic (ProhibitNoWarnings) $layers still holds the objects
-        untie *STDOUT;
-        untie *STDERR;
-    }
-    die $err if $err;
-    return @got;
-}
 
 # A script already found (by the dispatcher, which walked the configuration for it); $r, the
 # request object of a request whose mod_perl phases run, which the script gets too
@@ -276,7 +181,7 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     # FindBin, when something loaded it, describes the script
     local @FindBin::{qw(Bin Script RealBin RealScript)}    ## no critic (ProhibitPackageVars)
         if $INC{'FindBin.pm'};
-    _set_findbin($script->{findbin}) if $INC{'FindBin.pm'};
+    Perennial::Executor::Scripts::set_findbin($script->{findbin}) if $INC{'FindBin.pm'};
 
     # Every handler is checked after scripts that mention signals; the usual ones after others
     my @signals = $script->{signals} ? keys %SIG : @SIGNALS;
@@ -355,62 +260,12 @@ sub _root_namespace ($name, $location, $host = undef) {
     return "${root}::" . Perennial::Executor::Compiler->package_part($location);
 }
 
-# FindBin describes the program, which here is the script, not bin/perennial (mod_perl gets
-# this wrong, and scripts doing `use lib "$FindBin::Bin/lib"` break under it)
-sub _findbin_values ($file) {
-    my $real = Cwd::realpath($file) // $file;
-    return [dirname($file), basename($file), dirname($real), basename($real)];
-}
-
-sub _set_findbin ($values) {
-    no strict 'refs';    ## no critic (ProhibitNoStrict) FindBin's own variables
-    (${'FindBin::Bin'}, ${'FindBin::Script'}, ${'FindBin::RealBin'}, ${'FindBin::RealScript'})
-        = @$values;
-}
-
 sub _restore_signals ($names, $was) {
     my @now = @SIG{@$names};
     for my $i (0 .. $#now) {
         next if ($now[$i] // '') eq ($was->[$i] // '');
         $SIG{$names->[$i]} = $was->[$i];    ## no critic (RequireLocalizedPunctuationVars)
     }
-}
-
-sub prepare ($self, $hit) {
-    my $cached = $self->{cache}{$hit->{file}};
-    return ($cached, undef)
-        if $cached
-        && $self->{policy}{cache} eq 'mtime'
-        && $cached->{mtime} == $hit->{mtime}
-        && !($cached->{deps} && $self->_libraries_changed($cached, $hit));
-
-    # A changed script starts from an empty package: no stale subs, no "redefined" warnings.
-    # It compiles where it will run, so a BEGIN-time require of a relative path finds its file.
-    if    ($cached)                           { Symbol::delete_package($cached->{package}) }
-    elsif ($self->{policy}{cache} eq 'mtime') { $self->_earlier_package_gone($hit->{file}) }
-    my $chdir = $self->{policy}{chdir};
-    chdir $hit->{dir} or return (undef, "Can't chdir to the script's directory: $!") if $chdir;
-    Perennial::Executor::Inc::enter();
-    my ($compiled, $err) = $self->_compile($hit, Time::HiRes::time());
-
-    # What a failed compile loaded that is not a module goes with it (into a script discarded)
-    Perennial::Executor::Inc::leave($compiled // Perennial::Script->failed,
-        $chdir ? $hit->{dir} : $self->{home});
-    chdir $self->{home} if $chdir;
-    return (undef,     $err) unless $compiled;
-    return ($compiled, undef) if $self->{policy}{cache} ne 'mtime';
-    $self->{cache}{$hit->{file}} = $compiled;
-    Perennial::Executor::Catalog::changed();
-    return ($compiled, undef);
-}
-
-# A script the generation before a graceful restart compiled in this process (the manager)
-# starts afresh too, rather than redefining its subs with a warning each. Only executors that
-# keep scripts ask: PerlRun's packages go after each request.
-sub _earlier_package_gone ($self, $file) {
-    my $package = Perennial::Executor::Compiler->package_for($self->{root_ns}, $file);
-    Symbol::delete_package($package) if Perennial::Executor::Compiler::stash_exists($package);
-    return;
 }
 
 # ModPerl::RegistryLoader's work: a script compiled in the manager is shared by every worker.
@@ -420,16 +275,6 @@ sub preload ($self, $path) {
     return "not found below the script directory (status $hit)" unless ref $hit;
     my (undef, $err) = $self->prepare($hit);
     return $err;
-}
-
-# Looked at when the script itself is (PerlScriptCheck): a library it loaded from outside
-# perl's own directories that changed recompiles it, and the library is loaded again
-sub _libraries_changed ($self, $script, $hit) {
-    $script->looked_at($hit->{stamp})                        or return 0;
-    my @changed = Perennial::Executor::Inc::changed($script) or return 0;
-    $self->{log}->info("$hit->{file}: compiling again, changed: @changed");
-    $self->{reloading} = 1;
-    return 1;
 }
 
 1;

@@ -1,0 +1,239 @@
+package Perennial::Executor::Scripts;
+use v5.36;
+use File::Basename qw(basename dirname);
+use Symbol         ();
+use Time::HiRes    ();
+use Perennial::Executor::Catalog;
+use Perennial::Executor::CGIPragmas;
+use Perennial::Executor::Compiler;
+use Perennial::Executor::Errors;
+use Perennial::Executor::Inc;
+use Perennial::Executor::Layers;
+use Perennial::Executor::Lint;
+use Perennial::Script;
+
+# The scripts of one executor, compiled: each compiled where it will run, into its own package,
+# with its own @INC, FindBin, layers and pragmas; kept when the policy caches them (Registry),
+# compiled again when the file or a library it loaded changed.
+
+sub new ($class, %args) {
+    return bless {%args{qw(policy log root_ns home)}, cache => {}}, $class;
+}
+
+# The scripts compiled and kept (Registry), for the Perl status view
+sub compiled ($self, $handler) {
+    my $cache = $self->{cache};
+    return map {
+        +{  file       => $_,
+            package    => $cache->{$_}{package},
+            handler    => $handler,
+            compiled   => $cache->{$_}{compiled_at},
+            compile_ms => $cache->{$_}{compile_ms},
+            mtime      => int $cache->{$_}{mtime},
+        }
+    } sort keys %$cache;
+}
+
+sub prepare ($self, $hit) {
+    my $cached = $self->{cache}{$hit->{file}};
+    return ($cached, undef)
+        if $cached
+        && $self->{policy}{cache} eq 'mtime'
+        && $cached->{mtime} == $hit->{mtime}
+        && !($cached->{deps} && $self->_libraries_changed($cached, $hit));
+
+    # A changed script starts from an empty package: no stale subs, no "redefined" warnings.
+    # It compiles where it will run, so a BEGIN-time require of a relative path finds its file.
+    if    ($cached)                           { Symbol::delete_package($cached->{package}) }
+    elsif ($self->{policy}{cache} eq 'mtime') { $self->_earlier_package_gone($hit->{file}) }
+    my $chdir = $self->{policy}{chdir};
+    chdir $hit->{dir} or return (undef, "Can't chdir to the script's directory: $!") if $chdir;
+    Perennial::Executor::Inc::enter();
+    my ($compiled, $err) = $self->_compile($hit, Time::HiRes::time());
+
+    # What a failed compile loaded that is not a module goes with it (into a script discarded)
+    Perennial::Executor::Inc::leave($compiled // Perennial::Script->failed,
+        $chdir ? $hit->{dir} : $self->{home});
+    chdir $self->{home} if $chdir;
+    return (undef,     $err) unless $compiled;
+    return ($compiled, undef) if $self->{policy}{cache} ne 'mtime';
+    $self->{cache}{$hit->{file}} = $compiled;
+    Perennial::Executor::Catalog::changed();
+    return ($compiled, undef);
+}
+
+# A script the generation before a graceful restart compiled in this process (the manager)
+# starts afresh too, rather than redefining its subs with a warning each. Only executors that
+# keep scripts ask: PerlRun's packages go after each request.
+sub _earlier_package_gone ($self, $file) {
+    my $package = Perennial::Executor::Compiler->package_for($self->{root_ns}, $file);
+    Symbol::delete_package($package) if Perennial::Executor::Compiler::stash_exists($package);
+    return;
+}
+
+sub _compile ($self, $hit, $began) {
+    my $file = $hit->{file};
+    open(my $fh, '<:raw', $file) or return (undef, "Can't read script: $!");
+    my $source = do { local $/; <$fh> };
+    close $fh;
+    my $package = Perennial::Executor::Compiler->package_for($self->{root_ns}, $file);
+
+    # A script's `use lib` belongs to that script: kept with it, not left for the others. Its
+    # BEGIN blocks see $0 as its path, and so does FindBin if the script is the first to load it
+    local @INC = @INC;
+    local $0   = $file;
+    local @FindBin::{qw(Bin Script RealBin RealScript)};        ## no critic (ProhibitPackageVars)
+    my $findbin = $hit->{findbin} //= findbin_values($file);    # realpath: once per URL
+    set_findbin($findbin);
+
+    # A library loaded again after it changed redefines its subs: that is the point, not news
+    my $warn   = sub ($msg) { $self->{log}->warn("$file: $msg") };
+    my $reload = delete $self->{reloading};
+    local $SIG{__WARN__} = sub ($msg) {
+        return if $msg =~ /\AToo late to run INIT block/;    # It runs, just after
+        $warn->($msg) unless $reload && $msg =~ /\ASubroutine \S+ redefined /;
+    };
+
+    my $compile = sub () {
+        Perennial::Executor::CGIPragmas->around_compile(
+            sub () {
+                Perennial::Executor::Compiler->compile(
+                    path     => $file,
+                    package  => $package,
+                    source   => $source,
+                    closures => $self->{policy}{cache} eq 'mtime'
+                );
+            }
+        );
+    };
+
+    # binmode STDOUT/STDERR at BEGIN time (use open qw(:std ...)) is the script's, kept with it
+    my $layers = (index($source, 'binmode') >= 0 || index($source, 'use open') >= 0)
+        && {stdout => Perennial::Executor::Layers->new,
+        stderr => Perennial::Executor::Layers->new(said => sub ($bytes) { $warn->($bytes) }),
+        };
+    my ($compiled, $pragmas) = eval { $layers ? _with_layers($layers, $compile) : $compile->() };
+    return (undef, $@ =~ s/\s+\z//r) unless $compiled;
+    $self->{log}->warn("$file: -T is ignored: taint mode belongs to the whole interpreter")
+        if $compiled->{taint};
+
+    # What staying resident will do to it, said once: at compile, and after its first request
+    my $resident = $self->{policy}{cache} eq 'mtime';
+    $warn->($_) for $resident ? Perennial::Executor::Lint::compile_notes($source) : ();
+    return Perennial::Script->new(
+        $compiled,
+        {   cgi_pragmas => $pragmas,
+            (   map  { ("${_}_layers" => $layers->{$_}) }
+                grep { $layers->{$_}->any } keys %{$layers || {}}
+            ),
+            mtime   => $hit->{mtime},
+            checked => $hit->{stamp},    # Its libraries are as loaded now
+            inc     => [@INC],
+            findbin => $findbin,
+            warn    => $warn,
+            stderr  => Perennial::Executor::Errors->new($self->{log}, $file),
+            $resident                    # Kept: for the Perl status page, when and how fast
+            ? ( lint_handles => 1,
+                compiled_at  => $began,
+                compile_ms   => (Time::HiRes::time() - $began) * 1000
+                )
+            : ()
+        }
+    );
+}
+
+# Compiles with STDOUT and STDERR standing in for the script's, to record the layers it pushes
+sub _with_layers ($layers, $compile) {
+    local *STDOUT;
+    local *STDERR;
+    tie *STDOUT, 'Perennial::Executor::Layers', $layers->{stdout};
+    tie *STDERR, 'Perennial::Executor::Layers', $layers->{stderr};
+    my @got = eval { $compile->() };
+    my $err = $@;
+    {
+        no warnings 'untie';    ## no critic (ProhibitNoWarnings) $layers still holds the objects
+        untie *STDOUT;
+        untie *STDERR;
+    }
+    die $err if $err;
+    return @got;
+}
+
+# Looked at when the script itself is (PerlScriptCheck): a library it loaded from outside
+# perl's own directories that changed recompiles it, and the library is loaded again
+sub _libraries_changed ($self, $script, $hit) {
+    $script->looked_at($hit->{stamp})                        or return 0;
+    my @changed = Perennial::Executor::Inc::changed($script) or return 0;
+    $self->{log}->info("$hit->{file}: compiling again, changed: @changed");
+    $self->{reloading} = 1;
+    return 1;
+}
+
+# FindBin describes the program, which here is the script, not bin/perennial (mod_perl gets
+# this wrong, and scripts doing `use lib "$FindBin::Bin/lib"` break under it)
+sub findbin_values ($file) {
+    my $real = Cwd::realpath($file) // $file;
+    return [dirname($file), basename($file), dirname($real), basename($real)];
+}
+
+sub set_findbin ($values) {
+    no strict 'refs';    ## no critic (ProhibitNoStrict) FindBin's own variables
+    (${'FindBin::Bin'}, ${'FindBin::Script'}, ${'FindBin::RealBin'}, ${'FindBin::RealScript'})
+        = @$values;
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Executor::Scripts - the compiled scripts of one executor
+
+=head1 SYNOPSIS
+
+    my $scripts = Perennial::Executor::Scripts->new(policy => {cache => 'mtime', chdir => 1},
+        log => $log, root_ns => 'Perennial::ROOT::Registry', home => getcwd());
+    my ($script, $err) = $scripts->prepare($hit);
+
+=head1 DESCRIPTION
+
+Compiles a script found by L<Perennial::Executor::Resolver> into a L<Perennial::Script>: in
+its own package below C<root_ns>, in its directory when the policy says C<chdir>, with the
+layers its BEGIN time pushes on STDOUT and STDERR, its C<use lib> paths and its CGI.pm
+pragmas. With C<cache =E<gt> 'mtime'> (Registry) the script is kept and compiled again when its
+file, or a library it loaded from outside perl's own directories, changes; a changed script,
+or one a previous generation compiled in this process, starts from an empty package.
+
+=head1 METHODS
+
+=head2 new
+
+    my $scripts = Perennial::Executor::Scripts->new(policy => $policy, log => $log,
+        root_ns => $namespace, home => $dir);
+
+=head2 prepare
+
+    my ($script, $error) = $scripts->prepare($hit);
+
+The script of a resolved URL (C<file>, C<dir>, C<mtime>, C<stamp>), compiled if it is not kept
+or changed.
+
+=head2 compiled
+
+    my @kept = $scripts->compiled('ModPerl::Registry');
+
+The scripts kept, for the Perl status view: file, package, handler, when and how fast each
+compiled, its mtime.
+
+=head1 FUNCTIONS
+
+=head2 findbin_values, set_findbin
+
+    my $values = Perennial::Executor::Scripts::findbin_values($file);
+    Perennial::Executor::Scripts::set_findbin($values);
+
+FindBin's four variables for a script (C<Bin>, C<Script>, C<RealBin>, C<RealScript>), and
+setting them: FindBin describes the script, not bin/perennial.
+
+=cut
