@@ -23,7 +23,8 @@ my $SERVER      = "Server: Perennial\r\n";           # ServerTokens' choice, set
 my @DAY         = qw(Sun Mon Tue Wed Thu Fri Sat);
 my @MONTH       = qw(Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec);
 my $TOO_SLOW    = 'the client did not take the response within Timeout';
-my $PER_TIMEOUT = 65_536;                            # Bytes a client must take within each Timeout
+my @STATUS_LINE = ({}, {});    # "HTTP/1.1 200 OK\r\n", made once per version and status
+my $PER_TIMEOUT = 65_536;      # Bytes a client must take within each Timeout
 
 sub new ($class, %fields) { bless {bytes => 0, %fields}, $class }
 
@@ -89,11 +90,10 @@ sub start ($self, $status, $headers, $body_length = undef) {
     $out .= 'Date: ' . _date() . "\r\n" unless $has_date;
     $self->{status}      = $status;
     $self->{res_headers} = $headers;
-    $self->{head}        = sprintf(
-        "HTTP/1.%d %d %s\r\n",
-        $self->{http11} ? 1 : 0,
-        $status, HTTP::Status::status_message($status) // 'Unknown'
-    ) . "$out\r\n";
+    $self->{head}
+        = ($STATUS_LINE[$self->{http11} ? 1 : 0]{$status}
+            //= _status_line($self->{http11}, $status))
+        . "$out\r\n";
     $self->{head_bytes} = length $self->{head};
     return $self->{framing} = $framing;
 }
@@ -221,6 +221,11 @@ sub poll_cb ($self, $cb) { $cb->($self) }
 sub pass_through ($self, $head) {
     @$self{qw(head head_bytes keep_alive framing)} = ($head, length $head, 0, 'close');
     return $self;
+}
+
+sub _status_line ($http11, $status) {
+    return sprintf "HTTP/1.%d %d %s\r\n", $http11 ? 1 : 0, $status,
+        HTTP::Status::status_message($status) // 'Unknown';
 }
 
 sub _error_body ($status) { "$status " . (HTTP::Status::status_message($status) // 'Error') . "\n" }
