@@ -144,7 +144,9 @@ sub _cmd_status ($config, $opt, $command) {
 
     # A scoreboard outlives a manager killed with -9: its last state is not a running server
     if (!$manager || Perennial::Control->gone($manager)) {
-        print STDERR "perennial: the manager (pid $manager) is gone; \"$file\" is what it left\n";
+        print STDERR $manager
+            ? "perennial: the manager (pid $manager) is gone; \"$file\" is what it left\n"
+            : "perennial: \"$file\" names no manager\n";
         return 1;
     }
     my $queues = Perennial::Status::Proc::queue_of_process($manager, _backlog($config));

@@ -1,6 +1,6 @@
 package Perennial::Subrequest;
 use v5.36;
-use Perennial::HTTP::Request qw(without_dot_segments);
+use Perennial::HTTP::Request qw(decoded_path without_dot_segments);
 
 # The environment of an internal GET for another URL of the same server (a script's local
 # Location redirect, an ErrorDocument page): the request's own, with the new path and query,
@@ -23,7 +23,7 @@ sub env ($class, $env, $url, %extra) {
     my %new = (
         %$env,
         REQUEST_METHOD  => 'GET',
-        PATH_INFO       => without_dot_segments($path =~ s/%([0-9A-Fa-f]{2})/chr hex $1/ger, 1),
+        PATH_INFO       => without_dot_segments(decoded_path($path), 1),
         QUERY_STRING    => $query // '',
         SCRIPT_NAME     => '',
         CONTENT_LENGTH  => 0,
@@ -52,7 +52,7 @@ Perennial::Subrequest - the environment of an internal GET for another URL
 =head1 DESCRIPTION
 
 Copies the request's PSGI environment for a GET of another URL of the same server: method,
-PATH_INFO (decoded), QUERY_STRING and SCRIPT_NAME are the new request's, the body is empty, and
+PATH_INFO (decoded, an encoded NUL kept as C<%00>), QUERY_STRING and SCRIPT_NAME are the new request's, the body is empty, and
 the given keys are added. The path is decoded and its dot segments merged, as a client's is
 (Perennial::HTTP::Request), a C<..> above C</> stopping there. Used for a script's local
 C<Location:> redirect, mod_perl's C<< $r->internal_redirect >> and C<ErrorDocument> pages.

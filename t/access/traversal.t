@@ -17,7 +17,8 @@ CGI
 write_file("$dir/cgi/hop.cgi", <<'CGI', 0755);
 #!/usr/bin/perl
 # A local redirect with dot segments in its path, as a script may write one
-my %to = (in => '/cgi-bin/x/../show.cgi/p/./q', out => '/cgi-bin/../../../secret.txt');
+my %to = (in => '/cgi-bin/x/../show.cgi/p/./q', out => '/cgi-bin/../../../secret.txt',
+    nul => '/app/x%00y');
 print "Location: $to{$ENV{QUERY_STRING}}\n\n";
 CGI
 write_file("$dir/app.psgi", <<'PSGI');
@@ -74,6 +75,10 @@ is(($get->('/cgi-bin/x/../show.cgi/p/./q'))[1],
 is(($get->('/run/%2e%2e/%2e%2e/usr/bin/id'))[0], 400, 'above the root: 400');
 is(($get->('/cgi-bin/hop.cgi?in'))[1],
     "path_info=/p/q\n", 'a local redirect\'s path is merged the same way');
+is( ($get->('/cgi-bin/hop.cgi?nul'))[1],
+    "app saw /x%00y\n",
+    'and an encoded NUL stays %00, as in a client\'s path'
+);
 my ($hop, $hop_body) = $get->('/cgi-bin/hop.cgi?out');
 is $hop, 404, 'and one that climbs stops at the root, where nothing is';
 unlike $hop_body, qr/the secret/, '  never above it';

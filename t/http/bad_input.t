@@ -31,6 +31,9 @@ my @cases = (
     [   'too many header fields',
         "GET / HTTP/1.1\r\nHost: x\r\n" . join('', map {"X-$_: 1\r\n"} 1 .. 6) . "\r\n", 431
     ],
+    [   'more header fields than the parser reads',
+        "GET / HTTP/1.1\r\nHost: x\r\n" . join('', map {"X-$_: 1\r\n"} 1 .. 130) . "\r\n", 431
+    ],
     [   'header field too large',
         "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " . ('b' x 60) . "\r\n\r\n", 431
     ],
@@ -179,6 +182,17 @@ subtest 'a head that trickles in a byte at a time gets 408 after Timeout in all'
     }
     like $out, qr{\AHTTP/1\.[01] 408 }, 'a trickled head: 408';
     cmp_ok $sent, '<', 60, "cut off after $sent bytes";
+};
+
+subtest 'a thousand and more Host names: the worker judges each and lives' => sub {
+    my $answered = 0;
+    for my $batch (0 .. 11) {
+        my @hosts = map {"h$_.example"} $batch * 100 + 1 .. $batch * 100 + 100;
+        $hosts[-1] .= "\r\nConnection: close";    # The last of each connection closes it
+        my $out = raw_request($port, join '', map {"GET / HTTP/1.1\r\nHost: $_\r\n\r\n"} @hosts);
+        $answered += () = $out =~ m{^HTTP/1\.1 200 }mg;
+    }
+    is $answered, 1200, 'every request answered';
 };
 
 ok wait_until(sub { $srv->idle == 1 }, 5, 'idle worker'), 'the scoreboard shows the worker idle';

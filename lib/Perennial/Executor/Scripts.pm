@@ -1,5 +1,6 @@
 package Perennial::Executor::Scripts;
 use v5.36;
+use Cwd            ();
 use File::Basename qw(basename dirname);
 use Symbol         ();
 use Time::HiRes    ();

@@ -7,7 +7,7 @@ use HTTP::Parser::XS qw(parse_http_request);
 # judges it (or Unsafe). No I/O here: the connection loop reads, these functions judge the bytes.
 # The body's framing and chunked decoding are Perennial::HTTP::Body's.
 
-our @EXPORT_OK = qw(head_ready offending parse_head token without_dot_segments);
+our @EXPORT_OK = qw(decoded_path head_ready offending parse_head token without_dot_segments);
 
 # A header line that is not "token:" (a space in the name, obsolete line folding) is refused:
 # both are ways to make two servers disagree on where a request ends
@@ -38,6 +38,8 @@ sub _host_ok ($host, $unsafe) {
     return $name !~ /\.[^A-Za-z][^.]*\z/;
 }
 
+my $PARSER_FIELDS = 127;    # The most header fields HTTP::Parser::XS reads (picohttpparser's 128)
+
 # A request line as most are: a token, one space, a path without a fragment, one space, the
 # version as written, CRLF
 my $PLAIN_LINE = qr{\A$TOKEN /[^ #\r\n]* HTTP/1\.[01]\r\n};
@@ -58,8 +60,11 @@ sub parse_head ($buf_ref, $env, $limits) {
     return _refused($env, 414, "its request line is longer than LimitRequestLine ($limits->{line})")
         if $eol > $limits->{line} + 1 || ($eol < 0 && length $$buf_ref > $limits->{line} + 1);
     my $len = parse_http_request($$buf_ref, $env);
-    return _incomplete($buf_ref, $eol, $env, $limits)  if $len == -2;
-    return _refused($env, _malformed($$buf_ref, $eol)) if $len < 0;
+    return _incomplete($buf_ref, $eol, $env, $limits) if $len == -2;
+    if ($len < 0) {
+        my @refusal = _too_many($buf_ref, $eol, $limits);
+        return _refused($env, @refusal ? @refusal : _malformed($$buf_ref, $eol));
+    }
 
     # The usual request line is judged in one match; any other, rule by rule
     return (
@@ -74,7 +79,9 @@ sub parse_head ($buf_ref, $env, $limits) {
 
 # A head not complete yet: 0 to wait for more, unless it is past a limit already
 sub _incomplete ($buf_ref, $eol, $env, $limits) {
-    return 0 if length $$buf_ref <= $limits->{field_size};
+    return 0
+        if length $$buf_ref <= $limits->{field_size}
+        && ($$buf_ref =~ tr/\n//) <= $limits->{fields} + 1;
     my ($status, $why) = _field_limits(substr($$buf_ref, $eol + 1), $limits);
     return $status ? _refused($env, $status, $why) : 0;
 }
@@ -148,7 +155,7 @@ sub _judged ($env, $limits) {
     }
     return _refused($env, 400, 'its Host is not a name or an address, with a port of 1 to 65535',
         "Host: $host")
-        if defined $host && !($limits->{hosts}{$host} //= _host_known($host, $limits));
+        if defined $host && !($limits->{hosts}{$host} // _host_known($host, $limits));
     if (index($env->{PATH_INFO}, '/.') >= 0) {
         $env->{PATH_INFO} = without_dot_segments($env->{PATH_INFO})
             // return _refused($env, 400, 'its path climbs above the root');
@@ -157,10 +164,12 @@ sub _judged ($env, $limits) {
 }
 
 # A Host value not judged before on these limits: $limits->{hosts} keeps the judgements (a
-# thousand at most), as most requests repeat a few values and a match costs 3k instructions
+# thousand at most, emptied before the next is stored), as most requests repeat a few values
+# and a match costs 3k instructions
 sub _host_known ($host, $limits) {
-    %{$limits->{hosts}} = () if keys %{$limits->{hosts}} >= 1000;
-    return _host_ok($host, $limits->{unsafe}) ? 1 : 0;
+    my $known = $limits->{hosts} //= {};
+    %$known = () if keys %$known >= 1000;
+    return $known->{$host} = _host_ok($host, $limits->{unsafe}) ? 1 : 0;
 }
 
 # A target that is not a plain path (RFC 9112 3.2): "*" for OPTIONS; an absolute URL, whose
@@ -185,8 +194,14 @@ sub _target ($env, $uri, $unsafe) {
         $path             = $rest =~ s/[?#].*//sr;
         $path             = "/$path" if ord $path != ord '/';
     }
-    $env->{PATH_INFO} = $path =~ s/%([0-9A-Fa-f]{2})/$1 eq '00' ? '%00' : chr hex $1/ger;
+    $env->{PATH_INFO} = decoded_path($path);
     return 0;
+}
+
+# A URL path percent-decoded as HTTP::Parser::XS decodes a client's, but an encoded NUL kept as
+# %00: no NUL byte reaches PATH_INFO, from a client or from an internal redirect
+sub decoded_path ($path) {
+    return $path =~ s/%([0-9A-Fa-f]{2})/$1 eq '00' ? '%00' : chr hex $1/ger;
 }
 
 # Minus the status, with the reason for the log and the answer (a sentence of the server's own,
@@ -263,6 +278,18 @@ sub head_ready ($buf_ref, $scan, $limits) {
     return $len - $scan->{start} > $limits->{field_size} ? 1 : 0;
 }
 
+# The parser refuses a head of more than $PARSER_FIELDS fields as it refuses a malformed one:
+# too many is 431, whether LimitRequestFields or the parser says so (the head's lines only)
+sub _too_many ($buf_ref, $eol, $limits) {
+    my $end  = index $$buf_ref, "\n\r\n", $eol;
+    my $head = substr $$buf_ref, $eol + 1, $end < 0 ? length($$buf_ref) : $end - $eol;
+    my ($status, $why) = _field_limits($head, $limits);
+    return ($status, $why) if $status;
+    return (431,     "it has more header fields than this server reads ($PARSER_FIELDS)")
+        if ($head =~ tr/\n//) > $PARSER_FIELDS;
+    return;
+}
+
 sub _field_limits ($head, $limits) {
     my @lines = grep {length} split /\r?\n/, $head;
     return (431, "it has more header fields than LimitRequestFields ($limits->{fields})")
@@ -324,6 +351,12 @@ the head is, or a line or the number of lines is past its limit. Each byte is lo
     my $re = token();    # qr/[!#$%&'*+.^_`|~0-9A-Za-z-]+/
 
 RFC 9110's token, for the other readers of a request's grammar.
+
+=head2 decoded_path
+
+    decoded_path('/caf%C3%A9/a%2Fb/x%00y');    # "/caf\xc3\xa9/a/b/x%00y"
+
+A URL path percent-decoded, an encoded NUL kept as C<%00>.
 
 =head2 without_dot_segments
 

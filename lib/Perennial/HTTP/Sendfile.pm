@@ -26,7 +26,10 @@ sub send_file ($c, $fh, $length) {
     if ($length <= $SMALL) {
         my $body;
         my $got = sysread $fh, $body, $length;
-        return 0 if ($got // -1) != $length;      # The caller's read loop says why
+        if (($got // -1) != $length) {    # The caller's read loop says why, from where it was
+            sysseek $fh, -$got, SEEK_CUR if $got;
+            return 0;
+        }
         $c->write_all(delete($c->{head}) . $body)
             and $c->{bytes} += $length;
     }
