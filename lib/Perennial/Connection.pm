@@ -5,8 +5,9 @@ use File::Temp                ();
 use Socket                    qw(MSG_DONTWAIT MSG_PEEK);
 use Time::HiRes               ();
 use Perennial::HTTP::Body     qw(body_framing dechunk);
-use Perennial::HTTP::Request  qw(head_ready offending parse_head);
-use Perennial::HTTP::Response qw(error_bytes);
+use Perennial::HTTP::Request  qw(head_ready parse_head);
+use Perennial::HTTP::Response ();
+use Perennial::Log::Format    ();
 
 # The hot path: one connection, its requests one after another (read, parse, call the app,
 # write, keep alive). Kept small and behind a narrow interface, new() and serve(), so that it
@@ -106,16 +107,18 @@ sub serve ($self, $sock, $base, $peer, $remaining, $listener = 0) {
         last                  if !$self->_keep_going($c, $sock);
     }
     $board->state($slot, 'C');
-    _close($sock, length $buf, $served);
+    $self->_close($sock, length $buf, $served);
     return $served;
 }
 
-# Input no request here will read (pipelined requests past the last one served): closing over
-# it would make the kernel reset the connection and destroy the responses still on their way,
-# so the close lingers, as Apache's does. Only a connection that served more than one request
-# can have them, so one closed after each request pays nothing.
-sub _close ($sock, $unread, $served) {
-    _linger($sock) if $unread || ($served > 1 && _pending($sock));
+# Input no request here will read (pipelined requests past the last one served, one that came
+# as the connection was given up): closing over it would make the kernel reset the connection
+# and destroy the responses still on their way, so the close lingers, as Apache's does. Only a
+# connection that served more than one request can have them unasked, so one closed after each
+# request pays nothing. The one place that lingers.
+sub _close ($self, $sock, $unread, $served) {
+    my $linger = delete $self->{linger};    # Asked for as the connection was given up
+    _linger($sock) if $linger || $unread || ($served > 1 && _pending($sock));
     CORE::close($sock);
     return;
 }
@@ -133,7 +136,7 @@ sub _logged ($self, $c, $env, $micros) {
     $self->{log}->info("response cut short, $c->{broken} (request $env->{REQUEST_METHOD} "
             . "$env->{REQUEST_URI}, client "
             . ($env->{REMOTE_ADDR} // 'unix socket') . ')')
-        if $c->{broken} && index($c->{broken}, 'Timeout') >= 0;
+        if $c->{too_slow};
     ($env->{'perennial.log'} // $self->{log})
         ->access($env, $c->{status} // 0, $c->{bytes}, $micros, $c);
     $self->_cleanups($env) if $env->{'psgix.cleanup.handlers'};
@@ -158,16 +161,16 @@ sub _cleanups ($self, $env) {
 sub _keep_going ($self, $c, $sock) {
     return 0 if !$c->{keep_alive};
     return 1 if !$self->{harakiri};
-    _linger($sock);
+    $self->{linger} = 1;
     return 0;
 }
 
 # Waits on a kept-alive connection for the next request; false when it is to be closed (idle
-# for KeepAliveTimeout, or closed by the client)
+# for KeepAliveTimeout, lingering for one sent as it ran out, or closed by the client)
 sub _next_request ($self, $sock) {
     $self->{board}->state($self->{slot}, 'K');
     return 1 if _readable($sock, $self->{keep_wait});
-    _linger($sock);
+    $self->{linger} = 1;
     return 0;
 }
 
@@ -215,16 +218,8 @@ sub _call_app ($self, $c, $env) {
 # all that can be done is to close)
 sub _answer_instead ($c, $status) {
     return if $c->{status} && !exists $c->{head};
-    delete $c->{head};
-    $c->{status} = $status;
-    $c->write_all(error_bytes($status, $c->{http11}));
+    $c->error($status);
 }
-
-# Why a body that was being received is refused, for the log and the answer
-my %BODY_REFUSED = (
-    408 => 'its body did not arrive within Timeout',
-    413 => 'its body is larger than LimitRequestBody',
-);
 
 sub _read_body ($self, $c, $buf_ref, $env) {
     my ($kind, $length) = body_framing($env, $self->{limits});
@@ -239,10 +234,9 @@ sub _read_body ($self, $c, $buf_ref, $env) {
     $c->write_all("HTTP/1.1 100 Continue\r\n\r\n")
         if $c->{http11} && !length $$buf_ref && length($env->{HTTP_EXPECT} // '');
     my $body   = {data => '', length => 0};
-    my $status = $self->_receive_body($c->{sock}, $buf_ref, $body, $kind, $length);
-    if ($status > 1) {
-        $env->{'perennial.refused'} = $body->{why} // $BODY_REFUSED{$status};
-        offending($env, $body->{bytes}) if defined $body->{bytes};
+    my $status = $self->_receive_body($c->{sock}, $buf_ref, $body, $kind, $length, $env);
+    if ($status > 1) {    # Refused by dechunk, with its reason, or late
+        $env->{'perennial.refused'} //= 'its body did not arrive within Timeout';
         return $self->_refuse($c, $status, $env, 'bad or late body');
     }
     if (!$status) { $c->{keep_alive} = 0; $c->{status} = 400; return 0 }
@@ -255,8 +249,8 @@ sub _read_body ($self, $c, $buf_ref, $env) {
 # Moves the body from the buffer and the socket into $body, spilling to a temporary file past
 # 64 KiB so a large upload never sits in memory. Returns 1 when complete, 0 when the client
 # closed, or an error status (400, 408, 413).
-sub _receive_body ($self, $sock, $buf_ref, $body, $kind, $length) {
-    my $state = {total => 0};
+sub _receive_body ($self, $sock, $buf_ref, $body, $kind, $length, $env) {
+    my $state = {total => 0, env => $env};
     while (1) {
         my $done;
         if ($kind eq 'length') {
@@ -264,10 +258,7 @@ sub _receive_body ($self, $sock, $buf_ref, $body, $kind, $length) {
             $body->{data} .= $part;
             $done = ($state->{total} += length $part) >= $length;
         }
-        else {
-            $done = dechunk($buf_ref, $state, \$body->{data}, $self->{limits});
-            @$body{qw(why bytes)} = @$state{qw(why bytes)} if $done > 1;
-        }
+        else { $done = dechunk($buf_ref, $state, \$body->{data}, $self->{limits}) }
         $body->{length} = $state->{total};
         _spill($body) if length $body->{data} > $MEMORY_BODY;
         return $done  if $done;
@@ -341,11 +332,12 @@ sub _read ($self, $sock, $buf_ref) {
 }
 
 # A refusal: its log line (the rule, the request line as sent, the client, the bytes that broke
-# the rule; the log escapes them) and the answer, whose body says why in the server's words
+# the rule, escaped as the access log escapes a client's bytes) and the answer, whose body says
+# why in the server's words
 sub _refuse ($self, $c, $status, $env, $why) {
     $why .= ", $env->{'perennial.refused'}" if defined $env->{'perennial.refused'};
     my $bytes = $env->{'perennial.offending'};
-    $bytes =~ s/([^\x20-\x7e])/sprintf '\\x%02x', ord $1/ge if defined $bytes;
+    $bytes = Perennial::Log::Format::clean($bytes) if defined $bytes;
     $self->{log}->info(
         "$why: $status (request '"
             . (
@@ -356,11 +348,7 @@ sub _refuse ($self, $c, $status, $env, $why) {
             . ($env->{REMOTE_ADDR} // 'unix socket')
             . (defined $bytes ? ", sent '$bytes'" : '') . ')'
     );
-    $c->{keep_alive} = 0;
-    $c->{status}     = $status;
-    my $answer = error_bytes($status, $c->{http11}, $env->{'perennial.refused'});
-    $c->{bytes} = length($answer) - index($answer, "\r\n\r\n") - 4;   # The body, for the access log
-    $c->write_all($answer);
+    $c->error($status, $env->{'perennial.refused'});
     return 0;
 }
 
@@ -402,16 +390,9 @@ sub _linger ($sock) {
     }
 }
 
-# Whether the socket has bytes (or its end) within $wait seconds; a signal does not cut the wait
+# Whether the socket has bytes (or its end) within $wait seconds
 sub _readable ($sock, $wait) {
-    my $until = Time::HiRes::time() + $wait;
-    my $rin   = '';
-    vec($rin, fileno $sock, 1) = 1;
-    while (1) {
-        my $n = select(my $rout = $rin, undef, undef, $wait > 0 ? $wait : 0);
-        return $n > 0 if $n >= 0 || $! != EINTR;
-        $wait = $until - Time::HiRes::time();
-    }
+    Perennial::HTTP::Response::ready($sock, Time::HiRes::time() + $wait);
 }
 
 1;

@@ -206,18 +206,9 @@ sub _base_env ($listener) {
 # host), over the main server's
 sub _protocol_options ($config, $listener) {
     my ($ip, $port) = $listener->port ? ($listener->name =~ /\A\[?(.*?)\]?:(\d+)\z/) : ('', 0);
-    for my $tier (qw(ip * _default_)) {
-        for my $host (@{$config->vhosts}) {
-            next
-                unless grep { Perennial::VirtualHosts::address_matches($_, $tier, $ip, $port) }
-                @{$host->{addrs}};
-            return {
-                %{$config->http_protocol_options},
-                %{$host->{values}{http_protocol_options} // {}}
-            };
-        }
-    }
-    return $config->http_protocol_options;
+    my ($host) = Perennial::VirtualHosts::candidates($config->vhosts, $ip, $port)
+        or return $config->http_protocol_options;
+    return {%{$config->http_protocol_options}, %{$host->{values}{http_protocol_options} // {}}};
 }
 
 # The address accept() returned, so no getpeername() call

@@ -55,22 +55,28 @@ sub choose ($self, $env) {
 }
 
 sub _choose ($self, $ip, $port, $name) {
+    my @candidates = candidates($self->{hosts}, $ip, $port) or return;
+    for my $h (@candidates) {
+        return $h if grep { $name =~ $_ } @{$h->{patterns}};
+    }
+    return $candidates[0];
+}
+
+# The <VirtualHost>s whose addresses take a connection to $ip:$port, in their order, from the
+# first tier that has any: an exact IP, then *, then _default_. The first is the address's
+# default server.
+sub candidates ($hosts, $ip, $port) {
     for my $tier (qw(ip * _default_)) {
-        my @candidates = grep {
-            grep { address_matches($_, $tier, $ip, $port) }
+        my @found = grep {
+            grep { _address_matches($_, $tier, $ip, $port) }
                 @{$_->{addrs}}
-        } @{$self->{hosts}};
-        next unless @candidates;
-        for my $h (@candidates) {
-            return $h if grep { $name =~ $_ } @{$h->{patterns}};
-        }
-        return $candidates[0];
+        } @$hosts;
+        return @found if @found;
     }
     return;
 }
 
-# Whether a <VirtualHost> address ([host, port]) is in a tier (ip, * or _default_) for this one
-sub address_matches ($addr, $tier, $ip, $port) {
+sub _address_matches ($addr, $tier, $ip, $port) {
     my ($host, $p) = @$addr;
     return 0 unless $p eq '*' || $p == $port;
     return $host eq '*'         if $tier eq '*';
@@ -137,12 +143,13 @@ any, and C<perennial.admin> its C<ServerAdmin>.
 
 =head1 FUNCTIONS
 
-=head2 address_matches
+=head2 candidates
 
-    Perennial::VirtualHosts::address_matches(['*', 80], '*', '127.0.0.1', 80);    # 1
+    my ($default, @others) = Perennial::VirtualHosts::candidates(\@hosts, '127.0.0.1', 80);
 
-Whether a C<< <VirtualHost> >> address is in a tier (C<ip>: an exact address, C<*> or
-C<_default_>) for a connection's local address and port.
+The hosts (each with C<addrs>, as C<< [host, port] >> pairs) whose addresses take a connection
+to that address and port, from the first tier that has any (an exact IP, C<*>, C<_default_>),
+in their order: the first is the address's default server.
 
 =head2 local_ip
 

@@ -58,8 +58,9 @@ my %TRAILER_LINE = (
 );
 
 # Decodes what it can of a chunked body from $buf into $out. $state remembers where it is
-# between calls. Returns 1 when the body is complete, 0 for more bytes, or an error status
-# with the reason in $state->{why}. $limits: body (LimitRequestBody), fields and field_size
+# between calls, and $state->{env} is the request's, which a refusal gives its reason and bytes
+# to (as body_framing's do). Returns 1 when the body is complete, 0 for more bytes, or an error
+# status. $limits: body (LimitRequestBody), fields and field_size
 # (for the trailer, as LimitRequestFields and LimitRequestFieldSize) and unsafe.
 sub dechunk ($buf_ref, $state, $out_ref, $limits) {
     while (1) {
@@ -107,9 +108,7 @@ sub _line_too_long ($state, $limits) {
 }
 
 sub _chunk_refused ($state, $why, $status = 400, $bytes = undef) {
-    $state->{why}   = $why;
-    $state->{bytes} = $bytes;
-    return $status;
+    return _refusal($state->{env} //= {}, $status, $why, $bytes);
 }
 
 # A client's number, which is no cause for a perl warning however large (15 digits at most)
@@ -174,12 +173,14 @@ Returns C<none>, C<length> and the length, C<chunked>, or an error status (400, 
 
 =head2 dechunk
 
-    my $done = dechunk(\$buf, \%state, \$body, $limits);
+    my %state = (env => $env);
+    my $done  = dechunk(\$buf, \%state, \$body, $limits);
 
 Moves decoded chunk data from C<$buf> to the end of C<$body> and counts it in
 C<< $state->{total} >> (the caller may empty C<$body> between calls). Returns 1 at the end of
-the body, 0 when it needs more bytes, or 400 or 413 with the reason in C<< $state->{why} >>
-(and the line that broke a rule in C<< $state->{bytes} >>).
+the body, 0 when it needs more bytes, or 400 or 413, with the reason (and the line that broke a
+rule) in C<< $state->{env} >>'s C<perennial.refused> (and C<perennial.offending>), as
+L</body_framing> gives its own.
 Size lines, chunk extensions, the CRLF after each chunk's data and the trailer's fields are
 held to RFC 9112's grammar; the trailer to C<fields> and C<field_size> as the head is, and is
 dropped (its fields never reach the application).

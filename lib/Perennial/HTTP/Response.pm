@@ -15,7 +15,7 @@ use Perennial::HTTP::Sendfile;
 # keep_alive (in: wanted, out: still possible), status, bytes (of the body, sent), broken (why
 # it could not be finished).
 
-our @EXPORT_OK = qw(error_bytes plain_response server_tokens);
+our @EXPORT_OK = qw(plain_response server_tokens);
 
 my %NO_BODY = map { $_ => 1 } 204, 304;
 my ($date_second, $date) = (-1, '');
@@ -28,13 +28,23 @@ my $PER_TIMEOUT = 65_536;      # Bytes a client must take within each Timeout
 
 sub new ($class, %fields) { bless {bytes => 0, %fields}, $class }
 
-sub error_bytes ($status, $http11 = 1, $why = undef) {
-    my $reason = HTTP::Status::status_message($status) // 'Error';
-    my $body   = _error_body($status) . (defined $why ? "The request was refused: $why.\n" : '');
-    return
+# An answer of the server's own in place of any other, which closes the connection: the
+# status's short page, with the reason when a request is refused (a sentence of the server's,
+# never the client's bytes); the access log counts its body
+sub error ($self, $status, $why = undef) {
+    my $body = _error_body($status) . (defined $why ? "The request was refused: $why.\n" : '');
+    delete $self->{head};
+    @$self{qw(status keep_alive bytes)} = ($status, 0, length $body);
+    return $self->write_all(
         sprintf "HTTP/1.%d %d %s\r\nDate: %s\r\n${SERVER}Content-Type: text/plain\r\n"
-        . "Content-Length: %d\r\nConnection: close\r\n\r\n%s", $http11 ? 1 : 0, $status, $reason,
-        _date(), length $body, $body;
+            . "Content-Length: %d\r\nConnection: close\r\n\r\n%s",
+        $self->{http11} ? 1 : 0,
+        $status,
+        HTTP::Status::status_message($status) // 'Error',
+        _date(),
+        length $body,
+        $body
+    );
 }
 
 # A whole PSGI response in plain text, "404 Not Found" unless a body is given; headers may add
@@ -135,7 +145,7 @@ sub _write_rest ($self, $data_ref, $off, $until) {
     IO::Handle::blocking($sock, 0);
     my ($ok, $taken) = (1, $off);
     while ($off < length $$data_ref) {
-        if (!writable($sock, $until)) { $ok = broken($self, $TOO_SLOW); last }
+        if (!ready($sock, $until, 1)) { $ok = too_slow($self); last }
         my $n = syswrite $sock, $$data_ref, length($$data_ref) - $off, $off;
         if (defined $n) { $off += $n; $until = deadline($self, $until, \$taken, $n); next }
         next if $! == EINTR || $! == EAGAIN;
@@ -153,16 +163,28 @@ sub deadline ($self, $until, $taken_ref, $n) {
     return Time::HiRes::time() + ($self->{timeout} // 60);
 }
 
-# Whether the socket can take more bytes before the deadline; a signal does not cut the wait
-sub writable ($sock, $until) {
-    my $win = '';
-    vec($win, fileno $sock, 1) = 1;
-    while ((my $left = $until - Time::HiRes::time()) > 0) {
-        my $n = select(undef, my $wout = $win, undef, $left);
+# Whether the socket can be read (or its end is there), or with $write can take more bytes,
+# before the deadline (an epoch time; one look when it has passed); a signal does not cut the
+# wait
+sub ready ($sock, $until, $write = 0) {
+    my $bits = '';
+    vec($bits, fileno $sock, 1) = 1;
+    while (1) {
+        my $left = $until - Time::HiRes::time();
+        $left = 0 if $left < 0;
+        my $n
+            = $write
+            ? select(undef, my $w = $bits, undef, $left)
+            : select(my $r = $bits, undef, undef, $left);
         return 1 if $n > 0;
         return 0 if $n == 0 || $! != EINTR;
     }
-    return 0;
+}
+
+# The client does not take the response: given up on, and said so ($self->{too_slow})
+sub too_slow ($self) {
+    $self->{too_slow} = 1;
+    return broken($self, $TOO_SLOW);
 }
 
 # The response cannot be finished: the connection ends after it (false, for the caller's return)
@@ -314,14 +336,6 @@ C<bytes> counts the body bytes that went.
 
 =head1 FUNCTIONS
 
-=head2 error_bytes
-
-    my $bytes = error_bytes(400);
-    my $bytes = error_bytes(400, 1, 'its path climbs above the root');
-
-A complete plain-text error response that closes the connection; with a reason (a sentence of
-the server's own), the body says why the request was refused.
-
 =head2 plain_response
 
     return plain_response(404);                                # "404 Not Found\n"
@@ -335,11 +349,13 @@ A whole PSGI response with its Content-Length; C<text/plain> unless the headers 
 
 ServerTokens: what the C<Server> header says from now on.
 
-=head2 writable
+=head2 ready
 
-    Perennial::HTTP::Response::writable($sock, $deadline) or give_up();
+    Perennial::HTTP::Response::ready($sock, $deadline)    or close_it();    # to read
+    Perennial::HTTP::Response::ready($sock, $deadline, 1) or give_up();     # to write
 
-Whether the socket can take more bytes before the deadline (an epoch time).
+Whether the socket can be read (or has ended), or can take more bytes, before the deadline
+(an epoch time); a deadline passed still gets one look.
 
 =head1 METHODS
 
@@ -349,6 +365,14 @@ Whether the socket can take more bytes before the deadline (an epoch time).
 
 Fields: C<sock>, C<http11>, C<head_only>, C<keep_alive> (wanted; false afterwards when the
 connection must close), C<timeout>, and whatever the caller keeps with it (C<env>, C<t0>).
+
+=head2 error
+
+    $res->error(400, 'its path climbs above the root');
+    $res->error(500);
+
+An answer of the server's own, plain text, that closes the connection; with a reason, the body
+says why the request was refused. Replaces whatever head was prepared.
 
 =head2 respond
 
@@ -385,9 +409,10 @@ sends, even for HEAD).
 Writes everything within the deadline, retrying after signals; false when the client has gone
 or was too slow (C<broken> says which).
 
-=head2 broken, deadline
+=head2 broken, too_slow, deadline
 
     return $res->broken('file shorter than its length');
+    return $res->too_slow;    # broken, and too_slow set: the log says so
     $until = $res->deadline($until, \$taken, $n);
 
 Marks the response as not finished (the connection closes after it); and the write deadline

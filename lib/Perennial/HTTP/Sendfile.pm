@@ -56,17 +56,12 @@ sub _send ($c, $fh, $left) {
             next;
         }
         next if $n < 0 && $! == EINTR;
-        next if $n < 0 && $! == EAGAIN && Perennial::HTTP::Response::writable($sock, $until);
-        $c->broken(_why_not($n));
+        next if $n < 0 && $! == EAGAIN && Perennial::HTTP::Response::ready($sock, $until, 1);
+        $n < 0
+            && $! == EAGAIN ? $c->too_slow : $c->broken($n ? "$!" : 'file shorter than its length');
         last;
     }
     return;
-}
-
-sub _why_not ($n) {
-    return 'file shorter than its length'                        if $n == 0;
-    return 'the client did not take the response within Timeout' if $! == EAGAIN;
-    return "$!";
 }
 
 # A regular file read through no layer but the plain ones, with nothing buffered ahead
