@@ -339,11 +339,12 @@ sub _preload_scripts ($config, $log, @dispatches) {
         my $real = Cwd::realpath($want)
             // die "PerlPreloadScripts: Can't find directory \"$want\"\n";
         my %count;
+        my @files = _files($real);    # Read once, whoever serves them
         for my $dispatch (@dispatches) {
             for my $root ($dispatch->roots) {
                 my $top = Cwd::realpath($root->{dir}) // next;
                 next unless $real eq $top || index($real, "$top/") == 0;
-                for my $file (_files($real)) {
+                for my $file (@files) {
                     my $path = substr $file, length $top;
                     my ($executor, $name) = $dispatch->registry_for($root->{url} . $path) or next;
                     my $err = $executor->preload($path);

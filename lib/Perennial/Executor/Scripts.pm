@@ -45,12 +45,13 @@ sub prepare ($self, $hit) {
 
     # A changed script starts from an empty package: no stale subs, no "redefined" warnings.
     # It compiles where it will run, so a BEGIN-time require of a relative path finds its file.
-    if    ($cached)                           { Symbol::delete_package($cached->{package}) }
-    elsif ($self->{policy}{cache} eq 'mtime') { $self->_earlier_package_gone($hit->{file}) }
+    my $package = Perennial::Executor::Compiler->package_for($self->{root_ns}, $hit->{file});
+    if    ($cached)                           { Symbol::delete_package($package) }
+    elsif ($self->{policy}{cache} eq 'mtime') { _earlier_package_gone($package) }
     my $chdir = $self->{policy}{chdir};
     chdir $hit->{dir} or return (undef, "Can't chdir to the script's directory: $!") if $chdir;
     Perennial::Executor::Inc::enter();
-    my ($compiled, $err) = $self->_compile($hit, Time::HiRes::time());
+    my ($compiled, $err) = $self->_compile($hit, $package, Time::HiRes::time());
 
     # What a failed compile loaded that is not a module goes with it (into a script discarded)
     Perennial::Executor::Inc::leave($compiled // Perennial::Script->failed,
@@ -66,18 +67,16 @@ sub prepare ($self, $hit) {
 # A script the generation before a graceful restart compiled in this process (the manager)
 # starts afresh too, rather than redefining its subs with a warning each. Only executors that
 # keep scripts ask: PerlRun's packages go after each request.
-sub _earlier_package_gone ($self, $file) {
-    my $package = Perennial::Executor::Compiler->package_for($self->{root_ns}, $file);
+sub _earlier_package_gone ($package) {
     Symbol::delete_package($package) if Perennial::Executor::Compiler::stash_exists($package);
     return;
 }
 
-sub _compile ($self, $hit, $began) {
+sub _compile ($self, $hit, $package, $began) {
     my $file = $hit->{file};
     open(my $fh, '<:raw', $file) or return (undef, "Can't read script: $!");
     my $source = do { local $/; <$fh> };
     close $fh;
-    my $package = Perennial::Executor::Compiler->package_for($self->{root_ns}, $file);
 
     # A script's `use lib` belongs to that script: kept with it, not left for the others. Its
     # BEGIN blocks see $0 as its path, and so does FindBin if the script is the first to load it
