@@ -3,19 +3,28 @@
 PERL  ?= perl
 PROVE ?= prove
 
-.PHONY: deps run test bench tidy critic
+XS_CORE = lib/auto/Perennial/HTTP/Core/Core.so
+
+.PHONY: deps run test bench tidy critic xs
 
 deps:
 	@sh script/install-deps run test
 
-run: deps
+# The hot path's C functions (Perennial::HTTP::Core); without them Perennial runs its Perl twins
+xs: $(XS_CORE)
+
+$(XS_CORE): xs/Core.xs script/build-xs
+	@sh script/install-deps run
+	@$(PERL) script/build-xs xs/Core.xs $@
+
+run: deps xs
 	@mkdir -p logs
 	$(PERL) bin/perennial serve -c examples/perennial.conf
 
-test: deps
+test: deps xs
 	$(PROVE) -lr t
 
-bench: deps
+bench: deps xs
 	@sh script/install-deps bench
 	$(PERL) bench/hello.pl
 	$(PERL) bench/cgi.pl

@@ -7,6 +7,7 @@ use Perennial::App;
 use Perennial::Config::Ignored qw(ignored_summary);
 use Perennial::Control;
 use Perennial::Executor::Catalog;
+use Perennial::HTTP::Core ();
 use Perennial::Listener;
 use Perennial::Log;
 use Perennial::Preload;
@@ -59,7 +60,9 @@ sub run ($self) {
     my $board = Perennial::Scoreboard->create(slots => $config->server_limit, file => $board_file);
     $log->info('listening on '
             . join(', ', map { $_->name } @listeners)
-            . " (Perennial $Perennial::VERSION)");
+            . " (Perennial $Perennial::VERSION, hot path in "
+            . Perennial::HTTP::Core::implementation()
+            . ')');
     @$self{qw(log board listeners)} = ($log,   $board, \@listeners);
     @$shared{qw(board listeners)}   = ($board, \@listeners);
     my $server = $self->_server($config, $app);

@@ -1,12 +1,13 @@
 package Perennial::HTTP::Response;
 use v5.36;
-use Carp         qw(croak);
-use Errno        qw(EAGAIN EINTR);
-use Exporter     qw(import);
-use HTTP::Status ();
-use IO::Handle   ();
-use Plack::Util  ();
-use Time::HiRes  ();
+use Carp                  qw(croak);
+use Errno                 qw(EAGAIN EINTR);
+use Exporter              qw(import);
+use HTTP::Status          ();
+use IO::Handle            ();
+use Plack::Util           ();
+use Time::HiRes           ();
+use Perennial::HTTP::Core qw(http_date response_head write_response);
 use Perennial::HTTP::Sendfile;
 
 # One response on its way to the client: the PSGI response written as HTTP/1.x bytes, and the
@@ -17,11 +18,7 @@ use Perennial::HTTP::Sendfile;
 
 our @EXPORT_OK = qw(plain_response server_tokens);
 
-my %NO_BODY = map { $_ => 1 } 204, 304;
-my ($date_second, $date) = (-1, '');
-my $SERVER      = "Server: Perennial\r\n";           # ServerTokens' choice, set once at start
-my @DAY         = qw(Sun Mon Tue Wed Thu Fri Sat);
-my @MONTH       = qw(Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec);
+my $SERVER      = "Server: Perennial\r\n";    # ServerTokens' choice, set once at start
 my $TOO_SLOW    = 'the client did not take the response within Timeout';
 my @STATUS_LINE = ({}, {});    # "HTTP/1.1 200 OK\r\n", made once per version and status
 my $PER_TIMEOUT = 65_536;      # Bytes a client must take within each Timeout
@@ -41,7 +38,7 @@ sub error ($self, $status, $why = undef) {
         $self->{http11} ? 1 : 0,
         $status,
         HTTP::Status::status_message($status) // 'Error',
-        _date(),
+        http_date(),
         length $body,
         $body
     );
@@ -80,32 +77,15 @@ sub server_product () { $SERVER =~ s/\AServer: //r =~ s/\r\n\z//r }
 
 # Prepares the head; returns the framing for the body: 'length', 'chunked', 'close' or 'none'
 sub start ($self, $status, $headers, $body_length = undef) {
-    my ($out, $length, $has_date, $close) = _headers($headers);
-    my $framing = 'length';
-    if    ($status < 200 || $NO_BODY{$status}) { $framing = 'none' }
-    elsif (!defined $length) {
-        $length = $body_length;
-        if    (defined $length)    { $out .= "Content-Length: $length\r\n" }
-        elsif ($self->{head_only}) { $framing = 'none' }
-        elsif ($self->{http11}) { $framing = 'chunked'; $out .= "Transfer-Encoding: chunked\r\n" }
-        else                    { $framing = 'close' }
-    }
-    $self->{length}     = $length;
-    $self->{keep_alive} = 0      if $close || $framing eq 'close';
-    $framing            = 'none' if $self->{head_only};
-    $out
-        .= $self->{keep_alive}
-        ? ($self->{http11} ? '' : "Connection: keep-alive\r\n")
-        : "Connection: close\r\n";
-    $out .= 'Date: ' . _date() . "\r\n" unless $has_date;
-    $self->{status}      = $status;
-    $self->{res_headers} = $headers;
-    $self->{head}
-        = ($STATUS_LINE[$self->{http11} ? 1 : 0]{$status}
-            //= _status_line($self->{http11}, $status))
-        . "$out\r\n";
-    $self->{head_bytes} = length $self->{head};
-    return $self->{framing} = $framing;
+    my $http11 = $self->{http11} ? 1 : 0;
+    (my $head, $self->{framing}, $self->{length}, $self->{keep_alive}) = response_head(
+        $STATUS_LINE[$http11]{$status} //= _status_line($http11, $status),
+        $status, $headers, $body_length, $http11,
+        $self->{head_only} ? 1 : 0,
+        $self->{keep_alive} ? 1 : 0, $SERVER
+    );
+    @$self{qw(status res_headers head head_bytes)} = ($status, $headers, $head, length $head);
+    return $self->{framing};
 }
 
 # Writes all of $data; false when the client went away or was too slow: Timeout ($self->{timeout})
@@ -197,13 +177,7 @@ sub broken ($self, $why) {
 # Writes a complete [status, headers, body] response; false if it could not all go
 sub respond ($self, $res) {
     my ($status, $headers, $body) = @$res;
-    if (ref $body eq 'ARRAY') {
-        my $content = join '', @$body;
-
-        # Known length: the head and the body leave in one write
-        my $out = start($self, $status, $headers, length $content) eq 'none' ? '' : $content;
-        return _counted($self, write_all($self, delete($self->{head}) . $out), length $out);
-    }
+    return _respond_array($self, $status, $headers, $body) if ref $body eq 'ARRAY';
     my $length  = Plack::Util::content_length($body);
     my $framing = start($self, $status, $headers, $length);
     return !$self->{broken}
@@ -212,6 +186,7 @@ sub respond ($self, $res) {
     local $/ = \65536;
     my $first = $framing eq 'none' ? '' : $body->getline // '';
     _send_body($self, $framing, $first, 0);
+
     if ($framing ne 'none') {
         while (!$self->{broken} && defined(my $chunk = $body->getline)) {
             _send_body($self, $framing, $chunk, 0);
@@ -220,6 +195,40 @@ sub respond ($self, $res) {
     }
     $body->close;
     return !$self->{broken};
+}
+
+# An array body: head and body leave in one write (the usual case), or what the client did not
+# take at once goes as it can within Timeout
+sub _respond_array ($self, $status, $headers, $body) {
+    my $http11 = $self->{http11} ? 1 : 0;
+    if ($self->{broken}) { start($self, $status, $headers, 0); return 0 }    # Nothing can go
+    my ($n, $head, $sent);
+    ($n, $head, $self->{framing}, $self->{length}, $self->{keep_alive}, $sent) = write_response(
+        $self->{sock},
+        $STATUS_LINE[$http11]{$status} //= _status_line($http11, $status),
+        $status,
+        $headers,
+        $body,
+        $http11,
+        $self->{head_only}  ? 1 : 0,
+        $self->{keep_alive} ? 1 : 0,
+        $SERVER
+    );
+    @$self{qw(status res_headers head_bytes)} = ($status, $headers, length $head);
+    return _counted($self, 1, $sent) if ($n // -1) == length($head) + $sent;
+    return _counted($self, _rest($self, 0 + $!, $n, $head . ($sent ? join('', @$body) : '')),
+        $sent);
+}
+
+# The rest of a response the client did not take at once: $n bytes went, or none ($errno says
+# why)
+sub _rest ($self, $errno, $n, $data) {
+    if (!defined $n && $errno != EINTR && $errno != EAGAIN) {
+        local $! = $errno;
+        broken($self, "$!");
+        return _unsent($self, length $data);
+    }
+    return _write_rest($self, \$data, $n // 0, Time::HiRes::time() + ($self->{timeout} // 60));
 }
 
 # The writer's side (PSGI's streaming interface): the head went with start(), each write() goes
@@ -251,46 +260,6 @@ sub _status_line ($http11, $status) {
 }
 
 sub _error_body ($status) { "$status " . (HTTP::Status::status_message($status) // 'Error') . "\n" }
-
-# The application's headers as text, after the Server header unless it has its own; framing
-# headers are the server's to write. One pass, a hash lookup per name; the line breaks are
-# counted once over the whole text, and only a head that has one in a name or a value (which
-# would start a header, or a body, of the client's choosing) is written again without them.
-my %OWN
-    = ('content-length' => 1, 'transfer-encoding' => 2, connection => 3, date => 4, server => 5);
-
-sub _headers ($headers) {
-    my ($out, $length, $has_date, $close, $has_server, $lines) = ('', undef, 0, 0, 0, 0);
-    for (my $i = 0; $i < @$headers; $i += 2) {
-        my ($name, $value) = @$headers[$i, $i + 1];
-        if (my $own = $OWN{lc $name}) {
-            next if $own == 2;
-            if    ($own == 1) { $length     = $value }
-            elsif ($own == 3) { $close      = 1 if lc $value eq 'close'; next }
-            elsif ($own == 4) { $has_date   = 1 }
-            else              { $has_server = 1 }
-        }
-        $out .= "$name: $value\r\n";
-        $lines++;
-    }
-    return _headers(_without_breaks($headers))
-        if ($out =~ tr/\n//) != $lines || ($out =~ tr/\r//) != $lines;
-    $out = $SERVER . $out unless $has_server;
-    return ($out, $length, $has_date, $close);
-}
-
-sub _without_breaks ($headers) {
-    [map {tr/\r\n/  /r} @$headers]
-}
-
-sub _date () {
-    my $now = time;
-    return $date if $now == $date_second;
-    my @t = gmtime $now;
-    $date_second = $now;
-    return $date = sprintf '%s, %02d %s %04d %02d:%02d:%02d GMT', $DAY[$t[6]], $t[3], $MONTH[$t[4]],
-        $t[5] + 1900, @t[2, 1, 0];
-}
 
 sub _send_body ($self, $framing, $data, $last) {
     my $out = delete($self->{head}) // '';

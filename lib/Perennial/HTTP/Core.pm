@@ -1,0 +1,176 @@
+package Perennial::HTTP::Core;
+use v5.36;
+use Errno    qw(ENOTSOCK);
+use Exporter qw(import);
+use Socket   qw(MSG_DONTWAIT MSG_NOSIGNAL);
+
+# The hot path's functions that have a C implementation (xs/Core.xs, built by `make`) beside
+# the pure-Perl one here, which does the same byte for byte. The C one is used when it was
+# built and PERENNIAL_PURE_PERL is not set; the tests run both.
+
+our @EXPORT_OK = qw(http_date response_head write_response);
+
+my %OWN
+    = ('content-length' => 1, 'transfer-encoding' => 2, connection => 3, date => 4, server => 5);
+my @DAY   = qw(Sun Mon Tue Wed Thu Fri Sat);
+my @MONTH = qw(Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec);
+my ($date_second, $date) = (-1, '');
+
+my $IMPLEMENTATION = 'Perl';
+if (!$ENV{PERENNIAL_PURE_PERL} && eval { require XSLoader; XSLoader::load(__PACKAGE__); 1 }) {
+    *response_head  = \&xs_response_head;
+    *write_response = \&xs_write_response;
+    $IMPLEMENTATION = 'C';
+}
+else {
+    *response_head  = \&pp_response_head;
+    *write_response = \&pp_write_response;
+}
+
+# Which implementation this process runs: 'C' or 'Perl'
+sub implementation () {$IMPLEMENTATION}
+
+# The head of a response: (head, framing, length, keep_alive). The application's headers are
+# written after the Server line (unless it has its own), a line break in a name or a value as a
+# space (it would start a header, or a body, of the client's choosing); Content-Length is read,
+# Transfer-Encoding and Connection are the server's to write (Connection: close is noted), Date
+# is added unless given. The framing of the body: 'length', 'chunked', 'close' or 'none'.
+sub pp_response_head ($line, $status, $headers, $body_length, $http11, $head_only, $keep, $server) {
+    my ($out, $length, $has_date, $close, $has_server) = _headers($headers);
+    $out = $server . $out unless $has_server;
+    (my $framing, $length) = _framing(\$out, $status, $length, $body_length, $http11, $head_only);
+    $keep    = 0      if $close || $framing eq 'close';
+    $framing = 'none' if $head_only;
+    $out .= !$keep ? "Connection: close\r\n" : $http11 ? '' : "Connection: keep-alive\r\n";
+    $out .= 'Date: ' . http_date() . "\r\n" unless $has_date;
+    my $head = "$line$out\r\n";
+    utf8::downgrade($head, 1) || die "Wide character in a response header\n"
+        if utf8::is_utf8($head);
+    return ($head, $framing, $length, $keep ? 1 : 0);
+}
+
+# How the body is framed (and the Content-Length or Transfer-Encoding line it needs): its own
+# length, chunked, up to the end of the connection, or no body at all
+sub _framing ($out_ref, $status, $length, $body_length, $http11, $head_only) {
+    return ('none',   $length) if $status < 200 || $status == 204 || $status == 304;
+    return ('length', $length) if defined $length;
+    if (defined $body_length) {
+        $$out_ref .= "Content-Length: $body_length\r\n";
+        return ('length', $body_length);
+    }
+    return ('none',  undef) if $head_only;
+    return ('close', undef) unless $http11;
+    $$out_ref .= "Transfer-Encoding: chunked\r\n";
+    return ('chunked', undef);
+}
+
+# A whole response with an array body, head and body in one write that does not wait: (bytes
+# written or undef with $!, head, framing, length, keep_alive, body bytes). What the client
+# could not take at once is the caller's to send.
+sub pp_write_response ($sock, $line, $status, $headers, $body, $http11, $head_only, $keep, $server)
+{
+    my $content = join '', @$body;
+    utf8::downgrade($content, 1) || die "Wide character in the response body\n"
+        if utf8::is_utf8($content);
+    my ($head, $framing, $length, $keep_alive)
+        = pp_response_head($line, $status, $headers, length $content,
+        $http11, $head_only, $keep, $server);
+    $content = '' if $framing eq 'none';
+    my $n = send($sock, $head . $content, MSG_DONTWAIT | MSG_NOSIGNAL);
+    $n = syswrite($sock, $head . $content) if !defined $n && $! == ENOTSOCK;
+    return ($n, $head, $framing, $length, $keep_alive, length $content);
+}
+
+# The application's headers as text: one pass, a hash lookup per name; the line breaks are
+# counted once over the whole text, and only a head that has one in a name or a value is
+# written again without them
+sub _headers ($headers) {
+    my ($out, $length, $has_date, $close, $has_server, $lines) = ('', undef, 0, 0, 0, 0);
+    for (my $i = 0; $i < @$headers; $i += 2) {
+        my ($name, $value) = @$headers[$i, $i + 1];
+        if (my $own = $OWN{lc $name}) {
+            next if $own == 2;
+            if    ($own == 1) { $length     = $value }
+            elsif ($own == 3) { $close      = 1 if lc $value eq 'close'; next }
+            elsif ($own == 4) { $has_date   = 1 }
+            else              { $has_server = 1 }
+        }
+        $out .= "$name: $value\r\n";
+        $lines++;
+    }
+    return _headers([map {tr/\r\n/  /r} map { $_ // '' } @$headers])
+        if ($out =~ tr/\n//) != $lines || ($out =~ tr/\r//) != $lines;
+    return ($out, $length, $has_date, $close, $has_server);
+}
+
+# The date of this second as HTTP writes it (made once a second)
+sub http_date () {
+    my $now = time;
+    return $date if $now == $date_second;
+    my @t = gmtime $now;
+    $date_second = $now;
+    return $date = sprintf '%s, %02d %s %04d %02d:%02d:%02d GMT', $DAY[$t[6]], $t[3], $MONTH[$t[4]],
+        $t[5] + 1900, @t[2, 1, 0];
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::HTTP::Core - the hot path's functions, in C when built, in Perl otherwise
+
+=head1 SYNOPSIS
+
+    use Perennial::HTTP::Core qw(response_head);
+    my ($head, $framing, $length, $keep_alive) = response_head("HTTP/1.1 200 OK\r\n", 200,
+        ['Content-Type' => 'text/plain'], 6, 1, 0, 1, "Server: Perennial\r\n");
+
+=head1 DESCRIPTION
+
+The per-request work that must be cheap, as plain functions of plain values. Each has a C
+implementation in F<xs/Core.xs>, which C<make> builds into F<lib/auto/>, and a pure-Perl one
+here that gives the same bytes; the C one is used when it was built, unless the environment
+has C<PERENNIAL_PURE_PERL> set. The test suite runs both (F<t/http/core.t> compares them, and
+F<t/http/pure_perl.t> runs the HTTP tests again on the Perl one). The figures that decided what
+is in C are in F<docs/design-notes.md>.
+
+=head1 FUNCTIONS
+
+=head2 response_head
+
+    my ($head, $framing, $length, $keep_alive) = response_head($status_line, $status,
+        \@headers, $body_length, $http11, $head_only, $keep_alive, $server_line);
+
+The head of a response, status line to the empty line: the application's headers after
+C<$server_line> (unless it gave a Server header), a line break in a name or a value written
+as a space; C<Content-Length> from the application or from C<$body_length>, else
+C<Transfer-Encoding: chunked> (HTTP/1.1) or the end of the connection (HTTP/1.0);
+C<Connection> as the keep-alive decision and the application's C<Connection: close> make it;
+C<Date> unless given. Returns the head, the framing of the body (C<length>, C<chunked>, C<close>
+or C<none>: 1xx, 204, 304 and HEAD have no body), the length and whether the connection can
+stay open. Dies on a header with characters wider than a byte.
+
+=head2 write_response
+
+    my ($written, $head, $framing, $length, $keep_alive, $body_bytes) = write_response($socket,
+        "HTTP/1.1 200 OK\r\n", 200, \@headers, \@body, 1, 0, 1, "Server: Perennial\r\n");
+
+A whole response whose body is an array: its head as C<response_head> makes it (the length is
+the body's), and head and body in one C<sendmsg(2)> (C<writev(2)> on a descriptor that is not
+a socket) that does not wait for the client. Returns the bytes written (undef, with C<$!>, when
+none could be), the head, the framing, the length, whether the connection can stay open and
+the bytes of body in the response (none for HEAD, 1xx, 204 and 304). When fewer than head and
+body were written, the rest is the caller's to send within its time limit. Dies on characters
+wider than a byte.
+
+=head2 http_date
+
+    my $date = http_date();    # "Tue, 24 Nov 2026 12:00:00 GMT"
+
+=head2 implementation
+
+    say Perennial::HTTP::Core::implementation();    # C or Perl
+
+=cut
