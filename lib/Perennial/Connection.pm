@@ -5,6 +5,7 @@ use File::Temp                ();
 use Socket                    qw(MSG_DONTWAIT MSG_PEEK);
 use Time::HiRes               ();
 use Perennial::HTTP::Body     qw(body_framing dechunk);
+use Perennial::HTTP::Core     qw(parse_plain);
 use Perennial::HTTP::Request  qw(head_ready parse_head);
 use Perennial::HTTP::Response ();
 use Perennial::Log::Format    ();
@@ -74,36 +75,35 @@ sub serve ($self, $sock, $base, $peer, $remaining, $listener = 0) {
     while (1) {
         last if $served && !length $buf && !$self->_next_request($sock);
         $board->state($slot, 'R');
-        my %env = (%$base, %$peer);
-        my $t0  = Time::HiRes::time();
-        my ($len, $status) = $self->_read_head($sock, \$buf, \%env);
+        my $t0 = Time::HiRes::time();
+        my ($len, $status, $env) = $self->_read_head($sock, \$buf, $base, $peer);
         last unless $len || $status;
         my $c = Perennial::HTTP::Response->new(
             sock    => $sock,
-            http11  => $env{SERVER_PROTOCOL} eq 'HTTP/1.1',
+            http11  => $env->{SERVER_PROTOCOL} eq 'HTTP/1.1',
             timeout => $self->{timeout},
-            env     => \%env,
+            env     => $env,
             t0      => $t0
         );
         $board->request_start(
             $slot,
-            $env{REMOTE_ADDR} // '',
-            "$env{REQUEST_METHOD} $env{REQUEST_URI} $env{SERVER_PROTOCOL}", $t0
+            $env->{REMOTE_ADDR} // '',
+            "$env->{REQUEST_METHOD} $env->{REQUEST_URI} $env->{SERVER_PROTOCOL}", $t0
         );
         $served++;
-        if ($status) { $self->_refuse($c, $status, \%env, 'bad request') }
+        if ($status) { $self->_refuse($c, $status, $env, 'bad request') }
         else {
             substr $buf, 0, $len, '';
-            $env{'perennial.head_bytes'} = $len;
+            $env->{'perennial.head_bytes'} = $len;
             $remaining-- if defined $remaining;
-            $c->{keep_alive} = $self->_want_keep_alive(\%env, $served, $remaining);
-            $c->{head_only}  = $env{REQUEST_METHOD} eq 'HEAD';
-            $self->_read_body($c, \$buf, \%env) and $self->_call_app($c, \%env);
+            $c->{keep_alive} = $self->_want_keep_alive($env, $served, $remaining);
+            $c->{head_only}  = $env->{REQUEST_METHOD} eq 'HEAD';
+            $self->_read_body($c, \$buf, $env) and $self->_call_app($c, $env);
         }
         my $micros = int((Time::HiRes::time() - $t0) * 1e6);
         $board->request_done($slot, $c->{bytes}, $micros);
-        $self->_logged($c, \%env, $micros);
-        $self->{harakiri} = 1 if $env{'psgix.harakiri.commit'} || ($after && $after->());
+        $self->_logged($c, $env, $micros);
+        $self->{harakiri} = 1 if $env->{'psgix.harakiri.commit'} || ($after && $after->());
         last                  if !$self->_keep_going($c, $sock);
     }
     $board->state($slot, 'C');
@@ -268,33 +268,48 @@ sub _receive_body ($self, $sock, $buf_ref, $body, $kind, $length, $env) {
     }
 }
 
-# Reads until a whole head is in $buf; returns its length, or (0, error status), or () to close.
-# A head that trickles in gets Timeout in all from its first byte, not per read (slowloris),
-# empty lines before it included.
-sub _read_head ($self, $sock, $buf_ref, $env) {
-    my ($deadline, $scan);
+# Reads until a whole head is in $buf; returns its length and the request's environment (a copy
+# of the listener's and the connection's keys, and the request's), or (0, error status, env),
+# or () to close. A head that trickles in gets Timeout in all from its first byte, not per read
+# (slowloris), empty lines before it included.
+sub _read_head ($self, $sock, $buf_ref, $base, $peer) {
+    my ($deadline, $scan, $env);
     while (1) {
         if (length $$buf_ref) {
 
-            # A whole head in hand at the first look (the usual case) is parsed at once; one
-            # still arriving, when head_ready says it is worth it, each byte looked at once
-            my $ready
-                = $scan
-                ? head_ready($buf_ref, $scan, $self->{limits})
-                : index($$buf_ref, "\r\n\r\n") >= 0
-                || head_ready($buf_ref, $scan = {}, $self->{limits});
-            my $len = $ready ? parse_head($buf_ref, $env, $self->{limits}) : 0;
-            return $len if $len > 0;
-            if ($len < 0) { _name_refused($env, $buf_ref); return (0, -$len) }
+            # A whole head in hand at the first look (the usual case) is parsed at once, a
+            # plain one in C
+            if (!$scan && index($$buf_ref, "\r\n\r\n") >= 0) {
+                my ($len, $plain) = parse_plain($$buf_ref, $base, $peer, $self->{limits});
+                return ($len, 0, $plain) if $len;
+            }
+            my ($len, $status) = $self->_judged_head($buf_ref, $env //= {%$base, %$peer}, \$scan);
+            return ($len, $status, $env) if $len || $status;
             $deadline //= Time::HiRes::time() + $self->{timeout};
         }
-        return $self->_head_failed($env, $buf_ref, 408)
+        return $self->_head_failed($env //= {%$base, %$peer}, $buf_ref, 408)
             if $deadline && Time::HiRes::time() > $deadline;
         my $n = $self->_read($sock, $buf_ref);
         next if $n;
         return () unless length $$buf_ref;
-        return $self->_head_failed($env, $buf_ref, defined $n ? 400 : 408);
+        return $self->_head_failed($env //= {%$base, %$peer}, $buf_ref, defined $n ? 400 : 408);
     }
+}
+
+# The Perl judge of the head in $buf: its length when it is whole and good, (0, status) when it
+# is refused, () while more is needed (when head_ready says a look is worth it, each byte
+# looked at once)
+sub _judged_head ($self, $buf_ref, $env, $scan_ref) {
+    my $limits = $self->{limits};
+    my $ready
+        = $$scan_ref
+        ? head_ready($buf_ref, $$scan_ref, $limits)
+        : index($$buf_ref, "\r\n\r\n") >= 0 || head_ready($buf_ref, $$scan_ref = {}, $limits);
+    my $len = $ready ? parse_head($buf_ref, $env, $limits) : 0;
+    return $len if $len > 0;
+    return ()   if !$len;
+    _name_refused($env, $buf_ref);
+    return (0, -$len);
 }
 
 # A head that did not come whole: the client closed after part of it (400), or it did not
@@ -306,7 +321,7 @@ sub _head_failed ($self, $env, $buf_ref, $status) {
         ? "its head is incomplete after Timeout ($bytes bytes came)"
         : "its head is incomplete: the client ended the connection after $bytes bytes";
     _name_refused($env, $buf_ref);
-    return (0, $status);
+    return (0, $status, $env);
 }
 
 # A refused head may not have parsed: the log and the scoreboard show what was sent

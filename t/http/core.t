@@ -1,7 +1,10 @@
 use v5.36;
 use Test::More;
+use lib 't/lib';
 use Socket qw(AF_UNIX PF_UNSPEC SOCK_STREAM SOL_SOCKET SO_SNDBUF);
 use Perennial::HTTP::Core;
+use Perennial::HTTP::Request qw(parse_head);
+use Perennial::Test::Corpus  qw(corpus);
 
 # The hot path's C functions give what their Perl twins give, byte for byte, over every kind of
 # response head: statuses with and without a body, both versions, HEAD, keep-alive wanted or
@@ -131,5 +134,60 @@ like written('xs', [], $BODIES{wide}, 1, 0, 1)->[0], qr/Wide character in the re
         "a body larger than the socket takes: part written ($n bytes), no wait";
     is $sent, 4 << 20, 'the body bytes of the response are counted whole';
 }
+
+# parse_plain: a head it reads, the Perl judge accepts, with the same length and environment;
+# any other it leaves to the judge. Over the malformed-request corpus, plain requests as
+# browsers and tools send them, and limits tight enough to refuse them.
+my %BASE  = ('psgi.version' => [1, 1], SERVER_NAME => '127.0.0.1', SERVER_PORT => 80);
+my %PEER  = (REMOTE_ADDR    => '127.0.0.1', REMOTE_PORT => 40000);
+my @PLAIN = (
+    "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n",
+    "GET / HTTP/1.0\r\n\r\n",
+    "HEAD /a/b.html?x=1&y=%20 HTTP/1.1\r\nHost: example.org:8080\r\nAccept: */*\r\n\r\n",
+    "GET /caf%C3%A9/%2Fslash%3F HTTP/1.1\r\nHost: localhost\r\nUser-Agent: curl/7.88.1\r\n\r\n",
+    "POST /p HTTP/1.1\r\nHost: localhost\r\nContent-Length: 3\r\nContent-Type: text/plain\r\n\r\nabc",
+    "PUT /x HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+    "DELETE /x HTTP/1.1\r\nhost: LocalHost\r\nX-Empty:\r\nX-Spaces: \t a b \t\r\n\r\n",
+    "OPTIONS /x HTTP/1.1\r\nHost: [::1]:8529\r\nX-Obs: caf\xe9\r\n\r\n",
+    "PATCH /x HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\nGET / HTTP/1.1\r\n",
+    "GET /~user/a+b;c,d\@e!\$'()* HTTP/1.1\r\nHost: localhost\r\n"
+        . join('', map {"X-H$_: $_\r\n"} 1 .. 60) . "\r\n",
+);
+my @LIMITS = (
+    {line => 8190, fields => 100, field_size => 8190},
+    {line => 10,   fields => 2,   field_size => 20},
+    {line => 8190, fields => 100, field_size => 8190, unsafe     => 1},
+    {line => 8190, fields => 100, field_size => 8190, registered => 1},
+);
+my ($plain, $agreed, $left) = (0, 0, 0);
+my @cases = ((map { $_->[2] } corpus(15, 700)), @PLAIN);
+for my $limits (@LIMITS) {
+    $limits->{hosts} = {};
+    for my $bytes (@cases) {
+        my ($c_len, $c_env)
+            = Perennial::HTTP::Core::xs_parse_plain($bytes, \%BASE, \%PEER, $limits);
+        my %env = (%BASE, %PEER);
+        my $buf = $bytes;
+        my $len = parse_head(\$buf, \%env, $limits);
+        ($c_len, $c_env) = Perennial::HTTP::Core::xs_parse_plain($bytes, \%BASE, \%PEER, $limits)
+            if !$c_len;    # The judge has seen the Host now
+        if (!$c_len) { $left++; next }
+        $plain++;
+        if ($len == $c_len && eq_hash($c_env, \%env)) { $agreed++; next }
+        fail('parse_plain read a head as the judge does not')
+            or diag explain [$bytes, $len, \%env, $c_env];
+    }
+}
+is $agreed, $plain,
+    "every head parse_plain read ($plain), the judge read the same way ($left left to it)";
+ok $plain >= @PLAIN, 'the plain requests are read in C';
+for my $bytes (@PLAIN) {
+    my $limits = {%{$LIMITS[0]}, hosts => {}};
+    parse_head(\(my $copy = $bytes), {%BASE, %PEER}, $limits);
+    ok scalar(Perennial::HTTP::Core::xs_parse_plain($bytes, \%BASE, \%PEER, $limits)),
+        'plain: ' . ($bytes =~ /\A([^\r]*)/)[0];
+}
+is_deeply [Perennial::HTTP::Core::pp_parse_plain($PLAIN[0], \%BASE, \%PEER, $LIMITS[0])], [],
+    'the Perl twin leaves every head to the judge';
 
 done_testing;

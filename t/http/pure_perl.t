@@ -4,8 +4,9 @@ use Test::More;
 use Perennial::Test qw(start_server wait_until);
 
 # The Perl twins of the hot path's C functions (Perennial::HTTP::Core) serve as the C ones do:
-# with PERENNIAL_PURE_PERL set, a server says it runs them, and the HTTP tests pass again on
-# them. (Without the C functions built, every test runs on the Perl ones already.)
+# with PERENNIAL_PURE_PERL set, a server says it runs them, the HTTP tests pass again on them,
+# and the malformed-request corpus is refused as Apache refuses it. (Without the C functions
+# built, every test runs on the Perl ones already.)
 local $ENV{PERENNIAL_PURE_PERL} = 1;
 
 my $srv = start_server(app => 'pid.psgi');
@@ -15,7 +16,10 @@ like $srv->error_log, qr/listening on .*\(Perennial [^,]+, hot path in Perl\)/,
 like $srv->get('/')->{content}, qr/\A\d+/, 'and it serves';
 $srv->stop;
 
-my @files = ((grep { !m{/(?:core|pure_perl)\.t\z} } glob('t/http/*.t')), 't/psgi/suite.t');
+my @files = (
+    (grep { !m{/(?:core|pure_perl)\.t\z} } glob('t/http/*.t')),
+    't/psgi/suite.t', 't/apache/malformed.t'
+);
 for my $file (@files) {
     my $out = `$^X -Ilib $file 2>&1`;
     is $?, 0, "$file passes on the Perl functions" or diag $out;

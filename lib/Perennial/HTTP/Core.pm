@@ -8,7 +8,7 @@ use Socket   qw(MSG_DONTWAIT MSG_NOSIGNAL);
 # the pure-Perl one here, which does the same byte for byte. The C one is used when it was
 # built and PERENNIAL_PURE_PERL is not set; the tests run both.
 
-our @EXPORT_OK = qw(http_date response_head write_response);
+our @EXPORT_OK = qw(http_date parse_plain response_head write_response);
 
 my %OWN
     = ('content-length' => 1, 'transfer-encoding' => 2, connection => 3, date => 4, server => 5);
@@ -20,11 +20,13 @@ my $IMPLEMENTATION = 'Perl';
 if (!$ENV{PERENNIAL_PURE_PERL} && eval { require XSLoader; XSLoader::load(__PACKAGE__); 1 }) {
     *response_head  = \&xs_response_head;
     *write_response = \&xs_write_response;
+    *parse_plain    = \&xs_parse_plain;
     $IMPLEMENTATION = 'C';
 }
 else {
     *response_head  = \&pp_response_head;
     *write_response = \&pp_write_response;
+    *parse_plain    = \&pp_parse_plain;
 }
 
 # Which implementation this process runs: 'C' or 'Perl'
@@ -63,6 +65,10 @@ sub _framing ($out_ref, $status, $length, $body_length, $http11, $head_only) {
     $$out_ref .= "Transfer-Encoding: chunked\r\n";
     return ('chunked', undef);
 }
+
+# A request head that is plain (see the POD) as a new environment: (length, env), or nothing,
+# and the judge in Perennial::HTTP::Request reads it. In Perl, the judge reads every head.
+sub pp_parse_plain ($buf, $base, $peer, $limits) {return}
 
 # A whole response with an array body, head and body in one write that does not wait: (bytes
 # written or undef with $!, head, framing, length, keep_alive, body bytes). What the client
@@ -137,6 +143,24 @@ F<t/http/pure_perl.t> runs the HTTP tests again on the Perl one). The figures th
 is in C are in F<docs/design-notes.md>.
 
 =head1 FUNCTIONS
+
+=head2 parse_plain
+
+    my ($length, $env) = parse_plain($buffer, \%listener_env, \%connection_env, $limits)
+        or ...;    # not plain: Perennial::HTTP::Request::parse_head judges it
+
+A whole request head at the start of C<$buffer>, when it is plain: a method among GET, HEAD,
+POST, PUT, DELETE, OPTIONS and PATCH, a path of printable bytes without C<#> or C<%00>, whose
+C<%XX> decode to no dot segment, C<HTTP/1.0> or C<HTTP/1.1>, header lines C<name: value> ended
+by CRLF with token names (no C<_>), each once, within the limits, no C<Expect>, and a Host
+that the judge found good before on the same limits (C<< $limits->{hosts} >>; required with
+HTTP/1.1), in HttpProtocolOptions Strict without RegisteredMethods. Returns its length and a
+new environment: the two hashes' keys, and the request's as HTTP::Parser::XS names them
+(C<REQUEST_METHOD>, C<REQUEST_URI>, C<SCRIPT_NAME>, C<PATH_INFO>, C<QUERY_STRING>,
+C<SERVER_PROTOCOL>, C<CONTENT_LENGTH>, C<CONTENT_TYPE>, C<HTTP_*>). Anything else returns
+nothing and refuses nothing: the judge reads it from the start and gives the same environment
+for a plain head (t/http/core.t checks both over the requests of the malformed-request corpus
+and more). The Perl twin returns nothing for every head.
 
 =head2 response_head
 
