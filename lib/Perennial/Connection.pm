@@ -71,7 +71,6 @@ sub serve ($self, $sock, $base, $peer, $remaining, $listener = 0) {
     my ($buf, $served) = ('', 0);
     my ($board, $slot) = @$self{qw(board slot)};
     my $after = $self->{after};
-    $board->connection_start($slot);
     while (1) {
         last if $served && !length $buf && !$self->_next_request($sock);
         $board->state($slot, 'R');
@@ -88,9 +87,9 @@ sub serve ($self, $sock, $base, $peer, $remaining, $listener = 0) {
         $board->request_start(
             $slot,
             $env->{REMOTE_ADDR} // '',
-            "$env->{REQUEST_METHOD} $env->{REQUEST_URI} $env->{SERVER_PROTOCOL}", $t0
+            "$env->{REQUEST_METHOD} $env->{REQUEST_URI} $env->{SERVER_PROTOCOL}",
+            $t0, $served++
         );
-        $served++;
         if ($status) { $self->_refuse($c, $status, $env, 'bad request') }
         else {
             substr $buf, 0, $len, '';
@@ -101,7 +100,7 @@ sub serve ($self, $sock, $base, $peer, $remaining, $listener = 0) {
             $self->_read_body($c, \$buf, $env) and $self->_call_app($c, $env);
         }
         my $micros = int((Time::HiRes::time() - $t0) * 1e6);
-        $board->request_done($slot, $c->{bytes}, $micros);
+        $board->request_done($slot, $c->{bytes}, $micros, $served);
         $self->_logged($c, $env, $micros);
         $self->{harakiri} = 1 if $env->{'psgix.harakiri.commit'} || ($after && $after->());
         last                  if !$self->_keep_going($c, $sock);

@@ -107,11 +107,6 @@ sub counters ($self, $i) {
     );
 }
 
-# A new connection: its request count starts again
-sub connection_start ($self, $i) {
-    substr(${$self->{map}}, $HEADER + $SLOT * $i + 16, 4) = "\0" x 4;
-}
-
 sub generation ($self, $set = undef) {
     substr(${$self->{map}}, 24, 4) = pack 'N', $set if defined $set;
     return unpack 'N', substr(${$self->{map}}, 24, 4);
@@ -158,22 +153,44 @@ sub remove ($self) {
     unlink $file if defined $self->{inode} && ((stat $file)[1] // -1) == $self->{inode};
 }
 
-sub request_done ($self, $i, $bytes, $micros) {
+# A finished request, the $n-th of its connection: the counters go up. The worker is the only
+# writer of its slot's counters once the manager claimed it, so it keeps them (read from the
+# slot at its first request) instead of reading them back each time.
+sub request_done ($self, $i, $bytes, $micros, $n) {
     my $base = $HEADER + $SLOT * $i;
     my $map  = $self->{map};
-    my ($req, $conn) = unpack 'N N', substr($$map, $base + 12, 8);
-    my ($sreq, $sbytes, $wbytes) = unpack 'Q Q Q', substr($$map, $base + 40, 24);
-    substr($$map, $base + 12,  12) = pack 'N N N', $req + 1,  $conn + 1, $micros;
-    substr($$map, $base + 40,  24) = pack 'Q Q Q', $sreq + 1, $sbytes + $bytes, $wbytes + $bytes;
-    substr($$map, $base + 272, 8)  = pack 'Q', unpack('Q', substr($$map, $base + 272, 8)) + $micros;
-    return $req + 1;
+    my $own  = $self->{own} && $self->{own}[0] == $i ? $self->{own} : _own($self, $i);
+    my ($req, $sreq, $sbytes, $wbytes, $smicros)
+        = (++$own->[1], ++$own->[2], $own->[3] += $bytes, $own->[4] += $bytes,
+        $own->[5] += $micros);
+    substr($$map, $base + 12,  12) = pack 'N N N', $req,  $n,      $micros;
+    substr($$map, $base + 40,  24) = pack 'Q Q Q', $sreq, $sbytes, $wbytes;
+    substr($$map, $base + 272, 8)  = pack 'Q',     $smicros;
+    return $req;
 }
 
-sub request_start ($self, $i, $client, $line, $started) {
+# A slot's counters as this process will keep them: [slot, requests, slot's requests, slot's
+# bytes, bytes, slot's microseconds]
+sub _own ($self, $i) {
     my $base = $HEADER + $SLOT * $i;
-    substr(${$self->{map}}, $base,      1)   = 'W';
-    substr(${$self->{map}}, $base + 32, 8)   = pack 'd', $started;
-    substr(${$self->{map}}, $base + 64, 192) = pack 'a48 a144', $client, $line;
+    my $map  = $self->{map};
+    return $self->{own} = [
+        $i,
+        unpack('N',     substr($$map, $base + 12,  4)),
+        unpack('Q Q Q', substr($$map, $base + 40,  24)),
+        unpack('Q',     substr($$map, $base + 272, 8))
+    ];
+}
+
+# A request begins, after $done others on its connection: the slot is busy (W) with the client,
+# the request line and the time it began
+sub request_start ($self, $i, $client, $line, $started, $done) {
+    my $base = $HEADER + $SLOT * $i;
+    my $map  = $self->{map};
+    substr($$map, $base, 1) = 'W';
+    substr($$map, $base + 16, 4)   = pack 'N',        $done;
+    substr($$map, $base + 32, 8)   = pack 'd',        $started;
+    substr($$map, $base + 64, 192) = pack 'a48 a144', $client, $line;
 }
 
 sub set ($self, $i, $field, $value) {
@@ -250,12 +267,6 @@ that request only: the next C<request_start> makes them stale.
 
 Marks a slot as starting (C<S>) for a new worker; the slot's lifetime counters carry on.
 
-=head2 connection_start
-
-    $board->connection_start($slot);
-
-Starts the count of requests on the worker's connection again.
-
 =head2 counters
 
     my ($requests, $bytes, $micros) = $board->counters($slot);
@@ -310,15 +321,18 @@ Removes the file of a scoreboard this process created, if it is still the one at
 
 =head2 request_done
 
-    my $served = $board->request_done($slot, $bytes, $micros);
+    my $served = $board->request_done($slot, $bytes, $micros, $nth_on_connection);
 
-Counts a finished request and returns the worker's request count.
+Counts a finished request, the C<$nth_on_connection> of its connection, and returns the
+worker's request count. The worker keeps its slot's counters from its first request on: it is
+their only writer once the manager has claimed the slot.
 
 =head2 request_start
 
-    $board->request_start($slot, $client, 'GET / HTTP/1.1', Time::HiRes::time());
+    $board->request_start($slot, $client, 'GET / HTTP/1.1', Time::HiRes::time(), $done_before);
 
-Marks the slot busy (C<W>) with the client, the request line and when the request began.
+Marks the slot busy (C<W>) with the client, the request line, when the request began and how
+many requests its connection finished before it.
 
 =head2 set
 
