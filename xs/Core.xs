@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <poll.h>
+#include <sys/time.h>
 
 /* The framings of a response body, as the Perl side names them */
 static const char *const FRAMING[] = { "length", "chunked", "close", "none" };
@@ -486,3 +488,29 @@ xs_parse_plain(buf, base, peer, limits)
     EXTEND(SP, 2);
     PUSHs(sv_2mortal(newSViv(p - b)));
     PUSHs(sv_2mortal(newRV_noinc((SV *)env)));
+
+int
+xs_ready(handle, until, write = 0)
+    SV *handle
+    NV until
+    IV write
+  PREINIT:
+    struct pollfd pfd;
+    struct timeval now;
+    NV left;
+    int n;
+  CODE:
+    /* Whether the socket can be read (or has ended), or with write can take more, before the
+     * deadline (an epoch time; one look when it has passed); a signal does not cut the wait */
+    pfd.fd = handle_fd(aTHX_ handle);
+    pfd.events = write ? POLLOUT : POLLIN;
+    while (1) {
+        gettimeofday(&now, NULL);
+        left = until - (now.tv_sec + now.tv_usec / 1e6);
+        pfd.revents = 0;
+        n = poll(&pfd, 1, left > 0 ? (int)(left * 1000 + 0.999) : 0);
+        if (n > 0) { RETVAL = 1; break; }
+        if (n == 0 || errno != EINTR) { RETVAL = 0; break; }
+    }
+  OUTPUT:
+    RETVAL

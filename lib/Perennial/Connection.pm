@@ -5,7 +5,7 @@ use File::Temp                ();
 use Socket                    qw(MSG_DONTWAIT MSG_PEEK);
 use Time::HiRes               ();
 use Perennial::HTTP::Body     qw(body_framing dechunk);
-use Perennial::HTTP::Core     qw(parse_plain);
+use Perennial::HTTP::Core     qw(parse_plain ready);
 use Perennial::HTTP::Request  qw(head_ready parse_head);
 use Perennial::HTTP::Response ();
 use Perennial::Log::Format    ();
@@ -406,7 +406,7 @@ sub _linger ($sock) {
 
 # Whether the socket has bytes (or its end) within $wait seconds
 sub _readable ($sock, $wait) {
-    Perennial::HTTP::Response::ready($sock, Time::HiRes::time() + $wait);
+    ready($sock, Time::HiRes::time() + $wait);
 }
 
 1;

@@ -1,7 +1,8 @@
 use v5.36;
 use Test::More;
 use lib 't/lib';
-use Socket qw(AF_UNIX PF_UNSPEC SOCK_STREAM SOL_SOCKET SO_SNDBUF);
+use Socket      qw(AF_UNIX PF_UNSPEC SOCK_STREAM SOL_SOCKET SO_SNDBUF);
+use Time::HiRes ();
 use Perennial::HTTP::Core;
 use Perennial::HTTP::Request qw(parse_head);
 use Perennial::Test::Corpus  qw(corpus);
@@ -133,6 +134,30 @@ like written('xs', [], $BODIES{wide}, 1, 0, 1)->[0], qr/Wide character in the re
     ok defined $n && $n > 0 && $n < length($head) + $sent,
         "a body larger than the socket takes: part written ($n bytes), no wait";
     is $sent, 4 << 20, 'the body bytes of the response are counted whole';
+}
+
+# ready: the same answer from poll and from select, to read and to write, with a deadline to
+# come and one past (one look)
+{
+    socketpair(my $server, my $client, AF_UNIX, SOCK_STREAM, PF_UNSPEC) or die "socketpair: $!";
+    my $soon = sub { Time::HiRes::time() + 0.05 };
+    for my $impl ('xs', 'pp') {
+        my $ready = \&{"Perennial::HTTP::Core::${impl}_ready"};
+        ok !$ready->($server, $soon->()), "$impl ready: nothing to read within the deadline";
+        ok $ready->($server, $soon->(), 1), "$impl ready: room to write";
+    }
+    syswrite $client, 'x';
+    for my $impl ('xs', 'pp') {
+        my $ready = \&{"Perennial::HTTP::Core::${impl}_ready"};
+        ok $ready->($server, $soon->()),               "$impl ready: a byte to read";
+        ok $ready->($server, Time::HiRes::time() - 1), "$impl ready: a deadline past gets a look";
+    }
+    $server->blocking(0);
+    1 while syswrite $server, 'y' x 65536;    # Until the socket takes no more
+    for my $impl ('xs', 'pp') {
+        my $ready = \&{"Perennial::HTTP::Core::${impl}_ready"};
+        ok !$ready->($server, $soon->(), 1), "$impl ready: no room to write";
+    }
 }
 
 # parse_plain: a head it reads, the Perl judge accepts, with the same length and environment;

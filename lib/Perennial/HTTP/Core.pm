@@ -1,14 +1,15 @@
 package Perennial::HTTP::Core;
 use v5.36;
-use Errno    qw(ENOTSOCK);
-use Exporter qw(import);
-use Socket   qw(MSG_DONTWAIT MSG_NOSIGNAL);
+use Errno       qw(EINTR ENOTSOCK);
+use Exporter    qw(import);
+use Socket      qw(MSG_DONTWAIT MSG_NOSIGNAL);
+use Time::HiRes ();
 
 # The hot path's functions that have a C implementation (xs/Core.xs, built by `make`) beside
 # the pure-Perl one here, which does the same byte for byte. The C one is used when it was
 # built and PERENNIAL_PURE_PERL is not set; the tests run both.
 
-our @EXPORT_OK = qw(http_date parse_plain response_head write_response);
+our @EXPORT_OK = qw(http_date parse_plain ready response_head write_response);
 
 my %OWN
     = ('content-length' => 1, 'transfer-encoding' => 2, connection => 3, date => 4, server => 5);
@@ -21,12 +22,14 @@ if (!$ENV{PERENNIAL_PURE_PERL} && eval { require XSLoader; XSLoader::load(__PACK
     *response_head  = \&xs_response_head;
     *write_response = \&xs_write_response;
     *parse_plain    = \&xs_parse_plain;
+    *ready          = \&xs_ready;
     $IMPLEMENTATION = 'C';
 }
 else {
     *response_head  = \&pp_response_head;
     *write_response = \&pp_write_response;
     *parse_plain    = \&pp_parse_plain;
+    *ready          = \&pp_ready;
 }
 
 # Which implementation this process runs: 'C' or 'Perl'
@@ -69,6 +72,24 @@ sub _framing ($out_ref, $status, $length, $body_length, $http11, $head_only) {
 # A request head that is plain (see the POD) as a new environment: (length, env), or nothing,
 # and the judge in Perennial::HTTP::Request reads it. In Perl, the judge reads every head.
 sub pp_parse_plain ($buf, $base, $peer, $limits) {return}
+
+# Whether the socket can be read (or its end is there), or with $write can take more bytes,
+# before the deadline (an epoch time; one look when it has passed); a signal does not cut the
+# wait
+sub pp_ready ($sock, $until, $write = 0) {
+    my $bits = '';
+    vec($bits, fileno $sock, 1) = 1;
+    while (1) {
+        my $left = $until - Time::HiRes::time();
+        $left = 0 if $left < 0;
+        my $n
+            = $write
+            ? select(undef, my $w = $bits, undef, $left)
+            : select(my $r = $bits, undef, undef, $left);
+        return 1 if $n > 0;
+        return 0 if $n == 0 || $! != EINTR;
+    }
+}
 
 # A whole response with an array body, head and body in one write that does not wait: (bytes
 # written or undef with $!, head, framing, length, keep_alive, body bytes). What the client
@@ -188,6 +209,15 @@ none could be), the head, the framing, the length, whether the connection can st
 the bytes of body in the response (none for HEAD, 1xx, 204 and 304). When fewer than head and
 body were written, the rest is the caller's to send within its time limit. Dies on characters
 wider than a byte.
+
+=head2 ready
+
+    ready($socket, $deadline)    or close_it();    # to read
+    ready($socket, $deadline, 1) or give_up();     # to write
+
+Whether the socket can be read (or has ended), or can take more bytes, before the deadline (an
+epoch time); a deadline passed still gets one look, and a signal does not end the wait.
+C<poll(2)> in C, C<select> in Perl.
 
 =head2 http_date
 

@@ -7,7 +7,7 @@ use HTTP::Status          ();
 use IO::Handle            ();
 use Plack::Util           ();
 use Time::HiRes           ();
-use Perennial::HTTP::Core qw(http_date response_head write_response);
+use Perennial::HTTP::Core qw(http_date ready response_head write_response);
 use Perennial::HTTP::Sendfile;
 
 # One response on its way to the client: the PSGI response written as HTTP/1.x bytes, and the
@@ -141,24 +141,6 @@ sub deadline ($self, $until, $taken_ref, $n) {
     return $until if ($$taken_ref += $n) < $PER_TIMEOUT;
     $$taken_ref = 0;
     return Time::HiRes::time() + ($self->{timeout} // 60);
-}
-
-# Whether the socket can be read (or its end is there), or with $write can take more bytes,
-# before the deadline (an epoch time; one look when it has passed); a signal does not cut the
-# wait
-sub ready ($sock, $until, $write = 0) {
-    my $bits = '';
-    vec($bits, fileno $sock, 1) = 1;
-    while (1) {
-        my $left = $until - Time::HiRes::time();
-        $left = 0 if $left < 0;
-        my $n
-            = $write
-            ? select(undef, my $w = $bits, undef, $left)
-            : select(my $r = $bits, undef, undef, $left);
-        return 1 if $n > 0;
-        return 0 if $n == 0 || $! != EINTR;
-    }
 }
 
 # The client does not take the response: given up on, and said so ($self->{too_slow})
@@ -317,14 +299,6 @@ A whole PSGI response with its Content-Length; C<text/plain> unless the headers 
     Perennial::HTTP::Response::server_tokens('Prod');
 
 ServerTokens: what the C<Server> header says from now on.
-
-=head2 ready
-
-    Perennial::HTTP::Response::ready($sock, $deadline)    or close_it();    # to read
-    Perennial::HTTP::Response::ready($sock, $deadline, 1) or give_up();     # to write
-
-Whether the socket can be read (or has ended), or can take more bytes, before the deadline
-(an epoch time); a deadline passed still gets one look.
 
 =head1 METHODS
 

@@ -1,10 +1,11 @@
 package Perennial::HTTP::Sendfile;
 use v5.36;
-use Errno        qw(EAGAIN EINTR);
-use Fcntl        qw(SEEK_CUR);
-use IO::Handle   ();
-use Scalar::Util ();
-use Time::HiRes  ();
+use Errno                 qw(EAGAIN EINTR);
+use Fcntl                 qw(SEEK_CUR);
+use IO::Handle            ();
+use Scalar::Util          ();
+use Time::HiRes           ();
+use Perennial::HTTP::Core ();
 
 # A body that is a plain file leaves through sendfile(2): the kernel copies it to the socket,
 # with no read into Perl and no 64 KB loop. Debian has no Perl binding for sendfile, so this is
@@ -56,7 +57,7 @@ sub _send ($c, $fh, $left) {
             next;
         }
         next if $n < 0 && $! == EINTR;
-        next if $n < 0 && $! == EAGAIN && Perennial::HTTP::Response::ready($sock, $until, 1);
+        next if $n < 0 && $! == EAGAIN && Perennial::HTTP::Core::ready($sock, $until, 1);
         $n < 0
             && $! == EAGAIN ? $c->too_slow : $c->broken($n ? "$!" : 'file shorter than its length');
         last;
