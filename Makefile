@@ -29,6 +29,7 @@ bench: deps xs
 	$(PERL) bench/hello.pl
 	$(PERL) bench/cgi.pl
 	$(PERL) bench/instructions.pl
+	$(PERL) bench/syscalls.pl
 	$(PERL) bench/static.pl
 	$(PERL) bin/perennial bench examples/heavy.bench
 
