@@ -16,6 +16,9 @@ use Perennial::Log::Format    ();
 
 my ($MEMORY_BODY, $READ_SIZE) = (65_536, 65_536);
 
+# Plain heads are read in C when it was built (in Perl, the judge reads every head)
+my $PLAIN_IN_C = Perennial::HTTP::Core::implementation() eq 'C';
+
 # Answers the request the application is running with $status when nothing of the response
 # went out yet, and logs it; false when no application is running in this process (a child it
 # forked is not the worker). For a worker about to end itself: a request deadline, an exit.
@@ -278,7 +281,7 @@ sub _read_head ($self, $sock, $buf_ref, $base, $peer) {
 
             # A whole head in hand at the first look (the usual case) is parsed at once, a
             # plain one in C
-            if (!$scan && index($$buf_ref, "\r\n\r\n") >= 0) {
+            if ($PLAIN_IN_C && !$scan && index($$buf_ref, "\r\n\r\n") >= 0) {
                 my ($len, $plain) = parse_plain($$buf_ref, $base, $peer, $self->{limits});
                 return ($len, 0, $plain) if $len;
             }
