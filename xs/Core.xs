@@ -514,3 +514,38 @@ xs_ready(handle, until, write = 0)
     }
   OUTPUT:
     RETVAL
+
+void
+xs_accept_client(listener)
+    SV *listener
+  PREINIT:
+    struct sockaddr_storage addr;
+    socklen_t len = sizeof addr;
+    int fd, saved_errno;
+    PerlIO *f;
+    GV *gv;
+    IO *io;
+    static HV *stash = NULL;
+  PPCODE:
+    /* A connection, as perl's accept() gives it but as one unbuffered stream for reading and
+     * writing: perl opens two buffered ones, each asking the kernel three questions (fcntl,
+     * ioctl, lseek) a socket never needs answered */
+    fd = accept4(handle_fd(aTHX_ listener), (struct sockaddr *)&addr, &len, SOCK_CLOEXEC);
+    if (fd < 0) XSRETURN_EMPTY;
+    f = PerlIO_openn(aTHX_ ":unix", "r+", fd, 0, 0, NULL, 0, NULL);
+    if (!f) {
+        saved_errno = errno;
+        close(fd);
+        errno = saved_errno;
+        XSRETURN_EMPTY;
+    }
+    if (!stash) stash = gv_stashpvs("Perennial::HTTP::Core", GV_ADD);
+    gv = (GV *)newSV(0);
+    gv_init_pvn(gv, stash, "__ANONIO__", 10, 0);
+    io = GvIOn(gv);
+    IoIFP(io) = f;
+    IoOFP(io) = f;
+    IoTYPE(io) = IoTYPE_SOCKET;
+    EXTEND(SP, 2);
+    PUSHs(sv_2mortal(newRV_noinc((SV *)gv)));
+    PUSHs(sv_2mortal(newSVpvn((char *)&addr, len)));

@@ -5,6 +5,7 @@ use Time::HiRes ();
 use Socket
     qw(AF_INET AF_INET6 inet_ntoa inet_ntop sockaddr_family unpack_sockaddr_in unpack_sockaddr_in6);
 use Perennial::Connection;
+use Perennial::HTTP::Core     qw(accept_client);
 use Perennial::HTTP::Response ();
 use Perennial::SizeLimit;
 use Perennial::VirtualHosts ();
@@ -132,8 +133,8 @@ sub _size_limit ($self) {
 sub _accept ($self, $fh, $stopping) {
     return $self->_accept_epoll($fh) if $self->{epoll};
     if (@$fh == 1) {
-        my $peer = accept(my $client, $fh->[0]);
-        return ($client, 0, $peer) if $peer;
+        my ($client, $peer) = accept_client($fh->[0]);
+        return ($client, 0, $peer) if $client;
 
         # The listener's receive timeout (Timeout) also ends a blocking accept: not an error
         $self->_accept_failed unless $! == EINTR || $! == EAGAIN;
@@ -145,8 +146,8 @@ sub _accept ($self, $fh, $stopping) {
     return () if $n <= 0 || $$stopping;
     for my $i (0 .. $#$fh) {
         next unless vec($rout, fileno $fh->[$i], 1);
-        my $peer = accept(my $client, $fh->[$i]);
-        return ($client, $i, $peer) if $peer;
+        my ($client, $peer) = accept_client($fh->[$i]);
+        return ($client, $i, $peer) if $client;
         $self->_accept_failed unless $! == EAGAIN || $! == EINTR;
     }
     return ();
@@ -156,10 +157,10 @@ sub _accept ($self, $fh, $stopping) {
 # came last (LIFO), so under light load the same few workers, with warm caches, take the
 # requests; a blocking accept() wakes them in turn (FIFO) and every request meets a cold one.
 sub _accept_epoll ($self, $fh) {
-    my $n    = $self->{epoll}->wait(1) or return ();
-    my $i    = $self->{ready};
-    my $peer = accept(my $client, $fh->[$i]);
-    return ($client, $i, $peer) if $peer;
+    my $n = $self->{epoll}->wait(1) or return ();
+    my $i = $self->{ready};
+    my ($client, $peer) = accept_client($fh->[$i]);
+    return ($client, $i, $peer) if $client;
     $self->_accept_failed unless $! == EAGAIN || $! == EINTR;
     return ();
 }

@@ -1,6 +1,7 @@
 use v5.36;
 use Test::More;
 use lib 't/lib';
+use IO::Socket::IP;
 use Socket      qw(AF_UNIX PF_UNSPEC SOCK_STREAM SOL_SOCKET SO_SNDBUF);
 use Time::HiRes ();
 use Perennial::HTTP::Core;
@@ -158,6 +159,38 @@ like written('xs', [], $BODIES{wide}, 1, 0, 1)->[0], qr/Wide character in the re
         my $ready = \&{"Perennial::HTTP::Core::${impl}_ready"};
         ok !$ready->($server, $soon->(), 1), "$impl ready: no room to write";
     }
+}
+
+# accept_client: a connection that reads, writes, sends and shuts down as perl's accept gives
+# it, with the client's address; in C one unbuffered stream
+{
+    my $listener = IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => 5)
+        or die "listen: $@";
+    for my $impl ('xs', 'pp') {
+        my $client = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $listener->sockport)
+            or die "connect: $@";
+        my $accept = \&{"Perennial::HTTP::Core::${impl}_accept_client"};
+        my ($conn, $peer) = $accept->($listener);
+        ok $conn, "$impl accept_client: a connection";
+        my ($port, $ip) = Socket::unpack_sockaddr_in($peer);
+        is_deeply [Socket::inet_ntoa($ip), $port], ['127.0.0.1', $client->sockport],
+            "$impl accept_client: the client's address";
+        syswrite $client, "ping";
+        is sysread($conn, my $got, 10), 4, "$impl accept_client: sysread";
+        ok send($conn, "pong", 0) == 4 && syswrite($conn, "!") == 1, "$impl: send and syswrite";
+        ok shutdown($conn, 1),                                       "$impl: shutdown";
+        is do { local $/; <$client> }, 'pong!', "$impl: the client reads what was sent";
+        ok close($conn), "$impl: close";
+    }
+    $listener->blocking(0);
+    is_deeply [Perennial::HTTP::Core::xs_accept_client($listener)], [],
+        'nothing to accept: nothing, with $!';
+    ok $!{EAGAIN}, 'EAGAIN';
+    my $client = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $listener->sockport)
+        or die "connect: $@";
+    Perennial::HTTP::Core::ready($listener, Time::HiRes::time() + 5);
+    my ($conn) = Perennial::HTTP::Core::xs_accept_client($listener);
+    is_deeply [PerlIO::get_layers($conn)], ['unix'], 'in C, one unbuffered stream';
 }
 
 # parse_plain: a head it reads, the Perl judge accepts, with the same length and environment;

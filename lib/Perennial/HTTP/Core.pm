@@ -9,7 +9,7 @@ use Time::HiRes ();
 # the pure-Perl one here, which does the same byte for byte. The C one is used when it was
 # built and PERENNIAL_PURE_PERL is not set; the tests run both.
 
-our @EXPORT_OK = qw(http_date parse_plain ready response_head write_response);
+our @EXPORT_OK = qw(accept_client http_date parse_plain ready response_head write_response);
 
 my %OWN
     = ('content-length' => 1, 'transfer-encoding' => 2, connection => 3, date => 4, server => 5);
@@ -23,6 +23,7 @@ if (!$ENV{PERENNIAL_PURE_PERL} && eval { require XSLoader; XSLoader::load(__PACK
     *write_response = \&xs_write_response;
     *parse_plain    = \&xs_parse_plain;
     *ready          = \&xs_ready;
+    *accept_client  = \&xs_accept_client;
     $IMPLEMENTATION = 'C';
 }
 else {
@@ -30,6 +31,7 @@ else {
     *write_response = \&pp_write_response;
     *parse_plain    = \&pp_parse_plain;
     *ready          = \&pp_ready;
+    *accept_client  = \&pp_accept_client;
 }
 
 # Which implementation this process runs: 'C' or 'Perl'
@@ -72,6 +74,13 @@ sub _framing ($out_ref, $status, $length, $body_length, $http11, $head_only) {
 # A request head that is plain (see the POD) as a new environment: (length, env), or nothing,
 # and the judge in Perennial::HTTP::Request reads it. In Perl, the judge reads every head.
 sub pp_parse_plain ($buf, $base, $peer, $limits) {return}
+
+# A connection from a listening socket: (its handle, the client's packed address), or nothing
+# with $! (EAGAIN on a listener that does not block, EINTR after a signal)
+sub pp_accept_client ($listener) {
+    my $peer = accept(my $client, $listener) or return;
+    return ($client, $peer);
+}
 
 # Whether the socket can be read (or its end is there), or with $write can take more bytes,
 # before the deadline (an epoch time; one look when it has passed); a signal does not cut the
@@ -218,6 +227,17 @@ wider than a byte.
 Whether the socket can be read (or has ended), or can take more bytes, before the deadline (an
 epoch time); a deadline passed still gets one look, and a signal does not end the wait.
 C<poll(2)> in C, C<select> in Perl.
+
+=head2 accept_client
+
+    my ($client, $peer) = accept_client($listening_socket) or die "accept: $!";
+
+A connection: its handle (a glob, as perl's C<accept> gives) and the client's packed address,
+or nothing with C<$!> set. In C, C<accept4(2)> with close-on-exec, and the handle is one
+unbuffered stream (the C<:unix> layer) for reading and writing, where perl's C<accept> makes two
+buffered ones and asks the kernel six questions about them (C<fcntl>, C<ioctl>, C<lseek>
+each); reads and writes on a client are C<sysread>, C<send> and C<sendmsg>, which no buffer
+stands between.
 
 =head2 http_date
 
