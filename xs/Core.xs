@@ -511,6 +511,7 @@ xs_ready(handle, until, write = 0)
         n = poll(&pfd, 1, left > 0 ? (int)(left * 1000 + 0.999) : 0);
         if (n > 0) { RETVAL = 1; break; }
         if (n == 0 || errno != EINTR) { RETVAL = 0; break; }
+        PERL_ASYNC_CHECK();    /* Perl's handlers run now, as after select in Perl */
     }
   OUTPUT:
     RETVAL

@@ -3,6 +3,7 @@ use Test::More;
 use lib 't/lib';
 use IO::Socket::IP;
 use Socket      qw(AF_UNIX PF_UNSPEC SOCK_STREAM SOL_SOCKET SO_SNDBUF);
+use POSIX       ();
 use Time::HiRes ();
 use Perennial::HTTP::Core;
 use Perennial::HTTP::Request qw(parse_head);
@@ -159,6 +160,32 @@ like written('xs', [], $BODIES{wide}, 1, 0, 1)->[0], qr/Wide character in the re
         my $ready = \&{"Perennial::HTTP::Core::${impl}_ready"};
         ok !$ready->($server, $soon->(), 1), "$impl ready: no room to write";
     }
+}
+
+# A signal that comes while ready waits has its Perl handler run then, not when the wait ends
+# (a deadline's handler answers the request): the handler finds the socket still empty, the
+# byte that ends the wait being sent after the signal
+for my $impl ('xs', 'pp') {
+    socketpair(my $server, my $client, AF_UNIX, SOCK_STREAM, PF_UNSPEC) or die "socketpair: $!";
+    my $parent = $$;
+    my $kid    = fork // die "fork: $!";
+    if (!$kid) {
+        Time::HiRes::sleep(0.3);
+        kill 'USR2', $parent;
+        Time::HiRes::sleep(0.3);
+        syswrite $client, 'x';
+        POSIX::_exit(0);
+    }
+    my $empty;
+    local $SIG{USR2} = sub {
+        my $peek = '';
+        recv($server, $peek, 1, Socket::MSG_PEEK() | Socket::MSG_DONTWAIT());
+        $empty = !length $peek;
+    };
+    my $ready = \&{"Perennial::HTTP::Core::${impl}_ready"};
+    ok $ready->($server, Time::HiRes::time() + 20), "$impl ready: the byte came";
+    waitpid $kid, 0;
+    ok $empty, "$impl ready: the signal's handler ran while it waited";
 }
 
 # accept_client: a connection that reads, writes, sends and shuts down as perl's accept gives
