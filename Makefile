@@ -30,6 +30,7 @@ bench: deps xs
 	$(PERL) bench/cgi.pl
 	$(PERL) bench/instructions.pl
 	$(PERL) bench/syscalls.pl
+	$(PERL) bench/memory.pl
 	$(PERL) bench/static.pl
 	$(PERL) bin/perennial bench examples/heavy.bench
 

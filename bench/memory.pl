@@ -1,0 +1,100 @@
+#!/usr/bin/perl
+use v5.36;
+use FindBin;
+use lib "$FindBin::RealBin/lib", "$FindBin::RealBin/../lib";
+use Cwd                       qw(abs_path);
+use Getopt::Long              qw(GetOptions);
+use Perennial::Bench::Servers qw(start_server stop_server);
+use Perennial::Bench::Load    qw(run_load);
+use Perennial::SizeLimit      ();
+
+# What a worker's memory becomes after serving: the examples' scripts under Registry, in
+# Apache's ModPerl::Registry children and in Perennial's workers (the same httpd.conf fragment,
+# the same number of workers), measured from /proc/PID/smaps_rollup when the workers are fresh
+# and again after N requests that take turns over the scripts. Private memory is what a worker
+# does not share with the others (copy-on-write erosion shows there); PSS charges each its
+# share of the rest.
+
+my %opt = (
+    requests => 3000,
+    workers  => 2,
+    scripts  => 'hello.pl,form.pl,count.pl,closure.pl,heavy.pl,cwd.pl'
+);
+GetOptions(\%opt, 'requests=i', 'workers=i', 'scripts=s', 'help') or exit 2;
+if ($opt{help}) {
+    say 'Usage: perl bench/memory.pl [--requests 3000] [--workers 2] '
+        . '[--scripts hello.pl,form.pl,...]';
+    exit 0;
+}
+my $dir     = abs_path("$FindBin::RealBin/../examples/cgi-bin");
+my @scripts = split /,/, $opt{scripts};
+my @rows;
+for my $row (['Apache ModPerl::Registry', 'apache'], ['Perennial Registry', 'perennial-scripts']) {
+    my ($label, $server) = @$row;
+    my $srv = start_server(
+        $server,
+        workers => $opt{workers},
+        scripts => $dir,
+        probe   => '/registry/hello.pl'
+    );
+    my @workers = _workers($srv->{pid});
+    die "$label: no workers found\n" unless @workers;
+    my $fresh  = _average(@workers);
+    my $failed = _serve($srv->{port});
+    my $after  = _average(_workers($srv->{pid}));
+    stop_server($srv);
+    printf STDERR "%-26s fresh %6d KB private, after %6d KB private (%d failed)\n", $label,
+        $fresh->{private}, $after->{private}, $failed;
+    push @rows, [$label, $fresh, $after, $failed];
+}
+say '';
+say "worker memory (KB, average of $opt{workers} workers, smaps_rollup): fresh, and after "
+    . "$opt{requests} requests over @scripts";
+say sprintf '%-26s %9s %9s %9s %9s %9s %7s', 'server', 'fresh pri', 'private', 'pss', 'rss',
+    'shared', 'failed';
+for my $row (@rows) {
+    my ($label, $fresh, $after, $failed) = @$row;
+    say sprintf '%-26s %9d %9d %9d %9d %9d %7d', $label, $fresh->{private},
+        @$after{qw(private pss rss shared)}, $failed;
+}
+
+# The requests, in turns of 25 per script, as many connections as workers; the failed ones
+# (a script that fails under one server is counted, not fatal: cwd.pl's relative require does
+# under Apache's Registry)
+sub _serve ($port) {
+    my ($done, $failed) = (0, 0);
+    while ($done < $opt{requests}) {
+        for my $script (@scripts) {
+            my $r = run_load(
+                tool        => 'ab',
+                url         => "http://127.0.0.1:$port/registry/$script",
+                concurrency => $opt{workers},
+                requests    => 25,
+                seconds     => 30
+            );
+            $failed += $r->{failed};
+            last if ($done += 25) >= $opt{requests};
+        }
+    }
+    return $failed;
+}
+
+# The server's worker processes: the children of its main process
+sub _workers ($pid) {
+    opendir(my $dh, '/proc') or die "Can't read /proc: $!\n";
+    return grep { /\A\d+\z/ && _parent($_) == $pid } readdir $dh;
+}
+
+sub _parent ($pid) {
+    open(my $fh, '<', "/proc/$pid/stat") or return -1;
+    my $line = <$fh> // return -1;
+    return $line =~ /\) \S+ (\d+)/ ? $1 : -1;
+}
+
+sub _average (@pids) {
+    my @m = grep {defined} map { Perennial::SizeLimit::memory($_) } @pids;
+    die "no worker's memory could be read\n" unless @m;
+    my %sum;
+    for my $m (@m) { $sum{$_} += $m->{$_} for qw(rss pss shared private) }
+    return {map { $_ => int($sum{$_} / @m) } keys %sum};
+}
