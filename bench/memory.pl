@@ -13,17 +13,18 @@ use Perennial::SizeLimit      ();
 # the same number of workers), measured from /proc/PID/smaps_rollup when the workers are fresh
 # and again after N requests that take turns over the scripts. Private memory is what a worker
 # does not share with the others (copy-on-write erosion shows there); PSS charges each its
-# share of the rest.
+# share of the rest. --preload NAME: a module both load before the workers start (PerlModule),
+# as a tuned mod_perl site's startup.pl loads CGI.pm.
 
 my %opt = (
     requests => 3000,
     workers  => 2,
     scripts  => 'hello.pl,form.pl,count.pl,closure.pl,heavy.pl,cwd.pl'
 );
-GetOptions(\%opt, 'requests=i', 'workers=i', 'scripts=s', 'help') or exit 2;
+GetOptions(\%opt, 'requests=i', 'workers=i', 'scripts=s', 'preload=s', 'help') or exit 2;
 if ($opt{help}) {
     say 'Usage: perl bench/memory.pl [--requests 3000] [--workers 2] '
-        . '[--scripts hello.pl,form.pl,...]';
+        . '[--scripts hello.pl,form.pl,...] [--preload CGI]';
     exit 0;
 }
 my $dir     = abs_path("$FindBin::RealBin/../examples/cgi-bin");
@@ -34,6 +35,7 @@ for my $row (['Apache ModPerl::Registry', 'apache'], ['Perennial Registry', 'per
     my $srv = start_server(
         $server,
         workers => $opt{workers},
+        preload => $opt{preload},
         scripts => $dir,
         probe   => '/registry/hello.pl'
     );
@@ -49,7 +51,8 @@ for my $row (['Apache ModPerl::Registry', 'apache'], ['Perennial Registry', 'per
 }
 say '';
 say "worker memory (KB, average of $opt{workers} workers, smaps_rollup): fresh, and after "
-    . "$opt{requests} requests over @scripts";
+    . "$opt{requests} requests over @scripts"
+    . ($opt{preload} ? ", $opt{preload} preloaded" : '');
 say sprintf '%-26s %9s %9s %9s %9s %9s %7s', 'server', 'fresh pri', 'private', 'pss', 'rss',
     'shared', 'failed';
 for my $row (@rows) {

@@ -24,7 +24,8 @@ my %COMMAND;
 %COMMAND = (
     'perennial-scripts' => sub (%a) {
         _write("$a{dir}/perennial.conf",
-            "Listen 127.0.0.1:$a{port}\nLogLevel warn\nKeepAlive Off\n"
+                  "Listen 127.0.0.1:$a{port}\nLogLevel warn\nKeepAlive Off\n"
+                . ($a{preload} ? "PerlModule $a{preload}\n" : '')
                 . _script_locations($a{scripts}));
         (   $^X, "$ROOT/bin/perennial",    'serve', '-c', "$a{dir}/perennial.conf", '--workers',
             $a{workers}, '--max-requests', 0
@@ -39,7 +40,7 @@ LoadModule perl_module $mods/mod_perl.so
 MaxConnectionsPerChild 0
 KeepAlive Off
 DocumentRoot $a{dir}
-PerlModule ModPerl::Registry ModPerl::PerlRun
+PerlModule ModPerl::Registry ModPerl::PerlRun ${\ ($a{preload} // '')}
 <Directory $a{scripts}>
     AllowOverride None
     Require all granted
