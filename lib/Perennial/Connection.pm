@@ -433,7 +433,9 @@ chunked, with C<Expect: 100-continue>), call the PSGI application, write the res
 and keep the connection for the next request when HTTP and the configuration allow. Bad input
 gets its status (400, 408, 413, 414, 417, 431, 501, 505) and a log line and never reaches the
 application. Time limits are the socket's own (set once on the listener), and the keep-alive
-wait is one C<select>.
+wait is one C<poll> (L<Perennial::HTTP::Core>'s C<ready>). A plain request head is read by
+L<Perennial::HTTP::Core>'s C<parse_plain> when the C functions are built; any other by
+L<Perennial::HTTP::Request>.
 
 
 =head1 METHODS
