@@ -508,7 +508,8 @@ xs_ready(handle, until, write = 0)
         gettimeofday(&now, NULL);
         left = until - (now.tv_sec + now.tv_usec / 1e6);
         pfd.revents = 0;
-        n = poll(&pfd, 1, left > 0 ? (int)(left * 1000 + 0.999) : 0);
+        /* Milliseconds, a wait past 24 days cut to it (poll takes an int) */
+        n = poll(&pfd, 1, left <= 0 ? 0 : left > 2000000 ? 2000000000 : (int)(left * 1000 + 0.999));
         if (n > 0) { RETVAL = 1; break; }
         if (n == 0 || errno != EINTR) { RETVAL = 0; break; }
         PERL_ASYNC_CHECK();    /* Perl's handlers run now, as after select in Perl */
