@@ -277,7 +277,9 @@ Perennial::HTTP::Response - write a PSGI response as HTTP/1.x bytes
 =head1 DESCRIPTION
 
 One response on its way to the client. A PSGI response becomes bytes: an array body goes out in
-one C<write(2)> with the head and a computed Content-Length; a file goes by sendfile (one write
+one C<sendmsg(2)> with the head and a computed Content-Length (L<Perennial::HTTP::Core>'s
+C<write_response>), the rest of it within Timeout if the client did not take it all at once;
+a file goes by sendfile (one write
 with the head when it is 64 KiB or less); another filehandle body in 64 KiB blocks with its
 length when it is known; otherwise the body is chunked (HTTP/1.1) or ends with the connection
 (HTTP/1.0). HEAD responses carry the head only, and 1xx, 204 and 304 responses never carry a
