@@ -55,8 +55,8 @@ sub compile ($class, %args) {
         ends       => \@ends,
         package    => $package,
         taint      => $taint,
-        signals    => $code =~ /SIG|alarm/     ? 1 : 0,
-        locale     => $code =~ /\bsetlocale\b/ ? 1 : 0,
+        signals    => index($code, 'SIG') >= 0 || index($code, 'alarm') >= 0 ? 1 : 0,
+        locale     => $code =~ /\bsetlocale\b/                               ? 1 : 0,
         request    => _reaches_request($code),
         writes_env => _writes_env($code)
     };
