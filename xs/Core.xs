@@ -1,7 +1,7 @@
 /* Perennial's hot path in C: the work of each request that Perl cannot make cheap enough
  * (issue 16). Each function has a pure-Perl twin in lib/Perennial/HTTP/Core.pm that does the
  * same thing byte for byte; the tests run both. Nothing here keeps state between calls but
- * the Date line of the current second. */
+ * the Date line of the current second and the package's stash (for the handles it makes). */
 #define PERL_NO_GET_CONTEXT
 #include "EXTERN.h"
 #include "perl.h"
@@ -44,8 +44,8 @@ own_header(const char *name, STRLEN len)
     return OWN_NONE;
 }
 
-/* The bytes of a header name or value, or of a body part: a string that holds characters is written as Latin-1
- * when it can be (as syswrite would); one with wider characters cannot go into a head */
+/* The bytes of a header name or value, or of a body part: a string of characters is written
+ * as Latin-1 when it can be (as syswrite would); one with wider characters cannot be sent */
 static const char *
 bytes_of(pTHX_ SV *sv, STRLEN *len, const char *what)
 {
