@@ -324,7 +324,8 @@ xs_write_response(handle, status_line, status, headers, body, http11, head_only,
     else {
         for (i = 0; i <= last; i++) {
             SV **part = av_fetch(av, i, 0);
-            iov[i + 1].iov_base = (void *)bytes_of(aTHX_ part ? *part : NULL, &len, "the response body");
+            iov[i + 1].iov_base
+                = (void *)bytes_of(aTHX_ part ? *part : NULL, &len, "the response body");
             iov[i + 1].iov_len = len;
             total += len;
         }
