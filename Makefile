@@ -4,18 +4,24 @@ PERL  ?= perl
 PROVE ?= prove
 
 XS_CORE = lib/auto/Perennial/HTTP/Core/Core.so
+XS_ENV  = lib/auto/Perennial/Executor/Environment/Environment.so
 
 .PHONY: deps run test bench tidy critic xs
 
 deps:
 	@sh script/install-deps run test
 
-# The hot path's C functions (Perennial::HTTP::Core); without them Perennial runs its Perl twins
-xs: $(XS_CORE)
+# The hot path's C functions (Perennial::HTTP::Core, Perennial::Executor::Environment); without
+# them Perennial runs their Perl twins
+xs: $(XS_CORE) $(XS_ENV)
 
 $(XS_CORE): xs/Core.xs script/build-xs
 	@sh script/install-deps run
 	@$(PERL) script/build-xs xs/Core.xs $@
+
+$(XS_ENV): xs/Environment.xs script/build-xs
+	@sh script/install-deps run
+	@$(PERL) script/build-xs xs/Environment.xs $@
 
 run: deps xs
 	@mkdir -p logs

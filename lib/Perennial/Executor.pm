@@ -154,7 +154,7 @@ sub _unprinted ($self, $r, $out, $respond) {
 # afterwards), STDIN, STDOUT and a clean set of globals
 sub _run ($self, $script, $hit, $env, $out, $phased) {
     return () if $self->{loops} && $self->_through_loop($script, $hit, $env, $out);
-    Perennial::Executor::Environment->apply($self->{env}->groups($env, $hit));
+    $self->{env}->put($env, $hit);
     return $self->_run_script($script, $hit, $env, $out, $phased) unless $script->{writes_env};
 
     # A script that writes %ENV itself gets the whole environment back afterwards

@@ -11,43 +11,77 @@ my %SKIP = map { $_ => 1 } qw(HTTP_PROXY HTTP_CONTENT_LENGTH HTTP_CONTENT_TYPE H
 my %PASS_AUTH = %SKIP;
 delete $PASS_AUTH{HTTP_AUTHORIZATION};
 
-my %CGI_SET;           # The CGI variables the last script request of this process put in %ENV
-my $CGI_NAMES = '';    # Their names, joined, to see at once that the set is the same
+# The names of the CGI variables the last script request of this process put in %ENV, joined
+# with NULs (see sync_env)
+my %CGI_SET = (names => '');
+
+# The variables of every request, from its PSGI environment; undefined ones are empty
+my @REQUEST = qw(SERVER_NAME SERVER_PORT SERVER_PROTOCOL REQUEST_METHOD REQUEST_URI
+    QUERY_STRING REMOTE_ADDR REMOTE_PORT);
+my @OPTIONAL = qw(CONTENT_LENGTH CONTENT_TYPE REMOTE_USER AUTH_TYPE);
+
+# The C sync_env (xs/Environment.xs) unless PERENNIAL_PURE_PERL is set or it was not built
+if (!$ENV{PERENNIAL_PURE_PERL} && eval { require XSLoader; XSLoader::load(__PACKAGE__); 1 }) {
+    *sync_env = \&xs_sync_env;
+}
+else { *sync_env = \&pp_sync_env }
 
 # The CGI variables go into the real environment (XS code and child processes see them), but
-# only those that differ from what %ENV holds are set, and those an earlier script request set
-# that this one has not are removed: most of them (server, client, script) do not change
-# between requests, and a whole group that is already in place is seen with one join. (An
-# empty value and a missing variable join alike; each group has a variable that is never
-# empty, so a group that was removed is always set again.)
-sub apply ($class, $groups) {
-    no warnings 'uninitialized';    ## no critic (ProhibitNoWarnings) undef is '' in the joins
-    my @names;
-    for my $group (@$groups) {
-        my ($names, $values, $joined) = @$group;
-        push @names, @$names;
-        next if join("\0", @ENV{@$names}) eq ($joined // join "\0", @$values);
-        for my $i (0 .. $#$names) {
-            my $now = $ENV{$names->[$i]};
-            next if defined $now && $now eq $values->[$i];
-            $ENV{$names->[$i]} = $values->[$i];    ## no critic (RequireLocalizedPunctuationVars)
-        }
+# only those that differ from what %ENV holds are set (most of them, server, client and script,
+# do not change between requests, and each setenv costs), and those the last call set that
+# this one has not are removed. The groups are pairs of arrays (names, values); with $env, the
+# request's own variables follow them, then its headers (HTTP_* but those in %$skip) and
+# REDIRECT_* variables.
+sub pp_sync_env ($state, $env, $skip, @groups) {
+    die "sync_env: names without values\n" if @groups % 2;
+    my (@names, @values);
+    while (my ($names, $values) = splice @groups, 0, 2) {
+        my @i = grep { defined $names->[$_] } 0 .. $#$names;
+        push @names,  @$names[@i];
+        push @values, @$values[@i];
     }
-    my $key = join ' ', @names;
-    return if $key eq $CGI_NAMES;
+    if (ref $env eq 'HASH') {
+        my ($more, $their) = _optional($env);
+        my @headers = sort grep {
+                   (index($_, 'HTTP_') == 0 && length > 5 && !($skip && exists $skip->{$_}))
+                || (index($_, 'REDIRECT_') == 0 && length > 9)
+        } keys %$env;
+        push @names,  @REQUEST,                 @{$more  // []}, @headers;
+        push @values, @{_request_values($env)}, @{$their // []}, @$env{@headers};
+    }
+    no warnings 'uninitialized';    ## no critic (ProhibitNoWarnings) undef is '' in the joins
+    for my $i (join("\0", @ENV{@names}) eq join("\0", @values) ? () : 0 .. $#names) {
+        my ($now, $value) = ($ENV{$names[$i]}, $values[$i] // '');
+        $ENV{$names[$i]} = $value    ## no critic (RequireLocalizedPunctuationVars)
+            unless defined $now && $now eq $value;
+    }
+    my $joined = join '', map {"$_\0"} @names;
+    return if $joined eq ($state->{names} // '');
     my %now = map { $_ => 1 } @names;
-    delete @ENV{grep { !$now{$_} } keys %CGI_SET};
-    %CGI_SET   = %now;
-    $CGI_NAMES = $key;
+    delete @ENV{grep { !$now{$_} } split /\0/, $state->{names} // ''};
+    $state->{names} = $joined;
+    return;
+}
+
+# Groups as `groups` returns them into %ENV, as sync_env does (no groups: none of the variables
+# an earlier request set stays)
+sub apply ($class, $groups) {
+    sync_env(\%CGI_SET, undef, undef, map { @$_[0, 1] } @$groups);
+    return;
 }
 
 # Variables put into %ENV besides the groups (mod_perl's subprocess_env in void context): the
-# next apply removes them as it removes what an earlier request set
+# next request removes them unless it sets them itself
 sub add ($class, $names, $values) {
-    @ENV{@$names} = @$values;        ## no critic (RequireLocalizedPunctuationVars)
-    $CGI_SET{$_}  = 1 for @$names;
-    $CGI_NAMES    = "\0";            # No set of names: the next apply looks at them again
+    @ENV{@$names} = @$values;    ## no critic (RequireLocalizedPunctuationVars)
+    $CGI_SET{names} .= "$_\0" for @$names;
     return;
+}
+
+# The variables of a script request, in %ENV (the hot path, in C: see sync_env)
+sub put ($self, $env, $hit) {
+    return sync_env(\%CGI_SET, undef, undef,         @{$self->{perl_only}}) unless $self->{setup};
+    return sync_env(\%CGI_SET, $env,  $self->{skip}, @{$hit->{cgi} //= $self->_script_group($hit)});
 }
 
 sub new ($class, %args) {
@@ -88,40 +122,50 @@ sub cgi ($self, $env, $hit) {
     } $self->_groups($env, $hit);
 }
 
-# The variables in groups that tend to change together: [names, values, joined values] for
-# the location and script (the same on every request, so kept with the resolved hit), [names,
-# values] for the request line and server, the request headers, and the client's port (new
-# with every connection). With PerlSetupEnv Off, only PerlSetEnv's and PerlPassEnv's.
+# The variables as groups of [names, values] for `apply` (and for a process that applies them
+# itself): the location and script (the same on every request, so kept with the resolved hit),
+# the request line, server and client, the body's and the user's, and the request headers.
+# With PerlSetupEnv Off, only PerlSetEnv's and PerlPassEnv's.
 sub groups ($self, $env, $hit) {
     return $self->{setup} ? [$self->_groups($env, $hit)] : [$self->{perl_only}];
 }
 
 sub _groups ($self, $env, $hit) {
-    my ($host) = ($env->{HTTP_HOST} // $env->{SERVER_NAME} // '') =~ /\A(\[[^\]]*\]|[^:]*)/;
-    my @names = qw(SERVER_NAME SERVER_PORT SERVER_PROTOCOL REQUEST_METHOD REQUEST_URI
-        QUERY_STRING REMOTE_ADDR);
-    my @values = (
-        $host,
-        @$env{qw(SERVER_PORT SERVER_PROTOCOL REQUEST_METHOD REQUEST_URI)},
-        $env->{QUERY_STRING} // '',
-        $env->{REMOTE_ADDR}  // ''
-    );
-    if (($env->{'psgi.url_scheme'} // '') eq 'https') { push @names, 'HTTPS'; push @values, 'on' }
-    for my $name (qw(CONTENT_LENGTH CONTENT_TYPE REMOTE_USER AUTH_TYPE)) {
-        next unless $name eq 'CONTENT_LENGTH' ? $env->{$name} : defined $env->{$name};
-        push @names,  $name;
-        push @values, $env->{$name};
-    }
     my $skip = $self->{skip};
     my @headers
         = sort grep { (index($_, 'HTTP_') == 0 && !$skip->{$_}) || index($_, 'REDIRECT_') == 0 }
         keys %$env;
+    my @optional = _optional($env);
     return (
         $hit->{cgi} //= $self->_script_group($hit),
-        [\@names,         \@values],
-        [\@headers,       [@$env{@headers}]],
-        [['REMOTE_PORT'], [$env->{REMOTE_PORT} // '']]
+        [\@REQUEST, _request_values($env)],
+        (@optional ? [@optional] : ()),
+        [\@headers, [@$env{@headers}]]
     );
+}
+
+# The values of @REQUEST: SERVER_NAME is the request's host without its port
+sub _request_values ($env) {
+    my ($host) = ($env->{HTTP_HOST} // $env->{SERVER_NAME} // '') =~ /\A(\[[^\]]*\]|[^:]*)/;
+    return [
+        $host,
+        @$env{qw(SERVER_PORT SERVER_PROTOCOL REQUEST_METHOD REQUEST_URI)},
+        $env->{QUERY_STRING} // '',
+        $env->{REMOTE_ADDR}  // '',
+        $env->{REMOTE_PORT}  // ''
+    ];
+}
+
+# HTTPS, and the body's and the user's variables, when the request has them: (names, values)
+sub _optional ($env) {
+    my (@names, @values);
+    if (($env->{'psgi.url_scheme'} // '') eq 'https') { push @names, 'HTTPS'; push @values, 'on' }
+    for my $name (@OPTIONAL) {
+        next unless $name eq 'CONTENT_LENGTH' ? $env->{$name} : defined $env->{$name};
+        push @names,  $name;
+        push @values, $env->{$name};
+    }
+    return @names ? (\@names, \@values) : ();
 }
 
 # What depends only on the location, the script and the URL that named it
@@ -136,7 +180,7 @@ sub _script_group ($self, $hit) {
         push @names,  'PATH_INFO';
         push @values, '';
     }
-    return [\@names, \@values, join "\0", @values];
+    return [\@names, \@values];
 }
 
 1;
@@ -166,13 +210,19 @@ C<groups> returns nothing.
 
 =head1 METHODS
 
+=head2 add
+
+    Perennial::Executor::Environment->add(\@names, \@values);
+
+Puts variables into C<%ENV> beside a request's (mod_perl's C<subprocess_env> in void context);
+the next request removes them unless it sets them itself.
+
 =head2 apply
 
     Perennial::Executor::Environment->apply($cgi->groups($env, $hit));
+    Perennial::Executor::Environment->apply([]);    # none of an earlier request's
 
-Puts the variables in C<%ENV>: the real environment, so XS code and child processes see them.
-Only those that differ from what C<%ENV> holds are set, and those an earlier script request
-of this process set that this one has not are removed.
+Puts groups of variables in C<%ENV>, through C<sync_env>.
 
 =head2 argv
 
@@ -186,11 +236,32 @@ of this process set that this one has not are removed.
 
     for my $group (@{$cgi->groups($env, $hit)}) { my ($names, $values) = @$group; ... }
 
-The same variables in groups that tend to change together, so a caller can see at once that
-a whole group is already in place; an empty list when PerlSetupEnv is Off.
+The same variables in groups of names and values (the location's and script's, the request's,
+the body's and user's when there are any, the headers); only PerlSetEnv's and PerlPassEnv's when
+PerlSetupEnv is Off.
 
 =head2 new
 
     Perennial::Executor::Environment->new(setup_env => 1, set_env => {A => 1, TZ => 'UTC'});
+
+=head2 put
+
+    $cgi->put($env, $hit);
+
+A script request's variables in C<%ENV>: the real environment, so XS code and child processes
+see them. The hot path's way of C<apply>: Perl gathers the few values of the request, and
+C<sync_env> adds its headers.
+
+=head1 FUNCTIONS
+
+=head2 sync_env
+
+    Perennial::Executor::Environment::sync_env(\%state, $env, \%skip, \@names, \@values, ...);
+
+Sets each variable of the groups in C<%ENV> unless it holds the same string already (an
+undefined value is empty), then, with C<$env>, its request headers (C<HTTP_*> but those in
+C<%skip>) and C<REDIRECT_*> variables; then deletes what an earlier call with the same
+C<%state> set and this one did not. In C (F<xs/Environment.xs>) unless C<PERENNIAL_PURE_PERL>
+is set or it was not built; C<pp_sync_env> is its Perl twin, and the tests run both.
 
 =cut

@@ -72,7 +72,7 @@ sub _run ($self, $env, $r, $out) {
     my $phases = $self->{phases};
     return $phases->run($r, 'perl_response') unless $self->{perl_script};    # %ENV left clean
     $r->{hit} //= $self->_hit($r);
-    Perennial::Executor::Environment->apply($self->{env}->groups($env, $r->{hit}));
+    $self->{env}->put($env, $r->{hit});
     local *STDIN = $env->{'psgi.input'};
     local *STDOUT;
     tie *STDOUT, 'Perennial::Executor::Output', $out;

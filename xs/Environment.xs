@@ -1,0 +1,196 @@
+/* The CGI variables of a script request put into %ENV in C (issue 16): the Perl that compared
+ * and set them cost about 100k instructions a request, most of it joins and hash slices. The
+ * pure-Perl twin, pp_sync_env in lib/Perennial/Executor/Environment.pm, leaves %ENV and the
+ * real environment the same; the tests run both. */
+#define PERL_NO_GET_CONTEXT
+#include "EXTERN.h"
+#include "perl.h"
+#include "XSUB.h"
+
+/* A name and its NUL at the end of the names put */
+static void
+append_name(pTHX_ SV *put, const char *name, STRLEN len)
+{
+    STRLEN cur = SvCUR(put);
+    char *p = SvGROW(put, cur + len + 2);
+    memcpy(p + cur, name, len);
+    p[cur + len] = '\0';
+    SvCUR_set(put, cur + len + 1);
+}
+
+/* One variable: set in %ENV (and so in the real environment, through %ENV's magic) unless it
+ * holds the same string already; an undefined value is the empty string. Its name is added to
+ * the names this call put. */
+static void
+put_env(pTHX_ HV *envhv, SV *put, const char *name, STRLEN len, SV *val)
+{
+    SV **now = hv_fetch(envhv, name, (I32)len, 0);
+    SV **slot;
+    append_name(aTHX_ put, name, len);
+    if (now && SvOK(*now)) {
+        if (SvOK(val) ? sv_eq(*now, val) : SvPOK(*now) && SvCUR(*now) == 0) return;
+    }
+    slot = hv_fetch(envhv, name, (I32)len, 1);
+    if (!slot) croak("Can't set %s in the environment\n", name);
+    if (SvOK(val)) sv_setsv_mg(*slot, val);
+    else sv_setpvn_mg(*slot, "", 0);
+}
+
+static SV *
+env_value(pTHX_ HV *env, const char *key, I32 len)
+{
+    SV **v = hv_fetch(env, key, len, 0);
+    return v ? *v : &PL_sv_undef;
+}
+
+#define PUT(name, sv) put_env(aTHX_ envhv, put, name, sizeof(name) - 1, sv)
+#define FROM(name) env_value(aTHX_ env, name, sizeof(name) - 1)
+
+/* The request's own variables: SERVER_NAME is its host without the port (an IPv6 address in
+ * brackets whole); HTTPS with https; the body's and user's variables only when it has them */
+static void
+put_request(pTHX_ HV *envhv, SV *put, HV *env)
+{
+    SV *host = FROM("HTTP_HOST");
+    SV *v;
+    STRLEN len, end = 0;
+    const char *p;
+    if (!SvOK(host)) host = FROM("SERVER_NAME");
+    p = SvOK(host) ? SvPV_const(host, len) : (len = 0, "");
+    if (len && p[0] == '[' && memchr(p, ']', len))
+        end = (const char *)memchr(p, ']', len) - p + 1;
+    else
+        while (end < len && p[end] != ':') end++;
+    PUT("SERVER_NAME", sv_2mortal(newSVpvn_flags(p, end, SvOK(host) && SvUTF8(host))));
+    PUT("SERVER_PORT", FROM("SERVER_PORT"));
+    PUT("SERVER_PROTOCOL", FROM("SERVER_PROTOCOL"));
+    PUT("REQUEST_METHOD", FROM("REQUEST_METHOD"));
+    PUT("REQUEST_URI", FROM("REQUEST_URI"));
+    PUT("QUERY_STRING", FROM("QUERY_STRING"));
+    PUT("REMOTE_ADDR", FROM("REMOTE_ADDR"));
+    PUT("REMOTE_PORT", FROM("REMOTE_PORT"));
+    v = FROM("psgi.url_scheme");
+    if (SvOK(v) && strEQ(SvPV_nolen_const(v), "https")) PUT("HTTPS", sv_2mortal(newSVpvs("on")));
+    v = FROM("CONTENT_LENGTH");
+    if (SvTRUE(v)) PUT("CONTENT_LENGTH", v);
+    if (SvOK(v = FROM("CONTENT_TYPE"))) PUT("CONTENT_TYPE", v);
+    if (SvOK(v = FROM("REMOTE_USER"))) PUT("REMOTE_USER", v);
+    if (SvOK(v = FROM("AUTH_TYPE"))) PUT("AUTH_TYPE", v);
+}
+
+/* The request headers a CGI script sees (HTTP_*, but not those in skip) and the variables of
+ * an earlier request that redirected here (REDIRECT_*) */
+static int
+exported(pTHX_ const char *key, STRLEN len, HV *skip)
+{
+    if (len > 9 && memEQ(key, "REDIRECT_", 9)) return 1;
+    if (len < 6 || !memEQ(key, "HTTP_", 5)) return 0;
+    return !(skip && hv_exists(skip, key, (I32)len));
+}
+
+static int
+by_key(const void *a, const void *b)
+{
+    HE *x = *(HE *const *)a, *y = *(HE *const *)b;
+    STRLEN xl = HeKLEN(x), yl = HeKLEN(y);
+    int c = memcmp(HeKEY(x), HeKEY(y), xl < yl ? xl : yl);
+    return c ? c : xl < yl ? -1 : xl > yl;
+}
+
+/* The headers in the order of their names, so that the same set is put as the same names
+ * (a hash's order differs from one hash to the next) */
+static void
+put_headers(pTHX_ HV *envhv, SV *put, HV *env, HV *skip)
+{
+    HE *found[128], **all = found;
+    size_t n = 0, size = sizeof(found) / sizeof(found[0]), i;
+    HE *he;
+    hv_iterinit(env);
+    while ((he = hv_iternext(env))) {
+        if (HeKLEN(he) == HEf_SVKEY || !exported(aTHX_ HeKEY(he), HeKLEN(he), skip)) continue;
+        if (n == size) {
+            HE **more;
+            Newx(more, size * 2, HE *);
+            SAVEFREEPV(more);
+            Copy(all, more, n, HE *);
+            all = more;
+            size *= 2;
+        }
+        all[n++] = he;
+    }
+    qsort(all, n, sizeof(HE *), by_key);
+    for (i = 0; i < n; i++) put_env(aTHX_ envhv, put, HeKEY(all[i]), HeKLEN(all[i]), HeVAL(all[i]));
+}
+
+/* What the last call put and this one did not is deleted from %ENV; the names are compared
+ * whole first, as they are nearly always the same */
+static void
+forget_others(pTHX_ HV *envhv, HV *state, SV *put)
+{
+    SV **was = hv_fetch(state, "names", 5, 1);
+    STRLEN wlen, plen, i = 0;
+    const char *w, *p = SvPV_const(put, plen);
+    HV *now;
+    if (!was) croak("sync_env: the state is not writable");
+    w = SvOK(*was) ? SvPV_const(*was, wlen) : (wlen = 0, "");
+    if (wlen == plen && memEQ(w, p, plen)) return;
+    now = (HV *)sv_2mortal((SV *)newHV());
+    while (i < plen) {
+        STRLEN n = strlen(p + i);
+        (void)hv_store(now, p + i, (I32)n, &PL_sv_yes, 0);
+        i += n + 1;
+    }
+    for (i = 0; i < wlen;) {
+        STRLEN n = strlen(w + i);
+        if (!hv_exists(now, w + i, (I32)n)) (void)hv_delete(envhv, w + i, (I32)n, G_DISCARD);
+        i += n + 1;
+    }
+    sv_setsv(*was, put);
+}
+
+MODULE = Perennial::Executor::Environment    PACKAGE = Perennial::Executor::Environment
+
+PROTOTYPES: DISABLE
+
+# sync_env(\%state, $env or undef, \%skip or undef, \@names, \@values, ...): see the Perl twin
+void
+xs_sync_env(state_ref, env_ref, skip_ref, ...)
+    SV *state_ref
+    SV *env_ref
+    SV *skip_ref
+  PREINIT:
+    HV *envhv, *skip = NULL;
+    SV *put;
+    I32 g;
+  CODE:
+    if (!SvROK(state_ref) || SvTYPE(SvRV(state_ref)) != SVt_PVHV)
+        croak("sync_env: the state is not a hash reference");
+    if ((items - 3) % 2)
+        croak("sync_env: names without values");
+    envhv = GvHVn(PL_envgv);
+    put   = sv_2mortal(newSV(1024));
+    sv_setpvn(put, "", 0);
+    if (SvROK(skip_ref) && SvTYPE(SvRV(skip_ref)) == SVt_PVHV) skip = (HV *)SvRV(skip_ref);
+    for (g = 3; g + 1 < items; g += 2) {
+        AV *names, *values;
+        SSize_t i;
+        if (!SvROK(ST(g)) || SvTYPE(SvRV(ST(g))) != SVt_PVAV
+            || !SvROK(ST(g + 1)) || SvTYPE(SvRV(ST(g + 1))) != SVt_PVAV)
+            croak("sync_env: a group is not two array references");
+        names  = (AV *)SvRV(ST(g));
+        values = (AV *)SvRV(ST(g + 1));
+        for (i = 0; i <= av_len(names); i++) {
+            SV **name = av_fetch(names, i, 0);
+            SV **value = av_fetch(values, i, 0);
+            STRLEN len;
+            const char *n;
+            if (!name || !SvOK(*name)) continue;
+            n = SvPV_const(*name, len);
+            put_env(aTHX_ envhv, put, n, len, value ? *value : &PL_sv_undef);
+        }
+    }
+    if (SvROK(env_ref) && SvTYPE(SvRV(env_ref)) == SVt_PVHV) {
+        put_request(aTHX_ envhv, put, (HV *)SvRV(env_ref));
+        put_headers(aTHX_ envhv, put, (HV *)SvRV(env_ref), skip);
+    }
+    forget_others(aTHX_ envhv, (HV *)SvRV(state_ref), put);
