@@ -88,6 +88,24 @@ subtest 'a script found through a symlink keeps the link\'s name, as under mod_c
     $srv->stop;
 };
 
+subtest 'a script that sets $0 changes its own, not the worker\'s name' => sub {
+    _script("$tree/cgi/rename.pl", <<'SCRIPT', 0755);
+$0 = "renamed";
+open(my $cmd, '<', "/proc/$$/cmdline") or die "Can't read my process's name: $!";
+my $name = do { local $/; <$cmd> };
+print "Content-Type: text/plain\n\n$0\n$name\n";
+SCRIPT
+    my $srv = start_script_server(dir => "$tree/cgi");
+    for my $mode (qw(perlrun registry)) {
+        my ($zero, $name) = split /\n/, $srv->get("/$mode/rename.pl")->{content};
+        is $zero, 'renamed', "/$mode: the script sees what it set";
+        like $name, qr/\Aperennial worker/, "/$mode: the worker keeps its name meanwhile";
+        like $srv->get("/$mode/where.pl")->{content}, qr{\A\Q$tree\E/cgi/where\.pl },
+            "/$mode: and the next script sees its own \$0";
+    }
+    $srv->stop;
+};
+
 subtest 'without Options +ExecCGI: 403, as Apache' => sub {
     my $srv = start_server(workers => 1, conf => <<"CONF");
 Alias /registry $tree/cgi

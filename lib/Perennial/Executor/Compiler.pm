@@ -30,9 +30,11 @@ sub compile ($class, %args) {
     # It is called with the request object and the path; the path is taken off, so @_ holds
     # what ModPerl::Registry passes (`my $r = shift;`)
     # DATA belongs to the package in force where __DATA__ or __END__ stands (`package blosxom;`
-    # at the top of the script): asked of perl at the end of the code
+    # at the top of the script): asked of perl at the end of the code. $0 is the path as a plain
+    # scalar in the glob: perl's own $0 renames the process when set (three prctl calls a
+    # request, with the put back), and a script that sets it must not rename the worker
     my $text
-        = "package $package; $warnings sub __perennial_script { local \$0 = pop;\n#line 1 \"$file\"\n$code\n;"
+        = "package $package; $warnings sub __perennial_script { local *0 = \\('' . pop);\n#line 1 \"$file\"\n$code\n;"
         . (defined $data ? 'BEGIN { $' . __PACKAGE__ . '::DATA_IN = __PACKAGE__ }' : '')
         . "}\\&__perennial_script;";
     our $DATA_IN = undef;
