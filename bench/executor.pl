@@ -1,7 +1,9 @@
 #!/usr/bin/perl
 use v5.36;
-use FindBin;
-use lib "$FindBin::RealBin/../lib";
+use Cwd qw(realpath);
+my $HOME;
+BEGIN { $HOME = realpath(__FILE__) =~ s{/bench/[^/]+\z}{}r }
+use lib "$HOME/lib";
 use Getopt::Long qw(GetOptions);
 use Time::HiRes  ();
 use Perennial::Config;
@@ -9,7 +11,9 @@ use Perennial::Executor;
 use Perennial::Log;
 
 # The cost of running a script resident, without the network: the executor's PSGI app called
-# in-process for one script, best of several rounds, in microseconds per request
+# in-process for one script, best of several rounds, in microseconds per request. No FindBin
+# here: the executor sets FindBin's variables for each script when something loaded it, and
+# the server does not.
 
 my %opt = (
     script    => 'hello.pl',
@@ -34,7 +38,7 @@ my %policy = (
 die "--mode is registry or perlrun\n" unless $policy{$opt{mode}};
 my $log = Perennial::Log->new(config => Perennial::Config->new(log_level => 'warn'));
 my $app = Perennial::Executor->new(
-    root      => "$FindBin::RealBin/../examples/cgi-bin",
+    root      => "$HOME/examples/cgi-bin",
     log       => $log,
     name      => $opt{mode} eq 'registry' ? 'ModPerl::Registry' : 'ModPerl::PerlRun',
     policy    => $policy{$opt{mode}},
