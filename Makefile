@@ -3,25 +3,24 @@
 PERL  ?= perl
 PROVE ?= prove
 
-XS_CORE = lib/auto/Perennial/HTTP/Core/Core.so
-XS_ENV  = lib/auto/Perennial/Executor/Environment/Environment.so
+# The C functions of the hot path, each built from xs/NAME.xs
+XS_SO = lib/auto/Perennial/HTTP/Core/Core.so \
+        lib/auto/Perennial/Executor/Environment/Environment.so \
+        lib/auto/Perennial/Executor/Signals/Signals.so
 
 .PHONY: deps run test bench tidy critic xs
 
 deps:
 	@sh script/install-deps run test
 
-# The hot path's C functions (Perennial::HTTP::Core, Perennial::Executor::Environment); without
-# them Perennial runs their Perl twins
-xs: $(XS_CORE) $(XS_ENV)
+# The hot path's C functions (Perennial::HTTP::Core, Perennial::Executor::Environment and
+# ::Signals); without them Perennial runs their Perl twins
+xs: $(XS_SO)
 
-$(XS_CORE): xs/Core.xs script/build-xs
+.SECONDEXPANSION:
+$(XS_SO): %.so: xs/$$(notdir $$*).xs script/build-xs
 	@sh script/install-deps run
-	@$(PERL) script/build-xs xs/Core.xs $@
-
-$(XS_ENV): xs/Environment.xs script/build-xs
-	@sh script/install-deps run
-	@$(PERL) script/build-xs xs/Environment.xs $@
+	@$(PERL) script/build-xs $< $@
 
 run: deps xs
 	@mkdir -p logs

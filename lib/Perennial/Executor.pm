@@ -20,6 +20,7 @@ use Perennial::Executor::Output;
 use Perennial::ModPerl;
 use Perennial::Executor::Resolver;
 use Perennial::Executor::Scripts;
+use Perennial::Executor::Signals;
 
 # Runs CGI scripts inside the worker. One executor serves one script directory with one
 # policy; Registry and PerlRun are this class with different policy hashes:
@@ -30,7 +31,6 @@ use Perennial::Executor::Scripts;
 #   chdir     run with the script's directory as the current directory
 
 my %POLICY_KEYS = map { $_ => 1 } qw(cache flush reset_inc chdir);
-my @SIGNALS     = qw(ALRM CHLD HUP INT PIPE TERM USR1 USR2 __DIE__);
 
 sub new ($class, %args) {
     my $policy = $args{policy} or croak 'policy is required';
@@ -183,9 +183,8 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
         if $INC{'FindBin.pm'};
     Perennial::Executor::Scripts::set_findbin($script->{findbin}) if $INC{'FindBin.pm'};
 
-    # Every handler is checked after scripts that mention signals; the usual ones after others
-    my @signals = $script->{signals} ? keys %SIG : @SIGNALS;
-    my @was     = @SIG{@signals};
+    # Its signal handlers are put back afterwards (Perennial::Executor::Signals)
+    my $signals = Perennial::Executor::Signals::snapshot($script->{signals});
     my $locale  = $script->{locale} ? POSIX::setlocale(POSIX::LC_ALL()) : undef;
     Perennial::Executor::CGIPragmas->reset($script->{cgi_pragmas});
     my $chdir = $self->{policy}{chdir};
@@ -205,7 +204,7 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
         $errors->end_request;
         untie *STDERR;
     }
-    _restore_signals(\@signals, \@was);
+    Perennial::Executor::Signals::restore($signals);
     POSIX::setlocale(POSIX::LC_ALL(), $locale) if defined $locale;
     umask $self->{umask};
     chdir $self->{home} if $chdir;
@@ -258,14 +257,6 @@ sub _root_namespace ($name, $location, $host = undef) {
     $root .= '::' . Perennial::Executor::Compiler->package_part("host $host") if defined $host;
     return $root unless defined $location;
     return "${root}::" . Perennial::Executor::Compiler->package_part($location);
-}
-
-sub _restore_signals ($names, $was) {
-    my @now = @SIG{@$names};
-    for my $i (0 .. $#now) {
-        next if ($now[$i] // '') eq ($was->[$i] // '');
-        $SIG{$names->[$i]} = $was->[$i];    ## no critic (RequireLocalizedPunctuationVars)
-    }
 }
 
 # ModPerl::RegistryLoader's work: a script compiled in the manager is shared by every worker.
