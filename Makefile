@@ -6,6 +6,7 @@ PROVE ?= prove
 # The C functions of the hot path, each built from xs/NAME.xs
 XS_SO = lib/auto/Perennial/HTTP/Core/Core.so \
         lib/auto/Perennial/Executor/Environment/Environment.so \
+        lib/auto/Perennial/Executor/Output/Output.so \
         lib/auto/Perennial/Executor/Signals/Signals.so
 
 .PHONY: deps run test bench tidy critic xs
@@ -13,8 +14,8 @@ XS_SO = lib/auto/Perennial/HTTP/Core/Core.so \
 deps:
 	@sh script/install-deps run test
 
-# The hot path's C functions (Perennial::HTTP::Core, Perennial::Executor::Environment and
-# ::Signals); without them Perennial runs their Perl twins
+# The hot path's C functions (Perennial::HTTP::Core, Perennial::Executor::Environment,
+# ::Output and ::Signals); without them Perennial runs their Perl twins
 xs: $(XS_SO)
 
 .SECONDEXPANSION:

@@ -3,10 +3,10 @@ use lib 't/lib';
 use Test::More;
 use Perennial::Test qw(start_server wait_until);
 
-# The Perl twins of the hot path's C functions (Perennial::HTTP::Core, and the CGI variables'
-# sync_env) serve as the C ones do: with PERENNIAL_PURE_PERL set, a server says it runs them,
-# the HTTP tests and the scripts' environment tests pass again on them, and the
-# malformed-request corpus is refused as Apache refuses it. (Without the C functions
+# The Perl twins of the hot path's C functions (Perennial::HTTP::Core, and the executor's
+# Environment, Signals and Output) serve as the C ones do: with PERENNIAL_PURE_PERL set, a
+# server says it runs them, the HTTP tests and the scripts' environment and output tests pass
+# again on them, and the malformed-request corpus is refused as Apache refuses it. (Without the C functions
 # built, every test runs on the Perl ones already.)
 local $ENV{PERENNIAL_PURE_PERL} = 1;
 
@@ -20,7 +20,8 @@ $srv->stop;
 my @files = (
     (grep { !m{/(?:core|pure_perl)\.t\z} } glob('t/http/*.t')),
     't/psgi/suite.t',    't/apache/malformed.t',
-    't/scripts/modes.t', 't/scripts/config.t', 't/scripts/safety.t'    # %ENV: sync_env
+    't/scripts/modes.t', 't/scripts/config.t', 't/scripts/safety.t',    # %ENV, %SIG
+    't/apache/cgi_output.t'                                             # print
 );
 for my $file (@files) {
     my $out = `$^X -Ilib $file 2>&1`;

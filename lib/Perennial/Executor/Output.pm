@@ -245,7 +245,14 @@ sub layers ($self, @new) {
     return $self->{layers} //= Perennial::Executor::Layers->new;
 }
 
-sub PRINT ($self, @list) {
+# print: in C (xs/Output.xs) once the header block is read and the bytes are plain, unless
+# PERENNIAL_PURE_PERL is set or it was not built; this is the whole of it, and its twin
+if (!$ENV{PERENNIAL_PURE_PERL} && eval { require XSLoader; XSLoader::load(__PACKAGE__); 1 }) {
+    *PRINT = \&xs_PRINT;
+}
+else { *PRINT = \&pp_PRINT }
+
+sub pp_PRINT ($self, @list) {
     $self->{autoflush} = $|;
     my $text = join($, // '', @list) . ($\ // '');
     return $self->add(    # Bytes as they are unless a layer or a wide character makes others
