@@ -9,6 +9,8 @@
 #include <time.h>
 #include <errno.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <sys/uio.h>
 #include <poll.h>
 #include <sys/time.h>
@@ -254,6 +256,33 @@ plain_method(const char *m, STRLEN len)
 }
 
 #define MAX_PLAIN_FIELDS 100
+
+/* The connection's own keys of a request's environment: psgix.io, and the client's address
+ * and port (REMOTE_ADDR, REMOTE_PORT) unless it came on a Unix socket */
+static HV *
+peer_env(pTHX_ SV *handle, struct sockaddr_storage *addr)
+{
+    HV *peer = newHV();
+    char text[INET6_ADDRSTRLEN];
+    const void *ip = NULL;
+    int port = 0;
+    (void)hv_stores(peer, "psgix.io", newSVsv(handle));
+    if (addr->ss_family == AF_INET) {
+        struct sockaddr_in *in = (struct sockaddr_in *)addr;
+        ip   = &in->sin_addr;
+        port = ntohs(in->sin_port);
+    }
+    else if (addr->ss_family == AF_INET6) {
+        struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)addr;
+        ip   = &in6->sin6_addr;
+        port = ntohs(in6->sin6_port);
+    }
+    if (ip && inet_ntop(addr->ss_family, ip, text, sizeof text)) {
+        (void)hv_stores(peer, "REMOTE_ADDR", newSVpv(text, 0));
+        (void)hv_stores(peer, "REMOTE_PORT", newSViv(port));
+    }
+    return peer;
+}
 
 
 MODULE = Perennial::HTTP::Core    PACKAGE = Perennial::HTTP::Core
@@ -528,6 +557,7 @@ xs_accept_client(listener)
     PerlIO *f;
     GV *gv;
     IO *io;
+    SV *handle;
     static HV *stash = NULL;
   PPCODE:
     /* A connection, as perl's accept() gives it but as one unbuffered stream for reading and
@@ -549,6 +579,7 @@ xs_accept_client(listener)
     IoIFP(io) = f;
     IoOFP(io) = f;
     IoTYPE(io) = IoTYPE_SOCKET;
+    handle = sv_2mortal(newRV_noinc((SV *)gv));
     EXTEND(SP, 2);
-    PUSHs(sv_2mortal(newRV_noinc((SV *)gv)));
-    PUSHs(sv_2mortal(newSVpvn((char *)&addr, len)));
+    PUSHs(handle);
+    PUSHs(sv_2mortal(newRV_noinc((SV *)peer_env(aTHX_ handle, &addr))));

@@ -2,8 +2,6 @@ package Perennial::Server;
 use v5.36;
 use Errno       qw(EINTR EAGAIN);
 use Time::HiRes ();
-use Socket
-    qw(AF_INET AF_INET6 inet_ntoa inet_ntop sockaddr_family unpack_sockaddr_in unpack_sockaddr_in6);
 use Perennial::Connection;
 use Perennial::HTTP::Core     qw(accept_client);
 use Perennial::HTTP::Response ();
@@ -58,8 +56,7 @@ sub serve ($self, $worker) {
         # Asked while it waited: the request it took goes to the new logs already
         _reopened($worker, $log) if $$reopen && !$worker->{unprivileged};
         $self->{listeners}[$index]->prepare($client);
-        my %peer   = ('psgix.io' => $client, _peer($peer));
-        my $served = $conn->serve($client, $self->{base}[$index], \%peer, $remaining, $index);
+        my $served = $conn->serve($client, $self->{base}[$index], $peer, $remaining, $index);
         if (defined $remaining && ($remaining -= $served) <= 0) {
             $self->{log}
                 ->info("worker $$ reached MaxRequestsPerChild ($worker->{max_requests} requests)");
@@ -213,20 +210,6 @@ sub _protocol_options ($config, $listener) {
 }
 
 # The address accept() returned, so no getpeername() call
-sub _peer ($addr) {
-    return () if length $addr < 2;
-    my $family = sockaddr_family($addr);
-    if ($family == AF_INET) {
-        my ($port, $ip) = unpack_sockaddr_in($addr);
-        return (REMOTE_ADDR => inet_ntoa($ip), REMOTE_PORT => $port);
-    }
-    if ($family == AF_INET6) {
-        my ($port, $ip) = unpack_sockaddr_in6($addr);
-        return (REMOTE_ADDR => inet_ntop(AF_INET6, $ip), REMOTE_PORT => $port);
-    }
-    return ();
-}
-
 1;
 
 __END__

@@ -2,6 +2,8 @@ use v5.36;
 use Test::More;
 use lib 't/lib';
 use IO::Socket::IP;
+use IO::Socket::UNIX;
+use File::Temp  ();
 use Socket      qw(AF_UNIX PF_UNSPEC SOCK_STREAM SOL_SOCKET SO_SNDBUF);
 use POSIX       ();
 use Time::HiRes ();
@@ -200,15 +202,33 @@ for my $impl ('xs', 'pp') {
         my $accept = \&{"Perennial::HTTP::Core::${impl}_accept_client"};
         my ($conn, $peer) = $accept->($listener);
         ok $conn, "$impl accept_client: a connection";
-        my ($port, $ip) = Socket::unpack_sockaddr_in($peer);
-        is_deeply [Socket::inet_ntoa($ip), $port], ['127.0.0.1', $client->sockport],
-            "$impl accept_client: the client's address";
+        is_deeply [@$peer{qw(REMOTE_ADDR REMOTE_PORT)}], ['127.0.0.1', $client->sockport],
+            "$impl accept_client: the client's address and port";
+        is $peer->{'psgix.io'}, $conn, "$impl accept_client: psgix.io is the connection";
         syswrite $client, "ping";
         is sysread($conn, my $got, 10), 4, "$impl accept_client: sysread";
         ok send($conn, "pong", 0) == 4 && syswrite($conn, "!") == 1, "$impl: send and syswrite";
         ok shutdown($conn, 1),                                       "$impl: shutdown";
         is do { local $/; <$client> }, 'pong!', "$impl: the client reads what was sent";
         ok close($conn), "$impl: close";
+    }
+    for my $impl ('xs', 'pp') {
+        my $accept = \&{"Perennial::HTTP::Core::${impl}_accept_client"};
+    SKIP: {
+            my $six = IO::Socket::IP->new(LocalHost => '::1', LocalPort => 0, Listen => 5)
+                or skip 'no IPv6 loopback here', 1;
+            my $client = IO::Socket::IP->new(PeerHost => '::1', PeerPort => $six->sockport)
+                or die "connect: $@";
+            is_deeply [@{($accept->($six))[1]}{qw(REMOTE_ADDR REMOTE_PORT)}],
+                ['::1', $client->sockport],
+                "$impl accept_client: an IPv6 client's address and port";
+        }
+        my $path   = File::Temp::tempdir(CLEANUP => 1) . "/$impl.sock";
+        my $unix   = IO::Socket::UNIX->new(Local => $path, Listen => 5) or die "listen: $!";
+        my $client = IO::Socket::UNIX->new(Peer  => $path)              or die "connect: $!";
+        my ($conn, $peer) = $accept->($unix);
+        is_deeply [sort keys %$peer], ['psgix.io'],
+            "$impl accept_client: a Unix socket's client has no address";
     }
     $listener->blocking(0);
     is_deeply [Perennial::HTTP::Core::xs_accept_client($listener)], [],

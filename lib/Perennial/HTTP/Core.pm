@@ -1,8 +1,9 @@
 package Perennial::HTTP::Core;
 use v5.36;
-use Errno       qw(EINTR ENOTSOCK);
-use Exporter    qw(import);
-use Socket      qw(MSG_DONTWAIT MSG_NOSIGNAL);
+use Errno    qw(EINTR ENOTSOCK);
+use Exporter qw(import);
+use Socket   qw(AF_INET AF_INET6 MSG_DONTWAIT MSG_NOSIGNAL inet_ntoa inet_ntop sockaddr_family
+    unpack_sockaddr_in unpack_sockaddr_in6);
 use Time::HiRes ();
 
 # The hot path's functions that have a C implementation (xs/Core.xs, built by `make`) beside
@@ -75,11 +76,25 @@ sub _framing ($out_ref, $status, $length, $body_length, $http11, $head_only) {
 # and the judge in Perennial::HTTP::Request reads it. In Perl, the judge reads every head.
 sub pp_parse_plain ($buf, $base, $peer, $limits) {return}
 
-# A connection from a listening socket: (its handle, the client's packed address), or nothing
-# with $! (EAGAIN on a listener that does not block, EINTR after a signal)
+# A connection from a listening socket: (its handle, the connection's keys of a request's
+# environment: psgix.io, and REMOTE_ADDR and REMOTE_PORT unless the client came on a Unix
+# socket), or nothing with $! (EAGAIN on a listener that does not block, EINTR after a signal)
 sub pp_accept_client ($listener) {
     my $peer = accept(my $client, $listener) or return;
-    return ($client, $peer);
+    return ($client, {'psgix.io' => $client, _address_and_port($peer)});
+}
+
+sub _address_and_port ($peer) {
+    my $family = length $peer >= 2 ? sockaddr_family($peer) : -1;
+    if ($family == AF_INET) {
+        my ($port, $ip) = unpack_sockaddr_in($peer);
+        return (REMOTE_ADDR => inet_ntoa($ip), REMOTE_PORT => $port);
+    }
+    if ($family == AF_INET6) {
+        my ($port, $ip) = unpack_sockaddr_in6($peer);
+        return (REMOTE_ADDR => inet_ntop(AF_INET6, $ip), REMOTE_PORT => $port);
+    }
+    return ();
 }
 
 # Whether the socket can be read (or its end is there), or with $write can take more bytes,
