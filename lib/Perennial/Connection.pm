@@ -80,13 +80,7 @@ sub serve ($self, $sock, $base, $peer, $remaining, $listener = 0) {
         my $t0 = Time::HiRes::time();
         my ($len, $status, $env) = $self->_read_head($sock, \$buf, $base, $peer);
         last unless $len || $status;
-        my $c = Perennial::HTTP::Response->new(
-            sock    => $sock,
-            http11  => $env->{SERVER_PROTOCOL} eq 'HTTP/1.1',
-            timeout => $self->{timeout},
-            env     => $env,
-            t0      => $t0
-        );
+        my $c = Perennial::HTTP::Response->for_request($sock, $env, $t0, $self->{timeout});
         $board->request_start(
             $slot,
             $env->{REMOTE_ADDR} // '',

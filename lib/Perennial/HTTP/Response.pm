@@ -25,6 +25,19 @@ my $PER_TIMEOUT = 65_536;      # Bytes a client must take within each Timeout
 
 sub new ($class, %fields) { bless {bytes => 0, %fields}, $class }
 
+# The response to a request read from $sock, as the connection loop makes one for each request
+# (its arguments in order: named ones cost twice the instructions, and this runs every request)
+sub for_request ($class, $sock, $env, $t0, $timeout) {
+    return bless {
+        bytes   => 0,
+        sock    => $sock,
+        env     => $env,
+        t0      => $t0,
+        timeout => $timeout,
+        http11  => $env->{SERVER_PROTOCOL} eq 'HTTP/1.1'
+    }, $class;
+}
+
 # An answer of the server's own in place of any other, which closes the connection: the
 # status's short page, with the reason when a request is refused (a sentence of the server's,
 # never the client's bytes); the access log counts its body
@@ -310,6 +323,13 @@ ServerTokens: what the C<Server> header says from now on.
 
 Fields: C<sock>, C<http11>, C<head_only>, C<keep_alive> (wanted; false afterwards when the
 connection must close), C<timeout>, and whatever the caller keeps with it (C<env>, C<t0>).
+
+=head2 for_request
+
+    my $res = Perennial::HTTP::Response->for_request($sock, $env, $t0, $timeout);
+
+The response to a request: C<new> with the fields the connection loop sets for each request
+(C<http11> from the environment's protocol).
 
 =head2 error
 
