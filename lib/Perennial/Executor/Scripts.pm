@@ -45,7 +45,9 @@ sub prepare ($self, $hit) {
 
     # A changed script starts from an empty package: no stale subs, no "redefined" warnings.
     # It compiles where it will run, so a BEGIN-time require of a relative path finds its file.
-    my $package = Perennial::Executor::Compiler->package_for($self->{root_ns}, $hit->{file});
+    # (Its name is made once: PerlRun compiles on every request, and making it cost 40k.)
+    my $package = $self->{package_of}{$hit->{file}}
+        //= Perennial::Executor::Compiler->package_for($self->{root_ns}, $hit->{file});
     if    ($cached)                           { Symbol::delete_package($package) }
     elsif ($self->{policy}{cache} eq 'mtime') { _earlier_package_gone($package) }
     my $chdir = $self->{policy}{chdir};
