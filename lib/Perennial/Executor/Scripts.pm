@@ -82,8 +82,9 @@ sub _compile ($self, $hit, $package, $began) {
 
     # A script's `use lib` belongs to that script: kept with it, not left for the others. Its
     # BEGIN blocks see $0 as its path, and so does FindBin if the script is the first to load it
+    # ($0 as a plain scalar, as the script runs with it: perl's own renames the process)
     local @INC = @INC;
-    local $0   = $file;
+    local *0   = \"$file";
     local @FindBin::{qw(Bin Script RealBin RealScript)};        ## no critic (ProhibitPackageVars)
     my $findbin = $hit->{findbin} //= findbin_values($file);    # realpath: once per URL
     set_findbin($findbin);
