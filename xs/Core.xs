@@ -1,7 +1,8 @@
 /* Perennial's hot path in C: the work of each request that Perl cannot make cheap enough
  * (issue 16). Each function has a pure-Perl twin in lib/Perennial/HTTP/Core.pm that does the
  * same thing byte for byte; the tests run both. Nothing here keeps state between calls but
- * the Date line of the current second and the package's stash (for the handles it makes). */
+ * the Date line of the current second, the package's stash (for the handles it makes) and
+ * the process's id. */
 #define PERL_NO_GET_CONTEXT
 #include "EXTERN.h"
 #include "perl.h"
@@ -13,6 +14,8 @@
 #include <arpa/inet.h>
 #include <sys/uio.h>
 #include <poll.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <sys/time.h>
 
 /* The framings of a response body, as the Perl side names them */
@@ -257,6 +260,16 @@ plain_method(const char *m, STRLEN len)
 
 #define MAX_PLAIN_FIELDS 100
 
+/* This process's id, asked of the kernel once: perl's $$ asks on every read (glibc keeps no
+ * copy since 2.25), and a script request read it twice. A fork forgets it in the child. */
+static pid_t cached_pid = 0;
+
+static void
+forget_pid(void)
+{
+    cached_pid = 0;
+}
+
 /* The connection's own keys of a request's environment: psgix.io, and the client's address
  * and port (REMOTE_ADDR, REMOTE_PORT) unless it came on a Unix socket */
 static HV *
@@ -288,6 +301,17 @@ peer_env(pTHX_ SV *handle, struct sockaddr_storage *addr)
 MODULE = Perennial::HTTP::Core    PACKAGE = Perennial::HTTP::Core
 
 PROTOTYPES: DISABLE
+
+BOOT:
+    pthread_atfork(NULL, NULL, forget_pid);
+
+IV
+xs_pid()
+  CODE:
+    if (!cached_pid) cached_pid = getpid();
+    RETVAL = cached_pid;
+  OUTPUT:
+    RETVAL
 
 void
 xs_response_head(status_line, status, headers, body_length, http11, head_only, keep_alive, server_line)

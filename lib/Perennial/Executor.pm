@@ -21,6 +21,7 @@ use Perennial::ModPerl;
 use Perennial::Executor::Resolver;
 use Perennial::Executor::Scripts;
 use Perennial::Executor::Signals;
+use Perennial::HTTP::Core qw(pid);
 
 # Runs CGI scripts inside the worker. One executor serves one script directory with one
 # policy; Registry and PerlRun are this class with different policy hashes:
@@ -218,11 +219,11 @@ sub _call ($self, $script, $file, $r) {
         no strict 'refs';  ## no critic (ProhibitNoStrict) the script's own DATA handle, per request
         *{"$script->{data_in}::DATA"} = $data;
     }
-    my $pid = local $Perennial::Executor::Exit::IN_REQUEST = $$;
+    my $pid = local $Perennial::Executor::Exit::IN_REQUEST = pid();
     my $ok  = eval { $script->{code}->($r // (), $file); 1 };
     my $err = $ok
         || Perennial::Executor::Exit->caught($@) ? undef : ($@ || 'unknown error') =~ s/\s+\z//r;
-    Perennial::Executor::Exit->child_ends($err) if $$ != $pid;
+    Perennial::Executor::Exit->child_ends($err) if pid() != $pid;    # In a process it forked
     for my $end (@{$script->{ends}}) {
         eval { $end->(); 1 } or $self->{log}->error("$file: END block died: " . ($@ =~ s/\s+\z//r));
     }

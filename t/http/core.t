@@ -241,6 +241,19 @@ for my $impl ('xs', 'pp') {
     is_deeply [PerlIO::get_layers($conn)], ['unix'], 'in C, one unbuffered stream';
 }
 
+# pid: the process's id, kept in C and forgotten in a forked child
+for my $impl ('xs', 'pp') {
+    my $pid = \&{"Perennial::HTTP::Core::${impl}_pid"};
+    is $pid->(), $$, "$impl pid: this process's";
+    pipe(my $read, my $write) or die "pipe: $!";
+    my $kid = fork // die "fork: $!";
+    if (!$kid) { print {$write} $pid->() == $$ && $pid->() != getppid() ? 'own' : 'stale'; exit 0 }
+    close $write;
+    is scalar(<$read>), 'own', "$impl pid: a forked child gets its own";
+    waitpid $kid, 0;
+    is $pid->(), $$, "$impl pid: and the parent keeps its";
+}
+
 # parse_plain: a head it reads, the Perl judge accepts, with the same length and environment;
 # any other it leaves to the judge. Over the malformed-request corpus, plain requests as
 # browsers and tools send them, and limits tight enough to refuse them.

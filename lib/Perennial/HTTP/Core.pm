@@ -10,7 +10,7 @@ use Time::HiRes ();
 # the pure-Perl one here, which does the same byte for byte. The C one is used when it was
 # built and PERENNIAL_PURE_PERL is not set; the tests run both.
 
-our @EXPORT_OK = qw(accept_client http_date parse_plain ready response_head write_response);
+our @EXPORT_OK = qw(accept_client http_date parse_plain pid ready response_head write_response);
 
 my %OWN
     = ('content-length' => 1, 'transfer-encoding' => 2, connection => 3, date => 4, server => 5);
@@ -25,6 +25,7 @@ if (!$ENV{PERENNIAL_PURE_PERL} && eval { require XSLoader; XSLoader::load(__PACK
     *parse_plain    = \&xs_parse_plain;
     *ready          = \&xs_ready;
     *accept_client  = \&xs_accept_client;
+    *pid            = \&xs_pid;
     $IMPLEMENTATION = 'C';
 }
 else {
@@ -33,10 +34,14 @@ else {
     *parse_plain    = \&pp_parse_plain;
     *ready          = \&pp_ready;
     *accept_client  = \&pp_accept_client;
+    *pid            = \&pp_pid;
 }
 
 # Which implementation this process runs: 'C' or 'Perl'
 sub implementation () {$IMPLEMENTATION}
+
+# This process's id: in C, asked of the kernel once per process (a fork forgets it)
+sub pp_pid () {$$}
 
 # The head of a response: (head, framing, length, keep_alive). The application's headers are
 # written after the Server line (unless it has its own), a line break in a name or a value as a
@@ -257,6 +262,13 @@ stands between.
 =head2 http_date
 
     my $date = http_date();    # "Tue, 24 Nov 2026 12:00:00 GMT"
+
+=head2 pid
+
+    my $pid = Perennial::HTTP::Core::pid();
+
+This process's id, as C<$$>; in C asked of the kernel once per process, where C<$$> asks on
+every read (a fork forgets it in the child, through C<pthread_atfork>).
 
 =head2 implementation
 
