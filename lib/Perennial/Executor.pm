@@ -109,7 +109,7 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {
         $self->{log}->error(where($hit, $env) . ": $died");
         undef $died;
     }
-    my $local = !$out->started && !$out->error && $out->local_redirect;
+    my $local = $out->local_redirect;
     return $self->{front}->internal_redirect($env, $local, $respond) if $local && !$died;
     return if !$died && $r && $self->_unprinted($r, $out, $respond);
     my $bad = $died // $out->finish;

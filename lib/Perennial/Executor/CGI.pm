@@ -113,7 +113,7 @@ sub _finish ($self, $out, $env, $hit, $respond, $timed_out, $status) {
         return $respond->(error_page(504, $env)) unless $out->started;
         die "CGI script timed out after its response began\n";
     }
-    my $local = !$out->started && !$out->error && $out->local_redirect;
+    my $local = $out->local_redirect;
     return $self->{front}->internal_redirect($env, $local, $respond) if $local;
     my $bad = $out->finish;
     $bad //= 'exec failed' if ($status >> 8) == 127 && !$out->started;

@@ -129,8 +129,11 @@ sub hand_over ($self, $res) {
 sub handed_over ($self) { $self->{handed} }
 sub has_head    ($self) { $self->{headers} ? 1 : 0 }
 
-# A Location that is a local path, with no Status: RFC 3875's local redirect
-sub local_redirect ($self) { $self->{local} }
+# A Location that is a local path, with no Status: RFC 3875's local redirect, when it can still
+# be followed (nothing went out, the output is good)
+sub local_redirect ($self) {
+    $self->{local} && !$self->{writer} && !$self->{error} ? $self->{local} : undef;
+}
 
 sub set_autoflush ($self, $on) { $self->{autoflush} = $on }
 
@@ -316,6 +319,10 @@ the executor turns into a 500.
 =head2 error, local_redirect, started
 
     my $error = $out->error;
+    my $path  = $out->local_redirect;    # A Location to follow in this request, if one is
+
+C<local_redirect> is the local path of a Location without Status while it can still be
+followed: nothing of the response went out and the output is good.
 
 =head2 parse_cgi_headers
 
