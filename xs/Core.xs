@@ -218,9 +218,11 @@ limit_of(pTHX_ HV *limits, const char *key, I32 klen, IV otherwise)
     return v && SvOK(*v) ? SvIV(*v) : otherwise;
 }
 
-/* A copy of the listener's and the connection's keys, in a hash sized for a request's */
+/* A copy of the listener's and the connection's keys, in a hash sized for the request's keys
+ * besides ($more: its fields, its line's and those the Perl adds), so that it never grows: a
+ * hash bigger than it needs costs as much as one that grows, in the making and the freeing */
 static HV *
-env_from(pTHX_ HV *base, HV *peer)
+env_from(pTHX_ HV *base, HV *peer, IV more)
 {
     HV *env = newHV();
     HV *from[2];
@@ -228,7 +230,7 @@ env_from(pTHX_ HV *base, HV *peer)
     HE *he;
     from[0] = base;
     from[1] = peer;
-    hv_ksplit(env, 64);
+    hv_ksplit(env, HvUSEDKEYS(base) + HvUSEDKEYS(peer) + more);
     for (k = 0; k < 2; k++) {
         hv_iterinit(from[k]);
         while ((he = hv_iternext(from[k]))) {
@@ -519,7 +521,7 @@ xs_parse_plain(buf, base, peer, limits)
     }
     if (strstr(SvPVX(path), "/.") || memmem(target, tlen, "%00", 3)) XSRETURN_EMPTY;
 
-    env = env_from(aTHX_ base, peer);
+    env = env_from(aTHX_ base, peer, fields + 6 + 4);    /* The line's 6, then Perl's */
     (void)hv_stores(env, "REQUEST_METHOD", newSVpvn(b, mlen));
     (void)hv_stores(env, "REQUEST_URI", newSVpvn(target, tlen));
     (void)hv_stores(env, "SCRIPT_NAME", newSVpvs(""));
