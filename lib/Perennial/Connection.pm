@@ -165,7 +165,7 @@ sub _keep_going ($self, $c, $sock) {
 # for KeepAliveTimeout, lingering for one sent as it ran out, or closed by the client)
 sub _next_request ($self, $sock) {
     $self->{board}->state($self->{slot}, 'K');
-    return 1 if _readable($sock, $self->{keep_wait});
+    return 1 if ready($sock, Time::HiRes::time() + $self->{keep_wait});
     $self->{linger} = 1;
     return 0;
 }
@@ -218,7 +218,10 @@ sub _answer_instead ($c, $status) {
 }
 
 sub _read_body ($self, $c, $buf_ref, $env) {
-    my ($kind, $length) = body_framing($env, $self->{limits});
+    my ($kind, $length)    # No length and no Transfer-Encoding (most requests): no body, at once
+        = defined $env->{CONTENT_LENGTH} || defined $env->{HTTP_TRANSFER_ENCODING}
+        ? body_framing($env, $self->{limits})
+        : ('none');
     if ($kind eq 'none') {
         open(my $in, '<', \'') or die "Can't open an empty body: $!\n";
         $env->{'psgi.input'} = $in;
