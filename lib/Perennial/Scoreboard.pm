@@ -15,6 +15,17 @@ my $SLOT_PACK   = 'a1 x3 N N N N N d d Q Q Q a48 a144 d f f Q a40 N N N N';
 my @SLOT_FIELDS = qw(state pid generation requests conn_requests last_micros started
     request_started slot_requests slot_bytes bytes client request armed_for deadline slow
     slot_micros vhost rss pss shared private);
+
+# A request's two writes in C (xs/Scoreboard.xs) unless PERENNIAL_PURE_PERL is set or it was not
+# built; their Perl twins are below
+if (!$ENV{PERENNIAL_PURE_PERL} && eval { require XSLoader; XSLoader::load(__PACKAGE__); 1 }) {
+    *write_start = \&xs_write_start;
+    *write_done  = \&xs_write_done;
+}
+else {
+    *write_start = \&pp_write_start;
+    *write_done  = \&pp_write_done;
+}
 my %FIELD = (
     state           => [0,   'a1'],
     pid             => [4,   'N'],
@@ -163,10 +174,17 @@ sub request_done ($self, $i, $bytes, $micros, $n) {
     my ($req, $sreq, $sbytes, $wbytes, $smicros)
         = (++$own->[1], ++$own->[2], $own->[3] += $bytes, $own->[4] += $bytes,
         $own->[5] += $micros);
+    write_done($map, $base, $req, $n, $micros, $sreq, $sbytes, $wbytes, $smicros);
+    return $req;
+}
+
+# The stores of request_done (substr on the mapped string, with File::Map's magic on each,
+# cost 14k instructions a request for these two: in C unless told otherwise)
+sub pp_write_done ($map, $base, $req, $n, $micros, $sreq, $sbytes, $wbytes, $smicros) {
     substr($$map, $base + 12,  12) = pack 'N N N', $req,  $n,      $micros;
     substr($$map, $base + 40,  24) = pack 'Q Q Q', $sreq, $sbytes, $wbytes;
     substr($$map, $base + 272, 8)  = pack 'Q',     $smicros;
-    return $req;
+    return;
 }
 
 # A slot's counters as this process will keep them: [slot, requests, slot's requests, slot's
@@ -185,12 +203,16 @@ sub _own ($self, $i) {
 # A request begins, after $done others on its connection: the slot is busy (W) with the client,
 # the request line and the time it began
 sub request_start ($self, $i, $client, $line, $started, $done) {
-    my $base = $HEADER + $SLOT * $i;
-    my $map  = $self->{map};
-    substr($$map, $base, 1) = 'W';
+    write_start($self->{map}, $HEADER + $SLOT * $i, $client, $line, $started, $done);
+}
+
+# The stores of request_start (in C as write_done)
+sub pp_write_start ($map, $base, $client, $line, $started, $done) {
+    substr($$map, $base,      1)   = 'W';
     substr($$map, $base + 16, 4)   = pack 'N',        $done;
     substr($$map, $base + 32, 8)   = pack 'd',        $started;
     substr($$map, $base + 64, 192) = pack 'a48 a144', $client, $line;
+    return;
 }
 
 sub set ($self, $i, $field, $value) {

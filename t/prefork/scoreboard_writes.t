@@ -1,0 +1,58 @@
+use v5.36;
+use Test::More;
+use Perennial::Scoreboard;
+
+# A request's two scoreboard writes leave the same bytes from C as from their Perl twins: every
+# field of the slot (numbers at their limits, a client and a request line cut to their fields,
+# shorter ones padded), and nothing of the slots beside it. The slot reads back as written.
+plan skip_all => 'the C functions are not built (make xs)'
+    unless defined &Perennial::Scoreboard::xs_write_start;
+
+my @CASES = (
+    ['127.0.0.1', 'GET / HTTP/1.1', 1_700_000_000.25, 0, [1, 1, 15, 1, 100, 100, 15]],
+    [   '2001:db8::1' x 6,
+        'GET /' . ('x' x 300) . ' HTTP/1.1',
+        1_800_000_000.5, 4_294_967_295,
+        [4_294_967_295, 4_294_967_295, 4_294_967_295, 2**53, 2**60, 2**62, 2**63]
+    ],
+    ['', '', 0, 7, [0, 0, 0, 0, 0, 0, 0]],
+);
+
+my %after;
+for my $impl ('xs', 'pp') {
+    no strict 'refs';
+    my $start = \&{"Perennial::Scoreboard::${impl}_write_start"};
+    my $done  = \&{"Perennial::Scoreboard::${impl}_write_done"};
+    my $board = Perennial::Scoreboard->create(slots => 3);
+    $board->claim($_, 1000 + $_, 1) for 0 .. 2;
+    my $map    = $board->{map};
+    my $base   = 64 + 336;        # The second slot: the first and the third must not change
+    my $others = sub { substr($$map, 0, $base) . substr($$map, $base + 336) };
+    my $before = $others->();
+
+    # The slot's bytes but its claim time, which differs from one board to the other
+    my $slot = sub { my $s = substr($$map, $base, 336); substr($s, 24, 8) = "\0" x 8; $s };
+    for my $case (@CASES) {
+        my ($client, $line, $started, $n, $counters) = @$case;
+        $start->($map, $base, $client, $line, $started, $n);
+        my $once = $slot->();
+        $done->($map, $base, $counters->[0], $n, @$counters[2 .. 6]);
+        push @{$after{$impl}}, [$once, $slot->()];
+    }
+    ok $others->() eq $before, "$impl: nothing beside the slot changed";
+    my $read = $board->slot(1);
+    is_deeply [@$read{qw(state conn_requests client requests slot_micros)}], ['W', 7, '', 0, 0],
+        "$impl: the slot reads back as written";
+}
+for my $i (0 .. $#CASES) {
+    ok $after{xs}[$i][0] eq $after{pp}[$i][0], "case $i: request_start's bytes, C as Perl";
+    ok $after{xs}[$i][1] eq $after{pp}[$i][1], "case $i: request_done's bytes, C as Perl";
+}
+
+# A slot outside the map is refused, not written
+my $board = Perennial::Scoreboard->create(slots => 1);
+my $end   = length ${$board->{map}};
+eval { Perennial::Scoreboard::xs_write_start($board->{map}, $end - 100, 'a', 'b', 0, 0) };
+like $@, qr/outside the map/, 'C: a slot past the end of the map is refused';
+
+done_testing;
