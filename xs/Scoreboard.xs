@@ -21,6 +21,7 @@ slot_at(pTHX_ SV *map_ref, IV base)
     map = SvRV(map_ref);
     if (!SvPOK(map) || base < 0 || (STRLEN)base + SLOT > SvCUR(map))
         croak("scoreboard: slot at %" IVdf " is outside the map", base);
+    if (SvREADONLY(map)) croak("scoreboard: the map is read-only here");
     return SvPVX(map) + base;
 }
 
@@ -56,9 +57,29 @@ put_a(pTHX_ char *at, SV *value, STRLEN size)
     memset(at + len, 0, size - len);
 }
 
+#define HEADER 64
+
 MODULE = Perennial::Scoreboard    PACKAGE = Perennial::Scoreboard
 
 PROTOTYPES: DISABLE
+
+# $board->state($i, $letter): the method itself, called three or four times a request
+void
+xs_state(self, i, state)
+    SV *self
+    IV i
+    SV *state
+  PREINIT:
+    SV **map;
+    STRLEN len;
+    const char *letter;
+  CODE:
+    if (!SvROK(self) || SvTYPE(SvRV(self)) != SVt_PVHV) croak("state: not a scoreboard");
+    map = hv_fetchs((HV *)SvRV(self), "map", 0);
+    if (!map) croak("state: the scoreboard has no map");
+    letter = SvPV_const(state, len);
+    if (len != 1) croak("state: '%s' is not one letter", letter);
+    slot_at(aTHX_ *map, HEADER + SLOT * i)[0] = letter[0];
 
 void
 xs_write_start(map_ref, base, client, line, started, done)

@@ -16,15 +16,17 @@ my @SLOT_FIELDS = qw(state pid generation requests conn_requests last_micros sta
     request_started slot_requests slot_bytes bytes client request armed_for deadline slow
     slot_micros vhost rss pss shared private);
 
-# A request's two writes in C (xs/Scoreboard.xs) unless PERENNIAL_PURE_PERL is set or it was not
-# built; their Perl twins are below
+# A request's two writes and the state letter in C (xs/Scoreboard.xs) unless PERENNIAL_PURE_PERL
+# is set or it was not built; their Perl twins are below
 if (!$ENV{PERENNIAL_PURE_PERL} && eval { require XSLoader; XSLoader::load(__PACKAGE__); 1 }) {
     *write_start = \&xs_write_start;
     *write_done  = \&xs_write_done;
+    *state       = \&xs_state;
 }
 else {
     *write_start = \&pp_write_start;
     *write_done  = \&pp_write_done;
+    *state       = \&pp_state;
 }
 my %FIELD = (
     state           => [0,   'a1'],
@@ -231,7 +233,7 @@ sub slot ($self, $i) {
 
 sub slots ($self) { $self->{slots} }
 
-sub state ($self, $i, $state) { substr(${$self->{map}}, $HEADER + $SLOT * $i, 1) = $state }
+sub pp_state ($self, $i, $state) { substr(${$self->{map}}, $HEADER + $SLOT * $i, 1) = $state }
 
 sub state_of ($self, $i) { substr(${$self->{map}}, $HEADER + $SLOT * $i, 1) }
 

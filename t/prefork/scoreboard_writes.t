@@ -1,10 +1,12 @@
 use v5.36;
 use Test::More;
+use File::Temp ();
 use Perennial::Scoreboard;
 
 # A request's two scoreboard writes leave the same bytes from C as from their Perl twins: every
 # field of the slot (numbers at their limits, a client and a request line cut to their fields,
-# shorter ones padded), and nothing of the slots beside it. The slot reads back as written.
+# shorter ones padded), and nothing of the slots beside it. The slot reads back as written; the
+# state letter likewise; a map attached to be read is not written.
 plan skip_all => 'the C functions are not built (make xs)'
     unless defined &Perennial::Scoreboard::xs_write_start;
 
@@ -47,6 +49,27 @@ for my $impl ('xs', 'pp') {
 for my $i (0 .. $#CASES) {
     ok $after{xs}[$i][0] eq $after{pp}[$i][0], "case $i: request_start's bytes, C as Perl";
     ok $after{xs}[$i][1] eq $after{pp}[$i][1], "case $i: request_done's bytes, C as Perl";
+}
+
+# The state letter, from both
+for my $impl ('xs', 'pp') {
+    my $board = Perennial::Scoreboard->create(slots => 2);
+    my $state = \&{"Perennial::Scoreboard::${impl}_state"};
+    $state->($board, 1, 'K');
+    is $board->state_of(1) . $board->state_of(0), 'K.', "$impl state: that slot's letter only";
+}
+eval { Perennial::Scoreboard::xs_state(Perennial::Scoreboard->create(slots => 1), 0, 'KW') };
+like $@, qr/not one letter/, 'C state: one letter, or nothing is written';
+
+# A map attached to read (a status tool's) is refused, not written
+{
+    my $file  = File::Temp::tempdir(CLEANUP => 1) . '/board';
+    my $board = Perennial::Scoreboard->create(slots => 1, file => $file);
+    my $read  = Perennial::Scoreboard->attach($file);
+    eval { Perennial::Scoreboard::xs_state($read, 0, 'W') };
+    like $@, qr/read-only/, 'C: a map attached to read is not written';
+    eval { Perennial::Scoreboard::xs_write_start($read->{map}, 64, 'a', 'b', 0, 0) };
+    like $@, qr/read-only/, 'C: nor by a request\'s writes';
 }
 
 # A slot outside the map is refused, not written
