@@ -81,6 +81,29 @@ xs_state(self, i, state)
     if (len != 1) croak("state: '%s' is not one letter", letter);
     slot_at(aTHX_ *map, HEADER + SLOT * i)[0] = letter[0];
 
+# $board->arm($i, $deadline, $slow): the limits of the request now running, for the request
+# that began at request_started (copied beside them), as floats
+void
+xs_arm(self, i, deadline, slow)
+    SV *self
+    IV i
+    NV deadline
+    NV slow
+  PREINIT:
+    SV **map;
+    char *slot;
+    float f;
+  CODE:
+    if (!SvROK(self) || SvTYPE(SvRV(self)) != SVt_PVHV) croak("arm: not a scoreboard");
+    map = hv_fetchs((HV *)SvRV(self), "map", 0);
+    if (!map) croak("arm: the scoreboard has no map");
+    slot = slot_at(aTHX_ *map, HEADER + SLOT * i);
+    memcpy(slot + 256, slot + 32, 8);
+    f = (float)deadline;
+    memcpy(slot + 264, &f, 4);
+    f = (float)slow;
+    memcpy(slot + 268, &f, 4);
+
 void
 xs_write_start(map_ref, base, client, line, started, done)
     SV *map_ref

@@ -16,17 +16,20 @@ my @SLOT_FIELDS = qw(state pid generation requests conn_requests last_micros sta
     request_started slot_requests slot_bytes bytes client request armed_for deadline slow
     slot_micros vhost rss pss shared private);
 
-# A request's two writes and the state letter in C (xs/Scoreboard.xs) unless PERENNIAL_PURE_PERL
-# is set or it was not built; their Perl twins are below
+# A request's writes (its start and end, the state letter, a script's limits) in C
+# (xs/Scoreboard.xs) unless PERENNIAL_PURE_PERL is set or it was not built; their Perl twins are
+# below
 if (!$ENV{PERENNIAL_PURE_PERL} && eval { require XSLoader; XSLoader::load(__PACKAGE__); 1 }) {
     *write_start = \&xs_write_start;
     *write_done  = \&xs_write_done;
     *state       = \&xs_state;
+    *arm         = \&xs_arm;
 }
 else {
     *write_start = \&pp_write_start;
     *write_done  = \&pp_write_done;
     *state       = \&pp_state;
+    *arm         = \&pp_arm;
 }
 my %FIELD = (
     state           => [0,   'a1'],
@@ -96,7 +99,7 @@ sub create ($class, %args) {
 
 # The time limits of the request now running (seconds, 0: none), for the manager's watchdog;
 # they hold only while request_started is still the one they were set for
-sub arm ($self, $i, $deadline, $slow) {
+sub pp_arm ($self, $i, $deadline, $slow) {
     my $base = $HEADER + $SLOT * $i;
     my $map  = $self->{map};
     substr($$map, $base + 256, 16) = substr($$map, $base + 32, 8) . pack('f f', $deadline, $slow);

@@ -51,13 +51,21 @@ for my $i (0 .. $#CASES) {
     ok $after{xs}[$i][1] eq $after{pp}[$i][1], "case $i: request_done's bytes, C as Perl";
 }
 
-# The state letter, from both
+# The state letter and a script's limits, from both
+my %armed;
 for my $impl ('xs', 'pp') {
     my $board = Perennial::Scoreboard->create(slots => 2);
     my $state = \&{"Perennial::Scoreboard::${impl}_state"};
     $state->($board, 1, 'K');
     is $board->state_of(1) . $board->state_of(0), 'K.', "$impl state: that slot's letter only";
+    $board->request_start(1, 'c', 'GET / HTTP/1.0', 1_700_000_000.5, 0);
+    my $arm = \&{"Perennial::Scoreboard::${impl}_arm"};
+    $arm->($board, 1, 30, 2.5);
+    my $slot = $board->slot(1);
+    $armed{$impl} = [@$slot{qw(armed_for deadline slow)}];
 }
+is_deeply $armed{xs}, [1_700_000_000.5, 30, 2.5], 'C arm: the limits, for the request running';
+is_deeply $armed{xs}, $armed{pp},                 'as Perl arms it';
 eval { Perennial::Scoreboard::xs_state(Perennial::Scoreboard->create(slots => 1), 0, 'KW') };
 like $@, qr/not one letter/, 'C state: one letter, or nothing is written';
 
