@@ -41,7 +41,7 @@ for my $row (['Apache ModPerl::Registry', 'apache'], ['Perennial Registry', 'per
     );
     my @workers = _workers($srv->{pid});
     die "$label: no workers found\n" unless @workers;
-    my $fresh  = _average(@workers);
+    my $fresh  = _least(@workers);       # The probe that found the server up went to one of them
     my $failed = _serve($srv->{port});
     my $after  = _average(_workers($srv->{pid}));
     stop_server($srv);
@@ -50,7 +50,8 @@ for my $row (['Apache ModPerl::Registry', 'apache'], ['Perennial Registry', 'per
     push @rows, [$label, $fresh, $after, $failed];
 }
 say '';
-say "worker memory (KB, average of $opt{workers} workers, smaps_rollup): fresh, and after "
+say
+    "worker memory (KB, smaps_rollup): fresh (the least of $opt{workers} workers), and average after "
     . "$opt{requests} requests over @scripts"
     . ($opt{preload} ? ", $opt{preload} preloaded" : '');
 say sprintf '%-26s %9s %9s %9s %9s %9s %7s', 'server', 'fresh pri', 'private', 'pss', 'rss',
@@ -92,6 +93,14 @@ sub _parent ($pid) {
     open(my $fh, '<', "/proc/$pid/stat") or return -1;
     my $line = <$fh> // return -1;
     return $line =~ /\) \S+ (\d+)/ ? $1 : -1;
+}
+
+# The worker with the least private memory: a fresh one, that has served nothing yet
+sub _least (@pids) {
+    my @m = sort { $a->{private} <=> $b->{private} }
+        grep {defined} map { Perennial::SizeLimit::memory($_) } @pids;
+    die "no worker's memory could be read\n" unless @m;
+    return $m[0];
 }
 
 sub _average (@pids) {
