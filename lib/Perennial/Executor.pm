@@ -169,8 +169,8 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     tie *STDOUT, 'Perennial::Executor::Output', $out;
     my $file = $hit->{file};
     $out->layers($script->{stdout_layers}->copy) if $script->{stdout_layers};
-    local *STDERR;
-    my $errors = tie *STDERR, 'Perennial::Executor::Errors', $script->{stderr};
+    local *STDERR = _stderr_of($script);
+    my $errors = $script->{stderr};
     $errors->reset_layers($script->{stderr_layers}) if $script->{stderr_layers};
     local $Perennial::Executor::Children::RUNNING = $self->{log};      # Its child processes
     local $SIG{__WARN__} = $script->{warn};
@@ -203,7 +203,6 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
         no warnings 'untie';   ## no critic (ProhibitNoWarnings) the executor still holds the object
         untie *STDOUT;
         $errors->end_request;
-        untie *STDERR;
     }
     Perennial::Executor::Signals::restore($signals);
     POSIX::setlocale(POSIX::LC_ALL(), $locale) if defined $locale;
@@ -211,6 +210,17 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     chdir $self->{home} if $chdir;
     $self->_cleanup($script);
     return ($error, $r);
+}
+
+# A handle tied to the script's error collector (Perennial::Executor::Errors, one per script),
+# which each of its requests gets as STDERR: tied once, not for every request (5k instructions),
+# and again only if a request untied it
+sub _stderr_of ($script) {
+    my $fh = $script->{stderr_handle};
+    return $fh if $fh && tied *$fh;
+    $fh = Symbol::gensym();
+    tie *$fh, 'Perennial::Executor::Errors', $script->{stderr};
+    return $script->{stderr_handle} = $fh;
 }
 
 sub _call ($self, $script, $file, $r) {
