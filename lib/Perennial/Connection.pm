@@ -1,11 +1,11 @@
 package Perennial::Connection;
 use v5.36;
 use Errno                     qw(EINTR);
-use File::Temp                ();
 use Socket                    qw(MSG_DONTWAIT MSG_PEEK);
 use Time::HiRes               ();
-use Perennial::HTTP::Body     qw(body_framing dechunk);
+use Perennial::HTTP::Body     qw(body_framing);
 use Perennial::HTTP::Core     qw(parse_plain ready);
+use Perennial::HTTP::Input    qw(empty_input input_of receive_body);
 use Perennial::HTTP::Request  qw(head_ready parse_head);
 use Perennial::HTTP::Response ();
 use Perennial::Log::Format    ();
@@ -14,7 +14,7 @@ use Perennial::Log::Format    ();
 # write, keep alive). Kept small and behind a narrow interface, new() and serve(), so that it
 # can be replaced by a faster implementation without touching the rest.
 
-my ($MEMORY_BODY, $READ_SIZE) = (65_536, 65_536);
+my $READ_SIZE = 65_536;
 
 # Plain heads are read in C when it was built (in Perl, the judge reads every head)
 my $PLAIN_IN_C = Perennial::HTTP::Core::implementation() eq 'C';
@@ -223,9 +223,7 @@ sub _read_body ($self, $c, $buf_ref, $env) {
         ? body_framing($env, $self->{limits})
         : ('none');
     if ($kind eq 'none') {
-        my $in = $self->{empty_input};
-        $in = $self->{empty_input} = _empty_input() unless $in && (fileno($in) // 0) == -1;
-        $env->{'psgi.input'} = $in;
+        $env->{'psgi.input'} = $self->{empty_input} = empty_input($self->{empty_input});
         return 1;
     }
     return $self->_refuse($c, $kind, $env, 'refused body') if $kind =~ /\A\d+\z/;
@@ -234,7 +232,8 @@ sub _read_body ($self, $c, $buf_ref, $env) {
     $c->write_all("HTTP/1.1 100 Continue\r\n\r\n")
         if $c->{http11} && !length $$buf_ref && length($env->{HTTP_EXPECT} // '');
     my $body   = {data => '', length => 0};
-    my $status = $self->_receive_body($c->{sock}, $buf_ref, $body, $kind, $length, $env);
+    my $read   = sub { $self->_read($c->{sock}, $buf_ref) };
+    my $status = receive_body($read, $buf_ref, $body, $kind, $length, $env, $self->{limits});
     if ($status > 1) {    # Refused by dechunk, with its reason, or late
         $env->{'perennial.refused'} //= 'its body did not arrive within Timeout';
         return $self->_refuse($c, $status, $env, 'bad or late body');
@@ -242,30 +241,8 @@ sub _read_body ($self, $c, $buf_ref, $env) {
     if (!$status) { $c->{keep_alive} = 0; $c->{status} = 400; return 0 }
     $env->{CONTENT_LENGTH} = $body->{length};
     delete $env->{HTTP_TRANSFER_ENCODING};
-    $env->{'psgi.input'} = _input($body);
+    $env->{'psgi.input'} = input_of($body);
     return 1;
-}
-
-# Moves the body from the buffer and the socket into $body, spilling to a temporary file past
-# 64 KiB so a large upload never sits in memory. Returns 1 when complete, 0 when the client
-# closed, or an error status (400, 408, 413).
-sub _receive_body ($self, $sock, $buf_ref, $body, $kind, $length, $env) {
-    my $state = {total => 0, env => $env};
-    while (1) {
-        my $done;
-        if ($kind eq 'length') {
-            my $part = substr $$buf_ref, 0, $length - $state->{total}, '';
-            $body->{data} .= $part;
-            $done = ($state->{total} += length $part) >= $length;
-        }
-        else { $done = dechunk($buf_ref, $state, \$body->{data}, $self->{limits}) }
-        $body->{length} = $state->{total};
-        _spill($body) if length $body->{data} > $MEMORY_BODY;
-        return $done  if $done;
-        my $n = $self->_read($sock, $buf_ref);
-        return 408 if !defined $n;
-        return 0   if !$n;
-    }
 }
 
 # Reads until a whole head is in $buf; returns its length and the request's environment (a copy
@@ -373,33 +350,6 @@ sub _want_keep_alive ($self, $env, $served, $remaining) {
     my $conn = lc($env->{HTTP_CONNECTION} // '');
     return $conn !~ /\bclose\b/ if $env->{SERVER_PROTOCOL} eq 'HTTP/1.1';
     return $conn =~ /\bkeep-alive\b/;
-}
-
-# The input of a request without a body: one in-memory handle for every such request the
-# worker serves, made again only when a request closed it or reopened it on something else (a
-# script's STDIN is an alias of it, and `open STDIN, ...` reopens it), which takes its -1 for a
-# descriptor. Opening one for each request cost 7k instructions.
-sub _empty_input () {
-    open(my $in, '<', \'') or die "Can't open an empty body: $!\n";
-    return $in;
-}
-
-sub _input ($body) {
-    if (my $file = $body->{file}) {
-        _spill($body);
-        seek($file, 0, 0) or die "Can't rewind the request body: $!\n";
-        return $file;
-    }
-    open(my $in, '<', \$body->{data}) or die "Can't open in-memory body: $!\n";
-    return $in;
-}
-
-sub _spill ($body) {
-    $body->{file} //= File::Temp->new(UNLINK => 1)
-        // die "Can't create a file for the request body: $!\n";
-    binmode $body->{file};
-    print {$body->{file}} $body->{data} or die "Can't write the request body: $!\n";
-    $body->{data} = '';
 }
 
 # Closing a kept-alive connection with a request unread would reset it, and the client could
