@@ -1,9 +1,9 @@
 package Perennial::Connection;
 use v5.36;
 use Errno                     qw(EINTR);
-use Socket                    qw(MSG_DONTWAIT MSG_PEEK);
 use Time::HiRes               ();
 use Perennial::HTTP::Body     qw(body_framing);
+use Perennial::HTTP::Close    qw(close_connection);
 use Perennial::HTTP::Core     qw(parse_plain ready);
 use Perennial::HTTP::Input    qw(empty_input input_of receive_body);
 use Perennial::HTTP::Request  qw(head_ready parse_head);
@@ -103,26 +103,8 @@ sub serve ($self, $sock, $base, $peer, $remaining, $listener = 0) {
         last                  if !$self->_keep_going($c, $sock);
     }
     $board->state($slot, 'C');
-    $self->_close($sock, length $buf, $served);
+    close_connection($sock, length $buf, $served, delete $self->{linger});
     return $served;
-}
-
-# Input no request here will read (pipelined requests past the last one served, one that came
-# as the connection was given up): closing over it would make the kernel reset the connection
-# and destroy the responses still on their way, so the close lingers, as Apache's does. Only a
-# connection that served more than one request can have them unasked, so one closed after each
-# request pays nothing. The one place that lingers.
-sub _close ($self, $sock, $unread, $served) {
-    my $linger = delete $self->{linger};    # Asked for as the connection was given up
-    _linger($sock) if $linger || $unread || ($served > 1 && _pending($sock));
-    CORE::close($sock);
-    return;
-}
-
-# Bytes the client sent that are still in the kernel, looked at without waiting
-sub _pending ($sock) {
-    my $peek = '';
-    return defined recv($sock, $peek, 1, MSG_PEEK | MSG_DONTWAIT) && length $peek;
 }
 
 sub wants_exit ($self) { $self->{harakiri} }
@@ -350,23 +332,6 @@ sub _want_keep_alive ($self, $env, $served, $remaining) {
     my $conn = lc($env->{HTTP_CONNECTION} // '');
     return $conn !~ /\bclose\b/ if $env->{SERVER_PROTOCOL} eq 'HTTP/1.1';
     return $conn =~ /\bkeep-alive\b/;
-}
-
-# Closing a kept-alive connection with a request unread would reset it, and the client could
-# not tell whether it was served; half-closed first and drained, it sees the end of the stream
-# and sends the request again (RFC 9112 9.3.1), as Apache's lingering close allows
-sub _linger ($sock) {
-    shutdown($sock, 1) or return;
-    my $until = Time::HiRes::time() + 2;
-    my $junk;
-    while (_readable($sock, $until - Time::HiRes::time())) {
-        last unless sysread($sock, $junk, $READ_SIZE);
-    }
-}
-
-# Whether the socket has bytes (or its end) within $wait seconds
-sub _readable ($sock, $wait) {
-    ready($sock, Time::HiRes::time() + $wait);
 }
 
 1;
