@@ -4,6 +4,7 @@ use Carp        qw(croak);
 use Fcntl       qw(O_CREAT O_EXCL O_RDWR);
 use File::Map   qw(map_anonymous map_file);
 use Time::HiRes ();
+use Perennial::Twins;
 
 # One fixed-size slot per possible worker in shared memory. Writing a field is a substr on
 # the mapped string: no system call. Apache's state letters:
@@ -16,21 +17,9 @@ my @SLOT_FIELDS = qw(state pid generation requests conn_requests last_micros sta
     request_started slot_requests slot_bytes bytes client request armed_for deadline slow
     slot_micros vhost rss pss shared private);
 
-# A request's writes (its start and end, the state letter, a script's limits) in C
-# (xs/Scoreboard.xs) unless PERENNIAL_PURE_PERL is set or it was not built; their Perl twins are
-# below
-if (!$ENV{PERENNIAL_PURE_PERL} && eval { require XSLoader; XSLoader::load(__PACKAGE__); 1 }) {
-    *write_start = \&xs_write_start;
-    *write_done  = \&xs_write_done;
-    *state       = \&xs_state;
-    *arm         = \&xs_arm;
-}
-else {
-    *write_start = \&pp_write_start;
-    *write_done  = \&pp_write_done;
-    *state       = \&pp_state;
-    *arm         = \&pp_arm;
-}
+# A request's writes (its start and end, the state letter, a script's limits): in C
+# (xs/Scoreboard.xs), or their Perl twins below
+Perennial::Twins::install(__PACKAGE__, qw(write_start write_done state arm));
 my %FIELD = (
     state           => [0,   'a1'],
     pid             => [4,   'N'],

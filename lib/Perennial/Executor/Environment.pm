@@ -1,6 +1,7 @@
 package Perennial::Executor::Environment;
 use v5.36;
 use Perennial;
+use Perennial::Twins;
 
 # The CGI/1.1 environment of RFC 3875 for one request, built from the PSGI environment
 
@@ -20,11 +21,8 @@ my @REQUEST = qw(SERVER_NAME SERVER_PORT SERVER_PROTOCOL REQUEST_METHOD REQUEST_
     QUERY_STRING REMOTE_ADDR REMOTE_PORT);
 my @OPTIONAL = qw(CONTENT_LENGTH CONTENT_TYPE REMOTE_USER AUTH_TYPE);
 
-# The C sync_env (xs/Environment.xs) unless PERENNIAL_PURE_PERL is set or it was not built
-if (!$ENV{PERENNIAL_PURE_PERL} && eval { require XSLoader; XSLoader::load(__PACKAGE__); 1 }) {
-    *sync_env = \&xs_sync_env;
-}
-else { *sync_env = \&pp_sync_env }
+# The C sync_env (xs/Environment.xs), or its Perl twin below
+Perennial::Twins::install(__PACKAGE__, 'sync_env');
 
 # The CGI variables go into the real environment (XS code and child processes see them), but
 # only those that differ from what %ENV holds are set (most of them, server, client and script,

@@ -2,6 +2,7 @@ package Perennial::Executor::Output;
 use v5.36;
 use Exporter qw(import);
 use Perennial::Executor::Layers;
+use Perennial::Twins;
 
 # What a CGI script prints, turned into a PSGI response. The CGI header block is parsed as
 # mod_cgi parses it; the body is buffered up to 8 KiB, and goes out as soon as the script
@@ -248,12 +249,9 @@ sub layers ($self, @new) {
     return $self->{layers} //= Perennial::Executor::Layers->new;
 }
 
-# print: in C (xs/Output.xs) once the header block is read and the bytes are plain, unless
-# PERENNIAL_PURE_PERL is set or it was not built; this is the whole of it, and its twin
-if (!$ENV{PERENNIAL_PURE_PERL} && eval { require XSLoader; XSLoader::load(__PACKAGE__); 1 }) {
-    *PRINT = \&xs_PRINT;
-}
-else { *PRINT = \&pp_PRINT }
+# print: in C (xs/Output.xs) once the header block is read and the bytes are plain (the rest
+# it leaves to this one, which is also its Perl twin)
+Perennial::Twins::install(__PACKAGE__, 'PRINT');
 
 sub pp_PRINT ($self, @list) {
     $self->{autoflush} = $|;

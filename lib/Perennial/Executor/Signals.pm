@@ -1,5 +1,6 @@
 package Perennial::Executor::Signals;
 use v5.36;
+use Perennial::Twins;
 
 # The signal handlers (and the __DIE__ hook) as a script request found them, and put back
 # after it: a script that sets $SIG{ALRM} or $SIG{__DIE__} for itself must not leave it to the
@@ -13,15 +14,8 @@ my @USUAL = qw(ALRM CHLD HUP INT PIPE TERM USR1 USR2 __DIE__);
 # not as what the process inherited)
 { my @all = @SIG{keys %SIG} }
 
-# The C ones (xs/Signals.xs) unless PERENNIAL_PURE_PERL is set or they were not built
-if (!$ENV{PERENNIAL_PURE_PERL} && eval { require XSLoader; XSLoader::load(__PACKAGE__); 1 }) {
-    *snapshot = \&xs_snapshot;
-    *changed  = \&xs_changed;
-}
-else {
-    *snapshot = \&pp_snapshot;
-    *changed  = \&pp_changed;
-}
+# The C ones (xs/Signals.xs), or their Perl twins below
+Perennial::Twins::install(__PACKAGE__, qw(snapshot changed));
 
 # In Perl, every handler when asked ($all), the usual ones otherwise; the C ones see every
 # handler always, for less than Perl spends on the usual nine

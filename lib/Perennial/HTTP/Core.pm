@@ -5,6 +5,7 @@ use Exporter qw(import);
 use Socket   qw(AF_INET AF_INET6 MSG_DONTWAIT MSG_NOSIGNAL inet_ntoa inet_ntop sockaddr_family
     unpack_sockaddr_in unpack_sockaddr_in6);
 use Time::HiRes ();
+use Perennial::Twins;
 
 # The hot path's functions that have a C implementation (xs/Core.xs, built by `make`) beside
 # the pure-Perl one here, which does the same byte for byte. The C one is used when it was
@@ -18,24 +19,8 @@ my @DAY   = qw(Sun Mon Tue Wed Thu Fri Sat);
 my @MONTH = qw(Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec);
 my ($date_second, $date) = (-1, '');
 
-my $IMPLEMENTATION = 'Perl';
-if (!$ENV{PERENNIAL_PURE_PERL} && eval { require XSLoader; XSLoader::load(__PACKAGE__); 1 }) {
-    *response_head  = \&xs_response_head;
-    *write_response = \&xs_write_response;
-    *parse_plain    = \&xs_parse_plain;
-    *ready          = \&xs_ready;
-    *accept_client  = \&xs_accept_client;
-    *pid            = \&xs_pid;
-    $IMPLEMENTATION = 'C';
-}
-else {
-    *response_head  = \&pp_response_head;
-    *write_response = \&pp_write_response;
-    *parse_plain    = \&pp_parse_plain;
-    *ready          = \&pp_ready;
-    *accept_client  = \&pp_accept_client;
-    *pid            = \&pp_pid;
-}
+my $IMPLEMENTATION = Perennial::Twins::install(__PACKAGE__,
+    qw(response_head write_response parse_plain ready accept_client pid));
 
 # Which implementation this process runs: 'C' or 'Perl'
 sub implementation () {$IMPLEMENTATION}
