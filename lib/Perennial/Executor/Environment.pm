@@ -32,20 +32,12 @@ Perennial::Twins::install(__PACKAGE__, 'sync_env');
 # REDIRECT_* variables.
 sub pp_sync_env ($state, $env, $skip, @groups) {
     die "sync_env: names without values\n" if @groups % 2;
+    push @groups, map {@$_} _request_groups($env, $skip) if ref $env eq 'HASH';
     my (@names, @values);
     while (my ($names, $values) = splice @groups, 0, 2) {
         my @i = grep { defined $names->[$_] } 0 .. $#$names;
         push @names,  @$names[@i];
         push @values, @$values[@i];
-    }
-    if (ref $env eq 'HASH') {
-        my ($more, $their) = _optional($env);
-        my @headers = sort grep {
-                   (index($_, 'HTTP_') == 0 && length > 5 && !($skip && exists $skip->{$_}))
-                || (index($_, 'REDIRECT_') == 0 && length > 9)
-        } keys %$env;
-        push @names,  @REQUEST,                 @{$more  // []}, @headers;
-        push @values, @{_request_values($env)}, @{$their // []}, @$env{@headers};
     }
     no warnings 'uninitialized';    ## no critic (ProhibitNoWarnings) undef is '' in the joins
     for my $i (join("\0", @ENV{@names}) eq join("\0", @values) ? () : 0 .. $#names) {
@@ -129,15 +121,21 @@ sub groups ($self, $env, $hit) {
 }
 
 sub _groups ($self, $env, $hit) {
-    my $skip = $self->{skip};
-    my @headers
-        = sort grep { (index($_, 'HTTP_') == 0 && !$skip->{$_}) || index($_, 'REDIRECT_') == 0 }
-        keys %$env;
-    my @optional = _optional($env);
+    return ($hit->{cgi} //= $self->_script_group($hit), _request_groups($env, $self->{skip}));
+}
+
+# The request's own variables, then its headers (HTTP_* but those in %$skip) and REDIRECT_*
+# variables in the order of their names, as [names, values] groups: what sync_env adds from
+# $env (in C as in Perl), and what a process that is given its variables gets
+sub _request_groups ($env, $skip) {
+    my @headers = sort grep {
+               (index($_, 'HTTP_') == 0 && length > 5 && !($skip && $skip->{$_}))
+            || (index($_, 'REDIRECT_') == 0 && length > 9)
+    } keys %$env;
+    my ($names, $values) = _optional($env);
     return (
-        $hit->{cgi} //= $self->_script_group($hit),
         [\@REQUEST, _request_values($env)],
-        (@optional ? [@optional] : ()),
+        ($names ? [$names, $values] : ()),
         [\@headers, [@$env{@headers}]]
     );
 }
