@@ -209,7 +209,6 @@ sub _protocol_options ($config, $listener) {
     return {%{$config->http_protocol_options}, %{$host->{values}{http_protocol_options} // {}}};
 }
 
-# The address accept() returned, so no getpeername() call
 1;
 
 __END__

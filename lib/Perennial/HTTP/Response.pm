@@ -111,11 +111,7 @@ sub write_all ($self, $data) {
     my $until = Time::HiRes::time() + ($self->{timeout} // 60);
     my $n     = syswrite $self->{sock}, $data;
     return 1 if ($n // -1) == length $data;    # The usual case: one write
-    if (!defined $n && $! != EINTR && $! != EAGAIN) {
-        broken($self, "$!");
-        return _unsent($self, length $data);
-    }
-    return _write_rest($self, \$data, $n // 0, $until);
+    return _rest($self, 0 + $!, $n, \$data, $until);
 }
 
 # A write that failed: how much of it did not go ($self->{unsent}, for the access log's count)
@@ -211,19 +207,20 @@ sub _respond_array ($self, $status, $headers, $body) {
     );
     @$self{qw(status res_headers head_bytes)} = ($status, $headers, length $head);
     return _counted($self, 1, $sent) if ($n // -1) == length($head) + $sent;
-    return _counted($self, _rest($self, 0 + $!, $n, $head . ($sent ? join('', @$body) : '')),
-        $sent);
+    my $data = $head . ($sent ? join('', @$body) : '');
+    return _counted($self,
+        _rest($self, 0 + $!, $n, \$data, Time::HiRes::time() + ($self->{timeout} // 60)), $sent);
 }
 
-# The rest of a response the client did not take at once: $n bytes went, or none ($errno says
-# why)
-sub _rest ($self, $errno, $n, $data) {
+# The rest of a write the client did not take at once: $n bytes of it went, or none ($errno
+# says why: broken, unless it was only interrupted or would have blocked)
+sub _rest ($self, $errno, $n, $data_ref, $until) {
     if (!defined $n && $errno != EINTR && $errno != EAGAIN) {
         local $! = $errno;
         broken($self, "$!");
-        return _unsent($self, length $data);
+        return _unsent($self, length $$data_ref);
     }
-    return _write_rest($self, \$data, $n // 0, Time::HiRes::time() + ($self->{timeout} // 60));
+    return _write_rest($self, $data_ref, $n // 0, $until);
 }
 
 # The writer's side (PSGI's streaming interface): the head went with start(), each write() goes
