@@ -3,11 +3,11 @@ use v5.36;
 use FindBin;
 use lib "$FindBin::RealBin/lib", "$FindBin::RealBin/../lib";
 use Cwd                       qw(abs_path);
-use Getopt::Long              qw(GetOptions);
 use List::Util                ();
 use Perennial::Bench::Ab      qw(run_ab);
 use Perennial::Bench::Servers qw(start_server stop_server);
 use Perennial::Bench::Wrk     qw(run_wrk);
+use Perennial::Bench::Options qw(options);
 
 # The seed talk's comparison: hello.pl (CGI.pm) under Perennial's CGI, PerlRun and Registry,
 # Apache 2.4 prefork's mod_cgi, ModPerl::PerlRun and ModPerl::Registry, and Starman with
@@ -18,13 +18,16 @@ use Perennial::Bench::Wrk     qw(run_wrk);
 # time.
 
 my %opt = (workers => 16, seconds => 3, duration => 5, rounds => 3, script => 'hello.pl');
-GetOptions(\%opt, 'workers=i', 'seconds=i', 'duration=i', 'rounds=i', 'script=s', 'help')
-    or exit 2;
-if ($opt{help}) {
-    say 'Usage: perl bench/cgi.pl [--workers 16] [--rounds 3] [--seconds 3 (ab)]'
-        . ' [--duration 5 (wrk)] [--script hello.pl]';
-    exit 0;
-}
+options(
+    \%opt,
+    'Usage: perl bench/cgi.pl [--workers 16] [--rounds 3] [--seconds 3 (ab)]'
+        . ' [--duration 5 (wrk)] [--script hello.pl]',
+    'workers=i',
+    'seconds=i',
+    'duration=i',
+    'rounds=i',
+    'script=s'
+);
 my $scripts = abs_path("$FindBin::RealBin/../examples/cgi-bin");
 my @rows    = (
     ['Apache mod_cgi',             'apache',            '/cgi-bin'],

@@ -3,12 +3,12 @@ use v5.36;
 use Cwd qw(realpath);
 my $HOME;
 BEGIN { $HOME = realpath(__FILE__) =~ s{/bench/[^/]+\z}{}r }
-use lib "$HOME/lib";
-use Getopt::Long qw(GetOptions);
-use Time::HiRes  ();
+use lib "$HOME/lib", "$HOME/bench/lib";
+use Time::HiRes ();
 use Perennial::Config;
 use Perennial::Executor;
 use Perennial::Log;
+use Perennial::Bench::Options qw(options);
 
 # The cost of running a script resident, without the network: the executor's PSGI app called
 # in-process for one script, best of several rounds, in microseconds per request. No FindBin
@@ -23,14 +23,17 @@ my %opt = (
     setup_env => 1,
     mode      => 'registry'
 );
-GetOptions(\%opt, 'script=s', 'requests=i', 'rounds=i', 'check=s', 'setup_env|setup-env=i',
-    'mode=s', 'help')
-    or exit 2;
-if ($opt{help}) {
-    say 'Usage: perl bench/executor.pl [--script hello.pl] [--mode registry|perlrun]'
-        . ' [--check always|never|N] [--setup-env 0|1] [--requests 5000] [--rounds 5]';
-    exit 0;
-}
+options(
+    \%opt,
+    'Usage: perl bench/executor.pl [--script hello.pl] [--mode registry|perlrun]'
+        . ' [--check always|never|N] [--setup-env 0|1] [--requests 5000] [--rounds 5]',
+    'script=s',
+    'requests=i',
+    'rounds=i',
+    'check=s',
+    'setup_env|setup-env=i',
+    'mode=s'
+);
 my %policy = (
     registry => {cache => 'mtime', flush => 0, reset_inc => 0, chdir => 0},
     perlrun  => {cache => 'never', flush => 1, reset_inc => 1, chdir => 0},

@@ -2,9 +2,9 @@
 use v5.36;
 use FindBin;
 use lib "$FindBin::RealBin/lib", "$FindBin::RealBin/../lib";
-use Getopt::Long              qw(GetOptions);
 use Perennial::Bench::Servers qw(start_server stop_server);
 use Perennial::Bench::Wrk     qw(run_wrk);
+use Perennial::Bench::Options qw(options);
 
 # Hello world over PSGI: Perennial, Starman and uWSGI's psgi plugin with the same number of
 # workers, each driven by wrk on loopback in one run, keep-alive off and on. Prints requests/s,
@@ -16,12 +16,15 @@ my %opt = (
     duration    => 10,
     servers     => 'perennial,starlet,starman,uwsgi'
 );
-GetOptions(\%opt, 'workers=i', 'connections=i', 'duration=i', 'servers=s', 'help') or exit 2;
-if ($opt{help}) {
-    say
-        "Usage: perl bench/hello.pl [--workers 16] [--connections 16] [--duration 10] [--servers perennial,starlet,starman,uwsgi]";
-    exit 0;
-}
+options(
+    \%opt,
+    'Usage: perl bench/hello.pl [--workers 16] [--connections 16] [--duration 10] '
+        . '[--servers perennial,starlet,starman,uwsgi]',
+    'workers=i',
+    'connections=i',
+    'duration=i',
+    'servers=s'
+);
 my $app     = "$FindBin::RealBin/apps/hello.psgi";
 my @servers = split /,/, $opt{servers};
 my %result;

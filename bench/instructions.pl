@@ -3,9 +3,9 @@ use v5.36;
 use FindBin;
 use lib "$FindBin::RealBin/lib", "$FindBin::RealBin/../lib";
 use Cwd                       qw(abs_path);
-use Getopt::Long              qw(GetOptions);
 use Perennial::Bench::Ab      qw(run_ab);
 use Perennial::Bench::Servers qw(start_server stop_server);
+use Perennial::Bench::Options qw(options);
 
 # The work a server does per request, as user-space instructions counted by valgrind's
 # callgrind: unlike requests per second on a shared machine, the count is the same from one
@@ -17,12 +17,15 @@ use Perennial::Bench::Servers qw(start_server stop_server);
 # (docs/design-notes.md).
 
 my %opt = (requests => 1000, script => 'hello.pl', warm => 50, what => 'scripts,psgi');
-GetOptions(\%opt, 'requests=i', 'script=s', 'warm=i', 'what=s', 'help') or exit 2;
-if ($opt{help}) {
-    say 'Usage: perl bench/instructions.pl [--script hello.pl] [--requests 1000] [--warm 50] '
-        . '[--what scripts,psgi]';
-    exit 0;
-}
+options(
+    \%opt,
+    'Usage: perl bench/instructions.pl [--script hello.pl] [--requests 1000] [--warm 50] '
+        . '[--what scripts,psgi]',
+    'requests=i',
+    'script=s',
+    'warm=i',
+    'what=s'
+);
 my $scripts = abs_path("$FindBin::RealBin/../examples/cgi-bin");
 my $hello   = abs_path("$FindBin::RealBin/apps/hello.psgi");
 my %rows    = (    # label, server, URL, the row it is compared with

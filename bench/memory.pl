@@ -3,10 +3,10 @@ use v5.36;
 use FindBin;
 use lib "$FindBin::RealBin/lib", "$FindBin::RealBin/../lib";
 use Cwd                       qw(abs_path);
-use Getopt::Long              qw(GetOptions);
 use Perennial::Bench::Servers qw(start_server stop_server);
 use Perennial::Bench::Load    qw(run_load);
 use Perennial::SizeLimit      ();
+use Perennial::Bench::Options qw(options);
 
 # What a worker's memory becomes after serving: the examples' scripts under Registry, in
 # Apache's ModPerl::Registry children and in Perennial's workers (the same httpd.conf fragment,
@@ -21,12 +21,15 @@ my %opt = (
     workers  => 2,
     scripts  => 'hello.pl,form.pl,count.pl,closure.pl,heavy.pl,cwd.pl'
 );
-GetOptions(\%opt, 'requests=i', 'workers=i', 'scripts=s', 'preload=s', 'help') or exit 2;
-if ($opt{help}) {
-    say 'Usage: perl bench/memory.pl [--requests 3000] [--workers 2] '
-        . '[--scripts hello.pl,form.pl,...] [--preload CGI]';
-    exit 0;
-}
+options(
+    \%opt,
+    'Usage: perl bench/memory.pl [--requests 3000] [--workers 2] '
+        . '[--scripts hello.pl,form.pl,...] [--preload CGI]',
+    'requests=i',
+    'workers=i',
+    'scripts=s',
+    'preload=s'
+);
 my $dir     = abs_path("$FindBin::RealBin/../examples/cgi-bin");
 my @scripts = split /,/, $opt{scripts};
 my @rows;

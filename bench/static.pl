@@ -3,21 +3,24 @@ use v5.36;
 use FindBin;
 use lib "$FindBin::RealBin/lib", "$FindBin::RealBin/../lib";
 use File::Temp                qw(tempdir);
-use Getopt::Long              qw(GetOptions);
 use Perennial::Bench::Servers qw(start_server stop_server);
 use Perennial::Bench::Wrk     qw(run_wrk);
+use Perennial::Bench::Options qw(options);
 
 # Static files: a 1 KB and a 1 MB file from the same directory under Perennial, Apache 2.4
 # prefork and nginx, each with the same number of workers, keep-alive on, driven by wrk on
 # loopback in one run. Prints requests/s, MB/s and Perennial's ratio to each. Bounded by -d.
 
 my %opt = (workers => 8, connections => 50, duration => 5, servers => 'perennial,apache,nginx');
-GetOptions(\%opt, 'workers=i', 'connections=i', 'duration=i', 'servers=s', 'help') or exit 2;
-if ($opt{help}) {
-    say 'Usage: perl bench/static.pl [--workers 8] [--connections 50] [--duration 5] '
-        . '[--servers perennial,apache,nginx]';
-    exit 0;
-}
+options(
+    \%opt,
+    'Usage: perl bench/static.pl [--workers 8] [--connections 50] [--duration 5] '
+        . '[--servers perennial,apache,nginx]',
+    'workers=i',
+    'connections=i',
+    'duration=i',
+    'servers=s'
+);
 my $docs = tempdir(CLEANUP => 1);
 chmod 0755, $docs;
 _write("$docs/hello.txt", "Hello\n");

@@ -4,10 +4,10 @@ use FindBin;
 use lib "$FindBin::RealBin/lib", "$FindBin::RealBin/../lib";
 use Cwd                       qw(abs_path);
 use File::Temp                qw(tempdir);
-use Getopt::Long              qw(GetOptions);
 use Time::HiRes               ();
 use Perennial::Bench::Servers qw(start_server stop_server);
 use Perennial::Bench::Load    qw(run_load);
+use Perennial::Bench::Options qw(options);
 
 # System calls per request, as `strace -c` counts them on every process of a server (manager
 # and one worker; Apache with -X, Perennial's scripts with --workers 0): ab sends N sequential
@@ -16,11 +16,8 @@ use Perennial::Bench::Load    qw(run_load);
 # manager's own calls in those seconds are counted too (a few a second).
 
 my %opt = (requests => 2000, what => 'psgi,scripts');
-GetOptions(\%opt, 'requests=i', 'what=s', 'help') or exit 2;
-if ($opt{help}) {
-    say 'Usage: perl bench/syscalls.pl [--requests 2000] [--what psgi,scripts]';
-    exit 0;
-}
+options(\%opt, 'Usage: perl bench/syscalls.pl [--requests 2000] [--what psgi,scripts]',
+    'requests=i', 'what=s');
 my $hello   = abs_path("$FindBin::RealBin/apps/hello.psgi");
 my $scripts = abs_path("$FindBin::RealBin/../examples/cgi-bin");
 my %rows    = (
