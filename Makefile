@@ -31,15 +31,20 @@ run: deps xs
 test: deps xs
 	$(PROVE) -lr t
 
+# The figures each bench keeps for bench/goals.pl's table of issue 16's goals, at the end
+GOALS = bench/results/goals.jsonl
+
 bench: deps xs
 	@sh script/install-deps bench
-	$(PERL) bench/hello.pl
-	$(PERL) bench/cgi.pl
-	$(PERL) bench/instructions.pl
-	$(PERL) bench/syscalls.pl
-	$(PERL) bench/memory.pl
+	@mkdir -p bench/results && rm -f $(GOALS)
+	$(PERL) bench/hello.pl --workers 8 --connections 50 --duration 5 --record $(GOALS)
+	$(PERL) bench/cgi.pl --workers 8 --record $(GOALS)
+	$(PERL) bench/instructions.pl --record $(GOALS)
+	$(PERL) bench/syscalls.pl --record $(GOALS)
+	$(PERL) bench/memory.pl --preload CGI --record $(GOALS)
 	$(PERL) bench/static.pl
 	$(PERL) bin/perennial bench examples/heavy.bench
+	$(PERL) bench/goals.pl $(GOALS)
 
 tidy:
 	@sh script/install-deps test

@@ -8,26 +8,39 @@ use Perennial::Bench::Ab      qw(run_ab);
 use Perennial::Bench::Servers qw(start_server stop_server);
 use Perennial::Bench::Wrk     qw(run_wrk);
 use Perennial::Bench::Options qw(options);
+use Perennial::Bench::Record  qw(record);
 
 # The seed talk's comparison: hello.pl (CGI.pm) under Perennial's CGI, PerlRun and Registry,
 # Apache 2.4 prefork's mod_cgi, ModPerl::PerlRun and ModPerl::Registry, and Starman with
-# Plack::App::CGIBin, all KeepAlive off with the same number of workers, measured in one run
-# with ab -c1 and wrk -c50, each as a ratio to mod_cgi. On a shared two-core machine one pass
-# in a fixed order swings by a third between runs, so the servers take turns: every round
-# measures each of them once, and the table gives each one's median. Every load is bounded in
-# time.
+# Plack::App::CGIBin, with the same number of workers, KeepAlive off and then on, measured in
+# one run with ab -c1 and wrk -c50, each as a ratio to mod_cgi. On a shared two-core machine
+# one pass in a fixed order swings by a third between runs, so the servers take turns: every
+# round measures each of them once, and the table gives each one's median. Every load is
+# bounded in time. --record FILE keeps the medians for bench/goals.pl.
 
-my %opt = (workers => 16, seconds => 3, duration => 5, rounds => 3, script => 'hello.pl');
+my %opt = (
+    workers   => 16,
+    seconds   => 3,
+    duration  => 5,
+    rounds    => 3,
+    script    => 'hello.pl',
+    keepalive => 'off,on'
+);
 options(
     \%opt,
     'Usage: perl bench/cgi.pl [--workers 16] [--rounds 3] [--seconds 3 (ab)]'
-        . ' [--duration 5 (wrk)] [--script hello.pl]',
+        . ' [--duration 5 (wrk)] [--script hello.pl] [--keepalive off,on] [--record FILE]',
     'workers=i',
     'seconds=i',
     'duration=i',
     'rounds=i',
-    'script=s'
+    'script=s',
+    'keepalive=s',
+    'record=s'
 );
+my %KA    = (off => 0, on => 1);
+my @modes = map { $KA{$_} // die "--keepalive: '$_' is not off or on\n" } split /,/,
+    $opt{keepalive};
 my $scripts = abs_path("$FindBin::RealBin/../examples/cgi-bin");
 my @rows    = (
     ['Apache mod_cgi',             'apache',            '/cgi-bin'],
@@ -38,79 +51,102 @@ my @rows    = (
     ['Perennial PerlRun',          'perennial-scripts', '/perlrun'],
     ['Perennial Registry',         'perennial-scripts', '/registry'],
 );
-my (%servers, %runs);
-for my $row (@rows) {
-    my ($label, $server, $prefix) = @$row;
-    my $path = "$prefix/$opt{script}";
-    my $srv  = $servers{$server} //= start_server(
-        $server,
-        workers => $opt{workers},
-        scripts => $scripts,
-        probe   => $path
-    );
-
-    # Every worker warm, and the script compiled in each
-    run_ab(port => $srv->{port}, path => $path, seconds => 1);
-    run_wrk(
-        port        => $srv->{port},
-        path        => $path,
-        connections => $opt{workers},
-        duration    => 2,
-        headers     => ['Connection: close']
-    );
-}
-for my $round (1 .. $opt{rounds}) {
-    for my $row ($round % 2 ? @rows : reverse @rows) {
-        my ($label, $server, $prefix) = @$row;
-        my $port = $servers{$server}{port};
-        my $path = "$prefix/$opt{script}";
-        my $ab   = run_ab(port => $port, path => $path, seconds => $opt{seconds});
-        my $wrk  = run_wrk(
-            port        => $port,
-            path        => $path,
-            connections => 50,
-            duration    => $opt{duration},
-            headers     => ['Connection: close']
-        );
-        push @{$runs{$label}}, {ab => $ab, wrk => $wrk};
-        printf STDERR "round %d  %-28s ab -c1 %8.1f req/s   wrk -c50 %8.1f req/s\n", $round,
-            $label, $ab->{rps}, $wrk->{rps};
-    }
-}
-stop_server($_) for values %servers;
-
-my %result = map {
-    my $label = $_->[0];
-    my $runs  = $runs{$label};
-    (   $label => {
-            ab     => _median(map { $_->{ab}{rps} } @$runs),
-            wrk    => _median(map { $_->{wrk}{rps} } @$runs),
-            errors => List::Util::sum(map { $_->{ab}{errors} + $_->{wrk}{errors} } @$runs),
-        }
-    )
-} @rows;
-my $base = $result{'Apache mod_cgi'};
-say '';
-say "$opt{script}, $opt{workers} workers each, KeepAlive off, 127.0.0.1; median of $opt{rounds} "
-    . "rounds of ab -c1 -t$opt{seconds} and wrk -t2 -c50 -d$opt{duration}s";
-say sprintf '%-28s %10s %8s %10s %8s %8s', 'server / mode', 'ab -c1', 'x cgi', 'wrk -c50', 'x cgi',
-    'errors';
-for my $row (@rows) {
-    my $r = $result{$row->[0]};
-    say sprintf '%-28s %10.1f %8.1f %10.1f %8.1f %8d', $row->[0], $r->{ab},
-        _ratio($r->{ab}, $base->{ab}), $r->{wrk}, _ratio($r->{wrk}, $base->{wrk}), $r->{errors};
-}
-say '';
-for my $pair (
+my @pairs = (
     ['Perennial Registry', 'Apache ModPerl::Registry'],
     ['Perennial PerlRun',  'Apache ModPerl::PerlRun'],
     ['Perennial CGI',      'Apache mod_cgi'],
     ['Perennial Registry', 'Starman Plack::App::CGIBin']
-    )
-{
-    my ($a, $b) = map { $result{$_} } @$pair;
-    say sprintf '%-20s / %-28s ab %5.2fx   wrk %5.2fx', @$pair,
-        _ratio($a->{ab}, $b->{ab}), _ratio($a->{wrk}, $b->{wrk});
+);
+my %recorded;
+
+for my $ka (@modes) {
+    my $result = _measure($ka);
+    _print($ka, $result);
+    $recorded{$ka ? 'on' : 'off'} = $result;
+}
+record($opt{record}, 'cgi', {script => $opt{script}, workers => $opt{workers}, %recorded});
+
+# Every row's medians with KeepAlive off or on: the servers started for it (Starman's
+# Plack::App::CGIBin has no keep-alive to turn on, and stays as it is)
+sub _measure ($ka) {
+    my @headers = $ka ? () : ('Connection: close');
+    my (%servers, %runs);
+    for my $row (@rows) {
+        my ($label, $server, $prefix) = @$row;
+        my $path = "$prefix/$opt{script}";
+        my $srv  = $servers{$server} //= start_server(
+            $server,
+            workers   => $opt{workers},
+            scripts   => $scripts,
+            probe     => $path,
+            keepalive => $ka
+        );
+
+        # Every worker warm, and the script compiled in each
+        run_ab(port => $srv->{port}, path => $path, seconds => 1, keepalive => $ka);
+        run_wrk(
+            port        => $srv->{port},
+            path        => $path,
+            connections => $opt{workers},
+            duration    => 2,
+            headers     => \@headers
+        );
+    }
+    for my $round (1 .. $opt{rounds}) {
+        for my $row ($round % 2 ? @rows : reverse @rows) {
+            my ($label, $server, $prefix) = @$row;
+            my $port = $servers{$server}{port};
+            my $path = "$prefix/$opt{script}";
+            my $ab
+                = run_ab(port => $port, path => $path, seconds => $opt{seconds}, keepalive => $ka);
+            my $wrk = run_wrk(
+                port        => $port,
+                path        => $path,
+                connections => 50,
+                duration    => $opt{duration},
+                headers     => \@headers
+            );
+            push @{$runs{$label}}, {ab => $ab, wrk => $wrk};
+            printf STDERR
+                "keep-alive %-3s round %d  %-28s ab -c1 %8.1f req/s   wrk -c50 %8.1f req/s\n",
+                $ka ? 'on' : 'off', $round, $label, $ab->{rps}, $wrk->{rps};
+        }
+    }
+    stop_server($_) for values %servers;
+    return {
+        map {
+            my $label = $_->[0];
+            my $runs  = $runs{$label};
+            (   $label => {
+                    ab     => _median(map { $_->{ab}{rps} } @$runs),
+                    wrk    => _median(map { $_->{wrk}{rps} } @$runs),
+                    errors => List::Util::sum(map { $_->{ab}{errors} + $_->{wrk}{errors} } @$runs),
+                }
+            )
+        } @rows
+    };
+}
+
+sub _print ($ka, $result) {
+    my $base = $result->{'Apache mod_cgi'};
+    say '';
+    say "$opt{script}, $opt{workers} workers each, KeepAlive "
+        . ($ka ? 'on (ab -k; Starman: off)' : 'off')
+        . ", 127.0.0.1; median of $opt{rounds} rounds of ab -c1 -t$opt{seconds} and wrk -t2 -c50 "
+        . "-d$opt{duration}s";
+    say sprintf '%-28s %10s %8s %10s %8s %8s', 'server / mode', 'ab -c1', 'x cgi', 'wrk -c50',
+        'x cgi', 'errors';
+    for my $row (@rows) {
+        my $r = $result->{$row->[0]};
+        say sprintf '%-28s %10.1f %8.1f %10.1f %8.1f %8d', $row->[0], $r->{ab},
+            _ratio($r->{ab}, $base->{ab}), $r->{wrk}, _ratio($r->{wrk}, $base->{wrk}), $r->{errors};
+    }
+    say '';
+    for my $pair (@pairs) {
+        my ($a, $b) = map { $result->{$_} } @$pair;
+        say sprintf '%-20s / %-28s ab %5.2fx   wrk %5.2fx', @$pair,
+            _ratio($a->{ab}, $b->{ab}), _ratio($a->{wrk}, $b->{wrk});
+    }
 }
 
 sub _median (@values) {

@@ -5,55 +5,72 @@ use lib "$FindBin::RealBin/lib", "$FindBin::RealBin/../lib";
 use Perennial::Bench::Servers qw(start_server stop_server);
 use Perennial::Bench::Wrk     qw(run_wrk);
 use Perennial::Bench::Options qw(options);
+use Perennial::Bench::Record  qw(record);
 
-# Hello world over PSGI: Perennial, Starman and uWSGI's psgi plugin with the same number of
-# workers, each driven by wrk on loopback in one run, keep-alive off and on. Prints requests/s,
-# latency and the ratios. Every load is bounded by wrk's -d.
+# Hello world over PSGI: Perennial, Starlet, Starman and uWSGI's psgi plugin with the same
+# number of workers, each driven by wrk on loopback in one run, keep-alive off and on. The
+# servers take turns, a round at a time in alternating order, and each one's median run is
+# given: one pass in a fixed order swings by a third on a shared machine. Prints requests/s,
+# latency and the ratios. Every load is bounded by wrk's -d. --record FILE keeps the figures
+# for bench/goals.pl.
 
 my %opt = (
     workers     => 16,
     connections => 16,
     duration    => 10,
+    rounds      => 3,
     servers     => 'perennial,starlet,starman,uwsgi'
 );
 options(
     \%opt,
     'Usage: perl bench/hello.pl [--workers 16] [--connections 16] [--duration 10] '
-        . '[--servers perennial,starlet,starman,uwsgi]',
+        . '[--rounds 3] [--servers perennial,starlet,starman,uwsgi] [--record FILE]',
     'workers=i',
+    'rounds=i',
     'connections=i',
     'duration=i',
-    'servers=s'
+    'servers=s',
+    'record=s'
 );
 my $app     = "$FindBin::RealBin/apps/hello.psgi";
 my @servers = split /,/, $opt{servers};
 my %result;
 
 for my $ka (0, 1) {
-    for my $name (@servers) {
-        my $srv     = start_server($name, app => $app, workers => $opt{workers}, keepalive => $ka);
-        my @headers = $ka ? () : ('Connection: close');
+    my @headers = $ka ? () : ('Connection: close');
+    my %srv
+        = map { ($_ => start_server($_, app => $app, workers => $opt{workers}, keepalive => $ka)) }
+        @servers;
+    for my $name (@servers) {    # Every worker warm
         run_wrk(
-            port        => $srv->{port},
+            port        => $srv{$name}{port},
             connections => $opt{connections},
             duration    => 2,
             headers     => \@headers
         );
-        my $r = run_wrk(
-            port        => $srv->{port},
-            connections => $opt{connections},
-            duration    => $opt{duration},
-            headers     => \@headers
-        );
-        stop_server($srv);
-        $result{$name}{$ka} = $r;
-        printf STDERR "%-10s keep-alive %-3s %9.0f req/s\n", $name, $ka ? 'on' : 'off', $r->{rps};
     }
+    my %runs;
+    for my $round (1 .. $opt{rounds}) {
+        for my $name ($round % 2 ? @servers : reverse @servers) {
+            my $r = run_wrk(
+                port        => $srv{$name}{port},
+                connections => $opt{connections},
+                duration    => $opt{duration},
+                headers     => \@headers
+            );
+            push @{$runs{$name}}, $r;
+            printf STDERR "round %d %-10s keep-alive %-3s %9.0f req/s\n", $round, $name,
+                $ka ? 'on' : 'off', $r->{rps};
+        }
+    }
+    stop_server($_) for values %srv;
+    $result{$_}{$ka} = _median_run($runs{$_}) for @servers;
 }
 
 say '';
 say
-    "hello.psgi, $opt{workers} workers each, wrk -t2 -c$opt{connections} -d$opt{duration}s on 127.0.0.1";
+    "hello.psgi, $opt{workers} workers each, wrk -t2 -c$opt{connections} -d$opt{duration}s on 127.0.0.1, "
+    . "the median of $opt{rounds} rounds";
 say sprintf '%-10s %-10s %10s %10s %10s %8s', 'server', 'keepalive', 'req/s', 'avg ms', 'p99 ms',
     'errors';
 for my $ka (0, 1) {
@@ -71,4 +88,21 @@ for my $ka (0, 1) {
         say sprintf 'perennial / %-8s keep-alive %-3s %5.2fx', $other, $ka ? 'on' : 'off',
             $r->{rps} ? $base->{rps} / $r->{rps} : 0;
     }
+}
+record(
+    $opt{record},
+    'hello',
+    {   workers     => $opt{workers},
+        connections => $opt{connections},
+        map {
+            my $name = $_;
+            ($name => {map { (($_ ? 'on' : 'off') => $result{$name}{$_}{rps}) } 0, 1})
+        } @servers
+    }
+);
+
+# The run with the median requests per second
+sub _median_run ($runs) {
+    my @sorted = sort { $a->{rps} <=> $b->{rps} } @$runs;
+    return $sorted[$#sorted / 2];
 }

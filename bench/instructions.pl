@@ -6,26 +6,39 @@ use Cwd                       qw(abs_path);
 use Perennial::Bench::Ab      qw(run_ab);
 use Perennial::Bench::Servers qw(start_server stop_server);
 use Perennial::Bench::Options qw(options);
+use Perennial::Bench::Record  qw(record);
 
 # The work a server does per request, as user-space instructions counted by valgrind's
 # callgrind: unlike requests per second on a shared machine, the count is the same from one
 # run to the next. Each server runs as one worker under callgrind (Apache with -X, Perennial's
 # scripts with --workers 0, the PSGI servers, Perennial's included, with a manager and one
-# worker, the manager's few instructions counted); the count of a run that serves N sequential requests (a new connection each: ab
-# without -k) after a warm-up, less that of a run that only warms up, is the N requests' work.
+# worker, the manager's few instructions counted); the count of a run that serves N sequential
+# requests after a warm-up, less that of a run that only warms up, is the N requests' work:
+# with KeepAlive off a new connection each (ab), with it on all on one (ab -k).
 # System calls and the kernel's work are not in it: see `strace -c` for those
 # (docs/design-notes.md).
 
-my %opt = (requests => 1000, script => 'hello.pl', warm => 50, what => 'scripts,psgi');
+my %opt = (
+    requests  => 1000,
+    script    => 'hello.pl',
+    warm      => 50,
+    what      => 'scripts,psgi',
+    keepalive => 'off,on'
+);
 options(
     \%opt,
     'Usage: perl bench/instructions.pl [--script hello.pl] [--requests 1000] [--warm 50] '
-        . '[--what scripts,psgi]',
+        . '[--what scripts,psgi] [--keepalive off,on] [--record FILE]',
     'requests=i',
     'script=s',
     'warm=i',
-    'what=s'
+    'what=s',
+    'keepalive=s',
+    'record=s'
 );
+my %KA    = (off => 0, on => 1);
+my @modes = map { $KA{$_} // die "--keepalive: '$_' is not off or on\n" } split /,/,
+    $opt{keepalive};
 my $scripts = abs_path("$FindBin::RealBin/../examples/cgi-bin");
 my $hello   = abs_path("$FindBin::RealBin/apps/hello.psgi");
 my %rows    = (    # label, server, URL, the row it is compared with
@@ -51,50 +64,56 @@ my %rows    = (    # label, server, URL, the row it is compared with
 my @rows = map { @{$rows{$_} // die "--what: '$_' is not scripts or psgi\n"} } split /,/,
     $opt{what};
 my %count;
-for my $row (@rows) {
-    my ($label, $server, $url) = @$row;
-    $count{$label} = _count($server, $url);
-    printf STDERR "%-26s %10.0f instructions per request\n", $label, $count{$label};
+for my $ka (@modes) {
+    for my $row (@rows) {
+        my ($label, $server, $url) = @$row;
+        $count{$ka}{$label} = _count($server, $url, $ka);
+        printf STDERR "%-26s keep-alive %-3s %10.0f instructions per request\n", $label,
+            $ka ? 'on' : 'off', $count{$ka}{$label};
+    }
 }
-say '';
-say "user-space instructions per request (callgrind, one worker, "
-    . "$opt{requests} sequential requests after $opt{warm} to warm up, KeepAlive off)";
-say sprintf '%-26s %14s %10s', 'server / mode', 'instructions', 'x base';
-for my $row (@rows) {
-    my ($label, $base) = @$row[0, 3];
-    say sprintf '%-26s %14.0f %10.2f', $label, $count{$label},
-        $count{$base} ? $count{$label} / $count{$base} : 0;
+for my $ka (@modes) {
+    say '';
+    say "user-space instructions per request (callgrind, one worker, "
+        . "$opt{requests} sequential requests after $opt{warm} to warm up, KeepAlive "
+        . ($ka ? 'on' : 'off') . ')';
+    say sprintf '%-26s %14s %10s', 'server / mode', 'instructions', 'x base';
+    for my $row (@rows) {
+        my ($label, $base) = @$row[0, 3];
+        my $count = $count{$ka};
+        say sprintf '%-26s %14.0f %10.2f', $label, $count->{$label},
+            $count->{$base} ? $count->{$label} / $count->{$base} : 0;
+    }
 }
+record($opt{record}, 'instructions',
+    {script => $opt{script}, map { (($_ ? 'on' : 'off') => $count{$_}) } @modes});
 
 # Instructions per request of one server: two runs under callgrind, one that only warms up
 # and one that then serves N requests more; the difference is the N requests. (Zeroing the
 # counters of a running server through vgdb fails once Apache has become www-data.)
-sub _count ($server, $path) {
-    my $warm = _run($server, $path, 0);
-    my $full = _run($server, $path, $opt{requests});
+sub _count ($server, $path, $ka) {
+    my $warm = _run($server, $path, $ka, 0);
+    my $full = _run($server, $path, $ka, $opt{requests});
     return ($full - $warm) / $opt{requests};
 }
 
 # The instructions of a whole server's life: start, warm-up, N requests, stop
-sub _run ($server, $path, $requests) {
+sub _run ($server, $path, $ka, $requests) {
     my $srv = start_server(
         $server,
-        workers => $server eq 'perennial-scripts' ? 0 : 1,    # Apache wants 1, and -X makes it one
-        single  => 1,
-        scripts => $scripts,
-        app     => $hello,
-        probe   => $path,
-        timeout => 180,
-        prefix  => ['valgrind', '--tool=callgrind', '--callgrind-out-file=/dev/null'],
+        workers   => $server eq 'perennial-scripts' ? 0 : 1,   # Apache wants 1, and -X makes it one
+        single    => 1,
+        keepalive => $ka,
+        scripts   => $scripts,
+        app       => $hello,
+        probe     => $path,
+        timeout   => 180,
+        prefix    => ['valgrind', '--tool=callgrind', '--callgrind-out-file=/dev/null'],
     );
-    run_ab(port => $srv->{port}, path => $path, requests => $opt{warm}, seconds => 120);
+    my %ab = (port => $srv->{port}, path => $path, keepalive => $ka);
+    run_ab(%ab, requests => $opt{warm}, seconds => 120);
     if ($requests) {
-        my $ab = run_ab(
-            port     => $srv->{port},
-            path     => $path,
-            requests => $requests,
-            seconds  => 600
-        );
+        my $ab = run_ab(%ab, requests => $requests, seconds => 600);
         die "$server: $ab->{errors} failed requests\n" if $ab->{errors};
     }
     stop_server($srv);

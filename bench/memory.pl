@@ -7,6 +7,7 @@ use Perennial::Bench::Servers qw(start_server stop_server);
 use Perennial::Bench::Load    qw(run_load);
 use Perennial::SizeLimit      ();
 use Perennial::Bench::Options qw(options);
+use Perennial::Bench::Record  qw(record);
 
 # What a worker's memory becomes after serving: the examples' scripts under Registry, in
 # Apache's ModPerl::Registry children and in Perennial's workers (the same httpd.conf fragment,
@@ -14,7 +15,8 @@ use Perennial::Bench::Options qw(options);
 # and again after N requests that take turns over the scripts. Private memory is what a worker
 # does not share with the others (copy-on-write erosion shows there); PSS charges each its
 # share of the rest. --preload NAME: a module both load before the workers start (PerlModule),
-# as a tuned mod_perl site's startup.pl loads CGI.pm.
+# as a tuned mod_perl site's startup.pl loads CGI.pm. --record FILE keeps the figures for
+# bench/goals.pl.
 
 my %opt = (
     requests => 3000,
@@ -24,11 +26,12 @@ my %opt = (
 options(
     \%opt,
     'Usage: perl bench/memory.pl [--requests 3000] [--workers 2] '
-        . '[--scripts hello.pl,form.pl,...] [--preload CGI]',
+        . '[--scripts hello.pl,form.pl,...] [--preload CGI] [--record FILE]',
     'requests=i',
     'workers=i',
     'scripts=s',
-    'preload=s'
+    'preload=s',
+    'record=s'
 );
 my $dir     = abs_path("$FindBin::RealBin/../examples/cgi-bin");
 my @scripts = split /,/, $opt{scripts};
@@ -64,6 +67,15 @@ for my $row (@rows) {
     say sprintf '%-26s %9d %9d %9d %9d %9d %7d', $label, $fresh->{private},
         @$after{qw(private pss rss shared)}, $failed;
 }
+record(
+    $opt{record},
+    'memory',
+    {   requests => $opt{requests},
+        workers  => $opt{workers},
+        preload  => $opt{preload},
+        map { ($_->[0] => {fresh => $_->[1]{private}, after => $_->[2]{private}}) } @rows
+    }
+);
 
 # The requests, in turns of 25 per script, as many connections as workers; the failed ones
 # (a script that fails under one server is counted, not fatal: cwd.pl's relative require does

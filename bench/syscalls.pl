@@ -8,16 +8,19 @@ use Time::HiRes               ();
 use Perennial::Bench::Servers qw(start_server stop_server);
 use Perennial::Bench::Load    qw(run_load);
 use Perennial::Bench::Options qw(options);
+use Perennial::Bench::Record  qw(record);
 
 # System calls per request, as `strace -c` counts them on every process of a server (manager
 # and one worker; Apache with -X, Perennial's scripts with --workers 0): ab sends N sequential
-# requests after a warm-up, each on a new connection, then N on one kept-alive connection
-# (ab -k; the scripts' servers run with KeepAlive Off, as bench/instructions.pl's). The
-# manager's own calls in those seconds are counted too (a few a second).
+# requests after a warm-up, each on a new connection, then N on kept-alive connections (ab -k,
+# the server with KeepAlive On; MaxKeepAliveRequests 100 for the scripts' servers, so a new
+# connection every 100 requests). The manager's own calls in those seconds are counted too (a
+# few a second). --record FILE keeps the figures for bench/goals.pl.
 
 my %opt = (requests => 2000, what => 'psgi,scripts');
-options(\%opt, 'Usage: perl bench/syscalls.pl [--requests 2000] [--what psgi,scripts]',
-    'requests=i', 'what=s');
+options(\%opt,
+    'Usage: perl bench/syscalls.pl [--requests 2000] [--what psgi,scripts] [--record FILE]',
+    'requests=i', 'what=s', 'record=s');
 my $hello   = abs_path("$FindBin::RealBin/apps/hello.psgi");
 my $scripts = abs_path("$FindBin::RealBin/../examples/cgi-bin");
 my %rows    = (
@@ -34,19 +37,16 @@ my %rows    = (
 my @rows = map { @{$rows{$_} // die "--what: '$_' is not psgi or scripts\n"} } split /,/,
     $opt{what};
 
-my @table;
+my (@table, %recorded);
 for my $row (@rows) {
     my ($label, $server, $path) = @$row;
-    my @per = (
-        _count($server, $path, 0),
-        $server =~ /\A(?:apache|perennial-scripts)\z/
-        ? undef
-        : _count($server, $path, 1)
-    );
-    my @shown = map { defined ? sprintf('%.1f', $_) : '-' } @per;
+    my @per   = (_count($server, $path, 0), _count($server, $path, 1));
+    my @shown = map { sprintf '%.1f', $_ } @per;
     printf STDERR "%-26s %6s new connection, %6s kept alive\n", $label, @shown;
     push @table, [$label, @shown];
+    $recorded{$label} = {off => $per[0], on => $per[1]};
 }
+record($opt{record}, 'syscalls', \%recorded);
 say '';
 say "system calls per request (strace -c on every process of the server, $opt{requests} "
     . 'sequential requests after 50 to warm up)';

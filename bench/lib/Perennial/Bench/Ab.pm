@@ -4,7 +4,7 @@ use Exporter               qw(import);
 use Perennial::Bench::Load qw(run_load);
 
 # The benchmarks' ab: Perennial::Bench::Load's, for at most a few seconds, with its failures
-# as errors
+# as errors; keepalive: ab -k
 
 our @EXPORT_OK = qw(run_ab);
 
@@ -15,6 +15,7 @@ sub run_ab (%a) {
         concurrency => $a{concurrency} // 1,
         seconds     => $a{seconds}     // 5,
         requests    => $a{requests}    // 100_000,
+        keepalive   => $a{keepalive},
     );
     return {%$r, errors => $r->{failed}};
 }

@@ -24,7 +24,8 @@ my %COMMAND;
 %COMMAND = (
     'perennial-scripts' => sub (%a) {
         _write("$a{dir}/perennial.conf",
-                  "Listen 127.0.0.1:$a{port}\nLogLevel warn\nKeepAlive Off\n"
+                  "Listen 127.0.0.1:$a{port}\nLogLevel warn\n"
+                . _keepalive(%a)
                 . ($a{preload} ? "PerlModule $a{preload}\n" : '')
                 . _script_locations($a{scripts}));
         (   $^X, "$ROOT/bin/perennial",    'serve', '-c', "$a{dir}/perennial.conf", '--workers',
@@ -38,8 +39,7 @@ LoadModule alias_module $mods/mod_alias.so
 LoadModule cgi_module $mods/mod_cgi.so
 LoadModule perl_module $mods/mod_perl.so
 MaxConnectionsPerChild 0
-KeepAlive Off
-DocumentRoot $a{dir}
+${\ _keepalive(%a)}DocumentRoot $a{dir}
 PerlModule ModPerl::Registry ModPerl::PerlRun ${\ ($a{preload} // '')}
 <Directory $a{scripts}>
     AllowOverride None
@@ -225,6 +225,13 @@ MaxSpareServers $a{workers}
 MaxRequestWorkers $a{workers}
 ServerLimit $a{workers}
 CONF
+}
+
+# KeepAlive for the script servers, the same lines for Apache and Perennial: off unless asked,
+# and then Apache's defaults (100 requests a connection, 5 s idle)
+sub _keepalive (%a) {
+    return "KeepAlive Off\n" unless $a{keepalive};
+    return "KeepAlive On\nMaxKeepAliveRequests 100\nKeepAliveTimeout 5\n";
 }
 
 # The same httpd.conf fragment for Apache and for Perennial: that it works in both is the point
