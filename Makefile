@@ -8,6 +8,7 @@ XS_SO = lib/auto/Perennial/HTTP/Core/Core.so \
         lib/auto/Perennial/Executor/Environment/Environment.so \
         lib/auto/Perennial/Executor/Output/Output.so \
         lib/auto/Perennial/Executor/Signals/Signals.so \
+        lib/auto/Perennial/Executor/Umask/Umask.so \
         lib/auto/Perennial/Scoreboard/Scoreboard.so
 
 .PHONY: deps run test bench tidy critic xs
@@ -15,8 +16,8 @@ XS_SO = lib/auto/Perennial/HTTP/Core/Core.so \
 deps:
 	@sh script/install-deps run test
 
-# The hot path's C functions (Perennial::HTTP::Core, Perennial::Executor::Environment, ::Output
-# and ::Signals, Perennial::Scoreboard); without them Perennial runs their Perl twins
+# The hot path's C functions (Perennial::HTTP::Core, Perennial::Executor::Environment, ::Output,
+# ::Signals and ::Umask, Perennial::Scoreboard); without them Perennial runs their Perl twins
 xs: $(XS_SO)
 
 .SECONDEXPANSION:

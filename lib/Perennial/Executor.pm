@@ -21,6 +21,7 @@ use Perennial::ModPerl;
 use Perennial::Executor::Resolver;
 use Perennial::Executor::Scripts;
 use Perennial::Executor::Signals;
+use Perennial::Executor::Umask;    # Before any script compiles too: its umask ops are marked
 use Perennial::HTTP::Core qw(pid);
 
 # Runs CGI scripts inside the worker. One executor serves one script directory with one
@@ -206,7 +207,7 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     }
     Perennial::Executor::Signals::restore($signals);
     POSIX::setlocale(POSIX::LC_ALL(), $locale) if defined $locale;
-    umask $self->{umask};
+    Perennial::Executor::Umask->restore($self->{umask});
     chdir $self->{home} if $chdir;
     $self->_cleanup($script);
     return ($error, $r);

@@ -80,6 +80,13 @@ my @cases = (
     [   'globals.pl',
         {map { $_ => [("ALRM=undef RS=1 OFS=undef umask=022") x 3] } qw(cgi-bin perlrun registry)}
     ],
+
+    # A umask set through POSIX, or by a module the script loads, is put back all the same
+    # (with the C build, only after a request in which a umask ran)
+    (   map {
+            [$_, {map { $_ => [('umask=022') x 3] } qw(cgi-bin perlrun registry)}]
+        } qw(umask_posix.pl umask_module.pl)
+    ),
 );
 use Cwd ();
 umask 022;
