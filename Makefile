@@ -6,6 +6,7 @@ PROVE ?= prove
 # The C functions of the hot path, each built from xs/NAME.xs
 XS_SO = lib/auto/Perennial/HTTP/Core/Core.so \
         lib/auto/Perennial/Executor/Environment/Environment.so \
+        lib/auto/Perennial/Executor/Inc/Inc.so \
         lib/auto/Perennial/Executor/Output/Output.so \
         lib/auto/Perennial/Executor/Signals/Signals.so \
         lib/auto/Perennial/Executor/Umask/Umask.so \
@@ -16,8 +17,9 @@ XS_SO = lib/auto/Perennial/HTTP/Core/Core.so \
 deps:
 	@sh script/install-deps run test
 
-# The hot path's C functions (Perennial::HTTP::Core, Perennial::Executor::Environment, ::Output,
-# ::Signals and ::Umask, Perennial::Scoreboard); without them Perennial runs their Perl twins
+# The hot path's C functions (Perennial::HTTP::Core, Perennial::Executor::Environment, ::Inc,
+# ::Output, ::Signals and ::Umask, Perennial::Scoreboard); without them Perennial runs their
+# Perl twins
 xs: $(XS_SO)
 
 .SECONDEXPANSION:

@@ -7,7 +7,8 @@ use Perennial::App;
 use Perennial::Config::Ignored qw(ignored_summary);
 use Perennial::Control;
 use Perennial::Executor::Catalog;
-use Perennial::HTTP::Core ();
+use Perennial::Executor::Inc ();
+use Perennial::HTTP::Core    ();
 use Perennial::Listener;
 use Perennial::Log;
 use Perennial::Preload;
@@ -113,6 +114,10 @@ sub _prepare ($self, $config, $log) {
     my $hooks = $self->{preload}->load($config);
     $self->{shared} = {};    # What the status pages read, filled in below
     my $app = $self->{app} // Perennial::App->build($config, $log, $self->{shared});
+
+    # The modules loaded so far are known to the script executors before the workers fork: a
+    # worker that learnt them itself would copy pages it shares (Perennial::Executor::Inc)
+    Perennial::Executor::Inc::sync();
     return ($hooks, $app);
 }
 

@@ -21,7 +21,8 @@ my @files = (
     (grep { !m{/(?:core|pure_perl)\.t\z} } glob('t/http/*.t')),
     't/psgi/suite.t',    't/apache/malformed.t',
     't/scripts/modes.t', 't/scripts/config.t', 't/scripts/safety.t',    # %ENV, %SIG
-    't/apache/cgi_output.t'                                             # print
+    't/apache/cgi_output.t',                                            # print
+    't/scripts/inc.t'                                                   # %INC
 );
 for my $file (@files) {
     my $out = `$^X -Ilib $file 2>&1`;

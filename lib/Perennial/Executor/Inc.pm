@@ -1,6 +1,7 @@
 package Perennial::Executor::Inc;
 use v5.36;
 use Config;
+use Perennial::Twins;
 
 # A resident script's share of %INC. Files it requires that are not modules (`require "lib.pl"`,
 # or a .pm with no package statement) are its own: they are in %INC only while it runs, so
@@ -16,6 +17,19 @@ my $COUNT = -1;    # How many
 
 # Once per process, before scripts run (the executor calls it in the manager, so that no
 # server without scripts, and no worker, starts a perl to ask)
+# The C ones (xs/Inc.xs) compare %INC with the known keys where they lie; the Perl twins below
+# make an SV of every key, which a worker pays for in copied pages (docs/design-notes.md)
+Perennial::Twins::install(__PACKAGE__, qw(new_keys sync_known));
+
+sub pp_new_keys ($inc, $known) {
+    return grep { !exists $known->{$_} } keys %$inc;
+}
+
+sub pp_sync_known ($inc, $known) {
+    %$known = map { $_ => 1 } keys %$inc;
+    return;
+}
+
 sub init () {
     @SYSTEM = _perl_dirs() unless @SYSTEM;
     return;
@@ -29,7 +43,7 @@ sub perls_own ($path) {
 
 # Before a script runs or compiles: its own files are back in %INC
 sub enter ($script = undef) {
-    _sync() if keys %INC != $COUNT;
+    sync() if keys %INC != $COUNT;
     my $own = $script && $script->{own} or return;
     @INC{keys %$own} = values %$own; ## no critic (RequireLocalizedPunctuationVars) %INC, on purpose
     return;
@@ -40,7 +54,7 @@ sub enter ($script = undef) {
 sub leave ($script, $dir) {
     delete @INC{keys %{$script->{own}}} if $script->{own};
     return                              if keys %INC == $COUNT;
-    for my $key (grep { !$KNOWN{$_} } keys %INC) {
+    for my $key (new_keys(\%INC, \%KNOWN)) {
         my $path = $INC{$key};
         $path = "$dir/$path" if defined $path && !ref $path && $path !~ m{\A/};
         my $lib = defined $path && !ref $path && !grep { index($path, "$_/") == 0 } @SYSTEM;
@@ -71,6 +85,14 @@ sub changed ($script) {
 
 # Perl's own library directories: those of its build configuration and the @INC it starts
 # with (Debian adds /etc/perl and perl-base), asked of a perl with no PERL5LIB, once
+# What is in %INC now is known: the modules loaded before a script ran are not its own. The
+# manager calls this before it forks, so that the workers share the list.
+sub sync () {
+    sync_known(\%INC, \%KNOWN);
+    $COUNT = keys %INC;
+    return;
+}
+
 sub _perl_dirs () {
     my @dirs = map { $Config{$_} // '' }
         qw(privlibexp archlibexp sitelibexp sitearchexp vendorlibexp vendorarchexp);
@@ -93,12 +115,6 @@ sub _has_package ($path) {
         last     if $line =~ /\A__(?:END|DATA)__\s*\z/;
     }
     return 0;
-}
-
-sub _sync () {
-    %KNOWN = map { $_ => 1 } keys %INC;
-    $COUNT = keys %INC;
-    return;
 }
 
 1;
@@ -154,10 +170,34 @@ are never watched.
 
     Perennial::Executor::Inc::leave($script, $dir);
 
+=head2 new_keys
+
+    my @new = Perennial::Executor::Inc::new_keys(\%INC, \%known);
+
+The keys of the first hash that the second lacks. In C, the keys are compared where they lie,
+without an SV made of each (see L</sync>).
+
 =head2 perls_own
 
     next if Perennial::Executor::Inc::perls_own($INC{'CGI.pm'});
 
 True for a file in perl's own library directories, which are never watched or reloaded.
+
+=head2 sync
+
+    Perennial::Executor::Inc::sync();    # in the manager, before the workers fork
+
+Notes every key of C<%INC> as a module loaded before any script: a script's own files and
+dependencies are what appears after. C<enter> does it again whenever C<%INC> changed. Done in
+the manager, the workers share the list; done in a worker, the Perl twin's list of ~300 keys
+would raise and lower the count of users of each key's text in perl's string table, spread
+over the heap the workers share, and copy a page for each (about 1.2 MB a worker). The C
+(xs/Inc.xs) touches only the keys that are new or gone.
+
+=head2 sync_known
+
+    Perennial::Executor::Inc::sync_known(\%INC, \%known);
+
+Makes the second hash's keys those of the first, each with the value 1.
 
 =cut
