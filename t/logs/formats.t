@@ -73,4 +73,24 @@ subtest 'an application\'s own Server header replaces Perennial\'s' => sub {
     $srv->stop;
 };
 
+subtest 'a response header in the format, for a request refused before any response' => sub {
+    my $dir = scratch_dir();
+    chmod 0777, $dir or die $!;
+    my $srv = start_server(
+        app     => 'pid.psgi',
+        workers => 1,
+        conf    => qq{CustomLog $dir/o.log "%>s %{Content-Type}o"\n}
+    );
+    my $pid = ($srv->slots)[0]{pid};
+    like raw_request($srv->port, "BAD REQUEST LINE\r\n\r\n"), qr{\AHTTP/1\.\d 400 },
+        'a request line that is not one: 400';
+    like raw_request($srv->port, "GET / HTTP/1.1\r\n\r\n"), qr{\AHTTP/1\.1 400 }, 'no Host: 400';
+    is $srv->get('/')->{status}, 200, 'and the next is served';
+    ok wait_until(sub { slurp("$dir/o.log") =~ /\n.*\n.*\n/ }, 10, 'three lines'), 'three lines';
+    like slurp("$dir/o.log"), qr{\A400 -\n400 -\n200 text/plain\n\z},
+        'the refused ones without a Content-Type: -';
+    is + ($srv->slots)[0]{pid}, $pid, 'by the same worker: none died writing the log';
+    unlike $srv->error_log, qr/died/, 'and the error log says no worker died';
+};
+
 done_testing;

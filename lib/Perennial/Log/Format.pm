@@ -40,7 +40,7 @@ my %FIELD = (
     l => sub ($r, $arg) {'-'},
     m => sub ($r, $arg) { clean($r->{env}{REQUEST_METHOD}) },
     n => sub ($r, $arg) {'-'},
-    o => sub ($r, $arg) { clean(_header_out($r->{headers}, $arg)) },
+    o => sub ($r, $arg) { clean(scalar _header_out($r->{headers}, $arg)) },
     O => sub ($r, $arg) { ($r->{head_bytes} // 0) + ($r->{bytes} // 0) },
     p => sub ($r, $arg) {
         $arg eq 'remote' ? $r->{env}{REMOTE_PORT} // '-' : $r->{env}{SERVER_PORT} // '-';
