@@ -10,6 +10,7 @@ XS_SO = lib/auto/Perennial/HTTP/Core/Core.so \
         lib/auto/Perennial/Executor/Output/Output.so \
         lib/auto/Perennial/Executor/Signals/Signals.so \
         lib/auto/Perennial/Executor/Umask/Umask.so \
+        lib/auto/Perennial/Log/Format/Format.so \
         lib/auto/Perennial/Scoreboard/Scoreboard.so
 
 .PHONY: deps run test bench tidy critic xs
@@ -18,8 +19,8 @@ deps:
 	@sh script/install-deps run test
 
 # The hot path's C functions (Perennial::HTTP::Core, Perennial::Executor::Environment, ::Inc,
-# ::Output, ::Signals and ::Umask, Perennial::Scoreboard); without them Perennial runs their
-# Perl twins
+# ::Output, ::Signals and ::Umask, Perennial::Log::Format, Perennial::Scoreboard); without them
+# Perennial runs their Perl twins
 xs: $(XS_SO)
 
 .SECONDEXPANSION:

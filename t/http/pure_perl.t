@@ -22,7 +22,8 @@ my @files = (
     't/psgi/suite.t',    't/apache/malformed.t',
     't/scripts/modes.t', 't/scripts/config.t', 't/scripts/safety.t',    # %ENV, %SIG
     't/apache/cgi_output.t',                                            # print
-    't/scripts/inc.t'                                                   # %INC
+    't/scripts/inc.t',                                                  # %INC
+    't/logs/formats.t'                                                  # access log lines
 );
 for my $file (@files) {
     my $out = `$^X -Ilib $file 2>&1`;

@@ -2,9 +2,10 @@ package Perennial::Log::Format;
 use v5.36;
 use POSIX       qw(strftime);
 use Time::HiRes ();
+use Perennial::Twins;
 
 # mod_log_config's LogFormat: a format string compiled once into a list of pieces (text, or a
-# sub that gives one field), joined per request. Apache's directives where they mean
+# field: the sub that gives it, its argument and its letter), joined per request. Apache's directives where they mean
 # something here; values that come from the client are escaped as Apache escapes them.
 
 # Apache's standard nicknames, and Perennial's own default: combined plus the duration in
@@ -89,13 +90,16 @@ sub compile ($class, $format) {
             or die "bad LogFormat at '" . substr($rest, 0, 10) . "'\n";
         my ($arg, $letter) = ($1 // '', $2);
         my $field = $FIELD{$letter} or die "unknown LogFormat directive %$letter\n";
-        push @pieces, [$field, $letter eq 'i' ? _env_key($arg) : $arg];
+        push @pieces, [$field, $letter eq 'i' ? _env_key($arg) : $arg, $letter];
     }
     return bless {pieces => \@pieces, format => $format}, $class;
 }
 
-# One line, with its newline
-sub line ($self, $r) {
+# One line, with its newline: in C (xs/Format.xs, which makes the common fields itself and
+# calls the subs of the others), or in Perl
+Perennial::Twins::install(__PACKAGE__, qw(line));
+
+sub pp_line ($self, $r) {
     my $line = '';
     for my $piece (@{$self->{pieces}}) {
         $line .= ref $piece ? $piece->[0]->($r, $piece->[1]) : $piece;
