@@ -175,7 +175,15 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     $errors->reset_layers($script->{stderr_layers}) if $script->{stderr_layers};
     local $Perennial::Executor::Children::RUNNING = $self->{log};      # Its child processes
     local $SIG{__WARN__} = $script->{warn};
-    local ($/, $,, $\, $", $;, $@) = ("\n", undef, undef, ' ', "\034", '');
+
+    # Perl's punctuation as a new perl has it (a scalar local each costs less than one list's)
+    local $/ = "\n";
+    local $,;
+    local $\;
+    local $" = ' ';
+    local $; = "\034";
+    local $@ = '';
+
     local @ARGV = $self->{env}->argv($env);
     local @INC  = @{$script->{inc}};         # Its own `use lib` paths, and changes last one request
     local $^T   = time;
@@ -207,8 +215,8 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     }
     Perennial::Executor::Signals::restore($signals);
     POSIX::setlocale(POSIX::LC_ALL(), $locale) if defined $locale;
-    Perennial::Executor::Umask->restore($self->{umask});
-    chdir $self->{home} if $chdir;
+    umask $self->{umask} if Perennial::Executor::Umask::ran();    # Only if a umask ran
+    chdir $self->{home}  if $chdir;
     $self->_cleanup($script);
     return ($error, $r);
 }

@@ -9,12 +9,6 @@ Perennial::Twins::install(__PACKAGE__, qw(ran));
 
 sub pp_ran () {1}
 
-# After a request: the umask as it was, if anything may have changed it
-sub restore ($class, $umask) {
-    umask $umask if ran();
-    return;
-}
-
 1;
 
 __END__
@@ -28,7 +22,7 @@ Perennial::Executor::Umask - a script's umask put back after its request, withou
     use Perennial::Executor::Umask;    # before the site's code compiles
     my $umask = umask;
     run_the_script();
-    Perennial::Executor::Umask->restore($umask);
+    umask $umask if Perennial::Executor::Umask::ran();
 
 =head1 DESCRIPTION
 
@@ -45,12 +39,7 @@ put back after every request.
 
     my $maybe = Perennial::Executor::Umask::ran();    # and forgets
 
-Whether a umask op ran since the last call (true on the first).
-
-=head2 restore
-
-    Perennial::Executor::Umask->restore($umask);
-
-Sets the umask to C<$umask> if C<ran>.
+Whether a umask op ran since the last call (true on the first), so the umask must be put
+back.
 
 =cut
