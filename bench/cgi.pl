@@ -7,7 +7,7 @@ use List::Util                ();
 use Perennial::Bench::Ab      qw(run_ab);
 use Perennial::Bench::Servers qw(start_server stop_server);
 use Perennial::Bench::Wrk     qw(run_wrk);
-use Perennial::Bench::Options qw(options);
+use Perennial::Bench::Options qw(keepalive_modes options);
 use Perennial::Bench::Record  qw(record);
 
 # The seed talk's comparison: hello.pl (CGI.pm) under Perennial's CGI, PerlRun and Registry,
@@ -38,9 +38,7 @@ options(
     'keepalive=s',
     'record=s'
 );
-my %KA    = (off => 0, on => 1);
-my @modes = map { $KA{$_} // die "--keepalive: '$_' is not off or on\n" } split /,/,
-    $opt{keepalive};
+my @modes   = keepalive_modes($opt{keepalive});
 my $scripts = abs_path("$FindBin::RealBin/../examples/cgi-bin");
 my @rows    = (
     ['Apache mod_cgi',             'apache',            '/cgi-bin'],

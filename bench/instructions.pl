@@ -5,7 +5,7 @@ use lib "$FindBin::RealBin/lib", "$FindBin::RealBin/../lib";
 use Cwd                       qw(abs_path);
 use Perennial::Bench::Ab      qw(run_ab);
 use Perennial::Bench::Servers qw(start_server stop_server);
-use Perennial::Bench::Options qw(options);
+use Perennial::Bench::Options qw(keepalive_modes options);
 use Perennial::Bench::Record  qw(record);
 
 # The work a server does per request, as user-space instructions counted by valgrind's
@@ -36,9 +36,7 @@ options(
     'keepalive=s',
     'record=s'
 );
-my %KA    = (off => 0, on => 1);
-my @modes = map { $KA{$_} // die "--keepalive: '$_' is not off or on\n" } split /,/,
-    $opt{keepalive};
+my @modes   = keepalive_modes($opt{keepalive});
 my $scripts = abs_path("$FindBin::RealBin/../examples/cgi-bin");
 my $hello   = abs_path("$FindBin::RealBin/apps/hello.psgi");
 my %rows    = (    # label, server, URL, the row it is compared with
