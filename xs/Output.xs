@@ -72,6 +72,132 @@ perl_print(pTHX_ I32 ax, I32 n)
     return sv_2mortal(ret);
 }
 
+
+/* A CGI header block (the part before the blank line), read as the Perl parse_cgi_headers
+ * reads it, for a block of ASCII with no head set another way; anything else is the Perl's.
+ * The Perl's regular expressions and splice cost about 30k instructions for a one-line head. */
+static int
+token_char(U8 c)
+{
+    return isALPHANUMERIC_A(c) || (c && strchr("!#$%&'*+.^_`|~-", c));
+}
+
+static int
+word_char(U8 c)
+{
+    return isALPHANUMERIC_A(c) || c == '_';
+}
+
+/* One field of the block: its name and value, or false for a line that is not one */
+static int
+split_field(const char *line, STRLEN len, STRLEN *name_len, const char **value, STRLEN *value_len)
+{
+    STRLEN i = 0, end = len;
+    while (i < len && token_char((U8)line[i])) i++;
+    if (i == 0 || i >= len || line[i] != ':') return 0;
+    *name_len = i++;
+    while (i < len && (line[i] == ' ' || line[i] == '\t')) i++;
+    while (end > i && (line[end - 1] == ' ' || line[end - 1] == '\t')) end--;
+    *value     = line + i;
+    *value_len = end - i;
+    return 1;
+}
+
+static int
+named(const char *name, STRLEN len, const char *what)
+{
+    STRLEN i;
+    if (len != strlen(what)) return 0;
+    for (i = 0; i < len; i++)
+        if (toLOWER_A((U8)name[i]) != (U8)what[i]) return 0;
+    return 1;
+}
+
+#define FAIL(...)                                     \
+    STMT_START {                                      \
+        EXTEND(SP, 3);                                \
+        PUSHs(&PL_sv_undef);                          \
+        PUSHs(&PL_sv_undef);                          \
+        PUSHs(sv_2mortal(newSVpvf(__VA_ARGS__)));     \
+        PUTBACK;                                      \
+        return;                                       \
+    } STMT_END
+
+/* Pushes (status, \@headers, undef, local) or (undef, undef, error), as the Perl returns */
+static void
+parse_head(pTHX_ const char *head, STRLEN len)
+{
+    dSP;
+    AV *headers = newAV();
+    const char *status = NULL, *location = NULL, *p = head, *end = head + len;
+    (void)sv_2mortal(newRV_noinc((SV *)headers));    /* Freed with the caller's temporaries */
+    STRLEN location_len = 0;
+    /* split /\r?\n/ leaves out the empty fields at the end */
+    while (end > head && end[-1] == '\n') {
+        end--;
+        if (end > head && end[-1] == '\r') end--;
+    }
+    /* First every line must be a field, then the fields are read in order */
+    while (p < end) {
+        const char *nl = memchr(p, '\n', end - p), *line_end = nl ? nl : end;
+        const char *value;
+        STRLEN name_len, value_len, line_len;
+        if (nl && line_end > p && line_end[-1] == '\r') line_end--;
+        line_len = line_end - p;
+        if (!split_field(p, line_len, &name_len, &value, &value_len))
+            FAIL("malformed header from script: '%" UTF8f "'", UTF8fARG(0, line_len, p));
+        av_push(headers, newSVpvn(p, name_len));
+        av_push(headers, newSVpvn(value, value_len));
+        p = nl ? nl + 1 : end;
+    }
+    {
+        AV *kept = newAV();
+        SV *kept_ref = sv_2mortal(newRV_noinc((SV *)kept));
+        SSize_t i;
+        for (i = 0; i + 1 <= av_top_index(headers); i += 2) {
+            SV *name = AvARRAY(headers)[i], *value = AvARRAY(headers)[i + 1];
+            const char *v = SvPVX(value);
+            STRLEN vlen = SvCUR(value);
+            if (memchr(v, '\r', vlen) || memchr(v, '\n', vlen))
+                FAIL("header '%" SVf "' from script holds a CR or LF", SVfARG(name));
+            if (named(SvPVX(name), SvCUR(name), "status")) {
+                if (vlen < 3 || v[0] < '1' || v[0] > '5' || !isDIGIT_A(v[1]) || !isDIGIT_A(v[2])
+                    || (vlen > 3 && word_char((U8)v[3])))
+                    FAIL("bad Status header from script: '%" SVf "'", SVfARG(value));
+                status = v;
+                continue;
+            }
+            if (named(SvPVX(name), SvCUR(name), "location")) {
+                location     = v;
+                location_len = vlen;
+            }
+            av_push(kept, SvREFCNT_inc_simple_NN(name));
+            av_push(kept, SvREFCNT_inc_simple_NN(value));
+        }
+        if (av_top_index(kept) < 0 && !status) FAIL("empty header block from script");
+        EXTEND(SP, 4);
+        PUSHs(status ? sv_2mortal(newSVpvn(status, 3))
+                     : sv_2mortal(newSViv(location ? 302 : 200)));
+        PUSHs(kept_ref);
+        PUSHs(&PL_sv_undef);
+        PUSHs(!status && location && location_len && location[0] == '/'
+                  ? sv_2mortal(newSVpvn(location, location_len))
+                  : &PL_sv_undef);
+        PUTBACK;
+    }
+}
+
+/* Whether the C reads this block: bytes below 0x80 only (the Perl's \b and \w go by Unicode
+ * rules past them) */
+static int
+ascii_only(const char *p, STRLEN len)
+{
+    STRLEN i;
+    for (i = 0; i < len; i++)
+        if ((U8)p[i] >= 0x80) return 0;
+    return 1;
+}
+
 MODULE = Perennial::Executor::Output    PACKAGE = Perennial::Executor::Output
 
 PROTOTYPES: DISABLE
@@ -113,3 +239,28 @@ xs_PRINT(self, ...)
     }
   OUTPUT:
     RETVAL
+
+# A printed header block: (status, \@headers, undef, local redirect) or (undef, undef, error);
+# over a head set another way ($base), or past ASCII, the Perl twin's answer
+void
+xs_parse_cgi_headers(head, base = &PL_sv_undef)
+    SV *head
+    SV *base
+  PREINIT:
+    const char *p;
+    STRLEN len;
+  PPCODE:
+    p = SvPV_const(head, len);
+    if (SvOK(base) || SvUTF8(head) || !ascii_only(p, len)) {
+        PUSHMARK(SP);
+        XPUSHs(head);
+        XPUSHs(base);
+        PUTBACK;
+        (void)call_pv("Perennial::Executor::Output::pp_parse_cgi_headers", G_LIST);
+        SPAGAIN;
+    }
+    else {
+        PUTBACK;
+        parse_head(aTHX_ p, len);
+        SPAGAIN;
+    }

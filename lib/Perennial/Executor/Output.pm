@@ -18,6 +18,9 @@ sub field_name () {$FIELD_NAME}
 my $BUFFER     = 8192;
 my $HEAD_LIMIT = 65_536;
 
+# print and the header block's reading: in C (xs/Output.xs), or their Perl twins below
+Perennial::Twins::install(__PACKAGE__, qw(PRINT parse_cgi_headers));
+
 sub new ($class, %args) {
     return bless {
         respond => $args{respond},
@@ -169,8 +172,9 @@ sub _head_from_request ($self, $bytes) {
 }
 
 # A printed header block, as mod_cgi reads it; over the fields of a head set another way, if
-# given (the printed Status and Content-Type win)
-sub parse_cgi_headers ($head, $base = undef) {
+# given (the printed Status and Content-Type win). In C (xs/Output.xs) for a block of ASCII
+# without such a head; this is its Perl twin.
+sub pp_parse_cgi_headers ($head, $base = undef) {
     my @fields;
     for my $line (split /\r?\n/, $head) {
         return (undef, undef, "malformed header from script: '$line'")
@@ -251,7 +255,6 @@ sub layers ($self, @new) {
 
 # print: in C (xs/Output.xs) once the header block is read and the bytes are plain (the rest
 # it leaves to this one, which is also its Perl twin)
-Perennial::Twins::install(__PACKAGE__, 'PRINT');
 
 sub pp_PRINT ($self, @list) {
     $self->{autoflush} = $|;
