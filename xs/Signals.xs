@@ -40,18 +40,32 @@ is_signal(int i)
     return i == SIG_SIZE || (i > 0 && i < SIG_SIZE && PL_sig_num[i] == i);
 }
 
-MODULE = Perennial::Executor::Signals    PACKAGE = Perennial::Executor::Signals
+/* The slot of a snapshot for a signal number, or NULL */
+static SV *
+saved_at(AV *saved, int i)
+{
+    return i <= AvFILLp(saved) ? AvARRAY(saved)[i] : NULL;
+}
 
-PROTOTYPES: DISABLE
-
-# A copy of every handler that is set, indexed by signal number, the __DIE__ hook last
-SV *
-xs_snapshot(...)
-  PREINIT:
-    AV *saved;
+/* Whether every handler is as the snapshot has it */
+static int
+unchanged(pTHX_ AV *saved)
+{
     int i;
-  CODE:
-    saved = newAV();
+    for (i = 1; i <= SIG_SIZE; i++)
+        if (is_signal(i) && !same_handler(aTHX_ handler_of(aTHX_ i), saved_at(saved, i))) return 0;
+    return 1;
+}
+
+/* The last snapshot made: while the handlers stay as it has them (a worker's, request after
+ * request), each request's snapshot is it again, and nothing is copied */
+static AV *latest = NULL;
+
+static AV *
+copy_handlers(pTHX)
+{
+    AV *saved = newAV();
+    int i;
     av_extend(saved, SIG_SIZE);
     for (i = 1; i <= SIG_SIZE; i++) {
         SV *h;
@@ -59,7 +73,24 @@ xs_snapshot(...)
         h = handler_of(aTHX_ i);
         if (h && SvOK(h)) av_store(saved, i, newSVsv(h));    /* Unset is the default */
     }
-    RETVAL = newRV_noinc((SV *)saved);
+    return saved;
+}
+
+MODULE = Perennial::Executor::Signals    PACKAGE = Perennial::Executor::Signals
+
+PROTOTYPES: DISABLE
+
+# A copy of every handler that is set, indexed by signal number, the __DIE__ hook last: the
+# last one made, when the handlers are still as it has them
+SV *
+xs_snapshot(...)
+  CODE:
+    PERL_UNUSED_VAR(items);
+    if (!latest || !unchanged(aTHX_ latest)) {
+        if (latest) SvREFCNT_dec((SV *)latest);
+        latest = copy_handlers(aTHX);
+    }
+    RETVAL = newRV_inc((SV *)latest);
   OUTPUT:
     RETVAL
 
@@ -75,10 +106,37 @@ xs_changed(saved_ref)
         croak("changed: not a snapshot");
     saved = (AV *)SvRV(saved_ref);
     for (i = 1; i <= SIG_SIZE; i++) {
-        SV **was;
+        SV *was;
         if (!is_signal(i)) continue;
-        was = av_fetch(saved, i, 0);
-        if (same_handler(aTHX_ handler_of(aTHX_ i), was ? *was : NULL)) continue;
+        was = saved_at(saved, i);
+        if (same_handler(aTHX_ handler_of(aTHX_ i), was)) continue;
         XPUSHs(sv_2mortal(newSVpv(name_of(i), 0)));
-        XPUSHs(was ? *was : &PL_sv_undef);
+        XPUSHs(was ? was : &PL_sv_undef);
+    }
+
+# Puts back, through %SIG (so that perl's own sigaction runs), each handler that differs from
+# the snapshot; returns their names
+void
+xs_restore(saved_ref)
+    SV *saved_ref
+  PREINIT:
+    AV *saved;
+    HV *sig;
+    int i;
+  PPCODE:
+    if (!SvROK(saved_ref) || SvTYPE(SvRV(saved_ref)) != SVt_PVAV)
+        croak("restore: not a snapshot");
+    saved = (AV *)SvRV(saved_ref);
+    sig   = get_hv("main::SIG", GV_ADD);
+    for (i = 1; i <= SIG_SIZE; i++) {
+        SV *was, **slot;
+        const char *name;
+        if (!is_signal(i)) continue;
+        was = saved_at(saved, i);
+        if (same_handler(aTHX_ handler_of(aTHX_ i), was)) continue;
+        name = name_of(i);
+        slot = hv_fetch(sig, name, (I32)strlen(name), 1);
+        if (!slot) croak("Can't put back the handler of %s", name);
+        sv_setsv_mg(*slot, was ? was : &PL_sv_undef);
+        XPUSHs(sv_2mortal(newSVpv(name, 0)));
     }

@@ -68,6 +68,31 @@ for my $impl ('xs', 'pp') {
     is_deeply [Perennial::Executor::Signals::restore($saved)], [], 'once';
 }
 
+# restore by each implementation, and snapshots one inside the other (a script's internal
+# redirect runs another script within its request): each puts back its own
+for my $impl ('xs', 'pp') {
+    my $snapshot = \&{"Perennial::Executor::Signals::${impl}_snapshot"};
+    my $restore  = \&{"Perennial::Executor::Signals::${impl}_restore"};
+    local $SIG{USR2}    = \&before_usr2;
+    local $SIG{HUP}     = 'IGNORE';
+    local $SIG{__DIE__} = sub { die @_ };
+    my $die = $SIG{__DIE__};
+
+    my $outer = $snapshot->(1);
+    is_deeply [$restore->($snapshot->(1))], [], "$impl: a snapshot taken again, nothing to do";
+    $SIG{USR2} = 'IGNORE';        # The outer script
+    my $inner = $snapshot->(1);
+    $SIG{HUP}     = 'DEFAULT';    # The inner one
+    $SIG{__DIE__} = undef;
+    delete $SIG{USR2};
+    is_deeply [sort $restore->($inner)], [sort qw(HUP USR2 __DIE__)],
+        "$impl: the inner request's changes are put back";
+    is_deeply [$SIG{USR2}, $SIG{HUP}, $SIG{__DIE__}], ['IGNORE', 'IGNORE', $die],
+        "$impl: as the outer script had them";
+    is_deeply [$restore->($outer)], ['USR2'], "$impl: then the outer one's";
+    is $SIG{USR2}, \&before_usr2, "$impl: as the worker had it";
+}
+
 # A disposition the process inherited and never looked at from Perl: IGNORE is put back as
 # IGNORE, not as the default
 for my $impl ('', 'PERENNIAL_PURE_PERL=1') {

@@ -15,7 +15,7 @@ my @USUAL = qw(ALRM CHLD HUP INT PIPE TERM USR1 USR2 __DIE__);
 { my @all = @SIG{keys %SIG} }
 
 # The C ones (xs/Signals.xs), or their Perl twins below
-Perennial::Twins::install(__PACKAGE__, qw(snapshot changed));
+Perennial::Twins::install(__PACKAGE__, qw(snapshot changed restore));
 
 # In Perl, every handler when asked ($all), the usual ones otherwise; the C ones see every
 # handler always, for less than Perl spends on the usual nine
@@ -34,8 +34,8 @@ sub pp_changed ($saved) {
 }
 
 # Puts back what changed since the snapshot; returns the names of those it put back
-sub restore ($saved) {
-    my @changed = changed($saved);
+sub pp_restore ($saved) {
+    my @changed = pp_changed($saved);
     my @names;
     while (my ($name, $handler) = splice @changed, 0, 2) {
         $SIG{$name} = $handler;    ## no critic (RequireLocalizedPunctuationVars)
