@@ -142,6 +142,7 @@ sub _reload ($self) {
         if $config->server_limit != $old->server_limit;
     my $hooks = $self->{preload}->load($config);
     my $app   = $self->{app} // Perennial::App->build($config, $log, $self->{shared});
+    Perennial::Executor::Inc::sync();    # What this generation loaded, known before it forks
     $_->set_timeout($config->timeout) for @{$self->{listeners}};
     $log->reopen;
     $self->{config} = $config;
