@@ -117,9 +117,12 @@ sub _run ($server, $path, $ka, $requests) {
     stop_server($srv);
     open(my $log, '<', "$srv->{dir}/out.log") or die "Can't read the log of $server: $!\n";
 
-    # Every process's total: a manager and its worker
-    my @totals = map { /I\s+refs:\s+([\d,]+)/ ? $1 =~ tr/,//dr : () } <$log>;
-    die "$server: valgrind reported no total\n" unless @totals;
+    # Every process's total: a manager and its worker (none: the server's last words say why)
+    my @lines  = <$log>;
+    my @totals = map { /I\s+refs:\s+([\d,]+)/ ? $1 =~ tr/,//dr : () } @lines;
+    die "$server: valgrind reported no total; the end of its output:\n",
+        @lines[($#lines > 20 ? $#lines - 20 : 0) .. $#lines]
+        unless @totals;
     my $sum = 0;
     $sum += $_ for @totals;
     return $sum;
