@@ -71,36 +71,24 @@ sub new ($class, %args) {
 # is the index of the listener it came on (its HttpProtocolOptions).
 sub serve ($self, $sock, $base, $peer, $remaining, $listener = 0) {
     $self->{limits} = $self->{limits_of}[$listener] // $self->{limits_of}[0];
-    my ($buf, $served) = ('', 0);
-    my ($board, $slot) = @$self{qw(board slot)};
-    my $after = $self->{after};
+    my ($buf,   $served) = ('', 0);
+    my ($board, $slot)   = @$self{qw(board slot)};
     while (1) {
         last if $served && !length $buf && !$self->_next_request($sock);
         $board->state($slot, 'R');
         my $t0 = Time::HiRes::time();
         my ($len, $status, $env) = $self->_read_head($sock, \$buf, $base, $peer);
-        last unless $len || $status;
+        last unless $env;
         my $c = Perennial::HTTP::Response->for_request($sock, $env, $t0, $self->{timeout});
-        $board->request_start(
-            $slot,
-            $env->{REMOTE_ADDR} // '',
-            "$env->{REQUEST_METHOD} $env->{REQUEST_URI} $env->{SERVER_PROTOCOL}",
-            $t0, $served++
-        );
+        $board->request_start($slot, $env, $t0, $served++);
         if ($status) { $self->_refuse($c, $status, $env, 'bad request') }
         else {
             substr $buf, 0, $len, '';
             $env->{'perennial.head_bytes'} = $len;
             $remaining-- if defined $remaining;
-            $c->{keep_alive} = $self->_want_keep_alive($env, $served, $remaining);
-            $c->{head_only}  = $env->{REQUEST_METHOD} eq 'HEAD';
-            $self->_read_body($c, \$buf, $env) and $self->_call_app($c, $env);
+            $self->_answer($c, \$buf, $env, $served, $remaining);
         }
-        my $micros = int((Time::HiRes::time() - $t0) * 1e6);
-        $board->request_done($slot, $c->{bytes}, $micros, $served);
-        $self->_logged($c, $env, $micros);
-        $self->{harakiri} = 1 if $env->{'psgix.harakiri.commit'} || ($after && $after->());
-        last                  if !$self->_keep_going($c, $sock);
+        last if !$self->_after_response($c, $env, $t0, $served);
     }
     $board->state($slot, 'C');
     close_connection($sock, length $buf, $served, delete $self->{linger});
@@ -109,8 +97,40 @@ sub serve ($self, $sock, $base, $peer, $remaining, $listener = 0) {
 
 sub wants_exit ($self) { $self->{harakiri} }
 
-# The access log line, then what the application left to run after it
-sub _logged ($self, $c, $env, $micros) {
+# A request whose head was good: whether the connection may stay open after it (what HTTP and
+# the configuration allow), its body when it has one (a length or a Transfer-Encoding; most
+# requests have neither), then the application
+sub _answer ($self, $c, $buf_ref, $env, $served, $remaining) {
+
+    # HTTP/1.1 keeps the connection unless the client says close, HTTP/1.0 only when it asks;
+    # neither past MaxKeepAliveRequests, the worker's last request, or a stop
+    my $conn = $env->{HTTP_CONNECTION};
+    my $wanted
+        = $env->{SERVER_PROTOCOL} eq 'HTTP/1.1'
+        ? !defined $conn || $conn !~ /\bclose\b/i
+        : defined $conn && $conn  =~ /\bkeep-alive\b/i;
+    $c->{keep_alive}
+        = $wanted
+        && $self->{keep}
+        && !${$self->{stopping}}
+        && !(defined $remaining && $remaining <= 0)
+        && !($self->{keep_max}  && $served >= $self->{keep_max}) ? 1 : 0;
+    $c->{head_only} = $env->{REQUEST_METHOD} eq 'HEAD';
+    return $self->_read_body($c, $buf_ref, $env) && $self->_call_app($c, $env)
+        if defined $env->{CONTENT_LENGTH} || defined $env->{HTTP_TRANSFER_ENCODING};
+    $env->{'psgi.input'} = $self->{empty_input} = empty_input($self->{empty_input});
+    return $self->_call_app($c, $env);
+}
+
+# After a response: the scoreboard's counts, the access log line, what the application left to
+# run after it; whether to wait on the connection for the next request. That is when keep-alive
+# was promised; an application that asked the worker to exit (psgix.harakiri) had it promised:
+# a request may already be on its way, so the connection is closed lingering. (A worker told to
+# stop still serves the next request of a kept-alive connection, with Connection: close, so none
+# is lost.)
+sub _after_response ($self, $c, $env, $t0, $served) {
+    my $micros = int((Time::HiRes::time() - $t0) * 1e6);
+    $self->{board}->request_done($self->{slot}, $c->{bytes}, $micros, $served);
     $self->{log}->info("response cut short, $c->{broken} (request $env->{REQUEST_METHOD} "
             . "$env->{REQUEST_URI}, client "
             . ($env->{REMOTE_ADDR} // 'unix socket') . ')')
@@ -118,7 +138,12 @@ sub _logged ($self, $c, $env, $micros) {
     ($env->{'perennial.log'} // $self->{log})
         ->access($env, $c->{status} // 0, $c->{bytes}, $micros, $c);
     $self->_cleanups($env) if $env->{'psgix.cleanup.handlers'};
-    return;
+    $self->{harakiri} = 1
+        if $env->{'psgix.harakiri.commit'} || ($self->{after} && $self->{after}->());
+    return 0 if !$c->{keep_alive};
+    return 1 if !$self->{harakiri};
+    $self->{linger} = 1;
+    return 0;
 }
 
 # psgix.cleanup: what the application left to run once the response is sent and logged (mod_perl
@@ -130,17 +155,6 @@ sub _cleanups ($self, $env) {
             "cleanup handler died: " . ($@ =~ s/\s+\z//r) . " (request $env->{REQUEST_URI})");
     }
     return;
-}
-
-# After a response: whether to wait for the next request. An application that asked the
-# worker to exit (psgix.harakiri) had keep-alive promised: a request may already be on its
-# way, so the connection is closed lingering. A worker told to stop still serves the next
-# request of a kept-alive connection (with Connection: close), so none is lost.
-sub _keep_going ($self, $c, $sock) {
-    return 0 if !$c->{keep_alive};
-    return 1 if !$self->{harakiri};
-    $self->{linger} = 1;
-    return 0;
 }
 
 # Waits on a kept-alive connection for the next request; false when it is to be closed (idle
@@ -199,11 +213,9 @@ sub _answer_instead ($c, $status) {
     $c->error($status);
 }
 
+# The body of a request with a length or a Transfer-Encoding
 sub _read_body ($self, $c, $buf_ref, $env) {
-    my ($kind, $length)    # No length and no Transfer-Encoding (most requests): no body, at once
-        = defined $env->{CONTENT_LENGTH} || defined $env->{HTTP_TRANSFER_ENCODING}
-        ? body_framing($env, $self->{limits})
-        : ('none');
+    my ($kind, $length) = body_framing($env, $self->{limits});
     if ($kind eq 'none') {
         $env->{'psgi.input'} = $self->{empty_input} = empty_input($self->{empty_input});
         return 1;
@@ -246,12 +258,13 @@ sub _read_head ($self, $sock, $buf_ref, $base, $peer) {
             return ($len, $status, $env) if $len || $status;
             $deadline //= Time::HiRes::time() + $self->{timeout};
         }
-        return $self->_head_failed($env //= {%$base, %$peer}, $buf_ref, 408)
+        return _head_failed($env, $base, $peer, $buf_ref, 408)
             if $deadline && Time::HiRes::time() > $deadline;
-        my $n = $self->_read($sock, $buf_ref);
+        my $n = sysread $sock, $$buf_ref, $READ_SIZE, length $$buf_ref;
+        $n //= $self->_read_again($sock, $buf_ref);
         next if $n;
         return () unless length $$buf_ref;
-        return $self->_head_failed($env //= {%$base, %$peer}, $buf_ref, defined $n ? 400 : 408);
+        return _head_failed($env, $base, $peer, $buf_ref, defined $n ? 400 : 408);
     }
 }
 
@@ -273,7 +286,8 @@ sub _judged_head ($self, $buf_ref, $env, $scan_ref) {
 
 # A head that did not come whole: the client closed after part of it (400), or it did not
 # arrive within Timeout (408)
-sub _head_failed ($self, $env, $buf_ref, $status) {
+sub _head_failed ($env, $base, $peer, $buf_ref, $status) {
+    $env //= {%$base, %$peer};
     my $bytes = length $$buf_ref;
     $env->{'perennial.refused'}
         = $status == 408
@@ -293,6 +307,9 @@ sub _name_refused ($env, $buf_ref) {
     $env->{SERVER_PROTOCOL}
         //= defined $proto && $proto =~ m{\AHTTP/1\.[01]\z} ? $proto : 'HTTP/1.0';
 }
+
+# After a read that failed: undef on timeout or error; a signal never ends a request (as _read)
+sub _read_again ($self, $sock, $buf_ref) { $! == EINTR ? $self->_read($sock, $buf_ref) : undef }
 
 # One read; undef on timeout or error, 0 at end of file. A signal never ends a request: a
 # connection just accepted carries a request the client is sending, so it is served.
@@ -324,14 +341,6 @@ sub _refuse ($self, $c, $status, $env, $why) {
     );
     $c->error($status, $env->{'perennial.refused'});
     return 0;
-}
-
-sub _want_keep_alive ($self, $env, $served, $remaining) {
-    return 0 if !$self->{keep} || ${$self->{stopping}} || (defined $remaining && $remaining <= 0);
-    return 0 if $self->{keep_max} && $served >= $self->{keep_max};
-    my $conn = lc($env->{HTTP_CONNECTION} // '');
-    return $conn !~ /\bclose\b/ if $env->{SERVER_PROTOCOL} eq 'HTTP/1.1';
-    return $conn =~ /\bkeep-alive\b/;
 }
 
 1;

@@ -19,7 +19,7 @@ my @SLOT_FIELDS = qw(state pid generation requests conn_requests last_micros sta
 
 # A request's writes (its start and end, the state letter, a script's limits): in C
 # (xs/Scoreboard.xs), or their Perl twins below
-Perennial::Twins::install(__PACKAGE__, qw(write_start write_done state arm));
+Perennial::Twins::install(__PACKAGE__, qw(request_start request_done state arm));
 my %FIELD = (
     state           => [0,   'a1'],
     pid             => [4,   'N'],
@@ -161,24 +161,19 @@ sub remove ($self) {
 # A finished request, the $n-th of its connection: the counters go up. The worker is the only
 # writer of its slot's counters once the manager claimed it, so it keeps them (read from the
 # slot at its first request) instead of reading them back each time.
-sub request_done ($self, $i, $bytes, $micros, $n) {
+# A request ended: its bytes and time added to the slot's counts, and the count of requests on
+# its connection ($n); returns the worker's count of requests
+sub pp_request_done ($self, $i, $bytes, $micros, $n) {
     my $base = $HEADER + $SLOT * $i;
     my $map  = $self->{map};
     my $own  = $self->{own} && $self->{own}[0] == $i ? $self->{own} : _own($self, $i);
     my ($req, $sreq, $sbytes, $wbytes, $smicros)
         = (++$own->[1], ++$own->[2], $own->[3] += $bytes, $own->[4] += $bytes,
         $own->[5] += $micros);
-    write_done($map, $base, $req, $n, $micros, $sreq, $sbytes, $wbytes, $smicros);
-    return $req;
-}
-
-# The stores of request_done (substr on the mapped string, with File::Map's magic on each,
-# cost 14k instructions a request for these two: in C unless told otherwise)
-sub pp_write_done ($map, $base, $req, $n, $micros, $sreq, $sbytes, $wbytes, $smicros) {
     substr($$map, $base + 12,  12) = pack 'N N N', $req,  $n,      $micros;
     substr($$map, $base + 40,  24) = pack 'Q Q Q', $sreq, $sbytes, $wbytes;
     substr($$map, $base + 272, 8)  = pack 'Q',     $smicros;
-    return;
+    return $req;
 }
 
 # A slot's counters as this process will keep them: [slot, requests, slot's requests, slot's
@@ -194,18 +189,16 @@ sub _own ($self, $i) {
     ];
 }
 
-# A request begins, after $done others on its connection: the slot is busy (W) with the client,
-# the request line and the time it began
-sub request_start ($self, $i, $client, $line, $started, $done) {
-    write_start($self->{map}, $HEADER + $SLOT * $i, $client, $line, $started, $done);
-}
-
-# The stores of request_start (in C as write_done)
-sub pp_write_start ($map, $base, $client, $line, $started, $done) {
+# A request of $env begins, after $done others on its connection: the slot is busy (W) with
+# the client, the request line and the time it began
+sub pp_request_start ($self, $i, $env, $started, $done) {
+    my $base = $HEADER + $SLOT * $i;
+    my $map  = $self->{map};
+    my $line = join ' ', map { $_ // '' } @$env{qw(REQUEST_METHOD REQUEST_URI SERVER_PROTOCOL)};
     substr($$map, $base,      1)   = 'W';
     substr($$map, $base + 16, 4)   = pack 'N',        $done;
     substr($$map, $base + 32, 8)   = pack 'd',        $started;
-    substr($$map, $base + 64, 192) = pack 'a48 a144', $client, $line;
+    substr($$map, $base + 64, 192) = pack 'a48 a144', $env->{REMOTE_ADDR} // '', $line;
     return;
 }
 
@@ -345,10 +338,11 @@ their only writer once the manager has claimed the slot.
 
 =head2 request_start
 
-    $board->request_start($slot, $client, 'GET / HTTP/1.1', Time::HiRes::time(), $done_before);
+    $board->request_start($slot, $env, Time::HiRes::time(), $done_before);
 
-Marks the slot busy (C<W>) with the client, the request line, when the request began and how
-many requests its connection finished before it.
+Marks the slot busy (C<W>) with the request's client (C<REMOTE_ADDR>) and line
+(C<REQUEST_METHOD>, C<REQUEST_URI>, C<SERVER_PROTOCOL>), when it began and how many requests
+its connection finished before it.
 
 =head2 set
 

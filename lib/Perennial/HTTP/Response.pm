@@ -206,7 +206,7 @@ sub _respond_array ($self, $status, $headers, $body) {
         $SERVER
     );
     @$self{qw(status res_headers head_bytes)} = ($status, $headers, length $head);
-    return _counted($self, 1, $sent) if ($n // -1) == length($head) + $sent;
+    if (($n // -1) == length($head) + $sent) { $self->{bytes} += $sent; return 1 }
     my $data = $head . ($sent ? join('', @$body) : '');
     return _counted($self,
         _rest($self, 0 + $!, $n, \$data, Time::HiRes::time() + ($self->{timeout} // 60)), $sent);
