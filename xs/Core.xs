@@ -220,28 +220,28 @@ limit_of(pTHX_ HV *limits, const char *key, I32 klen, IV otherwise)
 
 /* A copy of the listener's and the connection's keys, in a hash sized for the request's keys
  * besides ($more: its fields, its line's and those the Perl adds), so that it never grows: a
- * hash bigger than it needs costs as much as one that grows, in the making and the freeing */
+ * hash bigger than it needs costs as much as one that grows, in the making and the freeing.
+ * The listener's hash is copied whole by newHVhv, bucket by bucket, which costs less than a
+ * store of each key (2.6k instructions of a kept-alive PSGI request); the copy has the size of
+ * the listener's hash, so that hash is given the size the copy needs, once (its keys and
+ * values do not change). */
 static HV *
 env_from(pTHX_ HV *base, HV *peer, IV more)
 {
-    HV *env = newHV();
-    HV *from[2];
-    int k;
+    HV *env;
     HE *he;
-    from[0] = base;
-    from[1] = peer;
-    hv_ksplit(env, HvUSEDKEYS(base) + HvUSEDKEYS(peer) + more);
-    for (k = 0; k < 2; k++) {
-        hv_iterinit(from[k]);
-        while ((he = hv_iternext(from[k]))) {
-            I32 klen = HeKLEN(he);
-            if (klen == HEf_SVKEY) {
-                (void)hv_store_ent(env, HeSVKEY(he), newSVsv(HeVAL(he)), 0);
-                continue;
-            }
-            (void)hv_common_key_len(env, HeKEY(he), HeKUTF8(he) ? -klen : klen,
-                                    HV_FETCH_ISSTORE, newSVsv(HeVAL(he)), HeHASH(he));
+    IV want = HvUSEDKEYS(base) + HvUSEDKEYS(peer) + more;
+    if ((IV)HvMAX(base) + 1 < want) hv_ksplit(base, want);
+    env = newHVhv(base);
+    hv_iterinit(peer);
+    while ((he = hv_iternext(peer))) {
+        I32 klen = HeKLEN(he);
+        if (klen == HEf_SVKEY) {
+            (void)hv_store_ent(env, HeSVKEY(he), newSVsv(HeVAL(he)), 0);
+            continue;
         }
+        (void)hv_common_key_len(env, HeKEY(he), HeKUTF8(he) ? -klen : klen,
+                                HV_FETCH_ISSTORE, newSVsv(HeVAL(he)), HeHASH(he));
     }
     return env;
 }
