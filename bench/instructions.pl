@@ -106,6 +106,7 @@ sub _run ($server, $path, $ka, $requests) {
         app       => $hello,
         probe     => $path,
         timeout   => 180,
+        stop_wait => 60,    # Under callgrind, an exit with a big heap can take long
         prefix    => ['valgrind', '--tool=callgrind', '--callgrind-out-file=/dev/null'],
     );
     my %ab = (port => $srv->{port}, path => $path, keepalive => $ka);

@@ -167,6 +167,7 @@ sub start_server ($name, %args) {
     chmod 0755, $dir;
 
     # prefix: a command to run the server under (valgrind); single: one process (Apache's -X)
+    # stop_wait: how long stop_server waits after TERM before it kills (15 s)
     my @cmd   = (@{$args{prefix} // []}, $make->(%args, port => $port, dir => $dir));
     my $probe = $args{probe} // '/';
     my $pid   = fork         // die "Can't fork: $!\n";
@@ -183,7 +184,13 @@ sub start_server ($name, %args) {
             $sock->syswrite("GET $probe HTTP/1.0\r\n\r\n");
             local $/;
             my $out = <$sock> // '';
-            return $RUNNING{$pid} = {name => $name, pid => $pid, port => $port, dir => $dir}
+            return $RUNNING{$pid} = {
+                name      => $name,
+                pid       => $pid,
+                port      => $port,
+                dir       => $dir,
+                stop_wait => $args{stop_wait} // 15
+                }
                 if $out =~ /Hello/i;
         }
         select undef, undef, undef, 0.1;
@@ -195,11 +202,12 @@ sub start_server ($name, %args) {
 sub stop_server ($srv) {
     delete $RUNNING{$srv->{pid}};
     kill 'TERM', -$srv->{pid};
-    my $deadline = Time::HiRes::time() + 15;
+    my $deadline = Time::HiRes::time() + ($srv->{stop_wait} // 15);
     while (Time::HiRes::time() < $deadline) {
         return if waitpid($srv->{pid}, 1) == $srv->{pid};
         select undef, undef, undef, 0.1;
     }
+    warn "$srv->{name} did not stop within $srv->{stop_wait} s of TERM: killed\n";
     kill 'KILL', -$srv->{pid};
     waitpid $srv->{pid}, 0;
 }
