@@ -116,9 +116,9 @@ sub _answer ($self, $c, $buf_ref, $env, $served, $remaining) {
         && !(defined $remaining && $remaining <= 0)
         && !($self->{keep_max}  && $served >= $self->{keep_max}) ? 1 : 0;
     $c->{head_only} = $env->{REQUEST_METHOD} eq 'HEAD';
-    return $self->_read_body($c, $buf_ref, $env) && $self->_call_app($c, $env)
-        if defined $env->{CONTENT_LENGTH} || defined $env->{HTTP_TRANSFER_ENCODING};
-    $env->{'psgi.input'} = $self->{empty_input} = empty_input($self->{empty_input});
+    my $has_body = defined $env->{CONTENT_LENGTH} || defined $env->{HTTP_TRANSFER_ENCODING};
+    return 0 if $has_body && !$self->_read_body($c, $buf_ref, $env);
+    $env->{'psgi.input'} //= $self->{empty_input} = empty_input($self->{empty_input});
     return $self->_call_app($c, $env);
 }
 
@@ -213,13 +213,11 @@ sub _answer_instead ($c, $status) {
     $c->error($status);
 }
 
-# The body of a request with a length or a Transfer-Encoding
+# The body of a request with a length or a Transfer-Encoding, as its psgi.input; false when it
+# was refused or the client closed. (A length of 0 is no body: _answer gives the empty input.)
 sub _read_body ($self, $c, $buf_ref, $env) {
     my ($kind, $length) = body_framing($env, $self->{limits});
-    if ($kind eq 'none') {
-        $env->{'psgi.input'} = $self->{empty_input} = empty_input($self->{empty_input});
-        return 1;
-    }
+    return 1                                               if $kind eq 'none';
     return $self->_refuse($c, $kind, $env, 'refused body') if $kind =~ /\A\d+\z/;
 
     # Any other Expect was refused with the head (Perennial::HTTP::Request)
