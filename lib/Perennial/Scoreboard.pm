@@ -158,35 +158,18 @@ sub remove ($self) {
     unlink $file if defined $self->{inode} && ((stat $file)[1] // -1) == $self->{inode};
 }
 
-# A finished request, the $n-th of its connection: the counters go up. The worker is the only
-# writer of its slot's counters once the manager claimed it, so it keeps them (read from the
-# slot at its first request) instead of reading them back each time.
-# A request ended: its bytes and time added to the slot's counts, and the count of requests on
-# its connection ($n); returns the worker's count of requests
+# A request ended: its bytes and time added to the counts the slot holds (read from it, as the
+# C reads them), and the count of requests on its connection ($n); returns the worker's count
 sub pp_request_done ($self, $i, $bytes, $micros, $n) {
     my $base = $HEADER + $SLOT * $i;
     my $map  = $self->{map};
-    my $own  = $self->{own} && $self->{own}[0] == $i ? $self->{own} : _own($self, $i);
-    my ($req, $sreq, $sbytes, $wbytes, $smicros)
-        = (++$own->[1], ++$own->[2], $own->[3] += $bytes, $own->[4] += $bytes,
-        $own->[5] += $micros);
-    substr($$map, $base + 12,  12) = pack 'N N N', $req,  $n,      $micros;
-    substr($$map, $base + 40,  24) = pack 'Q Q Q', $sreq, $sbytes, $wbytes;
+    my $req  = unpack('N', substr($$map, $base + 12, 4)) + 1;
+    my ($sreq, $sbytes, $wbytes) = unpack 'Q Q Q', substr($$map, $base + 40, 24);
+    my $smicros = unpack('Q', substr($$map, $base + 272, 8)) + $micros;
+    substr($$map, $base + 12,  12) = pack 'N N N', $req, $n, $micros;
+    substr($$map, $base + 40,  24) = pack 'Q Q Q', $sreq + 1, $sbytes + $bytes, $wbytes + $bytes;
     substr($$map, $base + 272, 8)  = pack 'Q',     $smicros;
     return $req;
-}
-
-# A slot's counters as this process will keep them: [slot, requests, slot's requests, slot's
-# bytes, bytes, slot's microseconds]
-sub _own ($self, $i) {
-    my $base = $HEADER + $SLOT * $i;
-    my $map  = $self->{map};
-    return $self->{own} = [
-        $i,
-        unpack('N',     substr($$map, $base + 12,  4)),
-        unpack('Q Q Q', substr($$map, $base + 40,  24)),
-        unpack('Q',     substr($$map, $base + 272, 8))
-    ];
 }
 
 # A request of $env begins, after $done others on its connection: the slot is busy (W) with
@@ -332,9 +315,9 @@ Removes the file of a scoreboard this process created, if it is still the one at
 
     my $served = $board->request_done($slot, $bytes, $micros, $nth_on_connection);
 
-Counts a finished request, the C<$nth_on_connection> of its connection, and returns the
-worker's request count. The worker keeps its slot's counters from its first request on: it is
-their only writer once the manager has claimed the slot.
+Counts a finished request, the C<$nth_on_connection> of its connection, into the slot's
+counters (the worker is their only writer once the manager has claimed the slot), and returns
+the worker's request count.
 
 =head2 request_start
 
