@@ -5,8 +5,9 @@ use Time::HiRes ();
 use Perennial::Twins;
 
 # mod_log_config's LogFormat: a format string compiled once into a list of pieces (text, or a
-# field: the sub that gives it, its argument and its letter), joined per request. Apache's directives where they mean
-# something here; values that come from the client are escaped as Apache escapes them.
+# field: the sub that gives it, its argument and its letter), joined per request. Apache's
+# directives where they mean something here; values that come from the client are escaped as
+# Apache escapes them.
 
 # Apache's standard nicknames, and Perennial's own default: combined plus the duration in
 # microseconds, which bench and tune read
@@ -41,7 +42,7 @@ my %FIELD = (
     l => sub ($r, $arg) {'-'},
     m => sub ($r, $arg) { clean($r->{env}{REQUEST_METHOD}) },
     n => sub ($r, $arg) {'-'},
-    o => sub ($r, $arg) { clean(scalar _header_out($r->{headers}, $arg)) },
+    o => sub ($r, $arg) { clean(_header_out($r->{headers}, $arg)) },
     O => sub ($r, $arg) { ($r->{head_bytes} // 0) + ($r->{bytes} // 0) },
     p => sub ($r, $arg) {
         $arg eq 'remote' ? $r->{env}{REMOTE_PORT} // '-' : $r->{env}{SERVER_PORT} // '-';
@@ -127,10 +128,10 @@ sub _env_key ($name) {
     return $key =~ /\ACONTENT_(?:TYPE|LENGTH)\z/ ? $key : "HTTP_$key";
 }
 
+# A response header's values, joined; undef when it has none (or no response was made)
 sub _header_out ($headers, $name) {
-    return unless $headers;
     my @found;
-    for (my $i = 0; $i < @$headers; $i += 2) {
+    for (my $i = 0; $headers && $i < @$headers; $i += 2) {
         push @found, $headers->[$i + 1] if lc $headers->[$i] eq lc $name;
     }
     return @found ? join(', ', @found) : undef;
