@@ -47,14 +47,23 @@ saved_at(AV *saved, int i)
     return i <= AvFILLp(saved) ? AvARRAY(saved)[i] : NULL;
 }
 
-/* Whether every handler is as the snapshot has it */
+/* The first signal number from `from` on whose handler is not as the snapshot has it, or 0:
+ * what snapshot, changed and restore each walk */
 static int
-unchanged(pTHX_ AV *saved)
+next_changed(pTHX_ AV *saved, int from)
 {
     int i;
-    for (i = 1; i <= SIG_SIZE; i++)
-        if (is_signal(i) && !same_handler(aTHX_ handler_of(aTHX_ i), saved_at(saved, i))) return 0;
-    return 1;
+    for (i = from; i <= SIG_SIZE; i++)
+        if (is_signal(i) && !same_handler(aTHX_ handler_of(aTHX_ i), saved_at(saved, i))) return i;
+    return 0;
+}
+
+/* The snapshot a reference points to, for the function named */
+static AV *
+snapshot_of(pTHX_ SV *ref, const char *what)
+{
+    if (!SvROK(ref) || SvTYPE(SvRV(ref)) != SVt_PVAV) croak("%s: not a snapshot", what);
+    return (AV *)SvRV(ref);
 }
 
 /* The last snapshot made: while the handlers stay as it has them (a worker's, request after
@@ -86,7 +95,7 @@ SV *
 xs_snapshot(...)
   CODE:
     PERL_UNUSED_VAR(items);
-    if (!latest || !unchanged(aTHX_ latest)) {
+    if (!latest || next_changed(aTHX_ latest, 1)) {
         if (latest) SvREFCNT_dec((SV *)latest);
         latest = copy_handlers(aTHX);
     }
@@ -102,14 +111,9 @@ xs_changed(saved_ref)
     AV *saved;
     int i;
   PPCODE:
-    if (!SvROK(saved_ref) || SvTYPE(SvRV(saved_ref)) != SVt_PVAV)
-        croak("changed: not a snapshot");
-    saved = (AV *)SvRV(saved_ref);
-    for (i = 1; i <= SIG_SIZE; i++) {
-        SV *was;
-        if (!is_signal(i)) continue;
-        was = saved_at(saved, i);
-        if (same_handler(aTHX_ handler_of(aTHX_ i), was)) continue;
+    saved = snapshot_of(aTHX_ saved_ref, "changed");
+    for (i = next_changed(aTHX_ saved, 1); i; i = next_changed(aTHX_ saved, i + 1)) {
+        SV *was = saved_at(saved, i);
         XPUSHs(sv_2mortal(newSVpv(name_of(i), 0)));
         XPUSHs(was ? was : &PL_sv_undef);
     }
@@ -124,17 +128,11 @@ xs_restore(saved_ref)
     HV *sig;
     int i;
   PPCODE:
-    if (!SvROK(saved_ref) || SvTYPE(SvRV(saved_ref)) != SVt_PVAV)
-        croak("restore: not a snapshot");
-    saved = (AV *)SvRV(saved_ref);
+    saved = snapshot_of(aTHX_ saved_ref, "restore");
     sig   = get_hv("main::SIG", GV_ADD);
-    for (i = 1; i <= SIG_SIZE; i++) {
-        SV *was, **slot;
-        const char *name;
-        if (!is_signal(i)) continue;
-        was = saved_at(saved, i);
-        if (same_handler(aTHX_ handler_of(aTHX_ i), was)) continue;
-        name = name_of(i);
+    for (i = next_changed(aTHX_ saved, 1); i; i = next_changed(aTHX_ saved, i + 1)) {
+        SV *was = saved_at(saved, i), **slot;
+        const char *name = name_of(i);
         slot = hv_fetch(sig, name, (I32)strlen(name), 1);
         if (!slot) croak("Can't put back the handler of %s", name);
         sv_setsv_mg(*slot, was ? was : &PL_sv_undef);
