@@ -10,9 +10,9 @@ use Perennial::Bench::Options qw(options);
 # Requests per second count only as ratios measured in one run; instructions per request are
 # printed beside the peers' as the figure to judge a change by, without a mark of their own.
 
-my %opt;
-options(\%opt, 'Usage: perl bench/goals.pl RECORD-FILE');
-my $file = shift @ARGV // die "Usage: perl bench/goals.pl RECORD-FILE\n";
+my $USAGE = 'Usage: perl bench/goals.pl RECORD-FILE';
+options({}, $USAGE);
+my $file = shift @ARGV // die "$USAGE\n";
 my $rec  = read_records($file);
 
 my @rows;

@@ -72,7 +72,6 @@ perl_print(pTHX_ I32 ax, I32 n)
     return sv_2mortal(ret);
 }
 
-
 /* A CGI header block (the part before the blank line), read as the Perl parse_cgi_headers
  * reads it, for a block of ASCII with no head set another way; anything else is the Perl's.
  * The Perl's regular expressions and splice cost about 30k instructions for a one-line head. */
@@ -130,8 +129,8 @@ parse_head(pTHX_ const char *head, STRLEN len)
     dSP;
     AV *headers = newAV();
     const char *status = NULL, *location = NULL, *p = head, *end = head + len;
-    (void)sv_2mortal(newRV_noinc((SV *)headers));    /* Freed with the caller's temporaries */
     STRLEN location_len = 0;
+    (void)sv_2mortal(newRV_noinc((SV *)headers));    /* Freed with the caller's temporaries */
     /* split /\r?\n/ leaves out the empty fields at the end */
     while (end > head && end[-1] == '\n') {
         end--;

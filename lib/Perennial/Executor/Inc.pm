@@ -15,8 +15,6 @@ my @SYSTEM;        # Perl's own library directories, once init has asked
 my %KNOWN;         # The %INC keys that were there at the last look (shared modules)
 my $COUNT = -1;    # How many
 
-# Once per process, before scripts run (the executor calls it in the manager, so that no
-# server without scripts, and no worker, starts a perl to ask)
 # The C ones (xs/Inc.xs) compare %INC with the known keys where they lie; the Perl twins below
 # make an SV of every key, which a worker pays for in copied pages (docs/design-notes.md)
 Perennial::Twins::install(__PACKAGE__, qw(new_keys sync_known));
@@ -30,6 +28,8 @@ sub pp_sync_known ($inc, $known) {
     return;
 }
 
+# Once per process, before scripts run (the executor calls it in the manager, so that no
+# server without scripts, and no worker, starts a perl to ask)
 sub init () {
     @SYSTEM = _perl_dirs() unless @SYSTEM;
     return;
@@ -83,8 +83,6 @@ sub changed ($script) {
     return @changed;
 }
 
-# Perl's own library directories: those of its build configuration and the @INC it starts
-# with (Debian adds /etc/perl and perl-base), asked of a perl with no PERL5LIB, once
 # What is in %INC now is known: the modules loaded before a script ran are not its own. The
 # manager calls this before it forks, so that the workers share the list.
 sub sync () {
@@ -93,6 +91,8 @@ sub sync () {
     return;
 }
 
+# Perl's own library directories: those of its build configuration and the @INC it starts
+# with (Debian adds /etc/perl and perl-base), asked of a perl with no PERL5LIB, once
 sub _perl_dirs () {
     my @dirs = map { $Config{$_} // '' }
         qw(privlibexp archlibexp sitelibexp sitearchexp vendorlibexp vendorarchexp);

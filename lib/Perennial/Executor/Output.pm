@@ -255,7 +255,6 @@ sub layers ($self, @new) {
 
 # print: in C (xs/Output.xs) once the header block is read and the bytes are plain (the rest
 # it leaves to this one, which is also its Perl twin)
-
 sub pp_PRINT ($self, @list) {
     $self->{autoflush} = $|;
     my $text = join($, // '', @list) . ($\ // '');
