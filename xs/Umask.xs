@@ -4,7 +4,7 @@
  * and notes when it runs; the executor puts the umask back only after a request in which one
  * ran. An op compiled before this loaded is not marked: the worker loads it before the site's
  * code, and CORE::umask (which POSIX::umask is), made earlier, is marked when this loads. The
- * Perl twin in lib/Perennial/Executor/Umask.pm says yes always. */
+ * Perl twins in lib/Perennial/Executor/Umask.pm say yes, and put it back, always. */
 #define PERL_NO_GET_CONTEXT
 #include "EXTERN.h"
 #include "perl.h"
@@ -58,3 +58,12 @@ xs_ran()
     ran = 0;
   OUTPUT:
     RETVAL
+
+# The worker's umask put back when a umask op ran since the last call; its own call is not one
+# (a umask op in Perl would be, compiled after this loaded, and mark every request after it)
+void
+xs_put_back(mask)
+    int mask
+  CODE:
+    if (ran) umask((mode_t)mask);
+    ran = 0;

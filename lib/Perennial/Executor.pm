@@ -215,8 +215,8 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     }
     Perennial::Executor::Signals::restore($signals);
     POSIX::setlocale(POSIX::LC_ALL(), $locale) if defined $locale;
-    umask $self->{umask} if Perennial::Executor::Umask::ran();    # Only if a umask ran
-    chdir $self->{home}  if $chdir;
+    Perennial::Executor::Umask::put_back($self->{umask});    # Only if a umask ran
+    chdir $self->{home} if $chdir;
     $self->_cleanup($script);
     return ($error, $r);
 }

@@ -5,9 +5,12 @@ use Perennial::Twins;
 # A script that sets its umask must not leave it to the next request, and putting it back is a
 # system call. The C (xs/Umask.xs) marks every umask op compiled after it loads, and says
 # whether one ran since it was last asked; the Perl twin always says yes.
-Perennial::Twins::install(__PACKAGE__, qw(ran));
+Perennial::Twins::install(__PACKAGE__, qw(ran put_back));
 
 sub pp_ran () {1}
+
+# The worker's umask, put back after a request in which a umask ran
+sub pp_put_back ($mask) { umask $mask; return }
 
 1;
 
@@ -22,7 +25,7 @@ Perennial::Executor::Umask - a script's umask put back after its request, withou
     use Perennial::Executor::Umask;    # before the site's code compiles
     my $umask = umask;
     run_the_script();
-    umask $umask if Perennial::Executor::Umask::ran();
+    Perennial::Executor::Umask::put_back($umask);    # only if a umask ran meanwhile
 
 =head1 DESCRIPTION
 
@@ -41,5 +44,13 @@ put back after every request.
 
 Whether a umask op ran since the last call (true on the first), so the umask must be put
 back.
+
+=head2 put_back
+
+    Perennial::Executor::Umask::put_back($umask);
+
+Sets the umask to C<$umask> when a umask op ran since the last look (C<ran>), and forgets. Its
+own call is made in C: a C<umask> in Perl, compiled after this module loaded, would itself be
+marked, and put the umask back after every request that followed.
 
 =cut
