@@ -46,6 +46,8 @@ my %SETTINGS = (
     setup_env                 => [1,                  'bool'],
     log_level                 => ['info',             'level'],
     max_clients               => [256,                'posint'],
+    park_keep_alive           => [1,                  'bool'],
+    park_keep_alive_after     => [0.002,              'seconds'],
     max_clients_directive     => ['MaxClients',       'word'],
     max_keep_alive_requests   => [100,                'int'],
     max_requests_jitter       => ['10%',              'jitter'],
@@ -410,7 +412,7 @@ sub _value ($key, $name, $value) {
         return (undef, "$name must be On or Off, got '$value'") if $value !~ /\A(?:on|off)\z/i;
         return (lc $value eq 'on' ? 1 : 0);
     }
-    $value = $value / 1000     if $key =~ /timeout/ && $value =~ s/ms\z//;
+    $value = $value / 1000     if $key =~ /timeout|_after\z/ && $value =~ s/ms\z//;
     $value = kilobytes($value) if $SETTINGS{$key}[1] eq 'size';
     my $err = _check($key, $value);
     return $err ? (undef, "$name $err") : ($value);
@@ -525,6 +527,17 @@ How long C<graceful-stop> waits for busy workers before it sends them TERM.
 =item keep_alive (C<KeepAlive On|Off>; On)
 
 =item keep_alive_timeout (C<KeepAliveTimeout>; 5 seconds, C<ms> suffix allowed)
+
+=item park_keep_alive (C<ParkKeepAlive On|Off>; On)
+
+=item park_keep_alive_after (C<ParkKeepAliveAfter>; 2ms, C<ms> suffix allowed)
+
+An idle kept-alive connection does not hold a worker: when its next request has not come
+ParkKeepAliveAfter after a response, the worker hands the connection to the parking process
+and goes back to its listeners; the parking process holds it for the rest of KeepAliveTimeout
+and hands it back to whichever worker is free when the request arrives (L<Perennial::Park>,
+L<Perennial::Manual::WorkerLife>). C<ParkKeepAlive Off> keeps Apache prefork's way: the worker
+waits the whole KeepAliveTimeout on its connection.
 
 =item http_protocol_options (C<HttpProtocolOptions>; Strict LenientMethods Require1.0)
 

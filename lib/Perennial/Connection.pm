@@ -53,6 +53,8 @@ sub new ($class, %args) {
         keep      => $config->keep_alive,
         keep_max  => $config->max_keep_alive_requests,
         keep_wait => $config->keep_alive_timeout,
+        park      => $args{park},                        # Perennial::Park, when idle ones go
+        park_wait => $config->park_keep_alive_after,
         timeout   => $config->timeout,
         allow     => 'GET, HEAD, POST, OPTIONS' . ($config->trace_enable ? ', TRACE' : ''),
         limits_of => [
@@ -67,14 +69,19 @@ sub new ($class, %args) {
     }, $class;
 }
 
-# Serves requests on $sock until it closes; returns the number of requests served. $listener
-# is the index of the listener it came on (its HttpProtocolOptions).
-sub serve ($self, $sock, $base, $peer, $remaining, $listener = 0) {
+# Serves requests on $sock until it closes or is parked; returns the number of requests served.
+# $listener is the index of the listener it came on (its HttpProtocolOptions); $resumed, the
+# state of a connection that comes back from the parking process (Perennial::Park).
+sub serve ($self, $sock, $base, $peer, $remaining, $listener = 0, $resumed = undef) {
     $self->{limits} = $self->{limits_of}[$listener] // $self->{limits_of}[0];
-    my ($buf,   $served) = ('', 0);
-    my ($board, $slot)   = @$self{qw(board slot)};
+    my ($buf, $served) = $resumed ? @$resumed{qw(buffer served)} : ('', 0);
+    my $before = $served;
+    my ($board, $slot) = @$self{qw(board slot)};
     while (1) {
-        last if $served && !length $buf && !$self->_next_request($sock);
+        last
+            if $served > $before
+            && !length $buf
+            && !$self->_next_request($sock, $listener, $served);
         $board->state($slot, 'R');
         my $t0 = Time::HiRes::time();
         my ($len, $status, $env) = $self->_read_head($sock, \$buf, $base, $peer);
@@ -91,8 +98,9 @@ sub serve ($self, $sock, $base, $peer, $remaining, $listener = 0) {
         last if !$self->_after_response($c, $env, $t0, $served);
     }
     $board->state($slot, 'C');
-    close_connection($sock, length $buf, $served, delete $self->{linger});
-    return $served;
+    if (delete $self->{parked}) { CORE::close($sock) }
+    else { close_connection($sock, length $buf, $served, delete $self->{linger}) }
+    return $served - $before;
 }
 
 sub wants_exit ($self) { $self->{harakiri} }
@@ -158,10 +166,24 @@ sub _cleanups ($self, $env) {
 }
 
 # Waits on a kept-alive connection for the next request; false when it is to be closed (idle
-# for KeepAliveTimeout, lingering for one sent as it ran out, or closed by the client)
-sub _next_request ($self, $sock) {
+# for KeepAliveTimeout, lingering for one sent as it ran out, or closed by the client) or was
+# parked: with parking on, the worker waits ParkKeepAliveAfter, then gives the connection to the
+# parking process, which holds it for the rest of KeepAliveTimeout, and goes back to its
+# listeners. (It keeps the connection when the channel is full, and when it is stopping: the
+# next request is then served here, with Connection: close.)
+sub _next_request ($self, $sock, $listener, $served) {
     $self->{board}->state($self->{slot}, 'K');
-    return 1 if ready($sock, Time::HiRes::time() + $self->{keep_wait});
+    my $now  = Time::HiRes::time();
+    my $park = !${$self->{stopping}} && $self->{park};
+    return 1 if ready($sock, $now + ($park ? $self->{park_wait} : $self->{keep_wait}));
+    if ($park) {
+        my $until = $now + $self->{keep_wait};
+        if ($park->park($sock, {listener => $listener, served => $served, until => $until})) {
+            $self->{parked} = 1;
+            return 0;
+        }
+        return 1 if ready($sock, $until);
+    }
     $self->{linger} = 1;
     return 0;
 }

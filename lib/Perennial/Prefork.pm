@@ -3,6 +3,7 @@ use v5.36;
 use Config      ();
 use POSIX       qw(WNOHANG);
 use Time::HiRes ();
+use Perennial::Prefork::Companion;
 use Perennial::Prefork::Recycle;
 use Perennial::Prefork::Restarts;
 use parent -norequire, 'Perennial::Prefork::Restarts';
@@ -48,7 +49,12 @@ sub new ($class, %args) {
         rate           => 1,
         flags          => {},
     }, $class;
-    $self->{recycle} = Perennial::Prefork::Recycle->new(config => $args{config});
+    $self->{recycle}   = Perennial::Prefork::Recycle->new(config => $args{config});
+    $self->{companion} = Perennial::Prefork::Companion->new(
+        %{$args{companion} // {}},    # None, unless given its run
+        log     => $args{log},
+        signals => {map { $_ => $SIG_NUM{$_} } keys %FLAGS}
+    );
     $self->_use_config($args{config});
     return $self;
 }
@@ -61,6 +67,7 @@ sub run ($self) {
     } values %FLAGS;
     $self->{board}->generation($self->{generation});
     $log->info("manager $$ started");
+    $self->{companion}->start;
     $self->_spawn for 1 .. $self->{config}->start_servers;
     my $tick = Time::HiRes::time() + 1;
     while (1) {
@@ -116,6 +123,7 @@ sub _flag_signal ($signal, $flag) {
 sub _maintain ($self) {
     my ($idle, $total) = $self->_count;
     my $log = $self->{log};
+    $self->{companion}->start;    # Again, if it died
     $self->_retire($_, 1) for grep { $_->{retiring} } values %{$self->{workers}};
     for my $due ($self->{recycle}->due($self->{workers}, sub ($w) { $self->_idle($w) })) {
         my ($w, $why) = @$due;
@@ -154,6 +162,7 @@ sub _reap ($self) {
     while ((my $pid = waitpid(-1, WNOHANG)) > 0) {
         my $status = $?;
         $self->upgrade_ended($status) if $pid == ($self->{upgrade_pid} // 0);
+        next if $self->{companion}->reaped($pid, $self->_how($status), $self->{stopping});
         my $w = delete $self->{workers}{$pid} or next;
         $self->_log_exit($pid, $status, $self->{board}->slot($w->{slot}));
         $self->{board}->release($w->{slot});

@@ -64,7 +64,8 @@ sub run ($self) {
             . " (Perennial $Perennial::VERSION, hot path in "
             . Perennial::HTTP::Core::implementation()
             . ')');
-    @$self{qw(log board listeners)} = ($log,   $board, \@listeners);
+    @$self{qw(log board listeners)} = ($log, $board, \@listeners);
+    $self->{park}                   = _park($config, $log);
     @$shared{qw(board listeners)}   = ($board, \@listeners);
     my $server = $self->_server($config, $app);
     undef $app;    # The server holds it: what holds the server decides how long it lives
@@ -84,6 +85,7 @@ sub run ($self) {
             on_ready         => scalar $self->_on_ready,
             upgrade          => $self->{command} && sub { $self->_upgrade },
             upgrade_failed   => sub { $_->disown(0) for @listeners },
+            companion        => scalar $self->_parking_process,
         );
 
         # Prefork holds this generation's worker code (and through it the application) until a
@@ -121,6 +123,44 @@ sub _prepare ($self, $config, $log) {
     return ($hooks, $app);
 }
 
+# The channels of the parking process (Perennial::Park), made before anything forks: with a
+# pool of workers, KeepAlive and ParkKeepAlive on, and the epoll the workers wait on
+# (After a hot upgrade, the old manager's channels, with what they carry.)
+sub _park ($config, $log) {
+    my $inherited = delete $ENV{PERENNIAL_PARK_FDS};
+    if ($config->single_process || !$config->keep_alive || !$config->park_keep_alive) {
+        POSIX::close($_) for split /,/, $inherited // '';    # Parking was turned off meanwhile
+        return;
+    }
+    if (!eval { require Linux::Epoll; require Perennial::Park; 1 }) {
+        $log->warn('idle connections are not parked: ' . ($@ =~ s/\s+\z//r));
+        return;
+    }
+    return Perennial::Park->new($inherited);
+}
+
+# The parking process's life (Perennial::Park::Lot), for the manager to keep: it gives up root
+# as workers do, and goes when the manager dies
+sub _parking_process ($self) {
+    my $park = $self->{park} or return;
+    my ($to, $log, $board) = @$self{qw(to log board)};
+    return {
+        name => 'parking process',
+        run  => sub ($stopping) {
+            require Perennial::Park::Lot;
+            Perennial::Privileges->drop($to);
+            Linux::Prctl::set_pdeathsig(POSIX::SIGQUIT());
+            my $lot = Perennial::Park::Lot->new(
+                park     => $park,
+                board    => $board,
+                log      => $log,
+                stopping => $stopping
+            );
+            return $lot->run;
+        }
+    };
+}
+
 # A new manager started by a hot upgrade asks the old one to stop once its workers are ready
 sub _on_ready ($self) {
     my $old = $self->{replaces} or return;
@@ -156,7 +196,8 @@ sub _upgrade ($self) {
     return Perennial::Upgrade->start(
         log       => $self->{log},
         listeners => $self->{listeners},
-        command   => $self->{command}
+        command   => $self->{command},
+        park      => $self->{park},
     );
 }
 
@@ -213,7 +254,8 @@ sub _server ($self, $config, $app) {
         log       => $self->{log},
         board     => $self->{board},
         app       => $app,
-        listeners => $self->{listeners}
+        listeners => $self->{listeners},
+        park      => $config->keep_alive && $config->park_keep_alive ? $self->{park} : undef,
     );
 }
 

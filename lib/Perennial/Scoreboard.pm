@@ -11,7 +11,7 @@ use Perennial::Twins;
 #   _ waiting   S starting   R reading   W writing   K keep-alive   L logging   C closing
 #   G gracefully finishing   I idle cleanup   . open slot
 my ($HEADER, $SLOT, $NOTE, $MAGIC) = (64, 336, 8192, 'PERENNS4');
-my $HEAD_PACK   = 'a8 N N d N';
+my $HEAD_PACK   = 'a8 N N d N N';    # magic, slots, manager, started, generation, parked
 my $SLOT_PACK   = 'a1 x3 N N N N N d d Q Q Q a48 a144 d f f Q a40 N N N N';
 my @SLOT_FIELDS = qw(state pid generation requests conn_requests last_micros started
     request_started slot_requests slot_bytes bytes client request armed_for deadline slow
@@ -117,6 +117,12 @@ sub generation ($self, $set = undef) {
     return unpack 'N', substr(${$self->{map}}, 24, 4);
 }
 
+# Connections the parking process holds (Perennial::Park::Lot), which it writes as they change
+sub parked ($self, $set = undef) {
+    substr(${$self->{map}}, 28, 4) = pack 'N', $set if defined $set;
+    return unpack 'N', substr(${$self->{map}}, 28, 4);
+}
+
 sub header_values ($self) { unpack $HEAD_PACK, substr(${$self->{map}}, 0, $HEADER) }
 
 # A worker's notes: a few kilobytes of text of its own, written rarely (the scripts it has
@@ -207,7 +213,8 @@ sub state_of ($self, $i) { substr(${$self->{map}}, $HEADER + $SLOT * $i, 1) }
 
 sub _fill ($self) {
     substr(${$self->{map}}, 0, $HEADER)
-        = pack('a' . $HEADER, pack($HEAD_PACK, $MAGIC, $self->{slots}, $$, Time::HiRes::time(), 0));
+        = pack('a' . $HEADER,
+        pack($HEAD_PACK, $MAGIC, $self->{slots}, $$, Time::HiRes::time(), 0, 0));
     $self->release($_) for 0 .. $self->{slots} - 1;
 }
 
@@ -277,9 +284,16 @@ Creates a new scoreboard, in a file or in anonymous shared memory.
 
 Reads or sets the manager's current generation.
 
+=head2 parked
+
+    $board->parked($n);    # the parking process
+    my $n = $board->parked;
+
+The number of idle connections the parking process holds (L<Perennial::Park::Lot>).
+
 =head2 header_values
 
-    my ($magic, $slots, $manager_pid, $started, $generation) = $board->header_values;
+    my ($magic, $slots, $manager_pid, $started, $generation, $parked) = $board->header_values;
 
 =head2 note, note_of
 

@@ -3,7 +3,7 @@ use v5.36;
 use Errno       qw(EINTR EAGAIN);
 use Time::HiRes ();
 use Perennial::Connection;
-use Perennial::HTTP::Core     qw(accept_client);
+use Perennial::HTTP::Core     qw(accept_client peer_of);
 use Perennial::HTTP::Response ();
 use Perennial::SizeLimit;
 use Perennial::VirtualHosts ();
@@ -13,7 +13,7 @@ use Perennial::Watchdog;
 # stop or until the request limit is reached.
 
 sub new ($class, %args) {
-    my $self = bless {map { $_ => $args{$_} } qw(config log board app listeners)}, $class;
+    my $self = bless {map { $_ => $args{$_} } qw(config log board app listeners park)}, $class;
     Perennial::HTTP::Response::server_tokens($self->{config}->server_tokens);
     $self->{base} = [map { _base_env($_) } @{$self->{listeners}}];
     $self->_epoll;
@@ -51,12 +51,12 @@ sub serve ($self, $worker) {
         last                          if $$reopen && !_reopened($worker, $log);
         $self->_publish_memory($slot) if $worker->{unprivileged};
         $board->state($slot, '_');
-        my ($client, $index, $peer) = $self->_accept(\@fh, $stopping) or next;
+        my ($client, $index, $peer, $resumed) = $self->_next_client(\@fh, $stopping) or next;
 
         # Asked while it waited: the request it took goes to the new logs already
         _reopened($worker, $log) if $$reopen && !$worker->{unprivileged};
-        $self->{listeners}[$index]->prepare($client);
-        my $served = $conn->serve($client, $self->{base}[$index], $peer, $remaining, $index);
+        my $served
+            = $conn->serve($client, $self->{base}[$index], $peer, $remaining, $index, $resumed);
         if (defined $remaining && ($remaining -= $served) <= 0) {
             $self->{log}
                 ->info("worker $$ reached MaxRequestsPerChild ($worker->{max_requests} requests)");
@@ -78,6 +78,7 @@ sub _connection_loop ($self, $worker) {
         board         => $self->{board},
         slot          => $worker->{slot},
         stopping      => $worker->{stopping},
+        park          => $self->{park},
         after_request => scalar $self->_size_limit,
         protocol      => [map { _protocol_options($self->{config}, $_) } @{$self->{listeners}}],
     );
@@ -127,6 +128,13 @@ sub _size_limit ($self) {
     };
 }
 
+# A connection just accepted, made ready for its requests, or one back from the parking process
+sub _next_client ($self, $fh, $stopping) {
+    my ($client, $index, $peer, $resumed) = $self->_accept($fh, $stopping) or return ();
+    $self->{listeners}[$index]->prepare($client) unless $resumed;
+    return ($client, $index, $peer, $resumed);
+}
+
 sub _accept ($self, $fh, $stopping) {
     return $self->_accept_epoll($fh) if $self->{epoll};
     if (@$fh == 1) {
@@ -156,6 +164,7 @@ sub _accept ($self, $fh, $stopping) {
 sub _accept_epoll ($self, $fh) {
     my $n = $self->{epoll}->wait(1) or return ();
     my $i = $self->{ready};
+    return $self->_resume if $i < 0;
     my ($client, $peer) = accept_client($fh->[$i]);
     return ($client, $i, $peer) if $client;
     $self->_accept_failed unless $! == EAGAIN || $! == EINTR;
@@ -169,7 +178,21 @@ sub _epoll ($self) {
     for my $i (0 .. $#listeners) {
         $epoll->add($listeners[$i]->fh, 'in', sub ($events) { $self->{ready} = $i });
     }
+    $epoll->add($self->{park}->ready_handle, 'in', sub ($events) { $self->{ready} = -1 })
+        if $self->{park};
     $self->{epoll} = $epoll;
+}
+
+# A parked connection whose next request is arriving (Perennial::Park): taken unless another
+# worker took it first, and served as one just accepted, with what it had on it
+sub _resume ($self) {
+    my ($sock, $state) = $self->{park}->take or return ();
+    my $index = $state->{listener};
+    if (!$self->{listeners}[$index]) {    # Cannot happen unless the listeners changed
+        $self->{log}->error("a parked connection came back for listener $index, which is gone");
+        return ();
+    }
+    return ($sock, $index, peer_of($sock), $state);
 }
 
 # Running out of descriptors must not spin the worker: say so and pause a little

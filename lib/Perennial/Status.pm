@@ -103,6 +103,7 @@ sub _auto ($env, $s) {
         "BusyWorkers: $s->{busy}",
         "GracefulWorkers: $s->{graceful}",
         "IdleWorkers: $s->{idle}",
+        "ParkedConnections: $s->{parked}",
         "Processes: $s->{processes}",
         (defined $depth ? ("ListenQueue: $depth", "ListenQueueLimit: $limit") : ()),
         "Scoreboard: $s->{scoreboard}",

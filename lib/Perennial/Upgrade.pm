@@ -11,17 +11,19 @@ use POSIX ();
 
 # Starts the new manager; returns its pid, or undef when it could not be started
 sub start ($class, %args) {
-    my ($log, $listeners, $command) = @args{qw(log listeners command)};
-    my @fh = map { $_->fh } @$listeners;
-    _cloexec($_, 0) for @fh;
+    my ($log, $listeners, $command, $park) = @args{qw(log listeners command park)};
+    my @fh   = map { $_->fh } @$listeners;
+    my @park = $park ? $park->handles : ();
+    _cloexec($_, 0) for @fh, @park;
     my $pid = fork;
     if (defined $pid && !$pid) {
         local $ENV{PERENNIAL_LISTEN_FDS}   = join ',', map { fileno $_ } @fh;
+        local $ENV{PERENNIAL_PARK_FDS}     = join ',', map { fileno $_ } @park if @park;
         local $ENV{PERENNIAL_UPGRADE_FROM} = getppid;
         exec {$command->[0]} @$command or POSIX::_exit(127);
     }
     my $err = $!;
-    _cloexec($_, 1) for @fh;
+    _cloexec($_, 1) for @fh, @park;
     if (!defined $pid) { $log->error("Can't start the new manager: $err"); return }
     $log->info("upgrade: new manager $pid started (@$command[2 .. $#$command])");
     return $pid;
@@ -49,7 +51,9 @@ Perennial::Upgrade - start a new manager that takes over the listening sockets
 
 Clears close-on-exec on the listening sockets, forks, and runs the command with
 C<PERENNIAL_LISTEN_FDS> (the descriptors, comma-separated) and C<PERENNIAL_UPGRADE_FROM> (the
-old manager's pid) in its environment. L<Perennial::CLI> reads them: the new manager adopts
+old manager's pid) in its environment, and C<PERENNIAL_PARK_FDS> (the four ends of the
+parking channels, L<Perennial::Park>) when idle connections are parked: the new manager's
+parking process takes over the connections the old one held. L<Perennial::CLI> reads them: the new manager adopts
 those sockets instead of binding its C<Listen> addresses, takes over the pid file, and sends
 QUIT to the old manager once its own StartServers workers are waiting for requests.
 
@@ -57,6 +61,7 @@ QUIT to the old manager once its own StartServers workers are waiting for reques
 
 =head2 start
 
-    my $pid = Perennial::Upgrade->start(log => $log, listeners => \@listeners, command => \@argv);
+    my $pid = Perennial::Upgrade->start(log => $log, listeners => \@listeners, command => \@argv,
+        park => $park);
 
 =cut

@@ -11,7 +11,8 @@ use Perennial::Twins;
 # the pure-Perl one here, which does the same byte for byte. The C one is used when it was
 # built and PERENNIAL_PURE_PERL is not set; the tests run both.
 
-our @EXPORT_OK = qw(accept_client http_date parse_plain pid ready response_head write_response);
+our @EXPORT_OK
+    = qw(accept_client http_date parse_plain peer_of pid ready response_head write_response);
 
 my %OWN
     = ('content-length' => 1, 'transfer-encoding' => 2, connection => 3, date => 4, server => 5);
@@ -73,6 +74,10 @@ sub pp_accept_client ($listener) {
     my $peer = accept(my $client, $listener) or return;
     return ($client, {'psgix.io' => $client, _address_and_port($peer)});
 }
+
+# The same keys for a connection that came another way (from the parking process): from its
+# peer's address, asked of the kernel
+sub peer_of ($sock) { return {'psgix.io' => $sock, _address_and_port(getpeername($sock) // '')} }
 
 sub _address_and_port ($peer) {
     my $family = length $peer >= 2 ? sockaddr_family($peer) : -1;
@@ -243,6 +248,13 @@ unbuffered stream (the C<:unix> layer) for reading and writing, where perl's C<a
 buffered ones and asks the kernel six questions about them (C<fcntl>, C<ioctl>, C<lseek>
 each); reads and writes on a client are C<sysread>, C<send> and C<sendmsg>, which no buffer
 stands between.
+
+=head2 peer_of
+
+    my $peer = peer_of($sock);    # {psgix.io, REMOTE_ADDR, REMOTE_PORT}
+
+The same keys as C<accept_client> gives, for a connection that came from the parking process
+(L<Perennial::Park>): from C<getpeername(2)>.
 
 =head2 http_date
 

@@ -65,6 +65,9 @@ sub graceful_stop ($self) {
     $self->{on_stop}->();
     $self->{stopping} = 1;
     $self->_retire($_) for values %{$self->{workers}};
+
+    # What the parking process holds goes back into its channel, for a successor's (an upgrade)
+    $self->{companion}->stop('graceful');
     my $limit    = $self->{config}->graceful_shutdown_timeout;
     my $deadline = $limit ? Time::HiRes::time() + $limit : undef;
     while (%{$self->{workers}}) {
@@ -112,6 +115,7 @@ sub stop ($self) {
     $self->{log}->info('stopping now');
     $self->{stopping} = 1;
     $self->_terminate_all;
+    $self->{companion}->stop('now');
     $self->{log}->info("manager $$ stopped");
     return 0;
 }

@@ -86,7 +86,8 @@ sub _figures ($s) {
             )
         ],
         [   'Workers',
-            "$s->{busy} requests currently being processed, $s->{idle} idle workers"
+            "$s->{busy} requests currently being processed, $s->{idle} idle workers, "
+                . "$s->{parked} idle connections parked"
                 . ($s->{graceful} ? ", $s->{graceful} gracefully finishing" : '')
         ],
         map {

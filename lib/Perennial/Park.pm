@@ -1,0 +1,129 @@
+package Perennial::Park;
+use v5.36;
+use Errno          qw(EAGAIN EINTR);
+use Fcntl          qw(F_SETFD FD_CLOEXEC);
+use IO::Handle     ();
+use POSIX          ();
+use Socket         qw(AF_UNIX PF_UNSPEC SOCK_SEQPACKET SOL_SOCKET SCM_RIGHTS MSG_DONTWAIT);
+use Socket::MsgHdr ();
+
+# Where a connection waits when no worker needs to hold it: an idle kept-alive connection goes
+# from its worker to the parking process (Perennial::Park::Lot), and comes back to whichever
+# worker is free when its next request arrives. Two channels carry connections, each a
+# SOCK_SEQPACKET socket pair that the manager makes before it forks and keeps open for the
+# server's life, so that a connection on its way survives the death of the process at either end:
+#   parked  workers -> the parking process: a connection with nothing to read for now
+#   ready   the parking process -> workers: one with bytes to read; its receiving end is in the
+#           workers' shared epoll beside the listeners, and one worker takes each message
+# A message is one connection: its descriptor (SCM_RIGHTS) and its state, packed.
+
+# The listener it came on, the requests served on it, the time it is given up at (as the
+# parking process counts KeepAliveTimeout), and the bytes read ahead of its next request
+my $STATE = 'n N d a*';
+my $ROOM  = 65_536 + 64;    # The largest message: a read's worth of bytes, and the state
+
+# New channels; or, with $inherited ("fd,fd,fd,fd" from handles()), those of the manager a
+# hot upgrade replaces, with the connections on their way in them
+sub new ($class, $inherited = undef) {
+    my @fds = $inherited ? split(/,/, $inherited) : ();
+    my %pair;
+    for my $name (qw(parked ready)) {
+        my ($in, $out);
+        if (@fds) {
+            $_ = IO::Handle->new_from_fd(shift @fds, 'r+')
+                // die "Can't adopt the parking channel: $!\n"
+                for $in, $out;
+            fcntl($_, F_SETFD, FD_CLOEXEC) for $in, $out;
+        }
+        else {
+            socketpair($in, $out, AF_UNIX, SOCK_SEQPACKET, PF_UNSPEC)
+                or die "Can't make the parking channel: $!\n";
+        }
+        $_->blocking(0) for $in, $out;
+        $pair{$name} = [$in, $out];    # [receiving end, sending end]
+    }
+    return bless \%pair, $class;
+}
+
+# Every end, for a hot upgrade to hand on (Perennial::Upgrade)
+sub handles ($self) { return (@{$self->{parked}}, @{$self->{ready}}) }
+
+# The end the workers wait on, in their epoll
+sub ready_handle ($self) { $self->{ready}[0] }
+
+# The end the parking process waits on
+sub parked_handle ($self) { $self->{parked}[0] }
+
+# A worker gives a connection up: true when it went (the caller closes its own descriptor),
+# false when the channel is full or broken (the worker keeps the connection itself)
+sub park ($self, $sock, $state) { _send($self->{parked}[1], $sock, $state) }
+
+# The parking process hands a connection on to the workers: true when it went
+sub hand_on ($self, $sock, $state) { _send($self->{ready}[1], $sock, $state) }
+
+# A worker takes a connection that is ready: (handle, state), or () when another worker took
+# it first
+sub take ($self) { _receive($self->{ready}[0]) }
+
+# The parking process takes a connection given up: (handle, state), or () when none waits
+sub collect ($self) { _receive($self->{parked}[0]) }
+
+sub _send ($channel, $sock, $state) {
+    my $msg = Socket::MsgHdr->new(
+        buf => pack($STATE, @$state{qw(listener served until)}, $state->{buffer} // ''));
+    $msg->cmsghdr(SOL_SOCKET, SCM_RIGHTS, pack('i', fileno $sock));
+    while (1) {
+        return 1 if defined Socket::MsgHdr::sendmsg($channel, $msg, MSG_DONTWAIT);
+        return 0 if $! != EINTR;
+    }
+}
+
+sub _receive ($channel) {
+    my $msg = Socket::MsgHdr->new(buflen => $ROOM, controllen => 64);
+    while (1) {
+        last      if defined Socket::MsgHdr::recvmsg($channel, $msg, MSG_DONTWAIT);
+        return () if $! != EINTR;
+    }
+    my (undef, undef, $fds) = $msg->cmsghdr;
+    return () unless defined $fds && length $fds >= 4;
+    my $fd = unpack 'i', $fds;
+
+    # Perl's fdopen keeps the descriptor open across exec unless told: a CGI child must not
+    # inherit a client's connection
+    open(my $sock, '+<&=', $fd) or do { POSIX::close($fd); return () };
+    fcntl($sock, F_SETFD, FD_CLOEXEC);
+    binmode $sock;
+    my %state;
+    @state{qw(listener served until buffer)} = unpack $STATE, $msg->buf;
+    return ($sock, \%state);
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Park - the channels that carry idle connections between workers and the parking
+process
+
+=head1 SYNOPSIS
+
+    my $park = Perennial::Park->new;                      # in the manager, before forking
+    $park->park($sock, {listener => 0, served => 3, until => $t, buffer => ''})
+        and close $sock;                                  # a worker gives it up
+    my ($sock, $state) = $park->collect;                  # the parking process takes it
+    $park->hand_on($sock, $state);                        # its next request is on its way
+    my ($sock, $state) = $park->take;                     # a free worker serves it
+
+=head1 DESCRIPTION
+
+Two C<SOCK_SEQPACKET> socket pairs carry connections, each message one descriptor
+(C<SCM_RIGHTS>, through L<Socket::MsgHdr>) with its state: the index of the listener it came
+on, the requests served on it so far (for C<MaxKeepAliveRequests>), the time the parking
+process gives it up (C<KeepAliveTimeout>), and any bytes read ahead. Every end is
+non-blocking: a full channel makes C<park> false, and the worker keeps its connection as it
+would without parking. The manager holds every end for the server's life, so a message in
+flight outlives the process that sent it and the one that was to read it.
+
+=cut

@@ -1,0 +1,114 @@
+package Perennial::Prefork::Companion;
+use v5.36;
+use POSIX       ();
+use Time::HiRes ();
+
+# A process the manager keeps beside its workers for the server's whole life (the parking
+# process): started with the pool, started again when it dies (at most once a second, so one
+# that cannot start does not make the manager spin), kept across restarts (it holds no
+# configuration), and stopped with the server: QUIT for a graceful stop, TERM for a stop.
+
+my $KILL_AFTER = 10;
+
+# name, for the log; run, its life: a code reference given a reference to its stop flag, set
+# to 'graceful' (QUIT) or 'now' (TERM), and returning its exit code; log; signals, the
+# manager's signals (name => number), which it must not keep
+sub new ($class, %args) {
+    return bless {%args{qw(name run log signals)}, pid => undef, due => 0}, $class;
+}
+
+sub pid ($self) { $self->{pid} }
+
+# Starts it unless it runs, or when it died less than a second ago (without a run, it is
+# none: every method does nothing)
+sub start ($self) {
+    return if !$self->{run} || $self->{pid} || Time::HiRes::time() < $self->{due};
+    $self->{due} = Time::HiRes::time() + 1;
+    my $mask = POSIX::SigSet->new(values %{$self->{signals}});
+    my $old  = POSIX::SigSet->new;
+    POSIX::sigprocmask(POSIX::SIG_BLOCK(), $mask, $old);
+    my $pid = fork;
+    if (!defined $pid) {
+        POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old);
+        return $self->{log}->error("Can't fork the $self->{name}: $!");
+    }
+    if (!$pid) {
+        my $stopping = '';
+        $self->_own_signals(\$stopping);
+        POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old);
+        $0 = "perennial $self->{name}";    ## no critic (RequireLocalizedPunctuationVars)
+        my $code = eval { $self->{run}->(\$stopping) } // do {
+            $self->{log}->error("$self->{name} $$ failed: " . ($@ =~ s/\s+\z//r));
+            1;
+        };
+        POSIX::_exit($code);
+    }
+    POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old);
+    $self->{pid} = $pid;
+    $self->{log}->info("$self->{name} $pid started");
+}
+
+# The child's handlers, for the rest of its life (so not local): QUIT and TERM set its stop
+# flag, Ctrl-C in a terminal is the manager's to act on, the manager's others are undone
+sub _own_signals ($self, $stopping_ref) {
+    ## no critic (RequireLocalizedPunctuationVars)
+    $SIG{$_}   = 'DEFAULT' for keys %{$self->{signals}};
+    $SIG{INT}  = 'IGNORE';
+    $SIG{QUIT} = sub { $$stopping_ref ||= 'graceful' };
+    $SIG{TERM} = sub { $$stopping_ref = 'now' };
+    ## use critic
+    return;
+}
+
+# True when $pid was it (then logged, and started again unless the server is stopping)
+sub reaped ($self, $pid, $how, $stopping) {
+    return 0 unless $self->{pid} && $pid == $self->{pid};
+    undef $self->{pid};
+    $self->{log}->info("$self->{name} $pid exited ($how)");
+    $self->start unless $stopping;
+    return 1;
+}
+
+# QUIT ('graceful') or TERM ('now'), then waits for it (TERM after 10 s, KILL 10 s later)
+sub stop ($self, $how) {
+    my $pid = $self->{pid} or return;
+    kill $how eq 'graceful' ? 'QUIT' : 'TERM', $pid;
+    my $deadline = Time::HiRes::time() + $KILL_AFTER;
+    my $signal   = 'TERM';
+    while (waitpid($pid, POSIX::WNOHANG()) == 0) {
+        if (Time::HiRes::time() >= $deadline) {
+            $self->{log}->warn("$self->{name} $pid did not stop: $signal");
+            kill $signal, $pid;
+            ($signal, $deadline) = ('KILL', $deadline + $KILL_AFTER);
+        }
+        Time::HiRes::sleep(0.02);
+    }
+    undef $self->{pid};
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Prefork::Companion - a process the manager keeps beside its workers
+
+=head1 SYNOPSIS
+
+    my $companion = Perennial::Prefork::Companion->new(name => 'parking process', log => $log,
+        signals => {TERM => 15, ...}, run => sub ($stopping) { ...; return 0 });
+    $companion->start;                                   # again each second: starts it if gone
+    $companion->reaped($pid, $how, $stopping) and next;  # from the manager's waitpid loop
+    $companion->stop('graceful');                        # or 'now'
+
+=head1 DESCRIPTION
+
+L<Perennial::Prefork> runs one of these when it is given C<companion>: the parking process of
+L<Perennial::Park::Lot>. It is forked with the manager's signals blocked until its own
+handlers are in place (QUIT sets its stop flag to C<graceful>, TERM to C<now>), started again
+when it exits while the server runs (at most once a second), left alone by restarts, and
+stopped last when the server stops. Log lines at info: C<NAME N started>, C<NAME N exited
+(HOW)>.
+
+=cut

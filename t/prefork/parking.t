@@ -1,0 +1,180 @@
+use v5.36;
+use lib 't/lib';
+use Test::More;
+use IO::Socket::IP;
+use Time::HiRes     ();
+use Perennial::Test qw(start_server wait_until);
+
+# Idle kept-alive connections wait in the parking process, not in a worker: the clients below
+# each keep their own connection and read their own responses byte by byte, so a connection
+# the server dropped or a request it lost shows as a missing answer (nothing retries).
+
+# One request on a kept-alive connection: the answering worker's pid, or undef when no whole
+# response came within $seconds
+sub ask ($sock, $path = '/', $seconds = 10) {
+    $sock->syswrite("GET $path HTTP/1.1\r\nHost: x\r\n\r\n") or return;
+    my ($out, $deadline) = ('', Time::HiRes::time() + $seconds);
+    while (Time::HiRes::time() < $deadline) {
+        if ($out =~ /\r\n\r\n/ && $out =~ /Content-Length: (\d+)\r\n/i) {
+            my $want = $1;
+            my ($head, $body) = split /\r\n\r\n/, $out, 2;
+            return $body if length $body >= $want;
+        }
+        my $rin = '';
+        vec($rin, fileno $sock, 1) = 1;
+        select(my $rout = $rin, undef, undef, 0.2) or next;
+        sysread($sock, $out, 65_536, length $out)  or return;
+    }
+    return;
+}
+
+sub client ($srv) {
+    return IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port, Timeout => 5)
+        // die "Can't connect: $@";
+}
+
+sub parked ($srv) { $srv->{board}->parked }
+
+my $POOL = <<'CONF';
+StartServers 1
+MinSpareServers 1
+MaxSpareServers 1
+MaxClients 1
+KeepAliveTimeout 30
+<Location /server-status>
+    SetHandler server-status
+</Location>
+CONF
+
+subtest 'one worker serves five kept-alive clients in turn: idle ones do not hold it' => sub {
+    my $srv     = start_server(app => 'pid.psgi', conf => $POOL);
+    my @clients = map { client($srv) } 1 .. 5;
+    my @first   = map { ask($_) } @clients;
+    is scalar(grep {defined} @first), 5, 'each answered its first request';
+    ok wait_until(sub { parked($srv) == 5 }, 5, 'five parked'),
+        'the five connections are parked, the worker free';
+    my @second = map { ask($_) } reverse @clients;
+    is scalar(grep {defined} @second), 5, 'and each its second, on the same connection';
+    ok wait_until(sub { parked($srv) == 5 }, 5, 'parked'), 'parked again after it';
+    my $status = client($srv);
+    like ask($status, '/server-status?auto'), qr/^ParkedConnections: 5$/m,
+        'server-status?auto counts them';
+    like ask($status, '/server-status'), qr/5 idle connections parked/, 'and so does its page';
+    like $srv->error_log, qr/parking process \d+ started/, 'the log names the parking process';
+    $srv->stop;
+};
+
+subtest 'ParkKeepAlive Off: the worker holds its connection, as Apache prefork' => sub {
+    my $srv     = start_server(app => 'pid.psgi', conf => "$POOL\nParkKeepAlive Off\n");
+    my @clients = map { client($srv) } 1 .. 2;
+    ok defined ask($clients[0]),          'the first client is answered';
+    ok !defined ask($clients[1], '/', 2), 'the second waits: the worker holds the first';
+    is parked($srv), 0, 'nothing parked';
+    unlike $srv->error_log, qr/parking process/, 'no parking process';
+    $srv->stop;
+};
+
+subtest 'a parked connection comes back to a worker of a new generation, nothing lost' => sub {
+    my $srv     = start_server(app => 'pid.psgi', conf => $POOL);
+    my @clients = map { client($srv) } 1 .. 20;
+    my @first   = map { ask($_) } @clients;
+    is scalar(grep {defined} @first), 20, 'twenty answered';
+    ok wait_until(sub { parked($srv) == 20 }, 5, 'parked'), 'twenty parked';
+    $srv->signal('USR1');
+    ok wait_until(sub { !kill 0, $first[0] }, 10, 'old worker gone'),
+        'the worker that served them is gone (graceful restart)';
+    my @second = map { ask($_) } @clients;
+    is scalar(grep {defined} @second), 20,        'every client is answered on its connection';
+    isnt $second[0],                   $first[0], 'by another worker';
+    $srv->stop;
+};
+
+subtest 'a hot upgrade: the new manager takes the parked connections over' => sub {
+    my $srv     = start_server(app => 'pid.psgi', conf => $POOL);
+    my $old     = $srv->pid;
+    my @clients = map { client($srv) } 1 .. 50;
+    my @first   = map { ask($_) } @clients;
+    is scalar(grep {defined} @first), 50, 'fifty answered';
+    ok wait_until(sub { parked($srv) == 50 }, 5, 'parked'), 'fifty parked';
+    my ($out, $code) = $srv->cli('upgrade', '-c', $srv->conf);
+    is $code, 0, 'perennial upgrade finished' or diag $out;
+    my ($new) = $out =~ /by manager (\d+)/;
+    my @second = map { ask($_) } @clients;
+    is scalar(grep {defined} @second), 50,        'every client is answered on its own connection';
+    isnt $second[0],                   $first[0], 'by a worker of the new manager';
+    like $srv->error_log, qr/parking process \d+ stopped: 50 connection\(s\) held, 50 put back/,
+        'the old parking process handed them on';
+    kill 'TERM', $new;
+    wait_until(sub { !kill 0, $new }, 10, 'new manager gone');
+};
+
+subtest 'MaxKeepAliveRequests counts across parking' => sub {
+    my $srv  = start_server(app => 'pid.psgi', conf => "$POOL\nMaxKeepAliveRequests 3\n");
+    my $sock = client($srv);
+    my @pids;
+    for (1 .. 2) {
+        push @pids, ask($sock);
+        ok wait_until(sub { parked($srv) == 1 }, 5, 'parked'), "parked after request $_";
+    }
+    push @pids, ask($sock);
+    is scalar(grep {defined} @pids), 3, 'three answered';
+    ok !defined ask($sock, '/', 2), 'the connection is closed after the third';
+    $srv->stop;
+};
+
+subtest 'the parking process dies: its connections close, and the server goes on parking' => sub {
+    my $srv  = start_server(app => 'pid.psgi', conf => $POOL);
+    my $sock = client($srv);
+    ok defined ask($sock),                                 'answered';
+    ok wait_until(sub { parked($srv) == 1 }, 5, 'parked'), 'parked';
+    my ($lot) = $srv->error_log =~ /parking process (\d+) started/;
+    ok kill('KILL', $lot),          'the parking process is killed';
+    ok !defined ask($sock, '/', 3), 'its connection is gone with it';
+    ok wait_until(sub { $srv->error_log =~ /parking process (?!$lot)\d+ started/ }, 5, 'again'),
+        'the manager starts another';
+    like $srv->error_log, qr/parking process $lot exited \(signal 9, KILL\)/, 'and logs the death';
+    my $again = client($srv);
+    ok defined ask($again),                                'a new client is answered';
+    ok wait_until(sub { parked($srv) == 1 }, 5, 'parked'), 'and parked by the new one';
+    ok defined ask($again),                                'and answered again';
+    $srv->stop;
+};
+
+subtest 'a worker killed while it holds a connection loses that one only' => sub {
+    my $srv    = start_server(app => 'pid.psgi', conf => $POOL);
+    my $parked = client($srv);
+    ok defined ask($parked),                               'answered';
+    ok wait_until(sub { parked($srv) == 1 }, 5, 'parked'), 'and parked';
+
+    # The next generation holds a connection 30 s before parking it
+    open(my $fh, '>>', $srv->conf) or die $!;
+    print {$fh} "ParkKeepAliveAfter 30\n";
+    close $fh;
+    my ($old) = map { $_->{pid} } $srv->slots;
+    $srv->signal('USR1');
+    ok wait_until(sub { !kill 0, $old }, 10, 'restarted'), 'a new generation';
+    my $held = client($srv);
+    my $pid  = ask($held);
+    ok defined $pid,                                        'a second client is answered';
+    ok wait_until(sub { $srv->scoreboard eq 'K' }, 5, 'K'), 'its worker waits for its next request';
+    ok kill('KILL', $pid),                                  'and is killed';
+    ok !defined ask($held, '/', 3),                         'the connection it held is lost';
+    my $again = ask($parked);
+    ok defined $again, 'the parked one is answered by the new worker';
+    isnt $again, $pid, 'which is another process';
+    $srv->stop;
+};
+
+subtest 'a client that closes its parked connection costs no worker' => sub {
+    my $srv     = start_server(app => 'pid.psgi', conf => $POOL);
+    my @clients = map { client($srv) } 1 .. 3;
+    ask($_) for @clients;
+    ok wait_until(sub { parked($srv) == 3 }, 5, 'parked'), 'three parked';
+    close $_ for @clients;
+    ok wait_until(sub { parked($srv) == 0 }, 5, 'gone'), 'the parking process closes them';
+    my $count = () = $srv->access_log =~ /\n/g;
+    is $count, 3, 'no request was made of them';
+    $srv->stop;
+};
+
+done_testing;
