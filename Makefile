@@ -47,6 +47,7 @@ bench: deps xs
 	$(PERL) bench/syscalls.pl --record $(GOALS)
 	$(PERL) bench/memory.pl --preload CGI --record $(GOALS)
 	$(PERL) bench/static.pl
+	$(PERL) bench/idle.pl
 	$(PERL) bin/perennial bench examples/heavy.bench
 	$(PERL) bench/goals.pl $(GOALS)
 

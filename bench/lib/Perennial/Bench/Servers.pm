@@ -50,6 +50,23 @@ CONF
         ('/usr/sbin/apache2', '-f', "$a{dir}/httpd.conf", '-DFOREGROUND', ($a{single} ? '-X' : ()));
     },
 
+    # A PSGI application in Apache prefork, through mod_perl and Plack's own handler for it
+    'apache-psgi' => sub (%a) {
+        my $mods = '/usr/lib/apache2/modules';
+        _write("$a{dir}/httpd.conf", _apache_head(%a) . <<"CONF");
+LoadModule perl_module $mods/mod_perl.so
+MaxConnectionsPerChild 0
+${\ _keepalive(%a)}DocumentRoot $a{dir}
+PerlModule Plack::Handler::Apache2
+<Location />
+    SetHandler perl-script
+    PerlResponseHandler Plack::Handler::Apache2
+    PerlSetVar psgi_app $a{app}
+</Location>
+CONF
+        ('/usr/sbin/apache2', '-f', "$a{dir}/httpd.conf", '-DFOREGROUND');
+    },
+
     # Static files from $a{docs}: the same directory, three servers
     'perennial-static' => sub (%a) {
         _write("$a{dir}/perennial.conf",
@@ -107,13 +124,21 @@ PSGI
         );
     },
     perennial => sub (%a) {
-        (   $^X,                  "$ROOT/bin/perennial",
-            'serve',              '--workers',
-            $a{workers},          '--listen',
-            "127.0.0.1:$a{port}", '--log-level',
-            'warn',               '--max-requests',
-            0, ($a{keepalive} ? () : '--disable-keepalive'),
-            '--keepalive-timeout', 5,
+        (   $^X,
+            "$ROOT/bin/perennial",
+            'serve',
+            '--workers',
+            $a{workers},
+            '--listen',
+            "127.0.0.1:$a{port}",
+            '--log-level',
+            'warn',
+            '--max-requests',
+            0,
+            ($a{keepalive} ? () : '--disable-keepalive'),
+            '--keepalive-timeout',
+            5,
+            (map { ('--set', $_) } @{$a{set} // []}),
             $a{app}
         );
     },
@@ -167,7 +192,8 @@ sub start_server ($name, %args) {
     chmod 0755, $dir;
 
     # prefix: a command to run the server under (valgrind); single: one process (Apache's -X)
-    # stop_wait: how long stop_server waits after TERM before it kills (15 s)
+    # stop_wait: how long stop_server waits after TERM before it kills (15 s); set: directives
+    # for Perennial's --set ('ParkKeepAlive Off')
     my @cmd   = (@{$args{prefix} // []}, $make->(%args, port => $port, dir => $dir));
     my $probe = $args{probe} // '/';
     my $pid   = fork         // die "Can't fork: $!\n";
