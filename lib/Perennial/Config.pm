@@ -6,6 +6,7 @@ use File::Spec ();
 use Perennial::Access;
 use Perennial::Config::Apache;
 use Perennial::Config::Conditional qw(expand);
+use Perennial::HTTP::ReadTimeout   qw(parse_read_timeout);
 use Perennial::Config::Ignored     ();
 use Perennial::Config::Logs        qw(log_directive resolve_logs);
 use Perennial::Config::PerDir      qw(per_dir_directive);
@@ -60,6 +61,7 @@ my %SETTINGS = (
     pool_private_limit        => [0,                  'size'],
     size_check_interval       => [1,                  'posint'],
     request_deadline          => [0,                  'seconds'],
+    request_read_timeout      => [{},                 'hash'],
     slow_request_time         => [0,                  'seconds'],
     child_init                => [[],                 'list'],
     child_exit                => [[],                 'list'],
@@ -331,6 +333,7 @@ sub _directive ($values, $item) {
         if !$key || ($NOT_DIRECTIVES{$key} && !$LIST_DIRECTIVES{$name});
     return _list_directive($values, $key, $item) if $LIST_DIRECTIVES{$name};
     return _protocol_options($values, $item)     if $key eq 'http_protocol_options';
+    return _read_timeout($values, $item)         if $key eq 'request_read_timeout';
     my @args = @{$item->{args}};
     if ($key eq 'log_level') {
         @args = _log_level($values, $item);
@@ -383,6 +386,15 @@ sub _protocol_options ($values, $item) {
             if lc $word eq 'allow0.9';
     }
     $values->{http_protocol_options} = {%{$values->{http_protocol_options} // {}}, %options};
+    return;
+}
+
+# RequestReadTimeout: the stages it names (Perennial::HTTP::ReadTimeout), over an earlier line's
+sub _read_timeout ($values, $item) {
+    my @args = @{$item->{args}} or return "$item->{name} takes header=, body= or handshake= limits";
+    my ($limits, $why) = parse_read_timeout(\@args, $values->{request_read_timeout});
+    return "$item->{name}: $why" unless $limits;
+    $values->{request_read_timeout} = $limits;
     return;
 }
 
@@ -635,6 +647,16 @@ How often a worker measures itself against those limits.
 
 A ceiling on the sum of the workers' private memory; past it the largest idle workers are
 retired first. See L<Perennial::Prefork::Recycle>.
+
+=item request_read_timeout (C<RequestReadTimeout>; C<header=20-40,MinRate=500 body=20,MinRate=500>)
+
+mod_reqtimeout's limits (L<Perennial::HTTP::ReadTimeout>): a request's head must arrive
+within 20 seconds of its first byte being awaited, a second more for each 500 bytes, 40 at
+the most, and its body within 20 seconds, a second more for each 500 bytes; past that the
+request is answered 408 and logged. C<header=0> or C<body=0> leaves that stage to C<Timeout>
+alone. A head that trickles in does not hold a worker while it does: it waits in the parking
+process (see L<Perennial::Manual::WorkerLife>), which gives it to a worker once it is whole.
+Also in a C<< <VirtualHost> >>, for the listeners of its address.
 
 =item request_deadline (C<RequestDeadline>, server-wide or in a C<< <Location> >>; 0 = none;
 seconds)

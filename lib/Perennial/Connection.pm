@@ -1,20 +1,23 @@
 package Perennial::Connection;
 use v5.36;
-use Errno                     qw(EINTR);
-use Time::HiRes               ();
-use Perennial::HTTP::Body     qw(body_framing);
-use Perennial::HTTP::Close    qw(close_connection);
-use Perennial::HTTP::Core     qw(parse_plain ready);
-use Perennial::HTTP::Input    qw(empty_input input_of receive_body);
-use Perennial::HTTP::Request  qw(head_ready parse_head);
-use Perennial::HTTP::Response ();
-use Perennial::Log::Format    ();
+use Errno                        qw(EINTR);
+use Time::HiRes                  ();
+use Perennial::HTTP::Body        qw(body_framing);
+use Perennial::HTTP::Close       qw(close_connection);
+use Perennial::HTTP::Core        qw(parse_plain ready);
+use Perennial::HTTP::Input       qw(empty_input input_of receive_body);
+use Perennial::HTTP::ReadTimeout qw(read_deadline read_timeouts);
+use Perennial::HTTP::Request     qw(head_ready parse_head);
+use Perennial::HTTP::Response    ();
+use Perennial::Log::Format       ();
 
 # The hot path: one connection, its requests one after another (read, parse, call the app,
 # write, keep alive). Kept small and behind a narrow interface, new() and serve(), so that it
 # can be replaced by a faster implementation without touching the rest.
 
-my $READ_SIZE = 65_536;
+my $READ_SIZE     = 65_536;
+my $PARK_HEAD_MAX = 32_768;    # A part of a head longer than this is read on by its worker
+my %LATE          = (X => 'RequestReadTimeout', T => 'Timeout');    # What the parking process saw
 
 # Plain heads are read in C when it was built (in Perl, the judge reads every head)
 my $PLAIN_IN_C = Perennial::HTTP::Core::implementation() eq 'C';
@@ -62,7 +65,8 @@ sub new ($class, %args) {
                 +{  %limits,
                     unsafe     => $_->{unsafe}     // 0,
                     registered => $_->{registered} // 0,
-                    hosts      => {}    # The Host values judged on these limits
+                    read  => $_->{read_timeout}    // read_timeouts($config->request_read_timeout),
+                    hosts => {}    # The Host values judged on these limits
                 }
             } @{$args{protocol} // [$config->http_protocol_options]}
         ],
@@ -77,14 +81,18 @@ sub serve ($self, $sock, $base, $peer, $remaining, $listener = 0, $resumed = und
     my ($buf, $served) = $resumed ? @$resumed{qw(buffer served)} : ('', 0);
     my $before = $served;
     my ($board, $slot) = @$self{qw(board slot)};
+    $self->{listener} = $listener;
+
+    my $began = $resumed && $self->_resumed($resumed);
     while (1) {
         last
             if $served > $before
             && !length $buf
             && !$self->_next_request($sock, $listener, $served);
         $board->state($slot, 'R');
-        my $t0 = Time::HiRes::time();
-        my ($len, $status, $env) = $self->_read_head($sock, \$buf, $base, $peer);
+        my $t0 = $began // Time::HiRes::time();
+        undef $began;
+        my ($len, $status, $env) = $self->_read_head($sock, \$buf, $base, $peer, $t0, $served);
         last unless $env;
         my $c = Perennial::HTTP::Response->for_request($sock, $env, $t0, $self->{timeout});
         $board->request_start($slot, $env, $t0, $served++);
@@ -98,12 +106,22 @@ sub serve ($self, $sock, $base, $peer, $remaining, $listener = 0, $resumed = und
         last if !$self->_after_response($c, $env, $t0, $served);
     }
     $board->state($slot, 'C');
+    delete $self->{head_back};
     if (delete $self->{parked}) { CORE::close($sock) }
     else { close_connection($sock, length $buf, $served, delete $self->{linger}) }
     return $served - $before;
 }
 
 sub wants_exit ($self) { $self->{harakiri} }
+
+# A connection back from the parking process: a head it began before keeps its time (returned),
+# and one whose time ran out there is answered 408 (the parking process saw which limit)
+sub _resumed ($self, $resumed) {
+    $self->{late_head} = $LATE{$resumed->{kind}};
+    return if $resumed->{kind} eq 'K';
+    $self->{head_back} = 1;    # Not parked again before this worker has read it on itself
+    return $resumed->{started};
+}
 
 # A request whose head was good: whether the connection may stay open after it (what HTTP and
 # the configuration allow), its body when it has one (a length or a Transfer-Encoding; most
@@ -246,10 +264,11 @@ sub _read_body ($self, $c, $buf_ref, $env) {
     $c->write_all("HTTP/1.1 100 Continue\r\n\r\n")
         if $c->{http11} && !length $$buf_ref && length($env->{HTTP_EXPECT} // '');
     my $body   = {data => '', length => 0};
-    my $read   = sub { $self->_read($c->{sock}, $buf_ref) };
+    my $read   = $self->_body_reader($c->{sock}, $buf_ref, $body);
     my $status = receive_body($read, $buf_ref, $body, $kind, $length, $env, $self->{limits});
     if ($status > 1) {    # Refused by dechunk, with its reason, or late
-        $env->{'perennial.refused'} //= 'its body did not arrive within Timeout';
+        $env->{'perennial.refused'}
+            //= "its body did not arrive within $self->{late} " . "($body->{length} bytes came)";
         return $self->_refuse($c, $status, $env, 'bad or late body');
     }
     if (!$status) { $c->{keep_alive} = 0; $c->{status} = 400; return 0 }
@@ -259,12 +278,32 @@ sub _read_body ($self, $c, $buf_ref, $env) {
     return 1;
 }
 
+# The reads of a body: each waits no later than RequestReadTimeout's body limit, counted from
+# the first and growing with the bytes that came (then undef, as a read past Timeout gives)
+sub _body_reader ($self, $sock, $buf_ref, $body) {
+    my $limit = $self->{limits}{read}{body};
+    my $start = Time::HiRes::time();
+    $self->{late} = 'Timeout';
+    return sub {
+        my $until = read_deadline($limit, $start, $body->{length} + length $$buf_ref);
+        if (defined $until && !ready($sock, $until)) {
+            $self->{late} = 'RequestReadTimeout';
+            return;
+        }
+        return $self->_read($sock, $buf_ref);
+    };
+}
+
 # Reads until a whole head is in $buf; returns its length and the request's environment (a copy
 # of the listener's and the connection's keys, and the request's), or (0, error status, env),
-# or () to close. A head that trickles in gets Timeout in all from its first byte, not per read
-# (slowloris), empty lines before it included.
-sub _read_head ($self, $sock, $buf_ref, $base, $peer) {
-    my ($deadline, $scan, $env);
+# or () to close, or when the connection went to the parking process. A head that came in part
+# waits for the rest there, not in a worker; read here (no parking, or too long to carry), it
+# gets RequestReadTimeout's header limit from $t0, as it grows with the bytes that come (or
+# Timeout in all from its first byte), empty lines before it included.
+sub _read_head ($self, $sock, $buf_ref, $base, $peer, $t0, $served) {
+    return _head_failed(undef, $base, $peer, $buf_ref, 408, delete $self->{late_head})
+        if $self->{late_head};
+    my ($scan, $env);
     while (1) {
         if (length $$buf_ref) {
 
@@ -276,16 +315,52 @@ sub _read_head ($self, $sock, $buf_ref, $base, $peer) {
             }
             my ($len, $status) = $self->_judged_head($buf_ref, $env //= {%$base, %$peer}, \$scan);
             return ($len, $status, $env) if $len || $status;
-            $deadline //= Time::HiRes::time() + $self->{timeout};
+            return ()                    if $self->_park_head($sock, $buf_ref, $t0, $served);
+            my $late = $self->_head_wait($sock, $buf_ref, $t0);
+            return _head_failed($env, $base, $peer, $buf_ref, 408, $late) if $late;
         }
-        return _head_failed($env, $base, $peer, $buf_ref, 408)
-            if $deadline && Time::HiRes::time() > $deadline;
         my $n = sysread $sock, $$buf_ref, $READ_SIZE, length $$buf_ref;
         $n //= $self->_read_again($sock, $buf_ref);
         next if $n;
         return () unless length $$buf_ref;
-        return _head_failed($env, $base, $peer, $buf_ref, defined $n ? 400 : 408);
+        return _head_failed($env, $base, $peer, $buf_ref, defined $n ? 400 : 408, 'Timeout');
     }
+}
+
+# Waits for more of a head (false when it can be read): no later than RequestReadTimeout's
+# header limit, nor longer than Timeout in silence; which one ran out, when one did
+sub _head_wait ($self, $sock, $buf_ref, $t0) {
+    my $now   = Time::HiRes::time();
+    my $until = read_deadline($self->{limits}{read}{header}, $t0, length $$buf_ref);
+    my $quiet = $now + $self->{timeout};
+    return 0 if ready($sock, defined $until && $until < $quiet ? $until : $quiet);
+    return defined $until && $until <= Time::HiRes::time() ? 'RequestReadTimeout' : 'Timeout';
+}
+
+# A head that came in part goes to the parking process, which reads the rest (true when it
+# went): not when parking is off, the worker stops, it is too long to carry, or it just came
+# back from there
+sub _park_head ($self, $sock, $buf_ref, $t0, $served) {
+    my $park = $self->{park};
+    return 0 if !$park || ${$self->{stopping}} || length $$buf_ref > $PARK_HEAD_MAX;
+
+    # One the parking process gave back as whole, or ended, is read on here first: it may have
+    # seen the end of the stream, which only a read here can find
+    return 0 if delete $self->{head_back};
+    my $limit = $self->{limits}{read}{header};
+    my %state = (
+        listener => $self->{listener},
+        served   => $served,
+        kind     => 'H',
+        started  => $t0,
+        until    => read_deadline($limit, $t0, length $$buf_ref) // 0,
+        quiet    => $self->{timeout},
+        buffer   => $$buf_ref,
+        %$limit{qw(first max rate)},
+    );
+    return 0 unless $park->park($sock, \%state);
+    $self->{parked} = 1;
+    return 1;
 }
 
 # The Perl judge of the head in $buf: its length when it is whole and good, (0, status) when it
@@ -305,13 +380,13 @@ sub _judged_head ($self, $buf_ref, $env, $scan_ref) {
 }
 
 # A head that did not come whole: the client closed after part of it (400), or it did not
-# arrive within Timeout (408)
-sub _head_failed ($env, $base, $peer, $buf_ref, $status) {
+# arrive within the time $limit allows (408: RequestReadTimeout, or Timeout for one read)
+sub _head_failed ($env, $base, $peer, $buf_ref, $status, $limit) {
     $env //= {%$base, %$peer};
     my $bytes = length $$buf_ref;
     $env->{'perennial.refused'}
         = $status == 408
-        ? "its head is incomplete after Timeout ($bytes bytes came)"
+        ? "its head is incomplete after $limit ($bytes bytes came)"
         : "its head is incomplete: the client ended the connection after $bytes bytes";
     _name_refused($env, $buf_ref);
     return (0, $status, $env);

@@ -18,9 +18,13 @@ use Socket::MsgHdr ();
 # A message is one connection: its descriptor (SCM_RIGHTS) and its state, packed.
 
 # The listener it came on, the requests served on it, the time it is given up at (as the
-# parking process counts KeepAliveTimeout), and the bytes read ahead of its next request
-my $STATE = 'n N d a*';
-my $ROOM  = 65_536 + 64;    # The largest message: a read's worth of bytes, and the state
+# parking process counts KeepAliveTimeout, or RequestReadTimeout for a head), what it waits for
+# (kind: K its next request, H the rest of a head that began at `started`, under the head's
+# limits first, max and rate and the longest silence, quiet (Timeout), X a head past its time,
+# T one silent past Timeout), and the bytes read of its next request
+my $STATE  = 'n N d d a1 n n N d a*';
+my @FIELDS = qw(listener served until started kind first max rate quiet buffer);
+my $ROOM   = 65_536 + 64;    # The largest message: a read's worth of bytes, and the state
 
 # New channels; or, with $inherited ("fd,fd,fd,fd" from handles()), those of the manager a
 # hot upgrade replaces, with the connections on their way in them
@@ -69,8 +73,17 @@ sub take ($self) { _receive($self->{ready}[0]) }
 sub collect ($self) { _receive($self->{parked}[0]) }
 
 sub _send ($channel, $sock, $state) {
-    my $msg = Socket::MsgHdr->new(
-        buf => pack($STATE, @$state{qw(listener served until)}, $state->{buffer} // ''));
+    my %s = (
+        started => 0,
+        kind    => 'K',
+        first   => 0,
+        max     => 0,
+        rate    => 0,
+        quiet   => 0,
+        buffer  => '',
+        %$state
+    );
+    my $msg = Socket::MsgHdr->new(buf => pack($STATE, @s{@FIELDS}));
     $msg->cmsghdr(SOL_SOCKET, SCM_RIGHTS, pack('i', fileno $sock));
     while (1) {
         return 1 if defined Socket::MsgHdr::sendmsg($channel, $msg, MSG_DONTWAIT);
@@ -94,7 +107,7 @@ sub _receive ($channel) {
     fcntl($sock, F_SETFD, FD_CLOEXEC);
     binmode $sock;
     my %state;
-    @state{qw(listener served until buffer)} = unpack $STATE, $msg->buf;
+    @state{@FIELDS} = unpack $STATE, $msg->buf;
     return ($sock, \%state);
 }
 
@@ -121,7 +134,10 @@ process
 Two C<SOCK_SEQPACKET> socket pairs carry connections, each message one descriptor
 (C<SCM_RIGHTS>, through L<Socket::MsgHdr>) with its state: the index of the listener it came
 on, the requests served on it so far (for C<MaxKeepAliveRequests>), the time the parking
-process gives it up (C<KeepAliveTimeout>), and any bytes read ahead. Every end is
+process gives it up (C<KeepAliveTimeout>), what it waits for (C<K>, its next request; C<H>, the
+rest of a head, with the time the head began, its C<RequestReadTimeout> limits and C<Timeout>;
+C<X> and C<T>, a head past the first or silent past the second, for a worker to answer 408),
+and the bytes read of its next request (at most 64 KiB). Every end is
 non-blocking: a full channel makes C<park> false, and the worker keeps its connection as it
 would without parking. The manager holds every end for the server's life, so a message in
 flight outlives the process that sent it and the one that was to read it.

@@ -3,8 +3,9 @@ use v5.36;
 use Errno       qw(EINTR EAGAIN);
 use Time::HiRes ();
 use Perennial::Connection;
-use Perennial::HTTP::Core     qw(accept_client peer_of);
-use Perennial::HTTP::Response ();
+use Perennial::HTTP::Core        qw(accept_client peer_of);
+use Perennial::HTTP::ReadTimeout qw(read_timeouts);
+use Perennial::HTTP::Response    ();
 use Perennial::SizeLimit;
 use Perennial::VirtualHosts ();
 use Perennial::Watchdog;
@@ -222,14 +223,19 @@ sub _base_env ($listener) {
     };
 }
 
-# HttpProtocolOptions on a listener: the first <VirtualHost> of its address has its say, as the
+# HttpProtocolOptions and RequestReadTimeout on a listener: the first <VirtualHost> of its address
+# has its say, as the
 # default server of an address has in Apache (the head is read before the Host header chooses a
 # host), over the main server's
 sub _protocol_options ($config, $listener) {
     my ($ip, $port) = $listener->port ? ($listener->name =~ /\A\[?(.*?)\]?:(\d+)\z/) : ('', 0);
-    my ($host) = Perennial::VirtualHosts::candidates($config->vhosts, $ip, $port)
-        or return $config->http_protocol_options;
-    return {%{$config->http_protocol_options}, %{$host->{values}{http_protocol_options} // {}}};
+    my ($host) = Perennial::VirtualHosts::candidates($config->vhosts, $ip, $port);
+    my $own = $host ? $host->{values} : {};
+    return {
+        %{$config->http_protocol_options},
+        %{$own->{http_protocol_options} // {}},
+        read_timeout => read_timeouts($config->request_read_timeout, $own->{request_read_timeout}),
+    };
 }
 
 1;

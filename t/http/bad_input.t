@@ -11,6 +11,7 @@ LimitRequestFields 5
 LimitRequestFieldSize 50
 LimitRequestBody 10
 Timeout 1
+RequestReadTimeout header=2-3,MinRate=500 body=2,MinRate=500
 CONF
 my $port = $srv->port;
 wait_until(sub { $srv->idle == 1 }, 10, 'worker ready');
@@ -170,7 +171,7 @@ subtest 'a client that sends nothing waits in the kernel, never holding a worker
     is $srv->get('/')->{status}, 200, 'the worker serves again';
 };
 
-subtest 'a head that trickles in a byte at a time gets 408 after Timeout in all' => sub {
+subtest 'a head that trickles in a byte at a time gets 408 after RequestReadTimeout' => sub {
     my $sock = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $port) or die $@;
     my ($out, $sent) = ('', 0);
     for my $byte (split //, "GET / HTTP/1.1\r\nHost: x\r\nX-Slow: " . ('s' x 40)) {
@@ -210,7 +211,9 @@ for my $refused (@reasons) {
 like $log, qr/refused body, its body is larger than LimitRequestBody \(10\): 413/,
     'body refusals too';
 like $log, qr/bad request, its head is incomplete after Timeout \(\d+ bytes came\): 408/,
-    'timeouts are logged';
+    'a silent client is logged';
+like $log, qr/bad request, its head is incomplete after RequestReadTimeout \(\d+ bytes came\): 408/,
+    'and a trickling one';
 like $srv->access_log, qr/"GARBAGE" 400 [1-9]\d* /,
     'and written to the access log as sent, with the bytes of the answer\'s body';
 like $log,

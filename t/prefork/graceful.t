@@ -115,7 +115,9 @@ subtest 'TTIN and TTOU add and remove a worker' => sub {
 };
 
 subtest 'a connection accepted just before the stop signal is still served' => sub {
-    my $srv  = start_server(app => 'pid.psgi', workers => 1);
+
+    # A worker that holds a head's first part (as without parking: with it, the next test)
+    my $srv  = start_server(app => 'pid.psgi', workers => 1, conf => "ParkKeepAlive Off\n");
     my $sock = $srv->connect;
     $sock->syswrite("GET / HTTP/1.1\r\n");    # The kernel hands over a connection with data
     ok wait_until(sub { $srv->scoreboard eq 'R' }, 5, 'accepted'),
@@ -130,6 +132,25 @@ subtest 'a connection accepted just before the stop signal is still served' => s
     ok wait_until(sub { $srv->error_log =~ /worker $worker exited \(status 0, 1 requests\)/ },
         5, 'exit'),
         'and the worker left';
+    $srv->stop;
+};
+
+subtest 'a head parked half-read when its worker stops is served by the next worker' => sub {
+    my $srv  = start_server(app => 'pid.psgi', workers => 1);
+    my $sock = $srv->connect;
+    $sock->syswrite("GET / HTTP/1.1\r\n");
+    ok wait_until(sub { $srv->{board}->parked == 1 }, 5, 'parked'),
+        'the first part waits in the parking process';
+    my ($worker) = map { $_->{pid} } $srv->slots;
+    kill 'QUIT', $worker;
+    ok wait_until(sub { $srv->error_log =~ /worker $worker exited/ }, 5, 'exit'),
+        'the worker leaves at once';
+    $sock->syswrite("Host: x\r\n\r\n");
+    my $out = '';
+    while (sysread $sock, $out, 4096, length $out) { last if $out =~ /\r\n\r\n\d+\z/ }
+    like $out, qr{\AHTTP/1\.1 200 OK.*\r\n\r\n(\d+)\z}s, 'the request is answered';
+    my ($by) = $out =~ /(\d+)\z/;
+    isnt $by, $worker, 'by its successor';
     $srv->stop;
 };
 

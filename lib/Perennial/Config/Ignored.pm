@@ -62,9 +62,6 @@ _ignore(@$_[2, 1, 0])
     [hostnamelookups  => 1, 'Perennial makes no DNS lookups for logs: %h is the address'],
     [usecanonicalname => 1, 'self-referential URLs are made from the Host header'],
     [usecanonicalphysicalport => 1, 'self-referential URLs are made from the Host header'],
-    [   requestreadtimeout => 0,
-        'Timeout bounds reading a request (mod_reqtimeout\'s rates are not applied yet)'
-    ],
     [acceptfilter        => 0, 'listeners always use TCP_DEFER_ACCEPT (Apache\'s "http data")'],
     [accessfilename      => 0, 'Perennial reads no .htaccess files'],
     [coredumpdirectory   => 0, 'core dumps go where the system puts them'],

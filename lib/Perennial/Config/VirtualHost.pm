@@ -20,7 +20,7 @@ sub server_name_parts ($text) {
 # Directives a virtual host may have besides sections and per-directory ones
 my %OWN = map { $_ => 1 }
     qw(documentroot alias scriptalias aliasmatch scriptaliasmatch errorlog customlog transferlog
-    logformat loglevel serveradmin httpprotocoloptions);
+    logformat loglevel serveradmin httpprotocoloptions requestreadtimeout);
 
 sub virtual_host ($values, $errors, $item, $apply) {
     my $where = "$item->{file} line $item->{line}";

@@ -4,14 +4,17 @@ use Errno       qw(EAGAIN EINTR);
 use Socket      qw(MSG_DONTWAIT MSG_PEEK);
 use Time::HiRes ();
 use Linux::Epoll;
+use Perennial::HTTP::ReadTimeout qw(read_deadline);
 
 # The parking process: it holds the connections that workers gave up while they are idle, one
 # epoll over all of them, and hands each on to the workers as soon as it is readable (its next
-# request is arriving). One that stays idle past the time its worker gave it (KeepAliveTimeout)
+# request is arriving); and those whose head came in part, until it is whole. One that stays idle past the time its worker gave it (KeepAliveTimeout)
 # is closed, as a worker would close it; one the client closed is closed here, no worker woken.
 # It holds nothing else: no application, no configuration, no request's data.
 
-my $MAX_WAIT = 1;    # Seconds between looks at the stop flag and the board, at the most
+my $MAX_WAIT  = 1;         # Seconds between looks at the stop flag and the board, at the most
+my $HEAD_LOOK = 0.1;       # ... and while heads are read, or ready ones wait for a worker
+my $HEAD_ROOM = 60_000;    # A head longer than this goes on to a worker, which reads the rest
 
 # park: the channels (Perennial::Park); board: the scoreboard, for the count of parked
 # connections; log; stopping: a reference to the flag its signal handlers set
@@ -24,6 +27,7 @@ sub new ($class, %args) {
         epoll    => Linux::Epoll->new,
         parked   => {},                  # fileno => [handle, state]
         order    => [],    # [until, fileno, handle] in the order they came: the first to expire
+        heads    => {},    # fileno => handle: connections whose head is being read here
         waiting  => [],    # Ready, but the ready channel was full: [handle, state]
     }, $class;
     $self->{epoll}->add($self->{park}->parked_handle, 'in', sub ($events) { $self->_collect });
@@ -42,34 +46,69 @@ sub run ($self) {
     return 0;
 }
 
-# How long to sleep: until the first connection expires, a second at most
+# How long to sleep: until the first connection expires, a second at most, a tenth while heads
+# are read (their limits move as their bytes come) or connections wait for a worker
 sub _wait ($self) {
+    return $HEAD_LOOK if %{$self->{heads}} || @{$self->{waiting}};
     my $first = $self->{order}[0] or return $MAX_WAIT;
     my $wait  = $first->[0] - Time::HiRes::time();
     return $wait < 0 ? 0 : $wait > $MAX_WAIT ? $MAX_WAIT : $wait;
 }
 
-# Connections the workers gave up: each waits for its next request here, unless its bytes
-# came already
+# Connections the workers gave up: an idle one waits for its next request here, unless its
+# bytes came already; a head that came in part waits for the rest
 sub _collect ($self) {
     while (my ($sock, $state) = $self->{park}->collect) {
-        if (length $state->{buffer}) { $self->_hand_on($sock, $state); next }
+        if ($state->{kind} eq 'K' && length $state->{buffer}) {
+            $self->_hand_on($sock, $state);
+            next;
+        }
         my $fd = fileno $sock;
         $self->{parked}{$fd} = [$sock, $state];
-        push @{$self->{order}}, [$state->{until}, $fd, $sock];
+        if ($state->{kind} eq 'H') {
+            $self->{heads}{$fd} = $sock;
+            $state->{heard} = Time::HiRes::time();
+        }
+        else { push @{$self->{order}}, [$state->{until}, $fd, $sock] }
         $self->{epoll}->add($sock, 'in', sub ($events) { $self->_readable($fd) });
     }
 }
 
-# Bytes, or the end: a request goes on to a worker, a connection the client closed is closed
+# Bytes, or the end. An idle connection's next request goes on to a worker at once (a
+# connection the client closed is closed here); a head's bytes are read here until it is whole
 sub _readable ($self, $fd) {
-    my $held = delete $self->{parked}{$fd} or return;
+    my $held = $self->{parked}{$fd} or return;
     my ($sock, $state) = @$held;
-    $self->{epoll}->delete($sock);
+    return $self->_read_head($fd, $sock, $state) if $state->{kind} eq 'H';
+    $self->_unpark($fd, $sock);
     my $peek = '';
     my $got  = recv($sock, $peek, 1, MSG_PEEK | MSG_DONTWAIT);
     return CORE::close($sock) if !defined $got || !length $peek;
     $self->_hand_on($sock, $state);
+}
+
+# A head's next bytes (the socket is readable, so the read does not wait). It goes on to a worker
+# once it is whole, too long to carry, or ended by the client; a client that closed before
+# sending a byte is closed here.
+sub _read_head ($self, $fd, $sock, $state) {
+    my $n = sysread(
+        $sock, $state->{buffer},
+        $HEAD_ROOM - length $state->{buffer},
+        length $state->{buffer}
+    );
+    return if !defined $n && ($! == EAGAIN || $! == EINTR);
+    $state->{heard} = Time::HiRes::time() if $n;
+    my $whole = index($state->{buffer}, "\n\r\n") >= 0 || index($state->{buffer}, "\n\n") >= 0;
+    return if $n && !$whole && length $state->{buffer} < $HEAD_ROOM;
+    $self->_unpark($fd, $sock);
+    return CORE::close($sock) if !$n && !length $state->{buffer};
+    $self->_hand_on($sock, $state);
+}
+
+sub _unpark ($self, $fd, $sock) {
+    delete $self->{parked}{$fd};
+    delete $self->{heads}{$fd};
+    $self->{epoll}->delete($sock);
 }
 
 sub _hand_on ($self, $sock, $state) {
@@ -88,10 +127,24 @@ sub _hand_on_waiting ($self) {
     }
 }
 
-# Those idle past their time are closed, as a worker closes a connection after KeepAliveTimeout
+# Those idle past their time are closed, as a worker closes a connection after KeepAliveTimeout;
+# a head past RequestReadTimeout, or silent for Timeout, goes to a worker, to be answered 408
+# and logged
 sub _expire ($self) {
     my ($order, $parked) = @$self{qw(order parked)};
     my $now = Time::HiRes::time();
+    for my $fd (keys %{$self->{heads}}) {
+        my ($sock, $state) = @{$parked->{$fd}};
+        my $until = read_deadline($state, $state->{started}, length $state->{buffer});
+        my $late  = defined $until && $until <= $now
+            ? 'X'    # RequestReadTimeout
+            : $state->{quiet} && $state->{heard} + $state->{quiet} <= $now ? 'T'      # Timeout
+            :                                                                undef;
+        next unless $late;
+        $self->_unpark($fd, $sock);
+        $state->{kind} = $late;
+        $self->_hand_on($sock, $state);
+    }
     while (@$order && $order->[0][0] <= $now) {
         my (undef, $fd, $sock) = @{shift @$order};
         my $held = $parked->{$fd};
@@ -135,9 +188,13 @@ Perennial::Park::Lot - the process that holds idle kept-alive connections
 =head1 DESCRIPTION
 
 Runs in a process of its own, forked by the manager. Connections that workers park
-(L<Perennial::Park>) wait in one epoll; one that becomes readable is handed on to the workers
-at once (a client that closed is closed here), one idle past the time its worker gave it
-(C<KeepAliveTimeout>) is closed. When every worker is busy and the ready channel is full, ready
+(L<Perennial::Park>) wait in one epoll; an idle one that becomes readable is handed on to the
+workers at once (a client that closed is closed here), one idle past the time its worker gave
+it (C<KeepAliveTimeout>) is closed. A connection whose head came in part is read here until
+the head is whole (or 60,000 bytes long, or ended by the client), then handed on with its
+bytes; one past C<RequestReadTimeout>'s header limit, or silent for C<Timeout>, is handed on
+marked, for a worker to answer 408 and log, so a client that trickles its head (slowloris)
+never holds a worker. When every worker is busy and the ready channel is full, ready
 connections wait here in the order they became ready. The number of connections it holds is on
 the scoreboard (L<Perennial::Scoreboard/parked>), for the status pages.
 
