@@ -16,7 +16,7 @@ use Perennial::Log::Format       ();
 # can be replaced by a faster implementation without touching the rest.
 
 my $READ_SIZE     = 65_536;
-my $PARK_HEAD_MAX = 32_768;    # A part of a head longer than this is read on by its worker
+my $PARK_HEAD_MAX = 60_000;    # A part of a head longer than this is read on by its worker
 my %LATE          = (X => 'RequestReadTimeout', T => 'Timeout');    # What the parking process saw
 
 # Plain heads are read in C when it was built (in Perl, the judge reads every head)
@@ -119,7 +119,9 @@ sub wants_exit ($self) { $self->{harakiri} }
 sub _resumed ($self, $resumed) {
     $self->{late_head} = $LATE{$resumed->{kind}};
     return if $resumed->{kind} eq 'K';
-    $self->{head_back} = 1;    # Not parked again before this worker has read it on itself
+
+    # Not parked again before this worker has read more of it itself
+    $self->{head_back} = "$resumed->{started} " . length $resumed->{buffer};
     return $resumed->{started};
 }
 
@@ -346,7 +348,7 @@ sub _park_head ($self, $sock, $buf_ref, $t0, $served) {
 
     # One the parking process gave back as whole, or ended, is read on here first: it may have
     # seen the end of the stream, which only a read here can find
-    return 0 if delete $self->{head_back};
+    return 0 if ($self->{head_back} // '') eq "$t0 " . length $$buf_ref;
     my $limit = $self->{limits}{read}{header};
     my %state = (
         listener => $self->{listener},

@@ -1,10 +1,11 @@
 package Perennial::Park;
 use v5.36;
-use Errno          qw(EAGAIN EINTR);
-use Fcntl          qw(F_SETFD FD_CLOEXEC);
-use IO::Handle     ();
-use POSIX          ();
-use Socket         qw(AF_UNIX PF_UNSPEC SOCK_SEQPACKET SOL_SOCKET SCM_RIGHTS MSG_DONTWAIT);
+use Errno       qw(EAGAIN EINTR);
+use Fcntl       qw(F_SETFD FD_CLOEXEC);
+use IO::Handle  ();
+use POSIX       ();
+use Socket      qw(AF_UNIX PF_UNSPEC SOCK_SEQPACKET SOL_SOCKET SCM_RIGHTS MSG_CTRUNC MSG_DONTWAIT);
+use Time::HiRes ();
 use Socket::MsgHdr ();
 
 # Where a connection waits when no worker needs to hold it: an idle kept-alive connection goes
@@ -22,7 +23,7 @@ use Socket::MsgHdr ();
 # (kind: K its next request, H the rest of a head that began at `started`, under the head's
 # limits first, max and rate and the longest silence, quiet (Timeout), X a head past its time,
 # T one silent past Timeout), and the bytes read of its next request
-my $STATE  = 'n N d d a1 n n N d a*';
+my $STATE  = 'n N d d a1 N N N d a*';
 my @FIELDS = qw(listener served until started kind first max rate quiet buffer);
 my $ROOM   = 65_536 + 64;    # The largest message: a read's worth of bytes, and the state
 
@@ -62,6 +63,20 @@ sub parked_handle ($self) { $self->{parked}[0] }
 # false when the channel is full or broken (the worker keeps the connection itself)
 sub park ($self, $sock, $state) { _send($self->{parked}[1], $sock, $state) }
 
+# The same, waiting until $until for room in the channel (a parking process that stops puts
+# back what it holds for its successor, which reads as it writes)
+sub park_until ($self, $sock, $state, $until) {
+    my $channel = $self->{parked}[1];
+    while (1) {
+        return 1 if _send($channel, $sock, $state);
+        my $left = $until - Time::HiRes::time();
+        return 0 if $! != EAGAIN || $left <= 0;
+        my $out = '';
+        vec($out, fileno $channel, 1) = 1;
+        select(undef, $out, undef, $left);
+    }
+}
+
 # The parking process hands a connection on to the workers: true when it went
 sub hand_on ($self, $sock, $state) { _send($self->{ready}[1], $sock, $state) }
 
@@ -98,6 +113,10 @@ sub _receive ($channel) {
         return () if $! != EINTR;
     }
     my (undef, undef, $fds) = $msg->cmsghdr;
+
+    # Out of descriptors, the kernel closes what it could not give: that connection is lost
+    die "a connection was lost: no descriptor left for it (the open files limit)\n"
+        if $msg->flags & MSG_CTRUNC;
     return () unless defined $fds && length $fds >= 4;
     my $fd = unpack 'i', $fds;
 

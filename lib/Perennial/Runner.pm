@@ -132,7 +132,7 @@ sub _park ($config, $log) {
         POSIX::close($_) for split /,/, $inherited // '';    # Parking was turned off meanwhile
         return;
     }
-    if (!eval { require Linux::Epoll; require Perennial::Park; 1 }) {
+    if (!eval { require Linux::Epoll; require Perennial::Park; require Perennial::Park::Lot; 1 }) {
         $log->warn('idle connections are not parked: ' . ($@ =~ s/\s+\z//r));
         return;
     }
@@ -143,11 +143,11 @@ sub _park ($config, $log) {
 # as workers do, and goes when the manager dies
 sub _parking_process ($self) {
     my $park = $self->{park} or return;
-    my ($to, $log, $board) = @$self{qw(to log board)};
+    my ($to, $log, $board, $listeners) = @$self{qw(to log board listeners)};
     return {
         name => 'parking process',
         run  => sub ($stopping) {
-            require Perennial::Park::Lot;
+            CORE::close($_->fh) for @$listeners;    # Not its to accept on (nor to unlink)
             Perennial::Privileges->drop($to);
             Linux::Prctl::set_pdeathsig(POSIX::SIGQUIT());
             my $lot = Perennial::Park::Lot->new(

@@ -13,6 +13,11 @@ use Perennial::Test qw(start_server wait_until);
 # response came within $seconds
 sub ask ($sock, $path = '/', $seconds = 10) {
     $sock->syswrite("GET $path HTTP/1.1\r\nHost: x\r\n\r\n") or return;
+    return answer($sock, $seconds);
+}
+
+# The next response's body, or undef when none came whole within $seconds
+sub answer ($sock, $seconds = 10) {
     my ($out, $deadline) = ('', Time::HiRes::time() + $seconds);
     while (Time::HiRes::time() < $deadline) {
         if ($out =~ /\r\n\r\n/ && $out =~ /Content-Length: (\d+)\r\n/i) {
@@ -175,6 +180,44 @@ subtest 'a client that closes its parked connection costs no worker' => sub {
     my $count = () = $srv->access_log =~ /\n/g;
     is $count, 3, 'no request was made of them';
     $srv->stop;
+};
+
+subtest 'a head given back whole, with the next one begun: the next is parked in its turn' => sub {
+    my $srv  = start_server(app => 'pid.psgi', conf => $POOL);
+    my $sock = client($srv);
+    $sock->syswrite("GET / HTTP/1.1\r\n");
+    ok wait_until(sub { parked($srv) == 1 }, 5, 'parked'),
+        'the first part waits in the parking process';
+    $sock->syswrite("Host: x\r\n\r\nGET / HTTP/1.1\r\n");
+    ok defined answer($sock), 'the first request is answered';
+    ok wait_until(sub { parked($srv) == 1 && $srv->scoreboard eq '_' }, 5, 'parked again'),
+        'the second, begun, waits in the parking process, not in the worker';
+    $sock->syswrite("Host: x\r\n\r\n");
+    ok defined answer($sock), 'and is answered once whole';
+    $srv->stop;
+};
+
+subtest 'a graceful stop closes the parked connections, as Apache closes idle ones' => sub {
+    my $srv = start_server(
+        app  => 'pid.psgi',
+        conf => $POOL =~ s/(StartServers|MinSpareServers|MaxSpareServers|MaxClients) 1/$1 2/gr
+    );
+    my $idle = client($srv);
+    ok defined ask($idle),                                 'answered';
+    ok wait_until(sub { parked($srv) == 1 }, 5, 'parked'), 'and parked';
+    my $busy = client($srv);
+    $busy->syswrite("GET /sleep/3 HTTP/1.1\r\nHost: x\r\n\r\n");
+    ok wait_until(sub { $srv->scoreboard =~ /W|R/ }, 5, 'busy'), 'a worker is busy';
+    $srv->signal('WINCH');
+    my $rin = '';
+    vec($rin, fileno $idle, 1) = 1;
+    ok select(my $r = $rin, undef, undef, 2.5), 'the parked connection ends';
+    is sysread($idle, my $buf, 10), 0, 'closed, with nothing sent';
+    ok defined answer($busy), 'and the busy request is answered all the same';
+    like $srv->error_log, qr/parking process \d+ stopped: 1 connection\(s\) held, closed/,
+        'the log says so';
+    close $busy;    # (its worker would wait KeepAliveTimeout for a last request)
+    $srv->wait_exit;
 };
 
 done_testing;

@@ -15,6 +15,8 @@ use Perennial::HTTP::ReadTimeout qw(read_deadline);
 my $MAX_WAIT  = 1;         # Seconds between looks at the stop flag and the board, at the most
 my $HEAD_LOOK = 0.1;       # ... and while heads are read, or ready ones wait for a worker
 my $HEAD_ROOM = 60_000;    # A head longer than this goes on to a worker, which reads the rest
+my $HAND_OVER = 5;         # Seconds to put back what it holds, as its successor takes it
+my %LATE      = (X => 1, T => 1);    # Heads whose time ran out: for a worker to answer 408
 
 # park: the channels (Perennial::Park); board: the scoreboard, for the count of parked
 # connections; log; stopping: a reference to the flag its signal handlers set
@@ -26,12 +28,21 @@ sub new ($class, %args) {
         stopping => $args{stopping},
         epoll    => Linux::Epoll->new,
         parked   => {},                  # fileno => [handle, state]
-        order    => [],    # [until, fileno, handle] in the order they came: the first to expire
-        heads    => {},    # fileno => handle: connections whose head is being read here
-        waiting  => [],    # Ready, but the ready channel was full: [handle, state]
+        order    => [],        # [until, fileno, handle] in the order they came: the first to expire
+        heads    => {},        # fileno => handle: connections whose head is being read here
+        waiting  => [],        # Ready, but the ready channel was full: [handle, state]
+        room     => _room(),
     }, $class;
     $self->{epoll}->add($self->{park}->parked_handle, 'in', sub ($events) { $self->_collect });
     return $self;
+}
+
+# Descriptors it may hold, from its open files limit, less a few of its own (logs, epoll, the
+# channels)
+sub _room () {
+    open(my $fh, '<', '/proc/self/limits') or return 1000;
+    my ($soft) = join('', <$fh>) =~ /^Max open files\s+(\d+)/m;
+    return ($soft // 1024) - 32;
 }
 
 sub run ($self) {
@@ -58,8 +69,19 @@ sub _wait ($self) {
 # Connections the workers gave up: an idle one waits for its next request here, unless its
 # bytes came already; a head that came in part waits for the rest
 sub _collect ($self) {
-    while (my ($sock, $state) = $self->{park}->collect) {
-        if ($state->{kind} eq 'K' && length $state->{buffer}) {
+    while (1) {
+        if (keys %{$self->{parked}} >= $self->{room}) { $self->_full; return }
+        my ($sock, $state) = eval { $self->{park}->collect } or do {
+            $self->{log}->error("parking process $$: $@") if $@;
+            return;
+        };
+
+        # Its next request's bytes came, its head is whole, or its time ran out (what a
+        # predecessor put back): on to a worker
+        if (   ($state->{kind} eq 'K' && length $state->{buffer})
+            || ($state->{kind} eq 'H' && _whole_head($state->{buffer}))
+            || $LATE{$state->{kind}})
+        {
             $self->_hand_on($sock, $state);
             next;
         }
@@ -96,13 +118,24 @@ sub _read_head ($self, $fd, $sock, $state) {
         $HEAD_ROOM - length $state->{buffer},
         length $state->{buffer}
     );
-    return if !defined $n && ($! == EAGAIN || $! == EINTR);
+    return                                if !defined $n && ($! == EAGAIN || $! == EINTR);
     $state->{heard} = Time::HiRes::time() if $n;
-    my $whole = index($state->{buffer}, "\n\r\n") >= 0 || index($state->{buffer}, "\n\n") >= 0;
-    return if $n && !$whole && length $state->{buffer} < $HEAD_ROOM;
+    return if $n && !_whole_head($state->{buffer}) && length $state->{buffer} < $HEAD_ROOM;
     $self->_unpark($fd, $sock);
     return CORE::close($sock) if !$n && !length $state->{buffer};
     $self->_hand_on($sock, $state);
+}
+
+# The end of a head (a blank line, as CRLF or a bare LF: the worker judges which it may be)
+sub _whole_head ($buf) { index($buf, "\n\r\n") >= 0 || index($buf, "\n\n") >= 0 }
+
+# As many connections as it has descriptors for: it takes no more from the channel until some
+# go, and the workers keep theirs meanwhile (the channel fills, and their park fails)
+sub _full ($self) {
+    return if $self->{full}++;
+    $self->{epoll}->delete($self->{park}->parked_handle);
+    $self->{log}->warn("parking process $$ holds $self->{room} connections, as many as its "
+            . 'open files limit allows: workers keep their idle connections until some go');
 }
 
 sub _unpark ($self, $fd, $sock) {
@@ -112,7 +145,10 @@ sub _unpark ($self, $fd, $sock) {
 }
 
 sub _hand_on ($self, $sock, $state) {
-    if ($self->{park}->hand_on($sock, $state)) { CORE::close($sock); return }
+    if (!@{$self->{waiting}} && $self->{park}->hand_on($sock, $state)) {
+        CORE::close($sock);
+        return;
+    }
 
     # The workers are all busy and the channel is full: it waits its turn here
     push @{$self->{waiting}}, [$sock, $state];
@@ -149,19 +185,30 @@ sub _expire ($self) {
         my (undef, $fd, $sock) = @{shift @$order};
         my $held = $parked->{$fd};
         next if !$held || $held->[0] != $sock;    # Gone on, or the number reused since
-        delete $parked->{$fd};
-        $self->{epoll}->delete($sock);
+        $self->_unpark($fd, $sock);
+
+        # A request that came at the last moment is served, not reset by the close
+        my $peek = '';
+        if (defined recv($sock, $peek, 1, MSG_PEEK | MSG_DONTWAIT) && length $peek) {
+            $self->_hand_on($sock, $held->[1]);
+            next;
+        }
         CORE::close($sock);
+    }
+    if ($self->{full} && keys %$parked < $self->{room}) {    # Room again
+        $self->{full} = 0;
+        $self->{epoll}->add($self->{park}->parked_handle, 'in', sub ($events) { $self->_collect });
     }
 }
 
 # Told to stop. A graceful stop ('graceful') puts what it holds back into the channel, where
 # a successor (after a hot upgrade, a new parking process) finds it; a stop closes it all.
 sub _leave ($self, $how) {
-    my @held = (values(%{$self->{parked}}), @{$self->{waiting}});
-    my $kept = 0;
+    my @held  = (values(%{$self->{parked}}), @{$self->{waiting}});
+    my $kept  = 0;
+    my $until = Time::HiRes::time() + $HAND_OVER;
     for my $held (@held) {
-        $kept++ if $how eq 'graceful' && $self->{park}->park(@$held);
+        $kept++ if $how eq 'graceful' && $self->{park}->park_until(@$held, $until);
         CORE::close($held->[0]);
     }
     $self->{board}->parked(0);

@@ -66,8 +66,9 @@ sub graceful_stop ($self) {
     $self->{stopping} = 1;
     $self->_retire($_) for values %{$self->{workers}};
 
-    # What the parking process holds goes back into its channel, for a successor's (an upgrade)
-    $self->{companion}->stop('graceful');
+    # What the parking process holds goes back into its channel for a successor's, after a hot
+    # upgrade; otherwise idle connections are closed, as Apache closes them when it stops
+    $self->{companion}->stop($self->{successor} ? 'graceful' : 'now');
     my $limit    = $self->{config}->graceful_shutdown_timeout;
     my $deadline = $limit ? Time::HiRes::time() + $limit : undef;
     while (%{$self->{workers}}) {
@@ -144,11 +145,13 @@ sub upgrade ($self) {
         unless $self->{upgrade};
     $log->info('upgrade requested');
     $self->{upgrade_pid} = $self->{upgrade}->();
+    $self->{successor}   = 1 if $self->{upgrade_pid};
 }
 
 sub upgrade_ended ($self, $status) {
     delete $self->{upgrade_pid};
     return if !$status;
+    delete $self->{successor};
     $self->{log}->error('upgrade failed: the new manager exited with '
             . $self->_how($status)
             . '; this manager keeps serving');
