@@ -48,6 +48,7 @@ bench: deps xs
 	$(PERL) bench/memory.pl --preload CGI --record $(GOALS)
 	$(PERL) bench/static.pl
 	$(PERL) bench/idle.pl
+	$(PERL) bench/slowloris.pl
 	$(PERL) bin/perennial bench examples/heavy.bench
 	$(PERL) bench/goals.pl $(GOALS)
 

@@ -50,11 +50,13 @@ CONF
         ('/usr/sbin/apache2', '-f', "$a{dir}/httpd.conf", '-DFOREGROUND', ($a{single} ? '-X' : ()));
     },
 
-    # A PSGI application in Apache prefork, through mod_perl and Plack's own handler for it
+    # A PSGI application in Apache prefork, through mod_perl and Plack's own handler for it, with
+    # mod_reqtimeout as Debian enables it
     'apache-psgi' => sub (%a) {
         my $mods = '/usr/lib/apache2/modules';
         _write("$a{dir}/httpd.conf", _apache_head(%a) . <<"CONF");
 LoadModule perl_module $mods/mod_perl.so
+LoadModule reqtimeout_module $mods/mod_reqtimeout.so
 MaxConnectionsPerChild 0
 ${\ _keepalive(%a)}DocumentRoot $a{dir}
 PerlModule Plack::Handler::Apache2
