@@ -144,6 +144,10 @@ PSGI
             $a{app}
         );
     },
+    # Perennial as Apache prefork keeps connections: each worker waits on its own
+    'perennial-unparked' => sub (%a) {
+        $COMMAND{perennial}->(%a, set => ['ParkKeepAlive Off']);
+    },
     starman => sub (%a) {
         (   'starman',            '--workers',
             $a{workers},          '--listen',
