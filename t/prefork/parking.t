@@ -113,6 +113,23 @@ subtest 'a hot upgrade: the new manager takes the parked connections over' => su
     wait_until(sub { !kill 0, $new }, 10, 'new manager gone');
 };
 
+subtest 'logs reopened: a new parking process takes the connections over' => sub {
+    my $srv     = start_server(app => 'pid.psgi', conf => $POOL);
+    my @clients = map { client($srv) } 1 .. 10;
+    is scalar(grep {defined} map { ask($_) } @clients), 10, 'ten answered';
+    ok wait_until(sub { parked($srv) == 10 }, 5, 'parked'), 'and parked';
+    my ($first) = $srv->error_log =~ /parking process (\d+) started/;
+    my ($out, $code) = $srv->cli('reopen-logs', '-c', $srv->conf);
+    is $code, 0, 'reopen-logs sent' or diag $out;
+    ok wait_until(sub { $srv->error_log =~ /parking process $first exited \(status 0\), replaced/ },
+        5, 'replaced'),
+        'the old parking process hands over and goes';
+    like $srv->error_log, qr/parking process $first stopped: 10 connection\(s\) held, 10 put back/,
+        'all ten put back';
+    is scalar(grep {defined} map { ask($_) } @clients), 10, 'every client is answered again';
+    $srv->stop;
+};
+
 subtest 'MaxKeepAliveRequests counts across parking' => sub {
     my $srv  = start_server(app => 'pid.psgi', conf => "$POOL\nMaxKeepAliveRequests 3\n");
     my $sock = client($srv);

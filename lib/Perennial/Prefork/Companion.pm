@@ -60,8 +60,25 @@ sub _own_signals ($self, $stopping_ref) {
     return;
 }
 
-# True when $pid was it (then logged, and started again unless the server is stopping)
+# A new one in its place (the logs were reopened: one that gave up root cannot open them
+# itself): the new one starts first, then the old one is asked to go as on a graceful stop,
+# handing what it holds on to the new one
+sub renew ($self) {
+    my $old = $self->{pid} or return;
+    undef $self->{pid};
+    $self->{due} = 0;
+    $self->start;
+    $self->{old}{$old} = 1;
+    kill 'QUIT', $old;
+}
+
+# True when $pid was it, or one it replaced (then logged, and started again unless the server
+# is stopping or it was replaced)
 sub reaped ($self, $pid, $how, $stopping) {
+    if (delete $self->{old}{$pid}) {
+        $self->{log}->info("$self->{name} $pid exited ($how), replaced");
+        return 1;
+    }
     return 0 unless $self->{pid} && $pid == $self->{pid};
     undef $self->{pid};
     $self->{log}->info("$self->{name} $pid exited ($how)");
@@ -100,6 +117,7 @@ Perennial::Prefork::Companion - a process the manager keeps beside its workers
         signals => {TERM => 15, ...}, run => sub ($stopping) { ...; return 0 });
     $companion->start;                                   # again each second: starts it if gone
     $companion->reaped($pid, $how, $stopping) and next;  # from the manager's waitpid loop
+    $companion->renew;                                   # a new one takes over
     $companion->stop('graceful');                        # or 'now'
 
 =head1 DESCRIPTION
@@ -107,8 +125,9 @@ Perennial::Prefork::Companion - a process the manager keeps beside its workers
 L<Perennial::Prefork> runs one of these when it is given C<companion>: the parking process of
 L<Perennial::Park::Lot>. It is forked with the manager's signals blocked until its own
 handlers are in place (QUIT sets its stop flag to C<graceful>, TERM to C<now>), started again
-when it exits while the server runs (at most once a second), left alone by restarts, and
-stopped last when the server stops. Log lines at info: C<NAME N started>, C<NAME N exited
+when it exits while the server runs (at most once a second), left alone by restarts, renewed
+when the logs are reopened (a new one starts, then the old one gets QUIT), and stopped last
+when the server stops. Log lines at info: C<NAME N started>, C<NAME N exited
 (HOW)>.
 
 =cut

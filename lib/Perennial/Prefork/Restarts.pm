@@ -95,6 +95,7 @@ sub reopen_logs ($self) {
         return;
     }
     kill 'URG', keys %{$self->{workers}};
+    $self->{companion}->renew;    # Its successor has the new logs, and takes its connections
     $log->info('logs reopened');
 }
 
