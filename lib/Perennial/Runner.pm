@@ -145,8 +145,9 @@ sub _parking_process ($self) {
     my $park = $self->{park} or return;
     my ($to, $log, $board, $listeners) = @$self{qw(to log board listeners)};
     return {
-        name => 'parking process',
-        run  => sub ($stopping) {
+        name    => 'parking process',
+        on_exit => sub { $board->parked(0) },    # What it held is gone with it
+        run     => sub ($stopping) {
             CORE::close($_->fh) for @$listeners;    # Not its to accept on (nor to unlink)
             Perennial::Privileges->drop($to);
             Linux::Prctl::set_pdeathsig(POSIX::SIGQUIT());

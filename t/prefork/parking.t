@@ -150,7 +150,9 @@ subtest 'the parking process dies: its connections close, and the server goes on
     ok defined ask($sock),                                 'answered';
     ok wait_until(sub { parked($srv) == 1 }, 5, 'parked'), 'parked';
     my ($lot) = $srv->error_log =~ /parking process (\d+) started/;
-    ok kill('KILL', $lot),          'the parking process is killed';
+    ok kill('KILL', $lot), 'the parking process is killed';
+    ok wait_until(sub { parked($srv) == 0 }, 5, 'count'),
+        'the status pages no longer count its connections';
     ok !defined ask($sock, '/', 3), 'its connection is gone with it';
     ok wait_until(sub { $srv->error_log =~ /parking process (?!$lot)\d+ started/ }, 5, 'again'),
         'the manager starts another';

@@ -12,9 +12,10 @@ my $KILL_AFTER = 10;
 
 # name, for the log; run, its life: a code reference given a reference to its stop flag, set
 # to 'graceful' (QUIT) or 'now' (TERM), and returning its exit code; log; signals, the
-# manager's signals (name => number), which it must not keep
+# manager's signals (name => number), which it must not keep; on_exit, what the manager does
+# when it is gone (not when it was renewed)
 sub new ($class, %args) {
-    return bless {%args{qw(name run log signals)}, pid => undef, due => 0}, $class;
+    return bless {%args{qw(name run log signals on_exit)}, pid => undef, due => 0}, $class;
 }
 
 sub pid ($self) { $self->{pid} }
@@ -81,6 +82,7 @@ sub reaped ($self, $pid, $how, $stopping) {
     }
     return 0 unless $self->{pid} && $pid == $self->{pid};
     undef $self->{pid};
+    $self->{on_exit}->() if $self->{on_exit};
     $self->{log}->info("$self->{name} $pid exited ($how)");
     $self->start unless $stopping;
     return 1;

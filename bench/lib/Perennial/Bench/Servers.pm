@@ -144,6 +144,7 @@ PSGI
             $a{app}
         );
     },
+
     # Perennial as Apache prefork keeps connections: each worker waits on its own
     'perennial-unparked' => sub (%a) {
         $COMMAND{perennial}->(%a, set => ['ParkKeepAlive Off']);
