@@ -40,6 +40,14 @@ sub client ($srv) {
 
 sub parked ($srv) { $srv->{board}->parked }
 
+# A client answered once, whose connection is then parked
+sub parked_client ($srv) {
+    my $sock = client($srv);
+    ok defined ask($sock),                                 'answered';
+    ok wait_until(sub { parked($srv) == 1 }, 5, 'parked'), 'and parked';
+    return $sock;
+}
+
 my $POOL = <<'CONF';
 StartServers 1
 MinSpareServers 1
@@ -145,10 +153,8 @@ subtest 'MaxKeepAliveRequests counts across parking' => sub {
 };
 
 subtest 'the parking process dies: its connections close, and the server goes on parking' => sub {
-    my $srv  = start_server(app => 'pid.psgi', conf => $POOL);
-    my $sock = client($srv);
-    ok defined ask($sock),                                 'answered';
-    ok wait_until(sub { parked($srv) == 1 }, 5, 'parked'), 'parked';
+    my $srv   = start_server(app => 'pid.psgi', conf => $POOL);
+    my $sock  = parked_client($srv);
     my ($lot) = $srv->error_log =~ /parking process (\d+) started/;
     ok kill('KILL', $lot), 'the parking process is killed';
     ok wait_until(sub { parked($srv) == 0 }, 5, 'count'),
@@ -157,18 +163,14 @@ subtest 'the parking process dies: its connections close, and the server goes on
     ok wait_until(sub { $srv->error_log =~ /parking process (?!$lot)\d+ started/ }, 5, 'again'),
         'the manager starts another';
     like $srv->error_log, qr/parking process $lot exited \(signal 9, KILL\)/, 'and logs the death';
-    my $again = client($srv);
-    ok defined ask($again),                                'a new client is answered';
-    ok wait_until(sub { parked($srv) == 1 }, 5, 'parked'), 'and parked by the new one';
-    ok defined ask($again),                                'and answered again';
+    my $again = parked_client($srv);    # By the new one
+    ok defined ask($again), 'and answered again';
     $srv->stop;
 };
 
 subtest 'a worker killed while it holds a connection loses that one only' => sub {
     my $srv    = start_server(app => 'pid.psgi', conf => $POOL);
-    my $parked = client($srv);
-    ok defined ask($parked),                               'answered';
-    ok wait_until(sub { parked($srv) == 1 }, 5, 'parked'), 'and parked';
+    my $parked = parked_client($srv);
 
     # The next generation holds a connection 30 s before parking it
     open(my $fh, '>>', $srv->conf) or die $!;
@@ -221,9 +223,7 @@ subtest 'a graceful stop closes the parked connections, as Apache closes idle on
         app  => 'pid.psgi',
         conf => $POOL =~ s/(StartServers|MinSpareServers|MaxSpareServers|MaxClients) 1/$1 2/gr
     );
-    my $idle = client($srv);
-    ok defined ask($idle),                                 'answered';
-    ok wait_until(sub { parked($srv) == 1 }, 5, 'parked'), 'and parked';
+    my $idle = parked_client($srv);
     my $busy = client($srv);
     $busy->syswrite("GET /sleep/3 HTTP/1.1\r\nHost: x\r\n\r\n");
     ok wait_until(sub { $srv->scoreboard =~ /W|R/ }, 5, 'busy'), 'a worker is busy';
