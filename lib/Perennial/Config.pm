@@ -49,6 +49,8 @@ my %SETTINGS = (
     max_clients               => [256,                'posint'],
     park_keep_alive           => [1,                  'bool'],
     park_keep_alive_after     => [0.002,              'seconds'],
+    park_slow_heads           => [1,                  'bool'],
+    park_slow_readers         => [1,                  'bool'],
     max_clients_directive     => ['MaxClients',       'word'],
     max_keep_alive_requests   => [100,                'int'],
     max_requests_jitter       => ['10%',              'jitter'],
@@ -544,12 +546,19 @@ How long C<graceful-stop> waits for busy workers before it sends them TERM.
 
 =item park_keep_alive_after (C<ParkKeepAliveAfter>; 2ms, C<ms> suffix allowed)
 
+=item park_slow_heads (C<ParkSlowHeads On|Off>; On)
+
+=item park_slow_readers (C<ParkSlowReaders On|Off>; On)
+
 An idle kept-alive connection does not hold a worker: when its next request has not come
 ParkKeepAliveAfter after a response, the worker hands the connection to the parking process
 and goes back to its listeners; the parking process holds it for the rest of KeepAliveTimeout
 and hands it back to whichever worker is free when the request arrives (L<Perennial::Park>,
 L<Perennial::Manual::WorkerLife>). C<ParkKeepAlive Off> keeps Apache prefork's way: the worker
-waits the whole KeepAliveTimeout on its connection.
+waits the whole KeepAliveTimeout on its connection. The same process also takes a request head
+that comes slowly until it is whole (C<ParkSlowHeads>), and the rest of a response that a
+client reads slowly, after a second of it (C<ParkSlowReaders>); each can be turned off alone,
+and C<ParkKeepAlive Off> turns all three off.
 
 =item http_protocol_options (C<HttpProtocolOptions>; Strict LenientMethods Require1.0)
 

@@ -16,7 +16,8 @@ use Perennial::Log::Format       ();
 # can be replaced by a faster implementation without touching the rest.
 
 my $READ_SIZE     = 65_536;
-my $PARK_HEAD_MAX = 60_000;    # A part of a head longer than this is read on by its worker
+my $PARK_HEAD_MAX = 60_000;      # A part of a head longer than this is read on by its worker
+my $SPOOL_MAX     = 64 << 20;    # A response's rest longer than this a worker writes itself
 my %LATE          = (X => 'RequestReadTimeout', T => 'Timeout');    # What the parking process saw
 
 # Plain heads are read in C when it was built (in Perl, the judge reads every head)
@@ -45,22 +46,23 @@ sub new ($class, %args) {
         field_size => $config->limit_request_field_size,
         body       => $config->limit_request_body,
     );
-    return bless {
-        pid       => $$,                     # The worker's (not a process the application forks)
-        after     => $args{after_request},
-        app       => $args{app},
-        log       => $args{log},
-        board     => $args{board},
-        slot      => $args{slot},
-        stopping  => $args{stopping},
-        keep      => $config->keep_alive,
-        keep_max  => $config->max_keep_alive_requests,
-        keep_wait => $config->keep_alive_timeout,
-        park      => $args{park},                        # Perennial::Park, when idle ones go
-        park_wait => $config->park_keep_alive_after,
-        timeout   => $config->timeout,
-        allow     => 'GET, HEAD, POST, OPTIONS' . ($config->trace_enable ? ', TRACE' : ''),
-        limits_of => [
+    my $self = bless {
+        pid        => $$,                     # The worker's (not a process the application forks)
+        after      => $args{after_request},
+        app        => $args{app},
+        log        => $args{log},
+        board      => $args{board},
+        slot       => $args{slot},
+        stopping   => $args{stopping},
+        keep       => $config->keep_alive,
+        keep_max   => $config->max_keep_alive_requests,
+        keep_wait  => $config->keep_alive_timeout,
+        park       => $args{park},                        # Perennial::Park, when idle ones go
+        park_heads => $config->park_slow_heads,
+        park_wait  => $config->park_keep_alive_after,
+        timeout    => $config->timeout,
+        allow      => 'GET, HEAD, POST, OPTIONS' . ($config->trace_enable ? ', TRACE' : ''),
+        limits_of  => [
             map {
                 +{  %limits,
                     unsafe     => $_->{unsafe}     // 0,
@@ -71,6 +73,11 @@ sub new ($class, %args) {
             } @{$args{protocol} // [$config->http_protocol_options]}
         ],
     }, $class;
+
+    # A response's last part that a slow reader takes goes to the parking process with it
+    $self->{park_rest} = sub ($c, $data_ref, $off) { $self->_park_rest($c, $data_ref, $off) }
+        if $args{park} && $config->park_slow_readers;
+    return $self;
 }
 
 # Serves requests on $sock until it closes or is parked; returns the number of requests served.
@@ -95,6 +102,7 @@ sub serve ($self, $sock, $base, $peer, $remaining, $listener = 0, $resumed = und
         my ($len, $status, $env) = $self->_read_head($sock, \$buf, $base, $peer, $t0, $served);
         last unless $env;
         my $c = Perennial::HTTP::Response->for_request($sock, $env, $t0, $self->{timeout});
+        $c->{park_rest} = $self->{park_rest};
         $board->request_start($slot, $env, $t0, $served++);
         if ($status) { $self->_refuse($c, $status, $env, 'bad request') }
         else {
@@ -339,11 +347,41 @@ sub _head_wait ($self, $sock, $buf_ref, $t0) {
     return defined $until && $until <= Time::HiRes::time() ? 'RequestReadTimeout' : 'Timeout';
 }
 
+# The rest of a response that its client takes slowly, in an anonymous file, goes with the
+# connection to the parking process, which writes it as it is taken and then closes (true when it
+# went): not when the worker stops or the rest is over SPOOL_MAX (the worker writes that itself)
+sub _park_rest ($self, $c, $data_ref, $off) {
+    my $left = length($$data_ref) - $off;
+    return 0 if ${$self->{stopping}} || $left > $SPOOL_MAX;
+    open(my $file, '+>', undef) or return 0;
+    binmode $file;
+    my $env   = $c->{env};
+    my $state = {
+        listener => $self->{listener},
+        kind     => 'W',
+        quiet    => $self->{timeout},
+        file     => $file,
+
+        # For the parking process's log line, should the client stop taking it
+        buffer => "request $env->{REQUEST_METHOD} $env->{REQUEST_URI}, client "
+            . ($env->{REMOTE_ADDR} // 'unix socket'),
+    };
+    return 0
+        unless syswrite($file, $$data_ref, $left, $off) == $left
+        && sysseek($file, 0, 0)
+        && $self->{park}->park($c->{sock}, $state);
+    $self->{parked}  = 1;
+    $c->{keep_alive} = 0;
+    $self->{log}->info('response handed to the parking process, the client takes it slowly: '
+            . "$left bytes left of it ($state->{buffer})");
+    return 1;
+}
+
 # A head that came in part goes to the parking process, which reads the rest (true when it
 # went): not when parking is off, the worker stops, it is too long to carry, or it just came
 # back from there
 sub _park_head ($self, $sock, $buf_ref, $t0, $served) {
-    my $park = $self->{park};
+    my $park = $self->{park_heads} && $self->{park};
     return 0 if !$park || ${$self->{stopping}} || length $$buf_ref > $PARK_HEAD_MAX;
 
     # One the parking process gave back as whole, or ended, is read on here first: it may have

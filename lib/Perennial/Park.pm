@@ -23,6 +23,8 @@ use Socket::MsgHdr ();
 # (kind: K its next request, H the rest of a head that began at `started`, under the head's
 # limits first, max and rate and the longest silence, quiet (Timeout), X a head past its time,
 # T one silent past Timeout), and the bytes read of its next request
+# The rest of a response that a slow reader has still to take (kind W) comes as a second
+# descriptor, a file (the state's `file`)
 my $STATE  = 'n N d d a1 N N N d a*';
 my @FIELDS = qw(listener served until started kind first max rate quiet buffer);
 my $ROOM   = 65_536 + 64;    # The largest message: a read's worth of bytes, and the state
@@ -89,6 +91,8 @@ sub collect ($self) { _receive($self->{parked}[0]) }
 
 sub _send ($channel, $sock, $state) {
     my %s = (
+        served  => 0,
+        until   => 0,
         started => 0,
         kind    => 'K',
         first   => 0,
@@ -99,7 +103,8 @@ sub _send ($channel, $sock, $state) {
         %$state
     );
     my $msg = Socket::MsgHdr->new(buf => pack($STATE, @s{@FIELDS}));
-    $msg->cmsghdr(SOL_SOCKET, SCM_RIGHTS, pack('i', fileno $sock));
+    $msg->cmsghdr(SOL_SOCKET, SCM_RIGHTS,
+        pack('i*', fileno $sock, defined $s{file} ? fileno $s{file} : ()));
     while (1) {
         return 1 if defined Socket::MsgHdr::sendmsg($channel, $msg, MSG_DONTWAIT);
         return 0 if $! != EINTR;
@@ -118,16 +123,21 @@ sub _receive ($channel) {
     die "a connection was lost: no descriptor left for it (the open files limit)\n"
         if $msg->flags & MSG_CTRUNC;
     return () unless defined $fds && length $fds >= 4;
-    my $fd = unpack 'i', $fds;
-
-    # Perl's fdopen keeps the descriptor open across exec unless told: a CGI child must not
-    # inherit a client's connection
-    open(my $sock, '+<&=', $fd) or do { POSIX::close($fd); return () };
-    fcntl($sock, F_SETFD, FD_CLOEXEC);
-    binmode $sock;
+    my ($fd, $file_fd) = unpack 'i*', $fds;
+    my $sock = _handle($fd, '+<&=') or do { POSIX::close($file_fd) if defined $file_fd; return () };
     my %state;
     @state{@FIELDS} = unpack $STATE, $msg->buf;
+    $state{file}    = _handle($file_fd, '<&=') if defined $file_fd;
     return ($sock, \%state);
+}
+
+# A descriptor received as a handle. Perl's fdopen keeps it open across exec unless told: a CGI
+# child must not inherit a client's connection
+sub _handle ($fd, $mode) {
+    open(my $fh, $mode, $fd) or do { POSIX::close($fd); return };
+    fcntl($fh, F_SETFD, FD_CLOEXEC);
+    binmode $fh;
+    return $fh;
 }
 
 1;

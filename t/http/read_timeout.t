@@ -109,4 +109,19 @@ CONF
     $srv->stop;
 };
 
+subtest 'ParkSlowHeads Off: the worker waits for a slow head itself' => sub {
+    my $srv  = start_server(app => 'echo.psgi', workers => 1, conf => "ParkSlowHeads Off\n");
+    my $slow = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
+    $slow->syswrite("GET / HTTP/1.1\r\nHost: x\r\n");
+    select undef, undef, undef, 0.3;
+    is $srv->{board}->parked, 0, 'nothing parked';
+    is raw_request(
+        $srv->port,
+        "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        timeout => 2
+        ),
+        '', 'a normal client waits: the one worker holds the slow head';
+    $srv->stop;
+};
+
 done_testing;

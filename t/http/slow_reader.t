@@ -8,13 +8,16 @@ use Perennial::Test qw(raw_request scratch_dir start_server wait_until write_fil
 # A client that reads the response a little at a time cannot hold the worker: Timeout bounds
 # the write (of up to 64 KiB, and each further 64 KiB), not each partial write, which a reader
 # that takes a kilobyte now and then would restart for ever. Both ways a body leaves: bytes
-# written from memory (a PSGI application's) and a file sent by sendfile (a static file).
+# written from memory (a PSGI application's) and a file sent by sendfile (a static file). This is
+# the worker's own writing, as with ParkSlowReaders Off, for a static file and for a response's
+# rest over 64 MB; t/http/slow_reader_handover.t has what the parking process takes over.
 my $dir = scratch_dir();
 write_file("$dir/docs/big.bin",   'f' x (20 << 20));
 write_file("$dir/docs/small.txt", "small\n");
 system("chmod -R a+rX $dir") == 0 or die;
 my $srv = start_server(workers => 1, conf => <<"CONF");
 Timeout 3
+ParkSlowReaders Off
 DocumentRoot $dir/docs
 <Directory $dir/docs>
     Require all granted

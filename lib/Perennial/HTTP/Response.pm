@@ -14,14 +14,16 @@ use Perennial::HTTP::Sendfile;
 # writer a streaming application is given (write, close, poll_cb). Its fields, read by the
 # connection loop and the access log: sock, http11, head_only, timeout (a write's limit),
 # keep_alive (in: wanted, out: still possible), status, bytes (of the body, sent), broken (why
-# it could not be finished).
+# it could not be finished), park_rest (in: what takes a slow reader's response over, see
+# _write_rest).
 
 our @EXPORT_OK = qw(plain_response server_tokens);
 
-my $SERVER      = "Server: Perennial\r\n";    # ServerTokens' choice, set once at start
-my $TOO_SLOW    = 'the client did not take the response within Timeout';
-my @STATUS_LINE = ({}, {});    # "HTTP/1.1 200 OK\r\n", made once per version and status
-my $PER_TIMEOUT = 65_536;      # Bytes a client must take within each Timeout
+my $SERVER          = "Server: Perennial\r\n";    # ServerTokens' choice, set once at start
+my $TOO_SLOW        = 'the client did not take the response within Timeout';
+my @STATUS_LINE     = ({}, {});    # "HTTP/1.1 200 OK\r\n", made once per version and status
+my $PER_TIMEOUT     = 65_536;      # Bytes a client must take within each Timeout
+my $HAND_OVER_AFTER = 1;           # Seconds a worker writes to a slow reader before it hands over
 
 sub new ($class, %fields) { bless {bytes => 0, %fields}, $class }
 
@@ -128,13 +130,25 @@ sub _counted ($self, $ok, $n) {
 }
 
 # The rest of a write the client is slow to take: without blocking, each part when the socket
-# can take it, until the deadline
+# can take it, until the deadline. With a hand_over (the parking process, for the last write of a
+# response), after a second of it the rest goes there (true: the worker is done with it).
 sub _write_rest ($self, $data_ref, $off, $until) {
     my $sock = $self->{sock};
     IO::Handle::blocking($sock, 0);
     my ($ok, $taken) = (1, $off);
+    my $hand_at = $self->{hand_over} && Time::HiRes::time() + $HAND_OVER_AFTER;
     while ($off < length $$data_ref) {
-        if (!ready($sock, $until, 1)) { $ok = too_slow($self); last }
+        if ($hand_at && Time::HiRes::time() >= $hand_at) {
+            IO::Handle::blocking($sock, 1);
+            return 1 if $self->{hand_over}->($self, $data_ref, $off);
+            IO::Handle::blocking($sock, 0);
+            undef $hand_at;
+        }
+        if (!ready($sock, $hand_at && $hand_at < $until ? $hand_at : $until, 1)) {
+            next if $hand_at;    # Time to hand it over
+            $ok = too_slow($self);
+            last;
+        }
         my $n = syswrite $sock, $$data_ref, length($$data_ref) - $off, $off;
         if (defined $n) { $off += $n; $until = deadline($self, $until, \$taken, $n); next }
         next if $! == EINTR || $! == EAGAIN;
@@ -208,6 +222,7 @@ sub _respond_array ($self, $status, $headers, $body) {
     @$self{qw(status res_headers head_bytes)} = ($status, $headers, length $head);
     if (($n // -1) == length($head) + $sent) { $self->{bytes} += $sent; return 1 }
     my $data = $head . ($sent ? join('', @$body) : '');
+    local $self->{hand_over} = $self->{park_rest};    # The last write of a response: it may go
     return _counted($self,
         _rest($self, 0 + $!, $n, \$data, Time::HiRes::time() + ($self->{timeout} // 60)), $sent);
 }

@@ -1,7 +1,7 @@
 package Perennial::Park::Lot;
 use v5.36;
 use Errno       qw(EAGAIN EINTR);
-use Socket      qw(MSG_DONTWAIT MSG_PEEK);
+use Socket      qw(MSG_DONTWAIT MSG_NOSIGNAL MSG_PEEK);
 use Time::HiRes ();
 use Linux::Epoll;
 use Perennial::HTTP::ReadTimeout qw(read_deadline);
@@ -12,11 +12,12 @@ use Perennial::HTTP::ReadTimeout qw(read_deadline);
 # is closed, as a worker would close it; one the client closed is closed here, no worker woken.
 # It holds nothing else: no application, no configuration, no request's data.
 
-my $MAX_WAIT  = 1;         # Seconds between looks at the stop flag and the board, at the most
-my $HEAD_LOOK = 0.1;       # ... and while heads are read, or ready ones wait for a worker
-my $HEAD_ROOM = 60_000;    # A head longer than this goes on to a worker, which reads the rest
-my $HAND_OVER = 5;         # Seconds to put back what it holds, as its successor takes it
-my %LATE      = (X => 1, T => 1);    # Heads whose time ran out: for a worker to answer 408
+my $MAX_WAIT   = 1;         # Seconds between looks at the stop flag and the board, at the most
+my $HEAD_LOOK  = 0.1;       # ... and while heads are read, or ready ones wait for a worker
+my $HEAD_ROOM  = 60_000;    # A head longer than this goes on to a worker, which reads the rest
+my $HAND_OVER  = 5;         # Seconds to put back what it holds, as its successor takes it
+my %LATE       = (X => 1, T => 1);    # Heads whose time ran out: for a worker to answer 408
+my $WRITE_SIZE = 65_536;              # A write's worth, and what a client must take a Timeout
 
 # park: the channels (Perennial::Park); board: the scoreboard, for the count of parked
 # connections; log; stopping: a reference to the flag its signal handlers set
@@ -30,6 +31,7 @@ sub new ($class, %args) {
         parked   => {},                  # fileno => [handle, state]
         order    => [],        # [until, fileno, handle] in the order they came: the first to expire
         heads    => {},        # fileno => handle: connections whose head is being read here
+        writers  => {},        # fileno => handle: those whose response's rest is written here
         waiting  => [],        # Ready, but the ready channel was full: [handle, state]
         room     => _room(),
     }, $class;
@@ -60,7 +62,7 @@ sub run ($self) {
 # How long to sleep: until the first connection expires, a second at most, a tenth while heads
 # are read (their limits move as their bytes come) or connections wait for a worker
 sub _wait ($self) {
-    return $HEAD_LOOK if %{$self->{heads}} || @{$self->{waiting}};
+    return $HEAD_LOOK if %{$self->{heads}} || %{$self->{writers}} || @{$self->{waiting}};
     my $first = $self->{order}[0] or return $MAX_WAIT;
     my $wait  = $first->[0] - Time::HiRes::time();
     return $wait < 0 ? 0 : $wait > $MAX_WAIT ? $MAX_WAIT : $wait;
@@ -87,6 +89,7 @@ sub _collect ($self) {
         }
         my $fd = fileno $sock;
         $self->{parked}{$fd} = [$sock, $state];
+        if ($state->{kind} eq 'W') { $self->_write_for($fd, $sock, $state); next }
         if ($state->{kind} eq 'H') {
             $self->{heads}{$fd} = $sock;
             $state->{heard} = Time::HiRes::time();
@@ -126,6 +129,49 @@ sub _read_head ($self, $fd, $sock, $state) {
     $self->_hand_on($sock, $state);
 }
 
+# The rest of a response that its client takes slowly: written as the socket takes it, Timeout
+# for each 64 KiB as a worker writes, then the connection is closed
+sub _write_for ($self, $fd, $sock, $state) {
+    @$state{qw(pending taken due)} = ('', 0, Time::HiRes::time() + $state->{quiet});
+    $self->{writers}{$fd} = $sock;
+    $self->{epoll}->add($sock, 'out', sub ($events) { $self->_writable($fd) });
+}
+
+sub _writable ($self, $fd) {
+    my $held = $self->{parked}{$fd} or return;
+    my ($sock, $state) = @$held;
+    while (1) {
+        if (!length $state->{pending}) {
+            my $n = sysread($state->{file}, $state->{pending}, $WRITE_SIZE);
+            return $self->_written($fd, $sock, $state, $n // 0) if !$n;
+        }
+        my $n = send($sock, $state->{pending}, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (!defined $n) {
+            return if $! == EAGAIN || $! == EINTR;
+            return $self->_written($fd, $sock, $state, -1);    # The client went
+        }
+        substr($state->{pending}, 0, $n, '');
+        next if ($state->{taken} += $n) < $WRITE_SIZE;
+        @$state{qw(taken due)} = (0, Time::HiRes::time() + $state->{quiet});
+    }
+}
+
+# A response's rest all sent (0), or not ($how: -1 the client went, -2 too slow): the connection
+# ends
+sub _written ($self, $fd, $sock, $state, $how) {
+    $self->_unpark($fd, $sock);
+    CORE::close(delete $state->{file});
+    $self->{log}->info(
+        'response cut short, '
+            . (
+            $how == -2 ? 'the client did not take the response within Timeout' : 'the client went'
+            )
+            . " ($state->{buffer}), after its hand-over to the parking process"
+    ) if $how < 0;
+    shutdown($sock, 1);
+    CORE::close($sock);
+}
+
 # The end of a head (a blank line, as CRLF or a bare LF: the worker judges which it may be)
 sub _whole_head ($buf) { index($buf, "\n\r\n") >= 0 || index($buf, "\n\n") >= 0 }
 
@@ -141,6 +187,7 @@ sub _full ($self) {
 sub _unpark ($self, $fd, $sock) {
     delete $self->{parked}{$fd};
     delete $self->{heads}{$fd};
+    delete $self->{writers}{$fd};
     $self->{epoll}->delete($sock);
 }
 
@@ -169,18 +216,8 @@ sub _hand_on_waiting ($self) {
 sub _expire ($self) {
     my ($order, $parked) = @$self{qw(order parked)};
     my $now = Time::HiRes::time();
-    for my $fd (keys %{$self->{heads}}) {
-        my ($sock, $state) = @{$parked->{$fd}};
-        my $until = read_deadline($state, $state->{started}, length $state->{buffer});
-        my $late  = defined $until && $until <= $now
-            ? 'X'    # RequestReadTimeout
-            : $state->{quiet} && $state->{heard} + $state->{quiet} <= $now ? 'T'      # Timeout
-            :                                                                undef;
-        next unless $late;
-        $self->_unpark($fd, $sock);
-        $state->{kind} = $late;
-        $self->_hand_on($sock, $state);
-    }
+    $self->_expire_writes($now);
+    $self->_expire_heads($now);
     while (@$order && $order->[0][0] <= $now) {
         my (undef, $fd, $sock) = @{shift @$order};
         my $held = $parked->{$fd};
@@ -201,6 +238,37 @@ sub _expire ($self) {
     }
 }
 
+# A response's rest that its client has not taken 64 KiB of within Timeout: given up
+sub _expire_writes ($self, $now) {
+    for my $fd (keys %{$self->{writers}}) {
+        my ($sock, $state) = @{$self->{parked}{$fd}};
+        $self->_written($fd, $sock, $state, -2) if $state->{due} <= $now;
+    }
+}
+
+# A head past RequestReadTimeout (X), or silent for Timeout (T): to a worker, for its 408
+sub _expire_heads ($self, $now) {
+    for my $fd (keys %{$self->{heads}}) {
+        my ($sock, $state) = @{$self->{parked}{$fd}};
+        my $until = read_deadline($state, $state->{started}, length $state->{buffer});
+        my $late
+            = defined $until  && $until <= $now                            ? 'X'
+            : $state->{quiet} && $state->{heard} + $state->{quiet} <= $now ? 'T'
+            :                                                                undef;
+        next unless $late;
+        $self->_unpark($fd, $sock);
+        $state->{kind} = $late;
+        $self->_hand_on($sock, $state);
+    }
+}
+
+# A response's rest keeps its place for a successor: what was read from its file and not sent
+# goes back (the file's position is shared with the copy the message carries)
+sub _unread ($state) {
+    return unless $state->{file} && length($state->{pending} // '');
+    sysseek($state->{file}, -length delete $state->{pending}, 1);
+}
+
 # Told to stop. A graceful stop ('graceful') puts what it holds back into the channel, where
 # a successor (after a hot upgrade, a new parking process) finds it; a stop closes it all.
 sub _leave ($self, $how) {
@@ -208,6 +276,7 @@ sub _leave ($self, $how) {
     my $kept  = 0;
     my $until = Time::HiRes::time() + $HAND_OVER;
     for my $held (@held) {
+        _unread($held->[1]);
         $kept++ if $how eq 'graceful' && $self->{park}->park_until(@$held, $until);
         CORE::close($held->[0]);
     }

@@ -29,7 +29,7 @@ my %COMMAND;
                 . ($a{preload} ? "PerlModule $a{preload}\n" : '')
                 . _script_locations($a{scripts}));
         (   $^X, "$ROOT/bin/perennial",    'serve', '-c', "$a{dir}/perennial.conf", '--workers',
-            $a{workers}, '--max-requests', 0
+            $a{workers}, '--max-requests', 0,       map { ('--set', $_) } @{$a{set} // []}
         );
     },
     apache => sub (%a) {
