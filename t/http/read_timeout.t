@@ -78,23 +78,30 @@ CONF
     };
 }
 
+# A connection that has sent the first lines of a head, and a whole request's answer
+sub slow_head ($srv) {
+    my $s = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
+    $s->syswrite("GET / HTTP/1.1\r\nHost: x\r\n");
+    return $s;
+}
+
+sub normal_request ($srv, $seconds) {
+    return raw_request(
+        $srv->port,
+        "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        timeout => $seconds
+    );
+}
+
 subtest 'slow heads do not hold the worker: a normal client is served meanwhile' => sub {
     my $srv = start_server(app => 'echo.psgi', workers => 1, conf => <<'CONF');
 RequestReadTimeout header=20-40,MinRate=500
 CONF
-    my @slow = map {
-        my $s = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
-        $s->syswrite("GET / HTTP/1.1\r\nHost: x\r\n");
-        $s
-    } 1 .. 5;
+    my @slow = map { slow_head($srv) } 1 .. 5;
     select undef, undef, undef, 0.3;
     is $srv->{board}->parked, 5, 'the five heads wait in the parking process';
-    like raw_request(
-        $srv->port,
-        "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
-        timeout => 5
-        ),
-        qr{\AHTTP/1\.1 200 }, 'a normal client is answered by the one worker';
+    like normal_request($srv, 5), qr{\AHTTP/1\.1 200 },
+        'a normal client is answered by the one worker';
     $_->syswrite("X-Late: 1\r\n\r\n") for @slow;
     for my $s (@slow) {
         my ($out, $deadline) = ('', Time::HiRes::time() + 5);
@@ -111,16 +118,10 @@ CONF
 
 subtest 'ParkSlowHeads Off: the worker waits for a slow head itself' => sub {
     my $srv  = start_server(app => 'echo.psgi', workers => 1, conf => "ParkSlowHeads Off\n");
-    my $slow = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
-    $slow->syswrite("GET / HTTP/1.1\r\nHost: x\r\n");
+    my $slow = slow_head($srv);
     select undef, undef, undef, 0.3;
-    is $srv->{board}->parked, 0, 'nothing parked';
-    is raw_request(
-        $srv->port,
-        "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
-        timeout => 2
-        ),
-        '', 'a normal client waits: the one worker holds the slow head';
+    is $srv->{board}->parked,   0,  'nothing parked';
+    is normal_request($srv, 2), '', 'a normal client waits: the one worker holds the slow head';
     $srv->stop;
 };
 
