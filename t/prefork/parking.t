@@ -89,15 +89,15 @@ subtest 'ParkKeepAlive Off: the worker holds its connection, as Apache prefork' 
 
 subtest 'a parked connection comes back to a worker of a new generation, nothing lost' => sub {
     my $srv     = start_server(app => 'pid.psgi', conf => $POOL);
-    my @clients = map { client($srv) } 1 .. 20;
+    my @clients = map { client($srv) } 1 .. 50;
     my @first   = map { ask($_) } @clients;
-    is scalar(grep {defined} @first), 20, 'twenty answered';
-    ok wait_until(sub { parked($srv) == 20 }, 5, 'parked'), 'twenty parked';
+    is scalar(grep {defined} @first), 50, 'fifty answered';
+    ok wait_until(sub { parked($srv) == 50 }, 5, 'parked'), 'fifty parked';
     $srv->signal('USR1');
     ok wait_until(sub { !kill 0, $first[0] }, 10, 'old worker gone'),
         'the worker that served them is gone (graceful restart)';
     my @second = map { ask($_) } @clients;
-    is scalar(grep {defined} @second), 20,        'every client is answered on its connection';
+    is scalar(grep {defined} @second), 50,        'every client is answered on its connection';
     isnt $second[0],                   $first[0], 'by another worker';
     $srv->stop;
 };
