@@ -75,7 +75,7 @@ sub new ($class, %args) {
     }, $class;
 
     # A response's last part that a slow reader takes goes to the parking process with it
-    $self->{park_rest} = sub ($c, $data_ref, $off) { $self->_park_rest($c, $data_ref, $off) }
+    $self->{park_rest} = sub ($c, @rest) { $self->_park_rest($c, @rest) }
         if $args{park} && $config->park_slow_readers;
     return $self;
 }
@@ -347,14 +347,14 @@ sub _head_wait ($self, $sock, $buf_ref, $t0) {
     return defined $until && $until <= Time::HiRes::time() ? 'RequestReadTimeout' : 'Timeout';
 }
 
-# The rest of a response that its client takes slowly, in an anonymous file, goes with the
-# connection to the parking process, which writes it as it is taken and then closes (true when it
-# went): not when the worker stops or the rest is over SPOOL_MAX (the worker writes that itself)
-sub _park_rest ($self, $c, $data_ref, $off) {
-    my $left = length($$data_ref) - $off;
-    return 0 if ${$self->{stopping}} || $left > $SPOOL_MAX;
-    open(my $file, '+>', undef) or return 0;
-    binmode $file;
+# The rest of a response that its client takes slowly goes with the connection to the parking
+# process, which writes it as it is taken and then closes (true when it went): a static file
+# itself ($from, $length bytes from where it stands), or the rest of $$data_ref from $off in an
+# anonymous file; not when the worker stops or that rest is over SPOOL_MAX (then the worker
+# writes it itself)
+sub _park_rest ($self, $c, $data_ref, $off, $from = undef, $length = undef) {
+    return 0 if ${$self->{stopping}};
+    my ($file, $left) = $from ? ($from, $length) : _spooled($data_ref, $off) or return 0;
     my $env   = $c->{env};
     my $state = {
         listener => $self->{listener},
@@ -366,15 +366,24 @@ sub _park_rest ($self, $c, $data_ref, $off) {
         buffer => "request $env->{REQUEST_METHOD} $env->{REQUEST_URI}, client "
             . ($env->{REMOTE_ADDR} // 'unix socket'),
     };
-    return 0
-        unless syswrite($file, $$data_ref, $left, $off) == $left
-        && sysseek($file, 0, 0)
-        && $self->{park}->park($c->{sock}, $state);
+    $state->{left} = $left;
+    return 0 unless $self->{park}->park($c->{sock}, $state);
     $self->{parked}  = 1;
     $c->{keep_alive} = 0;
     $self->{log}->info('response handed to the parking process, the client takes it slowly: '
             . "$left bytes left of it ($state->{buffer})");
     return 1;
+}
+
+# The rest of a body in an anonymous temporary file, at its start: (file, length), or ()
+sub _spooled ($data_ref, $off) {
+    my $left = length($$data_ref) - $off;
+    return () if $left > $SPOOL_MAX;
+    open(my $file, '+>', undef) or return ();
+    binmode $file;
+    return ()
+        unless (syswrite($file, $$data_ref, $left, $off) // -1) == $left && sysseek($file, 0, 0);
+    return ($file, $left);
 }
 
 # A head that came in part goes to the parking process, which reads the rest (true when it

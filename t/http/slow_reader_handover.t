@@ -1,56 +1,70 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
+use Cwd ();
 use IO::Socket::IP;
 use Time::HiRes     ();
-use Perennial::Test qw(raw_request start_server wait_until);
+use Perennial::Test qw(raw_request scratch_dir start_server wait_until write_file);
 
 # A client that reads a large response slowly does not keep its worker: after a second the rest
 # goes to the parking process, which writes it as the client takes it. Nothing of it is lost.
-# (t/http/slow_reader.t: a worker's own writing to a slow reader, bounded by Timeout.)
-
-my $srv = start_server(app => 'huge.psgi', workers => 1, conf => <<'CONF');
+# Both ways a body leaves: bytes from memory (an application's array, spooled to a file for
+# the parking process) and a static file (the file itself goes). (t/http/slow_reader.t: a
+# worker's own writing to a slow reader, bounded by Timeout.)
+my $dir = scratch_dir();
+write_file("$dir/docs/huge.bin",  'f' x (48 << 20));
+write_file("$dir/docs/small.txt", "small\n");
+system("chmod -R a+rX $dir") == 0 or die;
+my $srv = start_server(workers => 1, conf => <<"CONF");
 StartServers 1
 MinSpareServers 1
 MaxSpareServers 1
 MaxClients 1
+DocumentRoot $dir/docs
+<Directory $dir/docs>
+    Require all granted
+</Directory>
+<Location /app>
+    SetHandler psgi
+    PSGIApp @{[ Cwd::getcwd() ]}/t/psgi/huge.psgi
+</Location>
 CONF
 
-my $slow = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
-$slow->syswrite("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
-my $first = '';
-sysread($slow, $first, 1000);
-like $first, qr{\AHTTP/1\.1 200 OK}, 'the slow reader gets the start of its response';
+for my $path ('/app', '/huge.bin') {
+    my $slow = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
+    $slow->syswrite("GET $path HTTP/1.1\r\nHost: x\r\n\r\n");
+    my $first = '';
+    sysread($slow, $first, 1000);
+    like $first, qr{\AHTTP/1\.1 200 OK}, "$path: the slow reader gets the start of its response";
+    ok wait_until(
+        sub { $srv->error_log =~ /response handed to the parking process.*GET \Q$path\E,/ },
+        10, 'handed'),
+        '  after a second the rest goes to the parking process, and the log says so';
+    like raw_request($srv->port, "GET /small.txt HTTP/1.0\r\n\r\n", timeout => 10),
+        qr{\AHTTP/1\.[01] 200 .*\r\n\r\nsmall\n\z}s,
+        '  the one worker serves another client meanwhile';
 
-ok wait_until(sub { $srv->error_log =~ /response handed to the parking process/ }, 10, 'handed'),
-    'after a second the rest goes to the parking process, and the log says so';
-like raw_request(
-    $srv->port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
-    until   => qr/\r\n\r\nx{100}/,
-    timeout => 10
-    ),
-    qr{\AHTTP/1\.1 200 OK},
-    'the one worker serves another client meanwhile';
-
-# The slow reader takes the rest: every byte, then the end of the connection
-my ($got, $deadline) = (length($first) - index($first, "\r\n\r\n") - 4, Time::HiRes::time() + 30);
-while (Time::HiRes::time() < $deadline) {
-    my $n = sysread($slow, my $buf, 1 << 20);
-    last unless $n;
-    $got += $n;
+    # The slow reader takes the rest: every byte, then the end of the connection
+    my ($got, $deadline)
+        = (length($first) - index($first, "\r\n\r\n") - 4, Time::HiRes::time() + 30);
+    while (Time::HiRes::time() < $deadline) {
+        my $n = sysread($slow, my $buf, 1 << 20);
+        last unless $n;
+        $got += $n;
+    }
+    is $got,                       48 << 20, '  the slow reader got the whole response';
+    is sysread($slow, my $buf, 1), 0,        '  and then the end of the connection';
 }
-is $got,                       48 << 20, 'the slow reader got the whole response';
-is sysread($slow, my $buf, 1), 0,        'and then the end of the connection';
 like $srv->error_log,
-    qr/the client takes it slowly: \d+ bytes left of it \(request GET \/, client 127\.0\.0\.1\)/,
-    'the log gave what was left';
+    qr/the client takes it slowly: \d+ bytes left of it \(request GET \/app, client 127\.0\.0\.1\)/,
+    'the log gives what was left, the request and the client';
 $srv->stop;
 
 # Turned off, the worker writes to its slow reader itself, as before
-$srv  = start_server(app => 'huge.psgi', workers => 1, conf => "ParkSlowReaders Off\n");
-$slow = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
+$srv = start_server(app => 'huge.psgi', workers => 1, conf => "ParkSlowReaders Off\n");
+my $slow = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
 $slow->syswrite("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
-sysread($slow, $first, 1000);
+sysread($slow, my $first, 1000);
 ok wait_until(sub { $srv->scoreboard eq 'W' }, 5, 'writing'),
     'ParkSlowReaders Off: its worker writes';
 select undef, undef, undef, 1.5;

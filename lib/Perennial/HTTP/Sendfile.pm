@@ -14,8 +14,9 @@ use Perennial::HTTP::Core ();
 
 my $SYS_SENDFILE
     = eval { require 'syscall.ph'; &SYS_sendfile() };    ## no critic (RequireBarewordIncludes)
-my $CHUNK = 1 << 20;
-my $SMALL = 65_536;    # Bytes of a file that leave with its head in one write
+my $CHUNK           = 1 << 20;
+my $SMALL           = 65_536;   # Bytes of a file that leave with its head in one write
+my $HAND_OVER_AFTER = 1;        # Seconds of a slow reader before the parking process takes the rest
 
 # Sends $length bytes of $fh after the head; false when sendfile cannot be used for it (nothing
 # was written then), true when done (check $c->{broken} for a client that went away). A file of
@@ -48,7 +49,12 @@ sub send_file ($c, $fh, $length) {
 sub _send ($c, $fh, $left) {
     my $sock = $c->{sock};
     my ($until, $taken) = (Time::HiRes::time() + ($c->{timeout} // 60), 0);
+    my $hand_at = $c->{park_rest} && Time::HiRes::time() + $HAND_OVER_AFTER;
     while ($left > 0) {
+        if ($hand_at && Time::HiRes::time() >= $hand_at) {    # The rest to the parking process
+            return if _handed_over($c, $fh, $left);
+            undef $hand_at;
+        }
         my $n
             = syscall($SYS_SENDFILE, fileno $sock, fileno $fh, 0, $left < $CHUNK ? $left : $CHUNK);
         if ($n > 0) {
@@ -56,13 +62,30 @@ sub _send ($c, $fh, $left) {
             $until = $c->deadline($until, \$taken, $n);
             next;
         }
-        next if $n < 0 && $! == EINTR;
-        next if $n < 0 && $! == EAGAIN && Perennial::HTTP::Core::ready($sock, $until, 1);
+        next if $n < 0 && _again($sock, $until, $hand_at);
         $n < 0
             && $! == EAGAIN ? $c->too_slow : $c->broken($n ? "$!" : 'file shorter than its length');
         last;
     }
     return;
+}
+
+# After a sendfile that failed: true to try again (a signal; or the socket full, and it can take
+# more before the deadline, or the time to hand the rest over has come)
+sub _again ($sock, $until, $hand_at) {
+    return 1 if $! == EINTR;
+    return 0 if $! != EAGAIN;
+    return Perennial::HTTP::Core::ready($sock, $hand_at && $hand_at < $until ? $hand_at : $until, 1)
+        || $hand_at;
+}
+
+# A slow reader's rest: the file itself goes to the parking process, from where it stands (the
+# bytes count as sent: the parking process sends them)
+sub _handed_over ($c, $fh, $left) {
+    IO::Handle::blocking($c->{sock}, 1);
+    if ($c->{park_rest}->($c, undef, 0, $fh, $left)) { $c->{bytes} += $left; return 1 }
+    IO::Handle::blocking($c->{sock}, 0);
+    return 0;
 }
 
 # A regular file read through no layer but the plain ones, with nothing buffered ahead

@@ -142,8 +142,10 @@ sub _writable ($self, $fd) {
     my ($sock, $state) = @$held;
     while (1) {
         if (!length $state->{pending}) {
-            my $n = sysread($state->{file}, $state->{pending}, $WRITE_SIZE);
+            my $want = $state->{left} < $WRITE_SIZE ? $state->{left}             : $WRITE_SIZE;
+            my $n    = $want ? sysread($state->{file}, $state->{pending}, $want) : 0;
             return $self->_written($fd, $sock, $state, $n // 0) if !$n;
+            $state->{left} -= $n;
         }
         my $n = send($sock, $state->{pending}, MSG_DONTWAIT | MSG_NOSIGNAL);
         if (!defined $n) {
@@ -266,6 +268,7 @@ sub _expire_heads ($self, $now) {
 # goes back (the file's position is shared with the copy the message carries)
 sub _unread ($state) {
     return unless $state->{file} && length($state->{pending} // '');
+    $state->{left} += length $state->{pending};
     sysseek($state->{file}, -length delete $state->{pending}, 1);
 }
 
