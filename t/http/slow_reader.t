@@ -3,7 +3,7 @@ use lib 't/lib';
 use Test::More;
 use Socket      qw(AF_INET IPPROTO_TCP SOCK_STREAM SOL_SOCKET SO_RCVBUF inet_aton pack_sockaddr_in);
 use Time::HiRes ();
-use Perennial::Test qw(raw_request scratch_dir start_server wait_until write_file);
+use Perennial::Test qw(files_and_app raw_request start_server wait_until);
 
 # A client that reads the response a little at a time cannot hold the worker: Timeout bounds
 # the write (of up to 64 KiB, and each further 64 KiB), not each partial write, which a reader
@@ -11,21 +11,12 @@ use Perennial::Test qw(raw_request scratch_dir start_server wait_until write_fil
 # written from memory (a PSGI application's) and a file sent by sendfile (a static file). This is
 # the worker's own writing, as with ParkSlowReaders Off, for a static file and for a response's
 # rest over 64 MB; t/http/slow_reader_handover.t has what the parking process takes over.
-my $dir = scratch_dir();
-write_file("$dir/docs/big.bin",   'f' x (20 << 20));
-write_file("$dir/docs/small.txt", "small\n");
-system("chmod -R a+rX $dir") == 0 or die;
-my $srv = start_server(workers => 1, conf => <<"CONF");
+my $srv = start_server(
+    workers => 1,
+    conf    =>
+        <<"CONF" . files_and_app({'big.bin' => 'f' x (20 << 20), 'small.txt' => "small\n"}, 'big.psgi'));
 Timeout 3
 ParkSlowReaders Off
-DocumentRoot $dir/docs
-<Directory $dir/docs>
-    Require all granted
-</Directory>
-<Location /app>
-    SetHandler psgi
-    PSGIApp @{[ Cwd::getcwd() ]}/t/psgi/big.psgi
-</Location>
 CONF
 
 # Asks for $path with a small receive buffer, then reads 1 KiB every 0.2 s until the server's

@@ -1,33 +1,23 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Cwd ();
 use IO::Socket::IP;
 use Time::HiRes     ();
-use Perennial::Test qw(raw_request scratch_dir start_server wait_until write_file);
+use Perennial::Test qw(files_and_app raw_request start_server wait_until);
 
 # A client that reads a large response slowly does not keep its worker: after a second the rest
 # goes to the parking process, which writes it as the client takes it. Nothing of it is lost.
 # Both ways a body leaves: bytes from memory (an application's array, spooled to a file for
 # the parking process) and a static file (the file itself goes). (t/http/slow_reader.t: a
 # worker's own writing to a slow reader, bounded by Timeout.)
-my $dir = scratch_dir();
-write_file("$dir/docs/huge.bin",  'f' x (48 << 20));
-write_file("$dir/docs/small.txt", "small\n");
-system("chmod -R a+rX $dir") == 0 or die;
-my $srv = start_server(workers => 1, conf => <<"CONF");
+my $srv = start_server(
+    workers => 1,
+    conf    =>
+        <<"CONF" . files_and_app({'huge.bin' => 'f' x (48 << 20), 'small.txt' => "small\n"}, 'huge.psgi'));
 StartServers 1
 MinSpareServers 1
 MaxSpareServers 1
 MaxClients 1
-DocumentRoot $dir/docs
-<Directory $dir/docs>
-    Require all granted
-</Directory>
-<Location /app>
-    SetHandler psgi
-    PSGIApp @{[ Cwd::getcwd() ]}/t/psgi/huge.psgi
-</Location>
 CONF
 
 for my $path ('/app', '/huge.bin') {

@@ -16,8 +16,9 @@ use Perennial::Scoreboard;
 # Real servers for tests: the test binds 127.0.0.1 port 0 itself and hands the socket to
 # bin/perennial as fd:N, so there is no race for a free port.
 
-our @EXPORT_OK = qw(configtest http_request load_start load_stop perennial raw_request scratch_dir
-    script_location slurp start_program start_server start_status_server wait_until write_file);
+our @EXPORT_OK = qw(configtest files_and_app http_request load_start load_stop perennial raw_request
+    scratch_dir script_location slurp start_program start_server start_status_server wait_until
+    write_file);
 
 my $ROOT = abs_path(dirname(__FILE__) . '/../../..');
 my @STARTED;
@@ -101,6 +102,24 @@ sub start_server (%args) {
     # Ready when a worker is in the scoreboard: a test that reads the first slot finds one
     wait_until(sub { !$self->alive || $self->slots }, 10, 'a worker started') if $self->{board};
     return $self;
+}
+
+# A DocumentRoot of files (name => content) the workers can read, and t/psgi/$app mounted at
+# /app: the configuration lines that serve them
+sub files_and_app ($files, $app) {
+    my $dir = scratch_dir();
+    write_file("$dir/docs/$_", $files->{$_}) for keys %$files;
+    system("chmod -R a+rX $dir") == 0 or die "Can't chmod $dir";
+    return <<"CONF";
+DocumentRoot $dir/docs
+<Directory $dir/docs>
+    Require all granted
+</Directory>
+<Location /app>
+    SetHandler psgi
+    PSGIApp $ROOT/t/psgi/$app
+</Location>
+CONF
 }
 
 # A fixed pool of $workers serving pid.psgi, with /server-status, once every worker is idle
