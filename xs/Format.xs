@@ -9,6 +9,7 @@
 #include "perl.h"
 #include "XSUB.h"
 #include <time.h>
+#include <sys/time.h>
 
 /* A value of a hash, or NULL when it is not there or undefined */
 static SV *
@@ -92,7 +93,12 @@ append_time(pTHX_ SV *line)
                                   "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
     static time_t second = -1;
     static char text[64];
-    time_t now = time(NULL);
+    struct timeval tv;
+    time_t now;
+    /* The clock the Perl twin reads (gettimeofday, as Time::HiRes): time(2) reads a coarser one,
+     * which can still show the last second a few milliseconds into the next */
+    gettimeofday(&tv, NULL);
+    now = tv.tv_sec;
     if (now != second) {
         struct tm t;
         char zone[16];
