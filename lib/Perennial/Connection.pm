@@ -348,7 +348,8 @@ sub _head_wait ($self, $sock, $buf_ref, $t0) {
 }
 
 # The rest of a response that its client takes slowly goes with the connection to the parking
-# process, which writes it as it is taken and then closes (true when it went): a static file
+# process, which writes it as it is taken, then keeps the connection as a parked one when it is
+# kept alive, or closes it (true when it went): a static file
 # itself ($from, $length bytes from where it stands), or the rest of $$data_ref from $off in an
 # anonymous file; not when the worker stops or that rest is over SPOOL_MAX (then the worker
 # writes it itself)
@@ -367,6 +368,12 @@ sub _park_rest ($self, $c, $data_ref, $off, $from = undef, $length = undef) {
             . ($env->{REMOTE_ADDR} // 'unix socket'),
     };
     $state->{left} = $left;
+
+    # Kept alive, it waits in the parking process for its next request once the rest is sent
+    if ($c->{keep_alive}) {
+        $state->{idle}   = $self->{keep_wait};
+        $state->{served} = $self->{board}->slot($self->{slot})->{conn_requests} + 1;
+    }
     return 0 unless $self->{park}->park($c->{sock}, $state);
     $self->{parked}  = 1;
     $c->{keep_alive} = 0;

@@ -24,9 +24,11 @@ use Socket::MsgHdr ();
 # limits first, max and rate and the longest silence, quiet (Timeout), X a head past its time,
 # T one silent past Timeout), and the bytes read of its next request
 # The rest of a response that a slow reader has still to take (kind W) comes as a second
-# descriptor, a file (the state's `file`), of which `left` bytes from where it stands are to go
-my $STATE  = 'n N d d a1 N N N d d a*';
-my @FIELDS = qw(listener served until started kind first max rate quiet left buffer);
+# descriptor, a file (the state's `file`), of which `left` bytes from where it stands are to go;
+# then the connection waits for its next request for `idle` seconds (KeepAliveTimeout), or closes
+# when that is 0
+my $STATE  = 'n N d d a1 N N N d d d a*';
+my @FIELDS = qw(listener served until started kind first max rate quiet left idle buffer);
 my $ROOM   = 65_536 + 64;    # The largest message: a read's worth of bytes, and the state
 
 # New channels; or, with $inherited ("fd,fd,fd,fd" from handles()), those of the manager a
@@ -100,6 +102,7 @@ sub _send ($channel, $sock, $state) {
         rate    => 0,
         quiet   => 0,
         left    => 0,
+        idle    => 0,
         buffer  => '',
         %$state
     );

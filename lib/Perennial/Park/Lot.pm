@@ -158,11 +158,19 @@ sub _writable ($self, $fd) {
     }
 }
 
-# A response's rest all sent (0), or not ($how: -1 the client went, -2 too slow): the connection
-# ends
+# A response's rest all sent (0), or not ($how: -1 the client went, -2 too slow). A kept-alive
+# connection then waits here for its next request as any parked one; any other ends
 sub _written ($self, $fd, $sock, $state, $how) {
-    $self->_unpark($fd, $sock);
     CORE::close(delete $state->{file});
+    delete @$state{qw(pending taken due)};
+    if (!$how && $state->{idle}) {
+        delete $self->{writers}{$fd};
+        @$state{qw(kind until buffer)} = ('K', Time::HiRes::time() + $state->{idle}, '');
+        push @{$self->{order}}, [$state->{until}, $fd, $sock];
+        $self->{epoll}->modify($sock, 'in', sub ($events) { $self->_readable($fd) });
+        return;
+    }
+    $self->_unpark($fd, $sock);
     $self->{log}->info(
         'response cut short, '
             . (
