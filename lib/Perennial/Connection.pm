@@ -296,7 +296,12 @@ sub _body_reader ($self, $sock, $buf_ref, $body) {
     $self->{late} = 'Timeout';
     return sub {
         my $until = read_deadline($limit, $start, $body->{length} + length $$buf_ref);
-        if (defined $until && !ready($sock, $until)) {
+
+        # A poll only when the limit comes before the socket's own Timeout would end the read
+        if (   defined $until
+            && $until < Time::HiRes::time() + $self->{timeout}
+            && !ready($sock, $until))
+        {
             $self->{late} = 'RequestReadTimeout';
             return;
         }
@@ -409,7 +414,6 @@ sub _park_head ($self, $sock, $buf_ref, $t0, $served) {
         served   => $served,
         kind     => 'H',
         started  => $t0,
-        until    => read_deadline($limit, $t0, length $$buf_ref) // 0,
         quiet    => $self->{timeout},
         buffer   => $$buf_ref,
         %$limit{qw(first max rate)},

@@ -1,12 +1,12 @@
 package Perennial::Park;
 use v5.36;
-use Errno       qw(EAGAIN EINTR);
-use Fcntl       qw(F_SETFD FD_CLOEXEC);
-use IO::Handle  ();
-use POSIX       ();
-use Socket      qw(AF_UNIX PF_UNSPEC SOCK_SEQPACKET SOL_SOCKET SCM_RIGHTS MSG_CTRUNC MSG_DONTWAIT);
-use Time::HiRes ();
-use Socket::MsgHdr ();
+use Errno      qw(EAGAIN EINTR);
+use Fcntl      qw(F_SETFD FD_CLOEXEC);
+use IO::Handle ();
+use POSIX      ();
+use Socket     qw(AF_UNIX PF_UNSPEC SOCK_SEQPACKET SOL_SOCKET SCM_RIGHTS MSG_CTRUNC MSG_DONTWAIT);
+use Perennial::HTTP::Core ();
+use Socket::MsgHdr        ();
 
 # Where a connection waits when no worker needs to hold it: an idle kept-alive connection goes
 # from its worker to the parking process (Perennial::Park::Lot), and comes back to whichever
@@ -73,11 +73,7 @@ sub park_until ($self, $sock, $state, $until) {
     my $channel = $self->{parked}[1];
     while (1) {
         return 1 if _send($channel, $sock, $state);
-        my $left = $until - Time::HiRes::time();
-        return 0 if $! != EAGAIN || $left <= 0;
-        my $out = '';
-        vec($out, fileno $channel, 1) = 1;
-        select(undef, $out, undef, $left);
+        return 0 if $! != EAGAIN || !Perennial::HTTP::Core::ready($channel, $until, 1);
     }
 }
 

@@ -12,19 +12,19 @@ use Perennial::HTTP::Core qw(ready);
 # drained, the connection shows the client the end of the stream, and it sends the request
 # again (RFC 9112 9.3.1). The one place that lingers.
 
-our @EXPORT_OK = qw(close_connection);
+our @EXPORT_OK = qw(close_connection pending);
 
 # $unread: bytes read and not served; $served: requests served on it (only one that served more
 # than one can have requests unasked, so one closed after each request pays nothing); $linger:
 # asked for as the connection was given up
 sub close_connection ($sock, $unread, $served, $linger = 0) {
-    _linger($sock) if $linger || $unread || ($served > 1 && _pending($sock));
+    _linger($sock) if $linger || $unread || ($served > 1 && pending($sock));
     CORE::close($sock);
     return;
 }
 
 # Bytes the client sent that are still in the kernel, looked at without waiting
-sub _pending ($sock) {
+sub pending ($sock) {
     my $peek = '';
     return defined recv($sock, $peek, 1, MSG_PEEK | MSG_DONTWAIT) && length $peek;
 }

@@ -1,8 +1,9 @@
 package Perennial::Park::Lot;
 use v5.36;
-use Errno       qw(EAGAIN EINTR);
-use Socket      qw(MSG_DONTWAIT MSG_NOSIGNAL MSG_PEEK);
-use Time::HiRes ();
+use Errno                  qw(EAGAIN EINTR);
+use Socket                 qw(MSG_DONTWAIT MSG_NOSIGNAL);
+use Perennial::HTTP::Close qw(pending);
+use Time::HiRes            ();
 use Linux::Epoll;
 use Perennial::HTTP::ReadTimeout qw(read_deadline);
 
@@ -53,7 +54,9 @@ sub run ($self) {
         $self->{epoll}->wait(64, $self->_wait);
         $self->_expire;
         $self->_hand_on_waiting if @{$self->{waiting}};
-        $self->{board}->parked(scalar keys %{$self->{parked}});
+        my $count = keys %{$self->{parked}};
+        $self->{board}->parked($count) if $count != ($self->{counted} // -1);    # As it changes
+        $self->{counted} = $count;
     }
     $self->_leave($$stopping);
     return 0;
@@ -106,9 +109,7 @@ sub _readable ($self, $fd) {
     my ($sock, $state) = @$held;
     return $self->_read_head($fd, $sock, $state) if $state->{kind} eq 'H';
     $self->_unpark($fd, $sock);
-    my $peek = '';
-    my $got  = recv($sock, $peek, 1, MSG_PEEK | MSG_DONTWAIT);
-    return CORE::close($sock) if !defined $got || !length $peek;
+    return CORE::close($sock) unless pending($sock);
     $self->_hand_on($sock, $state);
 }
 
@@ -235,8 +236,7 @@ sub _expire ($self) {
         $self->_unpark($fd, $sock);
 
         # A request that came at the last moment is served, not reset by the close
-        my $peek = '';
-        if (defined recv($sock, $peek, 1, MSG_PEEK | MSG_DONTWAIT) && length $peek) {
+        if (pending($sock)) {
             $self->_hand_on($sock, $held->[1]);
             next;
         }

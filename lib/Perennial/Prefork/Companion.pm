@@ -18,8 +18,6 @@ sub new ($class, %args) {
     return bless {%args{qw(name run log signals on_exit)}, pid => undef, due => 0}, $class;
 }
 
-sub pid ($self) { $self->{pid} }
-
 # Starts it unless it runs, or when it died less than a second ago (without a run, it is
 # none: every method does nothing)
 sub start ($self) {
