@@ -310,6 +310,8 @@ How long C<graceful-stop> waits for busy workers before it sends them TERM.
 
 =item park_slow_readers (C<ParkSlowReaders On|Off>; On)
 
+=item park_spool_limit (C<ParkSpoolLimit>; 1G: KB, or with a K, M or G suffix)
+
 An idle kept-alive connection does not hold a worker: when its next request has not come
 ParkKeepAliveAfter after a response, the worker hands the connection to the parking process
 and goes back to its listeners; the parking process holds it for the rest of KeepAliveTimeout
@@ -318,7 +320,9 @@ L<Perennial::Manual::WorkerLife>). C<ParkKeepAlive Off> keeps Apache prefork's w
 waits the whole KeepAliveTimeout on its connection. The same process also takes a request head
 that comes slowly until it is whole (C<ParkSlowHeads>), and the rest of a response that a
 client reads slowly, after a second of it (C<ParkSlowReaders>); each can be turned off alone,
-and C<ParkKeepAlive Off> turns all three off.
+and C<ParkKeepAlive Off> turns all three off. What a slow reader has not taken of a response
+made in memory waits in a temporary file, at most 64 MB for one response and
+C<ParkSpoolLimit> for all of them together; a rest that does not fit is written by its worker.
 
 =item http_protocol_options (C<HttpProtocolOptions>; Strict LenientMethods Require1.0)
 

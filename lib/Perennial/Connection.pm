@@ -9,6 +9,7 @@ use Perennial::HTTP::Input       qw(empty_input input_of receive_body);
 use Perennial::HTTP::ReadTimeout qw(read_deadline read_timeouts);
 use Perennial::HTTP::Request     qw(head_ready parse_head);
 use Perennial::HTTP::Response    ();
+use Perennial::HTTP::Spool       ();
 use Perennial::Log::Format       ();
 
 # The hot path: one connection, its requests one after another (read, parse, call the app,
@@ -16,8 +17,7 @@ use Perennial::Log::Format       ();
 # can be replaced by a faster implementation without touching the rest.
 
 my $READ_SIZE     = 65_536;
-my $PARK_HEAD_MAX = 60_000;      # A part of a head longer than this is read on by its worker
-my $SPOOL_MAX     = 64 << 20;    # A response's rest longer than this a worker writes itself
+my $PARK_HEAD_MAX = 60_000;    # A part of a head longer than this is read on by its worker
 my %LATE          = (X => 'RequestReadTimeout', T => 'Timeout');    # What the parking process saw
 
 # Plain heads are read in C when it was built (in Perl, the judge reads every head)
@@ -74,9 +74,11 @@ sub new ($class, %args) {
         ],
     }, $class;
 
-    # A response's last part that a slow reader takes goes to the parking process with it
-    $self->{park_rest} = sub ($c, @rest) { $self->_park_rest($c, @rest) }
-        if $args{park} && $config->park_slow_readers;
+    # What a slow reader has not taken of a response goes to the parking process with it
+    if ($args{park} && $config->park_slow_readers) {
+        $self->{park_rest} = sub ($c, $file, $left) { $self->_park_rest($c, $file, $left) };
+        Perennial::HTTP::Spool::limit($args{board}, $config->park_spool_limit * 1024);
+    }
     return $self;
 }
 
@@ -165,12 +167,15 @@ sub _answer ($self, $c, $buf_ref, $env, $served, $remaining) {
 # stop still serves the next request of a kept-alive connection, with Connection: close, so none
 # is lost.)
 sub _after_response ($self, $c, $env, $t0, $served) {
+    $c->finish if $c->{spool};    # What a slow reader has not taken yet
     my $micros = int((Time::HiRes::time() - $t0) * 1e6);
     $self->{board}->request_done($self->{slot}, $c->{bytes}, $micros, $served);
-    $self->{log}->info("response cut short, $c->{broken} (request $env->{REQUEST_METHOD} "
-            . "$env->{REQUEST_URI}, client "
-            . ($env->{REMOTE_ADDR} // 'unix socket') . ')')
+    $self->{log}->info("response cut short, $c->{broken} (" . _request_of($env) . ')')
         if $c->{too_slow};
+    $self->{log}->info('a slow reader\'s rest did not fit in a spool (64 MB each, ParkSpoolLimit '
+            . 'in all): its worker wrote it itself ('
+            . _request_of($env) . ')')
+        if $c->{spool_full};
     ($env->{'perennial.log'} // $self->{log})
         ->access($env, $c->{status} // 0, $c->{bytes}, $micros, $c);
     $self->_cleanups($env) if $env->{'psgix.cleanup.handlers'};
@@ -352,16 +357,12 @@ sub _head_wait ($self, $sock, $buf_ref, $t0) {
     return defined $until && $until <= Time::HiRes::time() ? 'RequestReadTimeout' : 'Timeout';
 }
 
-# The rest of a response that its client takes slowly goes with the connection to the parking
-# process, which writes it as it is taken, then keeps the connection as a parked one when it is
-# kept alive, or closes it (true when it went): a static file
-# itself ($from, $length bytes from where it stands), or the rest of $$data_ref from $off in an
-# anonymous file; not when the worker stops or that rest is over SPOOL_MAX (then the worker
-# writes it itself)
-sub _park_rest ($self, $c, $data_ref, $off, $from = undef, $length = undef) {
-    return 0 if ${$self->{stopping}};
-    my ($file, $left) = $from ? ($from, $length) : _spooled($data_ref, $off) or return 0;
-    my $env   = $c->{env};
+# The rest of a response that its client takes slowly ($left bytes of $file from where it stands:
+# a spool, Perennial::HTTP::Spool) goes with the connection to the parking process, which
+# writes it as it is taken, then keeps the connection as a parked one when it is kept alive, or
+# closes it (true when it went); not when the worker stops (then the worker writes it itself)
+sub _park_rest ($self, $c, $file, $left) {
+    return 0 if ${$self->{stopping}} || !$file;
     my $state = {
         listener => $self->{listener},
         kind     => 'W',
@@ -369,8 +370,7 @@ sub _park_rest ($self, $c, $data_ref, $off, $from = undef, $length = undef) {
         file     => $file,
 
         # For the parking process's log line, should the client stop taking it
-        buffer => "request $env->{REQUEST_METHOD} $env->{REQUEST_URI}, client "
-            . ($env->{REMOTE_ADDR} // 'unix socket'),
+        buffer => _request_of($c->{env}),
     };
     $state->{left} = $left;
 
@@ -387,15 +387,10 @@ sub _park_rest ($self, $c, $data_ref, $off, $from = undef, $length = undef) {
     return 1;
 }
 
-# The rest of a body in an anonymous temporary file, at its start: (file, length), or ()
-sub _spooled ($data_ref, $off) {
-    my $left = length($$data_ref) - $off;
-    return () if $left > $SPOOL_MAX;
-    open(my $file, '+>', undef) or return ();
-    binmode $file;
-    return ()
-        unless (syswrite($file, $$data_ref, $left, $off) // -1) == $left && sysseek($file, 0, 0);
-    return ($file, $left);
+# The request and its client, as log lines name them
+sub _request_of ($env) {
+    return "request $env->{REQUEST_METHOD} $env->{REQUEST_URI}, client "
+        . ($env->{REMOTE_ADDR} // 'unix socket');
 }
 
 # A head that came in part goes to the parking process, which reads the rest (true when it

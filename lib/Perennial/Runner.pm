@@ -146,7 +146,7 @@ sub _parking_process ($self) {
     my ($to, $log, $board, $listeners) = @$self{qw(to log board listeners)};
     return {
         name    => 'parking process',
-        on_exit => sub { $board->parked(0) },    # What it held is gone with it
+        on_exit => sub { $board->parked(0); $board->spooled(0) },    # What it held is gone with it
         run     => sub ($stopping) {
             CORE::close($_->fh) for @$listeners;    # Not its to accept on (nor to unlink)
             Perennial::Privileges->drop($to);

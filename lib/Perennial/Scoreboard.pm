@@ -11,7 +11,7 @@ use Perennial::Twins;
 #   _ waiting   S starting   R reading   W writing   K keep-alive   L logging   C closing
 #   G gracefully finishing   I idle cleanup   . open slot
 my ($HEADER, $SLOT, $NOTE, $MAGIC) = (64, 336, 8192, 'PERENNS4');
-my $HEAD_PACK   = 'a8 N N d N N';    # magic, slots, manager, started, generation, parked
+my $HEAD_PACK   = 'a8 N N d N N Q';    # magic, slots, manager, started, generation, parked, spooled
 my $SLOT_PACK   = 'a1 x3 N N N N N d d Q Q Q a48 a144 d f f Q a40 N N N N';
 my @SLOT_FIELDS = qw(state pid generation requests conn_requests last_micros started
     request_started slot_requests slot_bytes bytes client request armed_for deadline slow
@@ -121,6 +121,13 @@ sub generation ($self, $set = undef) {
 sub parked ($self, $set = undef) {
     substr(${$self->{map}}, 28, 4) = pack 'N', $set if defined $set;
     return unpack 'N', substr(${$self->{map}}, 28, 4);
+}
+
+# Bytes of the spools the parking process holds (the files of slow readers' rests, on disk until
+# they are sent), which it writes as they change
+sub spooled ($self, $set = undef) {
+    substr(${$self->{map}}, 32, 8) = pack 'Q', $set if defined $set;
+    return unpack 'Q', substr(${$self->{map}}, 32, 8);
 }
 
 sub header_values ($self) { unpack $HEAD_PACK, substr(${$self->{map}}, 0, $HEADER) }
@@ -290,6 +297,14 @@ Reads or sets the manager's current generation.
     my $n = $board->parked;
 
 The number of idle connections the parking process holds (L<Perennial::Park::Lot>).
+
+=head2 spooled
+
+    $board->spooled($bytes);    # the parking process
+    my $bytes = $board->spooled;
+
+The bytes of the spooled responses (L<Perennial::HTTP::Spool>) the parking process holds, for
+C<ParkSpoolLimit>.
 
 =head2 header_values
 

@@ -104,6 +104,7 @@ sub _auto ($env, $s) {
         "GracefulWorkers: $s->{graceful}",
         "IdleWorkers: $s->{idle}",
         "ParkedConnections: $s->{parked}",
+        "ParkedSpoolBytes: $s->{spooled}",
         "Processes: $s->{processes}",
         (defined $depth ? ("ListenQueue: $depth", "ListenQueueLimit: $limit") : ()),
         "Scoreboard: $s->{scoreboard}",

@@ -7,9 +7,10 @@ use Perennial::Test qw(files_and_app raw_request start_server wait_until);
 
 # A client that reads a large response slowly does not keep its worker: after a second the rest
 # goes to the parking process, which writes it as the client takes it. Nothing of it is lost.
-# Both ways a body leaves: bytes from memory (an application's array, spooled to a file for
-# the parking process) and a static file (the file itself goes). (t/http/slow_reader.t: a
-# worker's own writing to a slow reader, bounded by Timeout.)
+# Every way a body leaves: bytes from memory (an application's array, spooled to a file for
+# the parking process), a static file (the file itself goes), a stream through the writer and
+# a body read with getline (spooled as the application makes it, then handed over when it
+# ends). (t/http/slow_reader.t: a worker's own writing to a slow reader, bounded by Timeout.)
 my $srv = start_server(
     workers => 1,
     conf    =>
@@ -20,12 +21,48 @@ MaxSpareServers 1
 MaxClients 1
 CONF
 
-for my $path ('/app', '/huge.bin') {
+my $PIECE = 65_536;
+
+# What a slow reader reads after the first bytes of its response, as fast as it can now: the
+# head's end, then $raw bytes of body as they came on the wire (a chunked one with its framing)
+sub rest_of ($sock, $first, $raw) {
+    my $body     = substr $first, index($first, "\r\n\r\n") + 4;
+    my $deadline = Time::HiRes::time() + 30;
+    while (length $body < $raw && Time::HiRes::time() < $deadline) {
+        my $want = $raw - length $body;
+        last unless sysread($sock, $body, $want < 1 << 20 ? $want : 1 << 20, length $body);
+    }
+    return $body;
+}
+
+# A chunked body of 64 KiB pieces, each its number over and over: the count of pieces that came
+# whole and in their place
+sub pieces_in_order ($chunked) {
+    my ($i, $at) = (0, 0);
+    while ($chunked =~ /\G([0-9a-f]+)\r\n/gc) {
+        my $size = hex $1;
+        last if !$size;
+        my $data = substr $chunked, pos $chunked, $size;
+        last if $size != $PIECE || $data ne sprintf('%08d', $i) x 8192;
+        pos($chunked) += $size + 2;
+        $i++;
+    }
+    return $i;
+}
+
+my %case = (
+    '/app'        => ['an array body',            48 << 20, 'x'],
+    '/huge.bin'   => ['a static file',            48 << 20, 'f'],
+    '/app/stream' => ['a stream (the writer)',    768 * ($PIECE + 9) + 5],
+    '/app/lines'  => ['a body read with getline', 768 * ($PIECE + 9) + 5],
+);
+for my $path ('/app', '/huge.bin', '/app/stream', '/app/lines') {
+    my ($what, $raw, $byte) = @{$case{$path}};
     my $slow = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
     $slow->syswrite("GET $path HTTP/1.1\r\nHost: x\r\n\r\n");
     my $first = '';
     sysread($slow, $first, 1000);
-    like $first, qr{\AHTTP/1\.1 200 OK}, "$path: the slow reader gets the start of its response";
+    like $first, qr{\AHTTP/1\.1 200 OK}, "$what: the slow reader gets the start of its response";
     ok wait_until(
         sub { $srv->error_log =~ /response handed to the parking process.*GET \Q$path\E,/ },
         10, 'handed'),
@@ -35,15 +72,9 @@ for my $path ('/app', '/huge.bin') {
         '  the one worker serves another client meanwhile';
 
     # The slow reader takes the rest, every byte, and asks again on the same connection
-    my ($got, $deadline)
-        = (length($first) - index($first, "\r\n\r\n") - 4, Time::HiRes::time() + 30);
-    while ($got < 48 << 20 && Time::HiRes::time() < $deadline) {
-        my $want = (48 << 20) - $got;
-        my $n    = sysread($slow, my $buf, $want < 1 << 20 ? $want : 1 << 20);
-        last unless $n;
-        $got += $n;
-    }
-    is $got, 48 << 20, '  the slow reader got the whole response';
+    my $body = rest_of($slow, $first, $raw);
+    if ($byte) { is $body, $byte x $raw, '  the slow reader got the whole response' }
+    else       { is pieces_in_order($body), 768, '  the slow reader got every piece, in order' }
     $slow->syswrite("GET /small.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     my $next = '';
     while (sysread($slow, $next, 4096, length $next)) { }
@@ -53,6 +84,62 @@ for my $path ('/app', '/huge.bin') {
 like $srv->error_log,
     qr/the client takes it slowly: \d+ bytes left of it \(request GET \/app, client 127\.0\.0\.1\)/,
     'the log gives what was left, the request and the client';
+
+# A stream longer than a spool holds (64 MB): the worker sends what the spool holds itself when
+# it is full, then writes on, and nothing is lost or reordered on the way
+{
+    my $slow = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
+    $slow->syswrite("GET /app/stream?mb=96 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    sysread($slow, my $first, 1000);
+    select undef, undef, undef, 2;
+    is pieces_in_order(rest_of($slow, $first, 96 * 16 * ($PIECE + 9) + 5)), 96 * 16,
+        'a stream of 96 MB to a slow reader: the client gets every piece, in order';
+    ok wait_until(
+        sub {
+            $srv->error_log
+                =~ /did not fit in a spool \(64 MB each, ParkSpoolLimit in all\): its worker wrote it itself \(request GET \/app\/stream\?mb=96,/;
+        },
+        10,
+        'spool full'
+        ),
+        '  its worker wrote it itself once the spool held 64 MB, and the log says so';
+}
+$srv->stop;
+
+# ParkSpoolLimit bounds what all spools hold on disk: a second slow reader whose rest would pass
+# it keeps its worker, which writes the rest itself; the status page counts what is spooled
+$srv = start_server(workers => 2, conf => <<"CONF" . files_and_app({}, 'huge.psgi'));
+StartServers 2
+MinSpareServers 2
+MaxSpareServers 2
+MaxClients 2
+ParkSpoolLimit 60M
+<Location /server-status>
+    SetHandler server-status
+</Location>
+CONF
+my @slow = map { IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@ } 1,
+    2;
+my @first;
+my $spooled = sub {
+    raw_request($srv->port, "GET /server-status?auto HTTP/1.0\r\n\r\n")
+        =~ /^ParkedSpoolBytes: (\d+)$/m ? $1 : -1;
+};
+$slow[0]->syswrite("GET /app HTTP/1.1\r\nHost: x\r\n\r\n");
+sysread($slow[0], $first[0], 1000);
+ok wait_until(sub { $spooled->() > 40 << 20 }, 10, 'spooled'),
+    'ParkSpoolLimit 60M: a first slow reader\'s rest is spooled, and server-status counts it';
+$slow[1]->syswrite("GET /app HTTP/1.1\r\nHost: x\r\n\r\n");
+sysread($slow[1], $first[1], 1000);
+select undef, undef, undef, 1.5;
+is rest_of($slow[$_], $first[$_], 48 << 20), 'x' x (48 << 20), "  slow reader $_ gets all of it"
+    for 1, 0;
+ok wait_until(sub { $srv->error_log =~ /did not fit in a spool/ }, 10, 'no room'),
+    '  the second one\'s would have passed it: its worker wrote it itself, and the log says so';
+is(() = $srv->error_log =~ /response handed to the parking process/g,
+    1, '  only the first was handed over');
+ok wait_until(sub { $spooled->() == 0 }, 10, 'unspooled'),
+    '  once sent, the spool is gone from the count';
 $srv->stop;
 
 # Turned off, the worker writes to its slow reader itself, as before

@@ -48,6 +48,7 @@ my %SETTINGS = (
     park_keep_alive_after     => [0.002,              'seconds'],
     park_slow_heads           => [1,                  'bool'],
     park_slow_readers         => [1,                  'bool'],
+    park_spool_limit          => [1_048_576,          'size'],
     max_clients_directive     => ['MaxClients',       'word'],
     max_keep_alive_requests   => [100,                'int'],
     max_requests_jitter       => ['10%',              'jitter'],

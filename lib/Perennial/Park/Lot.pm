@@ -20,8 +20,8 @@ my $HAND_OVER  = 5;         # Seconds to put back what it holds, as its successo
 my %LATE       = (X => 1, T => 1);    # Heads whose time ran out: for a worker to answer 408
 my $WRITE_SIZE = 65_536;              # A write's worth, and what a client must take a Timeout
 
-# park: the channels (Perennial::Park); board: the scoreboard, for the count of parked
-# connections; log; stopping: a reference to the flag its signal handlers set
+# park: the channels (Perennial::Park); board: the scoreboard, for the counts of parked
+# connections and spooled bytes; log; stopping: a reference to the flag its signal handlers set
 sub new ($class, %args) {
     my $self = bless {
         park     => $args{park},
@@ -34,6 +34,7 @@ sub new ($class, %args) {
         heads    => {},        # fileno => handle: connections whose head is being read here
         writers  => {},        # fileno => handle: those whose response's rest is written here
         waiting  => [],        # Ready, but the ready channel was full: [handle, state]
+        spooled  => 0,         # Bytes of the spools it holds (the scoreboard's count)
         room     => _room(),
     }, $class;
     $self->{epoll}->add($self->{park}->parked_handle, 'in', sub ($events) { $self->_collect });
@@ -57,6 +58,7 @@ sub run ($self) {
         my $count = keys %{$self->{parked}};
         $self->{board}->parked($count) if $count != ($self->{counted} // -1);    # As it changes
         $self->{counted} = $count;
+        $self->{board}->spooled($self->{spooled}) if $self->{spooled} != $self->{board}->spooled;
     }
     $self->_leave($$stopping);
     return 0;
@@ -131,9 +133,12 @@ sub _read_head ($self, $fd, $sock, $state) {
 }
 
 # The rest of a response that its client takes slowly: written as the socket takes it, Timeout
-# for each 64 KiB as a worker writes, then the connection is closed
+# for each 64 KiB as a worker writes, then the connection is closed. A spool (an anonymous file:
+# no name links to it) counts its size, on disk until it closes, against ParkSpoolLimit.
 sub _write_for ($self, $fd, $sock, $state) {
     @$state{qw(pending taken due)} = ('', 0, Time::HiRes::time() + $state->{quiet});
+    my ($links, $size) = (stat $state->{file})[3, 7];
+    $self->{spooled} += $state->{disk} = $links ? 0 : $size // 0;
     $self->{writers}{$fd} = $sock;
     $self->{epoll}->add($sock, 'out', sub ($events) { $self->_writable($fd) });
 }
@@ -163,6 +168,7 @@ sub _writable ($self, $fd) {
 # connection then waits here for its next request as any parked one; any other ends
 sub _written ($self, $fd, $sock, $state, $how) {
     CORE::close(delete $state->{file});
+    $self->{spooled} -= delete $state->{disk};
     delete @$state{qw(pending taken due)};
     if (!$how && $state->{idle}) {
         delete $self->{writers}{$fd};
@@ -292,6 +298,7 @@ sub _leave ($self, $how) {
         CORE::close($held->[0]);
     }
     $self->{board}->parked(0);
+    $self->{board}->spooled(0);
     $self->{log}->info("parking process $$ stopped: "
             . scalar(@held)
             . ' connection(s) held, '

@@ -88,6 +88,11 @@ sub _figures ($s) {
         [   'Workers',
             "$s->{busy} requests currently being processed, $s->{idle} idle workers, "
                 . "$s->{parked} idle connections parked"
+                . (
+                $s->{spooled}
+                ? ' (' . _kb($s->{spooled}) . ' of slow readers\' responses spooled)'
+                : ''
+                )
                 . ($s->{graceful} ? ", $s->{graceful} gracefully finishing" : '')
         ],
         map {

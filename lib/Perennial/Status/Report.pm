@@ -52,7 +52,7 @@ sub legend () {
 # Options: memory => 1 reads each worker's smaps (about 170 us each); queues => [...] the
 # listen queues, from Perennial::Status::Proc
 sub summary ($board, %opt) {
-    my (undef, $slots, $manager, $started, $generation, $parked) = $board->header_values;
+    my (undef, $slots, $manager, $started, $generation, $parked, $spooled) = $board->header_values;
     my $now = Time::HiRes::time();
     my %sum = (
         server_version => "Perennial/$Perennial::VERSION (Perl $^V)",
@@ -61,12 +61,13 @@ sub summary ($board, %opt) {
         started        => $started,
         now            => $now,
         generation     => $generation,
-        parked  => $parked // 0,                           # Idle connections in the parking process
-        uptime  => $now - $started,
-        load    => Perennial::Status::Proc::load_average(),
-        queues  => $opt{queues} // [],
-        states  => {map { $_ => 0 } keys %STATE_NAME},
-        workers => [],
+        parked         => $parked  // 0,    # Idle connections in the parking process
+        spooled        => $spooled // 0,    # Bytes of slow readers' spooled rests it holds
+        uptime         => $now - $started,
+        load           => Perennial::Status::Proc::load_average(),
+        queues         => $opt{queues} // [],
+        states         => {map { $_ => 0 } keys %STATE_NAME},
+        workers        => [],
         (map { $_ => 0 } qw(busy idle graceful processes accesses bytes micros)),
     );
     my $cpu = Perennial::Status::Proc::cpu($manager) // {};
