@@ -2,8 +2,21 @@ use v5.36;
 use lib 't/lib';
 use Test::More;
 use IO::Socket::IP;
-use Time::HiRes     ();
-use Perennial::Test qw(files_and_app raw_request start_server wait_until);
+use Time::HiRes ();
+use Perennial::Test
+    qw(files_and_app raw_request scratch_dir script_location start_server wait_until write_file);
+
+# A script printing 48 MB in pieces, resident (Registry) and forked (CGI)
+sub scripts () {
+    my $dir = scratch_dir();
+    write_file("$dir/pieces.pl", <<'PL', 0755);
+#!/usr/bin/perl
+$| = 1;
+print "Content-Type: text/plain\r\n\r\n";
+print sprintf('%08d', $_) x 8192 for 0 .. 767;
+PL
+    return script_location('/registry', $dir) . script_location('/cgi', $dir, 'cgi-script');
+}
 
 # A client that reads a large response slowly does not keep its worker: after a second the rest
 # goes to the parking process, which writes it as the client takes it. Nothing of it is lost.
@@ -19,44 +32,49 @@ StartServers 1
 MinSpareServers 1
 MaxSpareServers 1
 MaxClients 1
+${\ scripts()}
 CONF
 
 my $PIECE = 65_536;
 
 # What a slow reader reads after the first bytes of its response, as fast as it can now: the
-# head's end, then $raw bytes of body as they came on the wire (a chunked one with its framing)
-sub rest_of ($sock, $first, $raw) {
+# head's end, then $raw bytes of body as they came on the wire (a chunked one with its framing),
+# or without $raw, a chunked body to its last chunk
+sub rest_of ($sock, $first, $raw = undef) {
     my $body     = substr $first, index($first, "\r\n\r\n") + 4;
     my $deadline = Time::HiRes::time() + 30;
-    while (length $body < $raw && Time::HiRes::time() < $deadline) {
-        my $want = $raw - length $body;
+    while (Time::HiRes::time() < $deadline) {
+        last if defined $raw ? length $body >= $raw : $body =~ /\r\n0\r\n\r\n\z/;
+        my $want = defined $raw ? $raw - length $body : 1 << 20;
         last unless sysread($sock, $body, $want < 1 << 20 ? $want : 1 << 20, length $body);
     }
     return $body;
 }
 
 # A chunked body of 64 KiB pieces, each its number over and over: the count of pieces that came
-# whole and in their place
+# whole and in their place (-1 when anything else came)
 sub pieces_in_order ($chunked) {
-    my ($i, $at) = (0, 0);
+    my ($body, $i) = ('', 0);
     while ($chunked =~ /\G([0-9a-f]+)\r\n/gc) {
-        my $size = hex $1;
-        last if !$size;
-        my $data = substr $chunked, pos $chunked, $size;
-        last if $size != $PIECE || $data ne sprintf('%08d', $i) x 8192;
+        my $size = hex $1 or last;
+        $body .= substr $chunked, pos $chunked, $size;
         pos($chunked) += $size + 2;
-        $i++;
     }
-    return $i;
+    $i++ while substr($body, $i * $PIECE, $PIECE) eq sprintf('%08d', $i) x 8192;
+    return length $body == $i * $PIECE ? $i : -1;
 }
 
 my %case = (
-    '/app'        => ['an array body',            48 << 20, 'x'],
-    '/huge.bin'   => ['a static file',            48 << 20, 'f'],
-    '/app/stream' => ['a stream (the writer)',    768 * ($PIECE + 9) + 5],
-    '/app/lines'  => ['a body read with getline', 768 * ($PIECE + 9) + 5],
+    '/app'                => ['an array body',            48 << 20, 'x'],
+    '/huge.bin'           => ['a static file',            48 << 20, 'f'],
+    '/app/stream'         => ['a stream (the writer)',    768 * ($PIECE + 9) + 5],
+    '/app/lines'          => ['a body read with getline', 768 * ($PIECE + 9) + 5],
+    '/registry/pieces.pl' => ['a resident script\'s output'],
+    '/cgi/pieces.pl'      => ['a CGI script\'s output'],
 );
-for my $path ('/app', '/huge.bin', '/app/stream', '/app/lines') {
+for my $path ('/app', '/huge.bin', '/app/stream', '/app/lines', '/registry/pieces.pl',
+    '/cgi/pieces.pl')
+{
     my ($what, $raw, $byte) = @{$case{$path}};
     my $slow = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
     $slow->syswrite("GET $path HTTP/1.1\r\nHost: x\r\n\r\n");
