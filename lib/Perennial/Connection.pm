@@ -334,8 +334,12 @@ sub _read_head ($self, $sock, $buf_ref, $base, $peer, $t0, $served) {
                 return ($len, 0, $plain) if $len;
             }
             my ($len, $status) = $self->_judged_head($buf_ref, $env //= {%$base, %$peer}, \$scan);
-            return ($len, $status, $env) if $len || $status;
-            return ()                    if $self->_park_head($sock, $buf_ref, $t0, $served);
+            return ($len, 0, $env) if $len;
+
+            # The parser empties the environment of a head it cannot read (a target whose "%"
+            # escapes do not decode): the refusal's log line and access line name the client
+            return ($len, $status, {%$base, %$peer, %$env}) if $status;
+            return () if $self->_park_head($sock, $buf_ref, $t0, $served);
             my $late = $self->_head_wait($sock, $buf_ref, $t0);
             return _head_failed($env, $base, $peer, $buf_ref, 408, $late) if $late;
         }

@@ -24,6 +24,7 @@ my @cases = (
     ['HTTP/1.1 without Host',    "GET / HTTP/1.1\r\n\r\n",                                 400],
     ['two Host headers',         "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",           400],
     ['unsupported HTTP version', "GET / HTTP/1.2\r\nHost: x\r\n\r\n",                      505],
+    ['a "%" escape that does not decode', "GET /a%zz HTTP/1.1\r\nHost: x\r\n\r\n",         400],
     [   'unsupported Transfer-Encoding',
         "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501
     ],
@@ -220,6 +221,9 @@ like $log,
     qr/its Host is not a name .*: 400 \(request 'GET \/ HTTP\/1\.1', client [\d.]+, sent 'Host: local host'\)/,
     'the log names the bytes that broke the rule';
 like $log, qr/a header line is malformed .*, sent 'X-A\\x01b: 1'\)/, '  a header line\'s, escaped';
+like $log,
+    qr/its target has a "%" that is not followed by two hex digits .*: 400 \(request 'GET \/a%zz HTTP\/1\.1', client 127\.0\.0\.1\)/,
+    'a target that does not decode: the reason, and the client (the parser empties the env)';
 like $log, qr/a chunk-size line is not hex digits.*, sent 'zz\\x0d\\x0a'\)/,
     '  a body line\'s, its line end too';
 unlike $log, qr/non-portable|at \S+ line \d+\./, 'no client input makes a perl warning';

@@ -224,7 +224,9 @@ sub _malformed ($buf, $eol) {
     my $line = substr $buf, 0, $eol < 0 ? length $buf : $eol;
     return (505, _version_refused("HTTP/$1")) if $line =~ m{ HTTP/(\d\.\d)\r?\z} && $1 !~ /\A1\./;
     return (400, 'its request line is not "METHOD TARGET HTTP/x.y"')
-        if $line !~ m{\A$TOKEN [^ \x00-\x1f\x7f]+ HTTP/\d\.\d\r?\z};
+        if $line !~ m{\A$TOKEN ([^ \x00-\x1f\x7f]+) HTTP/\d\.\d\r?\z};
+    return (400, 'its target has a "%" that is not followed by two hex digits (as Apache refuses)')
+        if $1 =~ /%(?![0-9A-Fa-f]{2})/;
     my ($bad) = grep { /[\x00-\x08\x0a-\x1f\x7f]/ || !/\A$TOKEN:/ }
         split /\r?\n/, substr($buf, $eol + 1) =~ s/\r?\n\r?\n.*//sr;
     return (400, 'a header line is malformed (a control character, or no "name:")', $bad);
