@@ -74,9 +74,10 @@ sub new ($class, %args) {
         ],
     }, $class;
 
-    # What a slow reader has not taken of a response goes to the parking process with it
+    # What a slow reader has not taken of a response is spooled, and goes to the parking process
+    # with the connection (_hand_rest)
     if ($args{park} && $config->park_slow_readers) {
-        $self->{park_rest} = sub ($c, $file, $left) { $self->_park_rest($c, $file, $left) };
+        $self->{spooling} = 1;
         Perennial::HTTP::Spool::limit($args{board}, $config->park_spool_limit * 1024);
     }
     return $self;
@@ -103,8 +104,8 @@ sub serve ($self, $sock, $base, $peer, $remaining, $listener = 0, $resumed = und
         undef $began;
         my ($len, $status, $env) = $self->_read_head($sock, \$buf, $base, $peer, $t0, $served);
         last unless $env;
-        my $c = Perennial::HTTP::Response->for_request($sock, $env, $t0, $self->{timeout});
-        $c->{park_rest} = $self->{park_rest};
+        my $c = Perennial::HTTP::Response->for_request($sock, $env, $t0, $self->{timeout},
+            $self->{spooling});
         $board->request_start($slot, $env, $t0, $served++);
         if ($status) { $self->_refuse($c, $status, $env, 'bad request') }
         else {
@@ -167,7 +168,7 @@ sub _answer ($self, $c, $buf_ref, $env, $served, $remaining) {
 # stop still serves the next request of a kept-alive connection, with Connection: close, so none
 # is lost.)
 sub _after_response ($self, $c, $env, $t0, $served) {
-    $c->finish if $c->{spool};    # What a slow reader has not taken yet
+    $self->_hand_rest($c, $served) if $c->{spool};    # What a slow reader has not taken yet
     my $micros = int((Time::HiRes::time() - $t0) * 1e6);
     $self->{board}->request_done($self->{slot}, $c->{bytes}, $micros, $served);
     $self->{log}->info("response cut short, $c->{broken} (" . _request_of($env) . ')')
@@ -283,7 +284,7 @@ sub _read_body ($self, $c, $buf_ref, $env) {
     my $status = receive_body($read, $buf_ref, $body, $kind, $length, $env, $self->{limits});
     if ($status > 1) {    # Refused by dechunk, with its reason, or late
         $env->{'perennial.refused'}
-            //= "its body did not arrive within $self->{late} " . "($body->{length} bytes came)";
+            //= "its body did not arrive within $body->{late} ($body->{length} bytes came)";
         return $self->_refuse($c, $status, $env, 'bad or late body');
     }
     if (!$status) { $c->{keep_alive} = 0; $c->{status} = 400; return 0 }
@@ -298,7 +299,7 @@ sub _read_body ($self, $c, $buf_ref, $env) {
 sub _body_reader ($self, $sock, $buf_ref, $body) {
     my $limit = $self->{limits}{read}{body};
     my $start = Time::HiRes::time();
-    $self->{late} = 'Timeout';
+    $body->{late} = 'Timeout';
     return sub {
         my $until = read_deadline($limit, $start, $body->{length} + length $$buf_ref);
 
@@ -307,7 +308,7 @@ sub _body_reader ($self, $sock, $buf_ref, $body) {
             && $until < Time::HiRes::time() + $self->{timeout}
             && !ready($sock, $until))
         {
-            $self->{late} = 'RequestReadTimeout';
+            $body->{late} = 'RequestReadTimeout';
             return;
         }
         return $self->_read($sock, $buf_ref);
@@ -361,33 +362,30 @@ sub _head_wait ($self, $sock, $buf_ref, $t0) {
     return defined $until && $until <= Time::HiRes::time() ? 'RequestReadTimeout' : 'Timeout';
 }
 
-# The rest of a response that its client takes slowly ($left bytes of $file from where it stands:
-# a spool, Perennial::HTTP::Spool) goes with the connection to the parking process, which
-# writes it as it is taken, then keeps the connection as a parked one when it is kept alive, or
-# closes it (true when it went); not when the worker stops (then the worker writes it itself)
-sub _park_rest ($self, $c, $file, $left) {
-    return 0 if ${$self->{stopping}} || !$file;
-    my $state = {
+# The rest of a complete response that its client takes slowly (its spool, from where it stands)
+# goes with the connection to the parking process, which writes it as it is taken, then keeps
+# the connection as a parked one when it is kept alive ($served requests on it), or closes it.
+# When it cannot go (the worker stops, the channel is full), the worker writes it itself.
+sub _hand_rest ($self, $c, $served) {
+    my ($file, $left) = $c->{spool}->to_hand;
+    return $c->finish if ${$self->{stopping}} || !$file;
+    my %state = (
         listener => $self->{listener},
         kind     => 'W',
         quiet    => $self->{timeout},
         file     => $file,
-
-        # For the parking process's log line, should the client stop taking it
-        buffer => _request_of($c->{env}),
-    };
-    $state->{left} = $left;
+        left     => $left,
+        buffer   => _request_of($c->{env}),    # For the parking process's log line, should it fail
+    );
 
     # Kept alive, it waits in the parking process for its next request once the rest is sent
-    if ($c->{keep_alive}) {
-        $state->{idle}   = $self->{keep_wait};
-        $state->{served} = $self->{board}->slot($self->{slot})->{conn_requests} + 1;
-    }
-    return 0 unless $self->{park}->park($c->{sock}, $state);
+    @state{qw(idle served)} = ($self->{keep_wait}, $served) if $c->{keep_alive};
+    return $c->finish unless $self->{park}->park($c->{sock}, \%state);
+    delete($c->{spool})->discard;
     $self->{parked}  = 1;
     $c->{keep_alive} = 0;
     $self->{log}->info('response handed to the parking process, the client takes it slowly: '
-            . "$left bytes left of it ($state->{buffer})");
+            . "$left bytes left of it ($state{buffer})");
     return 1;
 }
 

@@ -9,11 +9,11 @@ use Perennial::HTTP::Core qw(ready);
 use Perennial::HTTP::Spool;
 
 # How a response's bytes reach a client that may be slow: every write within Timeout for each
-# 64 KiB, a second of waiting at most before the rest goes into a spool (when a slow reader's rest
-# may go to the parking process: park_rest), and the spool handed over with the connection once
-# the response is complete. The functions are the response's own methods
+# 64 KiB, and a second of waiting at most before the rest goes into a spool (when a slow reader's
+# rest may go to the parking process: may_spool), which the connection loop hands over with the
+# connection once the response is complete. The functions are the response's own methods
 # (Perennial::HTTP::Response imports them): they read and write its fields (sock, timeout,
-# bytes, broken, too_slow, unsent, spool, slow, spool_full, park_rest, keep_alive).
+# bytes, broken, too_slow, unsent, spool, slow, spool_full, may_spool, keep_alive).
 
 our @EXPORT_OK = qw(broken count_sent deadline finish send_from_file too_slow write_all write_rest);
 
@@ -29,10 +29,9 @@ my $SPOOL_AFTER = 1;         # Seconds a worker writes to a slow reader before i
 sub write_all ($self, $data) {
     return _unsent($self, length $data) if $self->{broken};
     return _after_spool($self, $data)   if $self->{spool};
-    my $until = Time::HiRes::time() + ($self->{timeout} // 60);
-    my $n     = send $self->{sock}, $data, MSG_DONTWAIT | MSG_NOSIGNAL;    # Never waits here
-    return 1 if ($n // -1) == length $data;    # The usual case: one write
-    return write_rest($self, 0 + $!, $n, \$data, $until);
+    my $n = send $self->{sock}, $data, MSG_DONTWAIT | MSG_NOSIGNAL;    # Never waits here
+    return 1 if ($n // -1) == length $data;                            # The usual case: one write
+    return write_rest($self, 0 + $!, $n, \$data);
 }
 
 # A write that failed: how much of it did not go ($self->{unsent}, for the access log's count)
@@ -49,17 +48,17 @@ sub count_sent ($self, $ok, $n) {
 }
 
 # The rest of a write the client is slow to take: without blocking, each part when the socket
-# can take it, until the deadline. When a slow reader's rest may go to the parking process
-# (park_rest), after a second of it what is left goes into a spool instead (true: the response
-# goes on, and finish hands the spool over). Once a response has been spooled, its client is
+# can take it, within Timeout for each 64 KiB. When a slow reader's rest may go to the parking
+# process (may_spool), after a second of it what is left goes into a spool instead (true: the
+# response goes on, and the connection loop hands the spool over once it is complete). Once a response has been spooled, its client is
 # known to be slow: the worker does not wait for it again, what it does not take at once is
 # spooled at once.
-sub _write_rest ($self, $data_ref, $off, $until) {
+sub _write_rest ($self, $data_ref, $off) {
     my $sock = $self->{sock};
     IO::Handle::blocking($sock, 0);
-    my ($ok, $taken) = (1, $off);
+    my ($ok, $taken, $until) = (1, $off, Time::HiRes::time() + ($self->{timeout} // 60));
     my $spool_at
-        = $self->{park_rest} && Time::HiRes::time() + ($self->{slow} ? 0 : $SPOOL_AFTER);
+        = $self->{may_spool} && Time::HiRes::time() + ($self->{slow} ? 0 : $SPOOL_AFTER);
     while ($off < length $$data_ref) {
         if ($spool_at && Time::HiRes::time() >= $spool_at) {
             undef $spool_at;
@@ -135,13 +134,12 @@ sub _drain ($self, $spool, $spool_at = undef) {
     return 0;
 }
 
-# The response is complete. What a slow reader has not taken yet (a spool) goes with the
-# connection to the parking process, which sends it as it is taken; when it cannot (the worker
-# is stopping, the channel is full), the worker sends it itself, within Timeout. False when the
-# response could not all go.
+# The response is complete, and what a slow reader has not taken yet (a spool) could not go to
+# the parking process: the worker sends it itself, within Timeout. False when the response could
+# not all go.
 sub finish ($self) {
     my $spool = delete $self->{spool} or return !$self->{broken};
-    my $ok    = $self->{park_rest}->($self, $spool->to_hand) || _drain($self, $spool);
+    my $ok    = _drain($self, $spool);
     $spool->discard;
     return $ok;
 }
@@ -152,7 +150,7 @@ sub finish ($self) {
 sub send_from_file ($self, $fh, $length) {
     my $spool = Perennial::HTTP::Spool->of_file($fh, $length) or return broken($self, "$!");
     $self->{bytes} += $length;
-    my $ok = _drain($self, $spool, $self->{park_rest} && Time::HiRes::time() + $SPOOL_AFTER);
+    my $ok = _drain($self, $spool, $self->{may_spool} && Time::HiRes::time() + $SPOOL_AFTER);
     if ($ok && $spool->left) { $self->{spool} = $spool }
     else                     { $spool->discard }
     return $ok;
@@ -180,13 +178,13 @@ sub broken ($self, $why) {
 
 # The rest of a write the client did not take at once: $n bytes of it went, or none ($errno
 # says why: broken, unless it was only interrupted or would have blocked)
-sub write_rest ($self, $errno, $n, $data_ref, $until) {
+sub write_rest ($self, $errno, $n, $data_ref) {
     if (!defined $n && $errno != EINTR && $errno != EAGAIN) {
         local $! = $errno;
         broken($self, "$!");
         return _unsent($self, length $$data_ref);
     }
-    return _write_rest($self, $data_ref, $n // 0, $until);
+    return _write_rest($self, $data_ref, $n // 0);
 }
 
 1;
@@ -201,16 +199,17 @@ Perennial::HTTP::Delivery - a response's bytes to a client that may be slow
 
     use Perennial::HTTP::Delivery qw(write_all finish);    # as methods of a response
     $res->write_all($bytes) or return;
-    $res->finish;    # the response is complete: a spooled rest goes to the parking process
+    $res->finish;    # the response is complete: the worker sends a spooled rest itself
 
 =head1 DESCRIPTION
 
 The writing half of L<Perennial::HTTP::Response>: its methods, kept apart. Every write is
 bounded by Timeout for each 64 KiB the client takes. When a slow reader's rest may go to the
-parking process (the response's C<park_rest>), a worker waits for its client a second at most:
-what the client has not taken then goes into a spool (L<Perennial::HTTP::Spool>), later
-writes add to it (the client taking what it can meanwhile), and C<finish> hands it over with the
-connection, or, when it cannot go, sends it within Timeout.
+parking process (the response's C<may_spool>), a worker waits for its client a second at most:
+what the client has not taken then goes into a spool (L<Perennial::HTTP::Spool>), and later
+writes add to it (the client taking what it can meanwhile). Once the response is complete, the
+connection loop (L<Perennial::Connection>) hands the spool over with the connection; when it
+cannot go, C<finish> sends it within Timeout.
 
 =head1 FUNCTIONS
 
@@ -223,7 +222,7 @@ or was too slow (C<broken> says which).
 
 =head2 write_rest, count_sent
 
-    return $res->count_sent($res->write_rest(0 + $!, $n, \$data, $until), $body_bytes);
+    return $res->count_sent($res->write_rest(0 + $!, $n, \$data), $body_bytes);
 
 The rest of a write that did not all go at once; and the body bytes counted as sent, less what
 a failed write left.
@@ -233,8 +232,8 @@ a failed write left.
     $res->send_from_file($fh, $length);
     $res->finish;
 
-A file's bytes by sendfile (the file itself as a spool); the response's end, where a spool is
-handed over.
+A file's bytes by sendfile (the file itself as a spool); the response's end, where a spool
+that could not be handed over is sent by the worker.
 
 =head2 broken, too_slow, deadline
 

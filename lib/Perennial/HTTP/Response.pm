@@ -4,7 +4,6 @@ use Carp                      qw(croak);
 use Exporter                  qw(import);
 use HTTP::Status              ();
 use Plack::Util               ();
-use Time::HiRes               ();
 use Perennial::HTTP::Core     qw(http_date response_head write_response);
 use Perennial::HTTP::Delivery qw(broken count_sent deadline finish send_from_file too_slow
     write_all write_rest);
@@ -14,8 +13,8 @@ use Perennial::HTTP::Sendfile;
 # writer a streaming application is given (write, close, poll_cb). Its fields, read by the
 # connection loop and the access log: sock, http11, head_only, timeout (a write's limit),
 # keep_alive (in: wanted, out: still possible), status, bytes (of the body, sent), broken (why
-# it could not be finished), park_rest (in: what takes a slow reader's response over, see
-# finish), spool (the rest a slow reader has not taken yet, Perennial::HTTP::Spool). Its writing
+# it could not be finished), may_spool (in: a slow reader's rest may wait in a spool for the
+# parking process), spool (the rest a slow reader has not taken yet, Perennial::HTTP::Spool). Its writing
 # to the client, bounded in time and spooled for a slow reader, is Perennial::HTTP::Delivery's.
 
 our @EXPORT_OK = qw(plain_response server_tokens);
@@ -27,14 +26,15 @@ sub new ($class, %fields) { bless {bytes => 0, %fields}, $class }
 
 # The response to a request read from $sock, as the connection loop makes one for each request
 # (its arguments in order: named ones cost twice the instructions, and this runs every request)
-sub for_request ($class, $sock, $env, $t0, $timeout) {
+sub for_request ($class, $sock, $env, $t0, $timeout, $may_spool) {
     return bless {
-        bytes   => 0,
-        sock    => $sock,
-        env     => $env,
-        t0      => $t0,
-        timeout => $timeout,
-        http11  => $env->{SERVER_PROTOCOL} eq 'HTTP/1.1'
+        bytes     => 0,
+        sock      => $sock,
+        env       => $env,
+        t0        => $t0,
+        timeout   => $timeout,
+        may_spool => $may_spool,
+        http11    => $env->{SERVER_PROTOCOL} eq 'HTTP/1.1'
     }, $class;
 }
 
@@ -144,9 +144,7 @@ sub _respond_array ($self, $status, $headers, $body) {
     @$self{qw(status res_headers head_bytes)} = ($status, $headers, length $head);
     if (($n // -1) == length($head) + $sent) { $self->{bytes} += $sent; return 1 }
     my $data = $head . ($sent ? join('', @$body) : '');
-    return count_sent($self,
-        write_rest($self, 0 + $!, $n, \$data, Time::HiRes::time() + ($self->{timeout} // 60)),
-        $sent);
+    return count_sent($self, write_rest($self, 0 + $!, $n, \$data), $sent);
 }
 
 # The writer's side (PSGI's streaming interface): the head went with start(), each write() goes
@@ -249,10 +247,11 @@ connection must close), C<timeout>, and whatever the caller keeps with it (C<env
 
 =head2 for_request
 
-    my $res = Perennial::HTTP::Response->for_request($sock, $env, $t0, $timeout);
+    my $res = Perennial::HTTP::Response->for_request($sock, $env, $t0, $timeout, $may_spool);
 
 The response to a request: C<new> with the fields the connection loop sets for each request
-(C<http11> from the environment's protocol).
+(C<http11> from the environment's protocol; C<may_spool> when a slow reader's rest may wait
+for the parking process, L<Perennial::HTTP::Delivery>).
 
 =head2 error
 
@@ -293,7 +292,7 @@ sends, even for HEAD).
 =head2 write_all, finish, send_from_file, broken, too_slow, deadline
 
     $res->write_all($bytes) or return;
-    $res->finish;    # after the response: a slow reader's spooled rest is handed over
+    $res->finish;    # after the response: a spooled rest that did not go to the parking process
 
 Writing to the client within Timeout, and a slow reader's rest spooled and handed to the
 parking process: L<Perennial::HTTP::Delivery>.

@@ -19,7 +19,7 @@ my $SMALL = 65_536;    # Bytes of a file that leave with its head in one write
 # A larger one goes by the response's send_from_file, which may leave its rest to the parking
 # process (the response then holds the file until it is handed over).
 sub send_file ($c, $fh, $length) {
-    return 0 if !Perennial::HTTP::Spool::sendfile_number() || !defined $length || $c->{spool};
+    return 0 if !Perennial::HTTP::Spool::sendfile_number() || !defined $length;
     return 0 if !_plain_file($fh) || $length > (-s $fh) - tell $fh;    # Shorter than its length
     if ($length <= $SMALL) {
         my $body;
@@ -41,7 +41,7 @@ sub send_file ($c, $fh, $length) {
 
 # The head of a file's response, written here, never spooled (the file cannot follow it there)
 sub _head_sent ($c) {
-    local $c->{park_rest};
+    local $c->{may_spool};
     return $c->write_all(delete($c->{head}) // '');
 }
 
