@@ -16,9 +16,7 @@ use Perennial::Log::Format       ();
 # write, keep alive). Kept small and behind a narrow interface, new() and serve(), so that it
 # can be replaced by a faster implementation without touching the rest.
 
-my $READ_SIZE     = 65_536;
-my $PARK_HEAD_MAX = 60_000;    # A part of a head longer than this is read on by its worker
-my %LATE          = (X => 'RequestReadTimeout', T => 'Timeout');    # What the parking process saw
+my $READ_SIZE = 65_536;
 
 # Plain heads are read in C when it was built (in Perl, the judge reads every head)
 my $PLAIN_IN_C = Perennial::HTTP::Core::implementation() eq 'C';
@@ -128,7 +126,7 @@ sub wants_exit ($self) { $self->{harakiri} }
 # A connection back from the parking process: a head it began before keeps its time (returned),
 # and one whose time ran out there is answered 408 (the parking process saw which limit)
 sub _resumed ($self, $resumed) {
-    $self->{late_head} = $LATE{$resumed->{kind}};
+    $self->{late_head} = $self->{park}->late_limit($resumed->{kind});
     return if $resumed->{kind} eq 'K';
 
     # Not parked again before this worker has read more of it itself
@@ -400,7 +398,7 @@ sub _request_of ($env) {
 # back from there
 sub _park_head ($self, $sock, $buf_ref, $t0, $served) {
     my $park = $self->{park_heads} && $self->{park};
-    return 0 if !$park || ${$self->{stopping}} || length $$buf_ref > $PARK_HEAD_MAX;
+    return 0 if !$park || ${$self->{stopping}} || length $$buf_ref > $park->head_room;
 
     # One the parking process gave back as whole, or ended, is read on here first: it may have
     # seen the end of the stream, which only a read here can find

@@ -1,7 +1,6 @@
 package Perennial::Park;
 use v5.36;
 use Errno      qw(EAGAIN EINTR);
-use Fcntl      qw(F_SETFD FD_CLOEXEC);
 use IO::Handle ();
 use POSIX      ();
 use Socket     qw(AF_UNIX PF_UNSPEC SOCK_SEQPACKET SOL_SOCKET SCM_RIGHTS MSG_CTRUNC MSG_DONTWAIT);
@@ -27,9 +26,17 @@ use Socket::MsgHdr        ();
 # descriptor, a file (the state's `file`), of which `left` bytes from where it stands are to go;
 # then the connection waits for its next request for `idle` seconds (KeepAliveTimeout), or closes
 # when that is 0
-my $STATE  = 'n N d d a1 N N N d d d a*';
-my @FIELDS = qw(listener served until started kind first max rate quiet left idle buffer);
-my $ROOM   = 65_536 + 64;    # The largest message: a read's worth of bytes, and the state
+my $STATE     = 'n N d d a1 N N N d d d a*';
+my @FIELDS    = qw(listener served until started kind first max rate quiet left idle buffer);
+my $ROOM      = 65_536 + 64;  # The largest message: a read's worth of bytes, and the state
+my $HEAD_ROOM = 60_000;       # The longest part of a head that travels (a worker reads on a longer)
+my %LATE      = (X => 'RequestReadTimeout', T => 'Timeout');    # A head's time ran out: which
+
+# The longest part of a head a message carries
+sub head_room ($) {$HEAD_ROOM}
+
+# For a head whose time ran out in the parking process (kind X or T), the limit it ran past
+sub late_limit ($, $kind) { $LATE{$kind} }
 
 # New channels; or, with $inherited ("fd,fd,fd,fd" from handles()), those of the manager a
 # hot upgrade replaces, with the connections on their way in them
@@ -42,7 +49,6 @@ sub new ($class, $inherited = undef) {
             $_ = IO::Handle->new_from_fd(shift @fds, 'r+')
                 // die "Can't adopt the parking channel: $!\n"
                 for $in, $out;
-            fcntl($_, F_SETFD, FD_CLOEXEC) for $in, $out;
         }
         else {
             socketpair($in, $out, AF_UNIX, SOCK_SEQPACKET, PF_UNSPEC)
@@ -131,11 +137,10 @@ sub _receive ($channel) {
     return ($sock, \%state);
 }
 
-# A descriptor received as a handle. Perl's fdopen keeps it open across exec unless told: a CGI
-# child must not inherit a client's connection
+# A descriptor received as a handle. (perl marks it close-on-exec as it opens it, as any
+# descriptor above $^F: a CGI child does not inherit a client's connection)
 sub _handle ($fd, $mode) {
     open(my $fh, $mode, $fd) or do { POSIX::close($fd); return };
-    fcntl($fh, F_SETFD, FD_CLOEXEC);
     binmode $fh;
     return $fh;
 }
@@ -166,7 +171,8 @@ on, the requests served on it so far (for C<MaxKeepAliveRequests>), the time the
 process gives it up (C<KeepAliveTimeout>), what it waits for (C<K>, its next request; C<H>, the
 rest of a head, with the time the head began, its C<RequestReadTimeout> limits and C<Timeout>;
 C<X> and C<T>, a head past the first or silent past the second, for a worker to answer 408),
-and the bytes read of its next request (at most 64 KiB). Every end is
+and the bytes read of its next request (at most 64 KiB; a head's part at most C<head_room>,
+60,000 bytes; C<late_limit> names the limit a head of kind C<X> or C<T> ran past). Every end is
 non-blocking: a full channel makes C<park> false, and the worker keeps its connection as it
 would without parking. The manager holds every end for the server's life, so a message in
 flight outlives the process that sent it and the one that was to read it.

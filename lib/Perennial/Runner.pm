@@ -144,13 +144,14 @@ sub _park ($config, $log) {
 sub _parking_process ($self) {
     my $park = $self->{park} or return;
     my ($to, $log, $board, $listeners) = @$self{qw(to log board listeners)};
+    my $manager = $$;
     return {
         name    => 'parking process',
         on_exit => sub { $board->parked(0); $board->spooled(0) },    # What it held is gone with it
         run     => sub ($stopping) {
             CORE::close($_->fh) for @$listeners;    # Not its to accept on (nor to unlink)
             Perennial::Privileges->drop($to);
-            Linux::Prctl::set_pdeathsig(POSIX::SIGQUIT());
+            _watch_manager({stopping => $stopping}, $manager);
             my $lot = Perennial::Park::Lot->new(
                 park     => $park,
                 board    => $board,

@@ -103,6 +103,32 @@ like $srv->error_log,
     qr/the client takes it slowly: \d+ bytes left of it \(request GET \/app, client 127\.0\.0\.1\)/,
     'the log gives what was left, the request and the client';
 
+# Logs reopened while the parking process writes to a slow reader: its successor takes the rest
+# over from where it stood, and the reader gets every byte
+{
+    my $slow = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
+    $slow->syswrite("GET /app/stream HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    sysread($slow, my $first, 1000);
+    my $handed = () = $srv->error_log =~ /response handed to the parking process/g;
+    ok wait_until(
+        sub { (() = $srv->error_log =~ /response handed to the parking process/g) > $handed },
+        10, 'handed'),
+        'a slow reader\'s stream is handed over';
+    my ($lot) = $srv->error_log =~ /.*parking process (\d+) started/s;
+    my ($out, $code) = $srv->cli('reopen-logs', '-c', $srv->conf);
+    is $code, 0, 'reopen-logs sent' or diag $out;
+    ok wait_until(
+        sub {
+            $srv->error_log =~ /parking process $lot stopped: 1 connection\(s\) held, 1 put back/;
+        },
+        10,
+        'put back'
+        ),
+        '  the parking process puts it back for its successor';
+    is pieces_in_order(rest_of($slow, $first)), 768,
+        '  which sends the rest: every piece, in order';
+}
+
 # A stream longer than a spool holds (64 MB): the worker sends what the spool holds itself when
 # it is full, then writes on, and nothing is lost or reordered on the way
 {

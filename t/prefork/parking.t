@@ -134,6 +134,8 @@ subtest 'logs reopened: a new parking process takes the connections over' => sub
         'the old parking process hands over and goes';
     like $srv->error_log, qr/parking process $first stopped: 10 connection\(s\) held, 10 put back/,
         'all ten put back';
+    ok wait_until(sub { parked($srv) == 10 }, 5, 'counted'),
+        'the status page counts them, held by the new one';
     is scalar(grep {defined} map { ask($_) } @clients), 10, 'every client is answered again';
     $srv->stop;
 };

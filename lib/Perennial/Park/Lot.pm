@@ -1,8 +1,9 @@
 package Perennial::Park::Lot;
 use v5.36;
 use Errno                  qw(EAGAIN EINTR);
-use Socket                 qw(MSG_DONTWAIT MSG_NOSIGNAL);
+use IO::Handle             ();
 use Perennial::HTTP::Close qw(pending);
+use Perennial::HTTP::Spool ();
 use Time::HiRes            ();
 use Linux::Epoll;
 use Perennial::HTTP::ReadTimeout qw(read_deadline);
@@ -15,10 +16,8 @@ use Perennial::HTTP::ReadTimeout qw(read_deadline);
 
 my $MAX_WAIT   = 1;         # Seconds between looks at the stop flag and the board, at the most
 my $HEAD_LOOK  = 0.1;       # ... and while heads are read, or ready ones wait for a worker
-my $HEAD_ROOM  = 60_000;    # A head longer than this goes on to a worker, which reads the rest
 my $HAND_OVER  = 5;         # Seconds to put back what it holds, as its successor takes it
-my %LATE       = (X => 1, T => 1);    # Heads whose time ran out: for a worker to answer 408
-my $WRITE_SIZE = 65_536;              # A write's worth, and what a client must take a Timeout
+my $WRITE_SIZE = 65_536;    # A write's worth, and what a client must take a Timeout
 
 # park: the channels (Perennial::Park); board: the scoreboard, for the counts of parked
 # connections and spooled bytes; log; stopping: a reference to the flag its signal handlers set
@@ -31,8 +30,8 @@ sub new ($class, %args) {
         epoll    => Linux::Epoll->new,
         parked   => {},                  # fileno => [handle, state]
         order    => [],        # [until, fileno, handle] in the order they came: the first to expire
-        heads    => {},        # fileno => handle: connections whose head is being read here
-        writers  => {},        # fileno => handle: those whose response's rest is written here
+        heads    => {},        # fileno => 1: connections whose head is being read here
+        writers  => {},        # fileno => 1: those whose response's rest is written here
         waiting  => [],        # Ready, but the ready channel was full: [handle, state]
         spooled  => 0,         # Bytes of the spools it holds (the scoreboard's count)
         room     => _room(),
@@ -51,13 +50,15 @@ sub _room () {
 
 sub run ($self) {
     my $stopping = $self->{stopping};
+    local $SIG{PIPE} = 'IGNORE';    # sendfile(2) to a client gone has no MSG_NOSIGNAL
     while (!$$stopping) {
         $self->{epoll}->wait(64, $self->_wait);
         $self->_expire;
         $self->_hand_on_waiting if @{$self->{waiting}};
         my $count = keys %{$self->{parked}};
-        $self->{board}->parked($count) if $count != ($self->{counted} // -1);    # As it changes
-        $self->{counted} = $count;
+
+        # As they change (or as another process wrote them: a predecessor leaving, the manager)
+        $self->{board}->parked($count)            if $count != $self->{board}->parked;
         $self->{board}->spooled($self->{spooled}) if $self->{spooled} != $self->{board}->spooled;
     }
     $self->_leave($$stopping);
@@ -87,7 +88,7 @@ sub _collect ($self) {
         # predecessor put back): on to a worker
         if (   ($state->{kind} eq 'K' && length $state->{buffer})
             || ($state->{kind} eq 'H' && _whole_head($state->{buffer}))
-            || $LATE{$state->{kind}})
+            || $self->{park}->late_limit($state->{kind}))
         {
             $self->_hand_on($sock, $state);
             next;
@@ -96,7 +97,7 @@ sub _collect ($self) {
         $self->{parked}{$fd} = [$sock, $state];
         if ($state->{kind} eq 'W') { $self->_write_for($fd, $sock, $state); next }
         if ($state->{kind} eq 'H') {
-            $self->{heads}{$fd} = $sock;
+            $self->{heads}{$fd} = 1;
             $state->{heard} = Time::HiRes::time();
         }
         else { push @{$self->{order}}, [$state->{until}, $fd, $sock] }
@@ -121,55 +122,64 @@ sub _readable ($self, $fd) {
 sub _read_head ($self, $fd, $sock, $state) {
     my $n = sysread(
         $sock, $state->{buffer},
-        $HEAD_ROOM - length $state->{buffer},
+        $self->{park}->head_room - length $state->{buffer},
         length $state->{buffer}
     );
     return                                if !defined $n && ($! == EAGAIN || $! == EINTR);
     $state->{heard} = Time::HiRes::time() if $n;
-    return if $n && !_whole_head($state->{buffer}) && length $state->{buffer} < $HEAD_ROOM;
+    return
+           if $n
+        && !_whole_head($state->{buffer})
+        && length $state->{buffer} < $self->{park}->head_room;
     $self->_unpark($fd, $sock);
     return CORE::close($sock) if !$n && !length $state->{buffer};
     $self->_hand_on($sock, $state);
 }
 
-# The rest of a response that its client takes slowly: written as the socket takes it, Timeout
-# for each 64 KiB as a worker writes, then the connection is closed. A spool (an anonymous file:
-# no name links to it) counts its size, on disk until it closes, against ParkSpoolLimit.
+# The rest of a response that its client takes slowly: sent from its file (a spool,
+# Perennial::HTTP::Spool) as the socket takes it, Timeout for each 64 KiB as a worker writes, then
+# the connection is closed or kept. The socket does not block meanwhile (sendfile has no flag
+# for that). A spool (an anonymous file: no name links to it) counts its size, on disk until it
+# closes, against ParkSpoolLimit.
 sub _write_for ($self, $fd, $sock, $state) {
-    @$state{qw(pending taken due)} = ('', 0, Time::HiRes::time() + $state->{quiet});
+    my $spool = Perennial::HTTP::Spool->of_file($state->{file}, $state->{left});
+    @$state{qw(spool taken due)} = ($spool, 0, Time::HiRes::time() + $state->{quiet});
     my ($links, $size) = (stat $state->{file})[3, 7];
     $self->{spooled} += $state->{disk} = $links ? 0 : $size // 0;
-    $self->{writers}{$fd} = $sock;
+    $self->{writers}{$fd} = 1;
+    IO::Handle::blocking($sock, 0);
     $self->{epoll}->add($sock, 'out', sub ($events) { $self->_writable($fd) });
 }
 
 sub _writable ($self, $fd) {
     my $held = $self->{parked}{$fd} or return;
     my ($sock, $state) = @$held;
-    while (1) {
-        if (!length $state->{pending}) {
-            my $want = $state->{left} < $WRITE_SIZE ? $state->{left}             : $WRITE_SIZE;
-            my $n    = $want ? sysread($state->{file}, $state->{pending}, $want) : 0;
-            return $self->_written($fd, $sock, $state, $n // 0) if !$n;
-            $state->{left} -= $n;
-        }
-        my $n = send($sock, $state->{pending}, MSG_DONTWAIT | MSG_NOSIGNAL);
-        if (!defined $n) {
-            return if $! == EAGAIN || $! == EINTR;
-            return $self->_written($fd, $sock, $state, -1);    # The client went
-        }
-        substr($state->{pending}, 0, $n, '');
-        next if ($state->{taken} += $n) < $WRITE_SIZE;
+    my $spool = $state->{spool} or return $self->_written($fd, $sock, $state, -3);
+    while ($spool->left) {
+        my $n = $spool->send_some($sock);
+        return $self->_written($fd, $sock, $state, -1) if !defined $n;    # The client went
+        return $self->_written($fd, $sock, $state, -3) if $n < 0;
+        return                                         if !$n;            # Full for now
+        next                                           if ($state->{taken} += $n) < $WRITE_SIZE;
         @$state{qw(taken due)} = (0, Time::HiRes::time() + $state->{quiet});
     }
+    return $self->_written($fd, $sock, $state, 0);
 }
 
-# A response's rest all sent (0), or not ($how: -1 the client went, -2 too slow). A kept-alive
-# connection then waits here for its next request as any parked one; any other ends
+# A response's rest all sent (0), or not ($how: -1 the client went, -2 too slow, -3 the file
+# ended first). A kept-alive connection then waits here for its next request as any parked one;
+# any other ends
+my %CUT = (
+    -1 => 'the client went',
+    -2 => 'the client did not take the response within Timeout',
+    -3 => 'its file is shorter than its length',
+);
+
 sub _written ($self, $fd, $sock, $state, $how) {
     CORE::close(delete $state->{file});
     $self->{spooled} -= delete $state->{disk};
-    delete @$state{qw(pending taken due)};
+    delete @$state{qw(spool taken due)};
+    IO::Handle::blocking($sock, 1);    # As a worker expects it
     if (!$how && $state->{idle}) {
         delete $self->{writers}{$fd};
         @$state{qw(kind until buffer)} = ('K', Time::HiRes::time() + $state->{idle}, '');
@@ -178,13 +188,9 @@ sub _written ($self, $fd, $sock, $state, $how) {
         return;
     }
     $self->_unpark($fd, $sock);
-    $self->{log}->info(
-        'response cut short, '
-            . (
-            $how == -2 ? 'the client did not take the response within Timeout' : 'the client went'
-            )
-            . " ($state->{buffer}), after its hand-over to the parking process"
-    ) if $how < 0;
+    $self->{log}->info("response cut short, $CUT{$how} ($state->{buffer}), after its hand-over "
+            . 'to the parking process')
+        if $how < 0;
     shutdown($sock, 1);
     CORE::close($sock);
 }
@@ -278,12 +284,13 @@ sub _expire_heads ($self, $now) {
     }
 }
 
-# A response's rest keeps its place for a successor: what was read from its file and not sent
-# goes back (the file's position is shared with the copy the message carries)
-sub _unread ($state) {
-    return unless $state->{file} && length($state->{pending} // '');
-    $state->{left} += length $state->{pending};
-    sysseek($state->{file}, -length delete $state->{pending}, 1);
+# A response's rest keeps its place for a successor: its file stands at what is still to go
+# (what the message carries), and its socket blocks again
+sub _unread ($sock, $state) {
+    my $spool = delete $state->{spool} or return;
+    @$state{qw(file left)} = $spool->to_hand;
+    IO::Handle::blocking($sock, 1);
+    return;
 }
 
 # Told to stop. A graceful stop ('graceful') puts what it holds back into the channel, where
@@ -293,12 +300,10 @@ sub _leave ($self, $how) {
     my $kept  = 0;
     my $until = Time::HiRes::time() + $HAND_OVER;
     for my $held (@held) {
-        _unread($held->[1]);
+        _unread(@$held);
         $kept++ if $how eq 'graceful' && $self->{park}->park_until(@$held, $until);
         CORE::close($held->[0]);
     }
-    $self->{board}->parked(0);
-    $self->{board}->spooled(0);
     $self->{log}->info("parking process $$ stopped: "
             . scalar(@held)
             . ' connection(s) held, '
