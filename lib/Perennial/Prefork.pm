@@ -1,8 +1,9 @@
 package Perennial::Prefork;
 use v5.36;
-use Config      ();
-use POSIX       qw(WNOHANG);
-use Time::HiRes ();
+use Config                   ();
+use POSIX                    qw(WNOHANG);
+use Time::HiRes              ();
+use Perennial::Prefork::Fork qw(fork_guarded);
 use Perennial::Prefork::Companion;
 use Perennial::Prefork::Recycle;
 use Perennial::Prefork::Restarts;
@@ -246,32 +247,28 @@ sub _spawn ($self) {
     $board->claim($slot, 0, $self->{generation});
     my $limit = $self->_request_limit;
 
-    # Signals wait until the child has its own handlers: a TERM that reached it while it still
-    # had the manager's would only set a flag in the manager's copy, and be lost
-    my $mask = POSIX::SigSet->new(@SIG_NUM{keys %FLAGS});
-    my $old  = POSIX::SigSet->new;
-    POSIX::sigprocmask(POSIX::SIG_BLOCK(), $mask, $old);
-    my $pid = fork;
+    # The worker's own signals, for the rest of its life (so not local), before any can reach it
+    my ($stopping, $reopen) = (0, 0);
+    my $pid = fork_guarded(
+        [@SIG_NUM{keys %FLAGS}],
+        sub {
+            _flag_signal(POSIX::SIGQUIT(), \$stopping);
+            _flag_signal(POSIX::SIGURG(),  \$reopen);
+            for my $name (grep { $_ ne 'QUIT' && $_ ne 'URG' } keys %FLAGS) {
+                $SIG{$name} = 'DEFAULT';    ## no critic (RequireLocalizedPunctuationVars)
+            }
+
+            # Ctrl-C in a terminal reaches the whole process group: the manager decides what the
+            # workers do (TERM), so a worker does not die from it in the middle of a request
+            $SIG{INT} = 'IGNORE';    ## no critic (RequireLocalizedPunctuationVars)
+        }
+    );
     if (!defined $pid) {
-        POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old);
         $self->{log}->error("Can't fork a worker: $!");
         $board->release($slot);
         return;
     }
     if (!$pid) {
-
-        # The worker's own signals and name, for the rest of its life (so not local)
-        my ($stopping, $reopen) = (0, 0);
-        _flag_signal(POSIX::SIGQUIT(), \$stopping);
-        _flag_signal(POSIX::SIGURG(),  \$reopen);
-        for my $name (grep { $_ ne 'QUIT' && $_ ne 'URG' } keys %FLAGS) {
-            $SIG{$name} = 'DEFAULT';    ## no critic (RequireLocalizedPunctuationVars)
-        }
-
-        # Ctrl-C in a terminal reaches the whole process group: the manager decides what the
-        # workers do (TERM), so a worker does not die from it in the middle of a request
-        $SIG{INT} = 'IGNORE';    ## no critic (RequireLocalizedPunctuationVars)
-        POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old);
         srand;
         $0 = 'perennial worker';    ## no critic (RequireLocalizedPunctuationVars)
         $board->set($slot, pid => $$);
@@ -287,7 +284,6 @@ sub _spawn ($self) {
         );
         CORE::exit(0);
     }
-    POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old);
     $board->set($slot, pid => $pid);
     $self->{slots}{$slot}  = 1;
     $self->{workers}{$pid} = {

@@ -170,6 +170,21 @@ subtest 'the parking process dies: its connections close, and the server goes on
     $srv->stop;
 };
 
+subtest 'a parking process that does not stop is pressed: TERM, then KILL' => sub {
+    my $srv = start_server(app => 'pid.psgi', conf => $POOL);
+    my ($lot) = $srv->error_log =~ /parking process (\d+) started/;
+    ok kill('STOP', $lot), 'the parking process is stopped (it can take no signal but KILL)';
+    kill 'TERM', $srv->pid;
+    ok wait_until(sub { !$srv->alive }, 30, 'server stopped'), 'the server still stops';
+    my $log = $srv->error_log;
+    like $log,
+        qr/parking process $lot did not stop: TERM.*parking process $lot did not stop: KILL/s,
+        'after ten seconds TERM, ten more KILL, and the log says so';
+    like $log, qr/parking process $lot exited \(signal 9, KILL\).*manager \d+ stopped/s,
+        'reaped before the manager says it stopped';
+    kill 'KILL', $lot;    # Whatever happens, none is left behind
+};
+
 subtest 'a worker killed while it holds a connection loses that one only' => sub {
     my $srv    = start_server(app => 'pid.psgi', conf => $POOL);
     my $parked = parked_client($srv);

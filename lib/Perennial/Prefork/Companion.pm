@@ -1,7 +1,8 @@
 package Perennial::Prefork::Companion;
 use v5.36;
-use POSIX       ();
-use Time::HiRes ();
+use POSIX                    ();
+use Time::HiRes              ();
+use Perennial::Prefork::Fork qw(fork_guarded);
 
 # A process the manager keeps beside its workers for the server's whole life (the parking
 # process): started with the pool, started again when it dies (at most once a second, so one
@@ -23,18 +24,10 @@ sub new ($class, %args) {
 sub start ($self) {
     return if !$self->{run} || $self->{pid} || Time::HiRes::time() < $self->{due};
     $self->{due} = Time::HiRes::time() + 1;
-    my $mask = POSIX::SigSet->new(values %{$self->{signals}});
-    my $old  = POSIX::SigSet->new;
-    POSIX::sigprocmask(POSIX::SIG_BLOCK(), $mask, $old);
-    my $pid = fork;
-    if (!defined $pid) {
-        POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old);
-        return $self->{log}->error("Can't fork the $self->{name}: $!");
-    }
+    my $stopping = '';
+    my $pid = fork_guarded([values %{$self->{signals}}], sub { $self->_own_signals(\$stopping) });
+    return $self->{log}->error("Can't fork the $self->{name}: $!") if !defined $pid;
     if (!$pid) {
-        my $stopping = '';
-        $self->_own_signals(\$stopping);
-        POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old);
         $0 = "perennial $self->{name}";    ## no critic (RequireLocalizedPunctuationVars)
         my $code = eval { $self->{run}->(\$stopping) } // do {
             $self->{log}->error("$self->{name} $$ failed: " . ($@ =~ s/\s+\z//r));
@@ -42,7 +35,6 @@ sub start ($self) {
         };
         POSIX::_exit($code);
     }
-    POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old);
     $self->{pid} = $pid;
     $self->{log}->info("$self->{name} $pid started");
 }
@@ -80,27 +72,33 @@ sub reaped ($self, $pid, $how, $stopping) {
     }
     return 0 unless $self->{pid} && $pid == $self->{pid};
     undef $self->{pid};
+    delete $self->{insist};
     $self->{on_exit}->() if $self->{on_exit};
     $self->{log}->info("$self->{name} $pid exited ($how)");
     $self->start unless $stopping;
     return 1;
 }
 
-# QUIT ('graceful') or TERM ('now'), then waits for it (TERM after 10 s, KILL 10 s later)
+# Asks it to go, QUIT ('graceful') or TERM ('now'), and returns: the manager reaps it with its
+# workers (reaped), and press insists meanwhile
 sub stop ($self, $how) {
     my $pid = $self->{pid} or return;
     kill $how eq 'graceful' ? 'QUIT' : 'TERM', $pid;
-    my $deadline = Time::HiRes::time() + $KILL_AFTER;
-    my $signal   = 'TERM';
-    while (waitpid($pid, POSIX::WNOHANG()) == 0) {
-        if (Time::HiRes::time() >= $deadline) {
-            $self->{log}->warn("$self->{name} $pid did not stop: $signal");
-            kill $signal, $pid;
-            ($signal, $deadline) = ('KILL', $deadline + $KILL_AFTER);
-        }
-        Time::HiRes::sleep(0.02);
-    }
-    undef $self->{pid};
+    $self->{insist} //= [Time::HiRes::time() + $KILL_AFTER, 'TERM'];
+    return;
+}
+
+# Whether it runs (asked to stop, it runs until it is reaped)
+sub running ($self) { $self->{pid} ? 1 : 0 }
+
+# One asked to stop that has not gone: TERM 10 s after, KILL 10 s after that
+sub press ($self) {
+    my ($at, $signal) = @{$self->{insist} // return};
+    return if !$self->{pid} || Time::HiRes::time() < $at;
+    $self->{log}->warn("$self->{name} $self->{pid} did not stop: $signal");
+    kill $signal, $self->{pid};
+    $self->{insist} = [$at + $KILL_AFTER, 'KILL'];
+    return;
 }
 
 1;

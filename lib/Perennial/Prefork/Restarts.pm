@@ -82,6 +82,7 @@ sub graceful_stop ($self) {
         $self->_reap;
         $self->_retire($_, 1) for values %{$self->{workers}};
     }
+    $self->_await_companion;
     $log->info("manager $$ stopped");
     return 0;
 }
@@ -116,10 +117,22 @@ sub restart ($self) {
 sub stop ($self) {
     $self->{log}->info('stopping now');
     $self->{stopping} = 1;
+    $self->{companion}->stop('now');    # It goes as the workers do
     $self->_terminate_all;
-    $self->{companion}->stop('now');
+    $self->_await_companion;
     $self->{log}->info("manager $$ stopped");
     return 0;
+}
+
+# The companion asked to stop, reaped as it goes (TERM, then KILL, when it does not)
+sub _await_companion ($self) {
+    my $companion = $self->{companion};
+    while ($companion->running) {
+        $companion->press;
+        Time::HiRes::sleep(0.02);
+        $self->_reap;
+    }
+    return;
 }
 
 sub _terminate_all ($self) {
