@@ -3,7 +3,8 @@ use lib 't/lib';
 use Test::More;
 use Cwd qw(abs_path);
 use HTTP::Tiny;
-use Perennial::Test qw(start_server);
+use IO::Socket::IP;
+use Perennial::Test qw(start_server wait_until);
 
 # The configuration `make run` serves (examples/perennial.conf), with one worker on a port of
 # the test's own, and the seed talk's scripts behaving as the talk says in each of its modes
@@ -66,6 +67,24 @@ subtest 'the PSGI examples beside them' => sub {
     is $srv->get('/registry/')->{status}, 403, 'no directory listing: 403, as Apache';
     is $srv->get('/registry/data.txt')->{status}, 500,
         'a file that is not a script is not served as text';
+    is $get->('/stream'), join('', map {"line $_\n"} 1 .. 5), '/stream: five lines';
+};
+
+subtest 'the README\'s slow reader: /stream?lines=2000000 goes to the parking process' => sub {
+    my $slow = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
+    $slow->syswrite("GET /stream?lines=2000000 HTTP/1.1\r\nHost: x\r\n\r\n");
+    sysread($slow, my $first, 1000);
+    like $first, qr{\AHTTP/1\.1 200 OK}, 'its start comes';
+    ok wait_until(
+        sub {
+            $srv->error_log
+                =~ /response handed to the parking process, the client takes it slowly: \d+ bytes left of it \(request GET \/stream\?lines=2000000,/;
+        },
+        20,
+        'handed'
+        ),
+        'the rest is handed over, and the log says so';
+    is $srv->get('/hello')->{status}, 200, 'the one worker serves another meanwhile';
 };
 
 $srv->stop;
