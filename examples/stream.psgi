@@ -1,5 +1,5 @@
 # A streamed response: no Content-Length, so HTTP/1.1 clients get it chunked. ?lines=N asks for
-# N lines (5 by default), written a thousand at a time: 2000000 make about 27 MB, enough to
+# N lines (5 by default), written a thousand at a time: 2000000 make about 25 MB, enough to
 # see a slow reader's rest go to the parking process (README, "Idle clients")
 use v5.36;
 
