@@ -23,18 +23,15 @@ my $WRITE_SIZE = 65_536;    # A write's worth, and what a client must take a Tim
 # connections and spooled bytes; log; stopping: a reference to the flag its signal handlers set
 sub new ($class, %args) {
     my $self = bless {
-        park     => $args{park},
-        board    => $args{board},
-        log      => $args{log},
-        stopping => $args{stopping},
-        epoll    => Linux::Epoll->new,
-        parked   => {},                  # fileno => [handle, state]
-        order    => [],        # [until, fileno, handle] in the order they came: the first to expire
-        heads    => {},        # fileno => 1: connections whose head is being read here
-        writers  => {},        # fileno => 1: those whose response's rest is written here
-        waiting  => [],        # Ready, but the ready channel was full: [handle, state]
-        spooled  => 0,         # Bytes of the spools it holds (the scoreboard's count)
-        room     => _room(),
+        %args{qw(park board log stopping)},
+        epoll   => Linux::Epoll->new,
+        parked  => {},                  # fileno => [handle, state]
+        order   => [],        # [until, fileno, handle] in the order they came: the first to expire
+        heads   => {},        # fileno => 1: connections whose head is being read here
+        writers => {},        # fileno => 1: those whose response's rest is written here
+        waiting => [],        # Ready, but the ready channel was full: [handle, state]
+        spooled => 0,         # Bytes of the spools it holds (the scoreboard's count)
+        room    => _room(),
     }, $class;
     $self->{epoll}->add($self->{park}->parked_handle, 'in', sub ($events) { $self->_collect });
     return $self;
