@@ -7,6 +7,7 @@ PROVE ?= prove
 XS_SO = lib/auto/Perennial/HTTP/Core/Core.so \
         lib/auto/Perennial/Executor/Environment/Environment.so \
         lib/auto/Perennial/Executor/Inc/Inc.so \
+        lib/auto/Perennial/Executor/Libraries/Libraries.so \
         lib/auto/Perennial/Executor/Output/Output.so \
         lib/auto/Perennial/Executor/Signals/Signals.so \
         lib/auto/Perennial/Executor/Umask/Umask.so \
@@ -18,7 +19,7 @@ XS_SO = lib/auto/Perennial/HTTP/Core/Core.so \
 deps:
 	@sh script/install-deps run test
 
-# The hot path's C functions (Perennial::HTTP::Core, Perennial::Executor::Environment, ::Inc,
+# The C functions (Perennial::HTTP::Core, Perennial::Executor::Environment, ::Inc, ::Libraries,
 # ::Output, ::Signals and ::Umask, Perennial::Log::Format, Perennial::Scoreboard); without them
 # Perennial runs their Perl twins
 xs: $(XS_SO)

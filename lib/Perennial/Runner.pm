@@ -119,7 +119,7 @@ sub _prepare ($self, $config, $log) {
 
     # The modules loaded so far are known to the script executors before the workers fork: a
     # worker that learnt them itself would copy pages it shares (Perennial::Executor::Inc)
-    Perennial::Executor::Inc::sync();
+    Perennial::Executor::Inc::before_fork();
     return ($hooks, $app);
 }
 
@@ -184,7 +184,7 @@ sub _reload ($self) {
         if $config->server_limit != $old->server_limit;
     my $hooks = $self->{preload}->load($config);
     my $app   = $self->{app} // Perennial::App->build($config, $log, $self->{shared});
-    Perennial::Executor::Inc::sync();    # What this generation loaded, known before it forks
+    Perennial::Executor::Inc::before_fork();    # What this generation loaded, before it forks
     $_->set_timeout($config->timeout) for @{$self->{listeners}};
     $log->reopen;
     $self->{config} = $config;

@@ -32,9 +32,10 @@ sub forget_own ($self) {
     return;
 }
 
-# A library it loaded from outside perl's own directories, watched by its mtime
-sub depends_on ($self, $key, $path, $mtime) {
-    $self->{deps}{$key} = [$path, $mtime];
+# A library it depends on from outside perl's own directories: its %INC key, path, stamp
+# when it compiled (Perennial::Executor::Libraries) and name as perl loaded it
+sub depends_on ($self, $key, $path, $stamp, $raw = $path) {
+    $self->{deps}{$key} = [$path, $stamp, $raw];
     return;
 }
 

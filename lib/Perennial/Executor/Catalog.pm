@@ -21,7 +21,9 @@ sub compiled () {
 # One line per script, tab-separated, as the scoreboard notes hold them
 sub as_text () {
     return join '', map {
-        join("\t", map { $_ // '' } @$_{qw(file package handler compiled compile_ms mtime)}) . "\n"
+        join("\t",
+            map { $_ // '' } @$_{qw(file package handler compiled compile_ms mtime depends_on)})
+            . "\n"
     } @{compiled()};
 }
 
@@ -31,7 +33,7 @@ sub from_text ($text) {
     my @scripts;
     for my $line (split /\n/, $text // '') {
         my %s;
-        @s{qw(file package handler compiled compile_ms mtime)} = split /\t/, $line, -1;
+        @s{qw(file package handler compiled compile_ms mtime depends_on)} = split /\t/, $line, -1;
         push @scripts, \%s if length $s{file};
     }
     return \@scripts;
@@ -56,7 +58,8 @@ Perennial::Executor::Catalog - the scripts a process has compiled
 
 Registry executors keep their compiled scripts; this module lists them across every executor
 of the process, with the package each was compiled into, when it was compiled, how long that
-took and the file's modification time. A worker publishes the list in its scoreboard notes
+took, the file's modification time and the site libraries it depends on
+(L<Perennial::Executor::Libraries>). A worker publishes the list in its scoreboard notes
 whenever it compiles, so the Perl status page shows every worker's scripts.
 
 =head1 FUNCTIONS

@@ -2,14 +2,16 @@ package Perennial::Executor::Inc;
 use v5.36;
 use Config;
 use Perennial::Twins;
+use Perennial::Executor::Catalog;
+use Perennial::Executor::Libraries;
 
 # A resident script's share of %INC. Files it requires that are not modules (`require "lib.pl"`,
 # or a .pm with no package statement) are its own: they are in %INC only while it runs, so
 # another script that requires a file of the same name gets its own copy (mod_cgi's behaviour;
-# under ModPerl::Registry the second script silently gets nothing). Everything it loads from
-# outside perl's own library directories is remembered with its mtime, so that a changed library
-# recompiles the script. Noticing what is new costs a count of %INC's keys per request; the keys
-# are walked only when the count changed.
+# under ModPerl::Registry the second script silently gets nothing). What it depends on from
+# outside perl's own library directories is recorded by Perennial::Executor::Libraries, so that
+# a changed library recompiles the script. Noticing what is new costs a count of %INC's keys per
+# request; the keys are walked only when the count changed.
 
 my @SYSTEM;        # Perl's own library directories, once init has asked
 my %KNOWN;         # The %INC keys that were there at the last look (shared modules)
@@ -38,7 +40,11 @@ sub init () {
 # True for a file under perl's own library directories (core, vendor, site)
 sub perls_own ($path) {
     init();
-    return scalar grep { index($path, "$_/") == 0 } @SYSTEM;
+    return _system($path);
+}
+
+sub _system ($path) {
+    scalar grep { index($path, "$_/") == 0 } @SYSTEM;
 }
 
 # Before a script runs or compiles: its own files are back in %INC
@@ -49,38 +55,41 @@ sub enter ($script = undef) {
     return;
 }
 
-# After a script ran or compiled: what it loaded is noticed, and its own files leave %INC.
-# $dir is the directory relative paths in %INC were loaded from.
-sub leave ($script, $dir) {
+# After a script ran or compiled ($file, its name, when it compiled): what it loaded is
+# noticed, its own files leave %INC, and the libraries it depends on are recorded
+# (Perennial::Executor::Libraries). $dir is the directory relative paths in %INC were loaded from.
+sub leave ($script, $dir, $file = undef) {
     delete @INC{keys %{$script->{own}}} if $script->{own};
-    return                              if keys %INC == $COUNT;
-    for my $key (new_keys(\%INC, \%KNOWN)) {
-        my $path = $INC{$key};
-        $path = "$dir/$path" if defined $path && !ref $path && $path !~ m{\A/};
-        my $lib = defined $path && !ref $path && !grep { index($path, "$_/") == 0 } @SYSTEM;
-        if ($key !~ /\.pm\z/ || ($lib && !_has_package($path))) {
-            $script->own_file($key, delete $INC{$key});
-        }
-        else { $KNOWN{$key} = 1 }
-        $script->depends_on($key, $path, (stat $path)[9] // 0) if $lib;
-    }
+    return                              if keys %INC == $COUNT && !defined $file;
+    my @new = keys %INC == $COUNT ? () : new_keys(\%INC, \%KNOWN);
+    _own_or_known($script, $dir, $_) for @new;
     $COUNT = keys %INC;
+    my $more = (defined $file || @new)
+        && Perennial::Executor::Libraries::record($script, $dir, \&_system, $file, @new);
+    Perennial::Executor::Catalog::changed() if $more && !defined $file;    # Found as it ran
     return;
 }
 
-# The libraries of a script that changed on disk since it loaded them; they are taken out of
-# %INC so that the recompiled script loads them again
-sub changed ($script) {
-    my @changed;
-    while (my ($key, $dep) = each %{$script->{deps} // {}}) {
-        push @changed, $key if ((stat $dep->[0])[9] // -1) != $dep->[1];
+# A key new in %INC: the script's own file (not a module, or a .pm without a package), out of
+# %INC, or a module, known from now on
+sub _own_or_known ($script, $dir, $key) {
+    my $path = $INC{$key};
+    $path = "$dir/$path" if defined $path && !ref $path && $path !~ m{\A/};
+    my $lib = defined $path && !ref $path && !_system($path);
+    if ($key !~ /\.pm\z/ || ($lib && !_has_package($path))) {
+        $script->own_file($key, delete $INC{$key});
     }
-    for my $key (@changed) {
-        delete $INC{$key};
-        delete $KNOWN{$key};
-    }
-    $COUNT = -1 if @changed;
-    return @changed;
+    else { $KNOWN{$key} = 1 }
+    return;
+}
+
+# Libraries changed on disk leave %INC, so that the script compiled again loads them again
+sub forget (@keys) {
+    return unless @keys;
+    delete @INC{@keys};
+    delete @KNOWN{@keys};
+    $COUNT = -1;
+    return;
 }
 
 # What is in %INC now is known: the modules loaded before a script ran are not its own. The
@@ -88,6 +97,14 @@ sub changed ($script) {
 sub sync () {
     sync_known(\%INC, \%KNOWN);
     $COUNT = keys %INC;
+    return;
+}
+
+# In the manager, before it forks: the modules loaded are known (sync), and the site's
+# libraries among them stamped as they are, so that a worker sees them change
+sub before_fork () {
+    sync();
+    Perennial::Executor::Libraries::stamp_loaded(\&perls_own);
     return;
 }
 
@@ -131,14 +148,14 @@ Perennial::Executor::Inc - a resident script's own files in %INC, and the librar
     $script->{code}->();
     Perennial::Executor::Inc::leave($script, $script_dir);
     ...
-    recompile($script) if Perennial::Executor::Inc::changed($script);
+    Perennial::Executor::Inc::forget(@changed_libraries);    # loaded again by the next compile
 
 =head1 DESCRIPTION
 
 Keeps, through L<Perennial::Script>'s C<own_file> and C<depends_on>, C<< $script->{own} >>
 (the non-module files the script required, with their C<%INC> values) and
-C<< $script->{deps} >> (every file it loaded from outside perl's own library
-directories, with its path and mtime). Own files are in C<%INC> only while their script runs,
+C<< $script->{deps} >> (the files it depends on from outside perl's own library
+directories: L<Perennial::Executor::Libraries>). Own files are in C<%INC> only while their script runs,
 so two scripts that each C<require "config.pl"> from their own directories each get theirs.
 Files under perl's installation directories (C<privlib>, C<archlib>, C<sitelib>,
 C<vendorlib> ..., and the C<@INC> perl starts with when no C<PERL5LIB> is set) are not
@@ -146,18 +163,23 @@ watched: upgrading those needs a restart, as for any module loaded in the manage
 
 =head1 METHODS
 
-=head2 changed
+=head2 before_fork
 
-    my @keys = Perennial::Executor::Inc::changed($script);
+    Perennial::Executor::Inc::before_fork();    # in the manager
 
-The C<%INC> keys of the script's libraries whose mtime changed, already removed from C<%INC>.
-One stat() per library.
+C<sync>, and the site's libraries loaded so far stamped (L<Perennial::Executor::Libraries>).
 
 =head2 enter
 
     Perennial::Executor::Inc::enter($script);    # or enter() before a compile
 
 Functions, not methods: they run on every script request.
+
+=head2 forget
+
+    Perennial::Executor::Inc::forget(@keys);
+
+Takes libraries out of C<%INC> (they changed on disk), so that the next compile loads them.
 
 =head2 init
 
@@ -168,7 +190,8 @@ are never watched.
 
 =head2 leave
 
-    Perennial::Executor::Inc::leave($script, $dir);
+    Perennial::Executor::Inc::leave($script, $dir);           # after a request
+    Perennial::Executor::Inc::leave($script, $dir, $file);    # after its compile
 
 =head2 new_keys
 

@@ -92,6 +92,7 @@ sub _hit ($self, $file, $st, $rest, $base, $path) {
         size        => $st->[7],
         mode        => $st->[2],
         stamp       => ++$self->{stamps},
+        seconds     => $self->{seconds},             # Its libraries are looked at as often
         ino         => $st->[1],
         script_name => defined $self->{script_url}
         ? _less_tail($self->{script_url}, $rest)

@@ -10,6 +10,7 @@ use Perennial::Executor::Compiler;
 use Perennial::Executor::Errors;
 use Perennial::Executor::Inc;
 use Perennial::Executor::Layers;
+use Perennial::Executor::Libraries;
 use Perennial::Executor::Lint;
 use Perennial::Script;
 
@@ -31,17 +32,14 @@ sub compiled ($self, $handler) {
             compiled   => $cache->{$_}{compiled_at},
             compile_ms => $cache->{$_}{compile_ms},
             mtime      => int $cache->{$_}{mtime},
+            depends_on => join(' ', sort keys %{$cache->{$_}{deps} // {}}),
         }
     } sort keys %$cache;
 }
 
 sub prepare ($self, $hit) {
     my $cached = $self->{cache}{$hit->{file}};
-    return ($cached, undef)
-        if $cached
-        && $self->{policy}{cache} eq 'mtime'
-        && $cached->{mtime} == $hit->{mtime}
-        && !($cached->{deps} && $self->_libraries_changed($cached, $hit));
+    return ($cached, undef) if $cached && $self->_still_good($cached, $hit);
 
     # A changed script starts from an empty package: no stale subs, no "redefined" warnings.
     # It compiles where it will run, so a BEGIN-time require of a relative path finds its file.
@@ -53,17 +51,32 @@ sub prepare ($self, $hit) {
     my $chdir = $self->{policy}{chdir};
     chdir $hit->{dir} or return (undef, "Can't chdir to the script's directory: $!") if $chdir;
     Perennial::Executor::Inc::enter();
+    my $keeps = $self->{policy}{cache} eq 'mtime';
+    Perennial::Executor::Libraries::compiling($hit->{file}) if $keeps;
     my ($compiled, $err) = $self->_compile($hit, $package, Time::HiRes::time());
 
-    # What a failed compile loaded that is not a module goes with it (into a script discarded)
-    Perennial::Executor::Inc::leave($compiled // Perennial::Script->failed,
-        $chdir ? $hit->{dir} : $self->{home});
+    # What a failed compile loaded that is not a module goes with it (into a script discarded);
+    # a kept one depends on the libraries it requires
+    Perennial::Executor::Inc::leave(
+        $compiled // Perennial::Script->failed,
+        $chdir              ? $hit->{dir}  : $self->{home},
+        $compiled && $keeps ? $hit->{file} : undef
+    );
     chdir $self->{home} if $chdir;
     return (undef,     $err) unless $compiled;
     return ($compiled, undef) if $self->{policy}{cache} ne 'mtime';
     $self->{cache}{$hit->{file}} = $compiled;
     Perennial::Executor::Catalog::changed();
     return ($compiled, undef);
+}
+
+# A kept script is good while its file, and the libraries it depends on, are as it compiled
+sub _still_good ($self, $cached, $hit) {
+    return
+           $self->{policy}{cache} eq 'mtime'
+        && $cached->{mtime} == $hit->{mtime}
+        && $cached->{size} == $hit->{size}
+        && !($cached->{deps} && $self->_libraries_changed($cached, $hit));
 }
 
 # A script the generation before a graceful restart compiled in this process (the manager)
@@ -130,6 +143,7 @@ sub _compile ($self, $hit, $package, $began) {
                 grep { $layers->{$_}->any } keys %{$layers || {}}
             ),
             mtime   => $hit->{mtime},
+            size    => $hit->{size},
             checked => $hit->{stamp},    # Its libraries are as loaded now
             inc     => [@INC],
             findbin => $findbin,
@@ -162,12 +176,17 @@ sub _with_layers ($layers, $compile) {
     return @got;
 }
 
-# Looked at when the script itself is (PerlScriptCheck): a library it loaded from outside
-# perl's own directories that changed recompiles it, and the library is loaded again
+# Looked at when the script itself is (PerlScriptCheck): a library it depends on from outside
+# perl's own directories that changed recompiles it, and the library is loaded again unless
+# another script has loaded it again already
 sub _libraries_changed ($self, $script, $hit) {
-    $script->looked_at($hit->{stamp})                        or return 0;
-    my @changed = Perennial::Executor::Inc::changed($script) or return 0;
-    $self->{log}->info("$hit->{file}: compiling again, changed: @changed");
+    $script->looked_at($hit->{stamp}) or return 0;
+    my ($changed, $reload)
+        = Perennial::Executor::Libraries::changed($script, $hit->{seconds} // 0);
+    return 0 unless @$changed;
+    Perennial::Executor::Inc::forget(@$reload);
+    $self->{log}->info("$hit->{file}: compiling again, changed: @$changed"
+            . (@$reload ? '' : ' (loaded again already)'));
     $self->{reloading} = 1;
     return 1;
 }

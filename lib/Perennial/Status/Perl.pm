@@ -231,7 +231,7 @@ sub _script_table ($scripts) {
             mtime      => $when->($_->{mtime}),
         }
     } @$scripts;
-    return _table([qw(file package handler compiled compile_ms mtime)], \@rows);
+    return _table([qw(file package handler compiled compile_ms mtime depends_on)], \@rows);
 }
 
 sub _table ($columns, $rows, $caption = undef) {
