@@ -51,10 +51,15 @@ my %FLAG_KEY = (
 );
 
 # bench and tune take their own options
-my %TOOLS = (bench => \&Perennial::CLI::Tools::bench, tune => \&Perennial::CLI::Tools::tune);
+my %TOOLS = (
+    bench  => \&Perennial::CLI::Tools::bench,
+    tune   => \&Perennial::CLI::Tools::tune,
+    doctor => \&Perennial::CLI::Tools::doctor
+);
 
 my %COMMANDS = (
     bench           => undef,
+    doctor          => undef,
     tune            => undef,
     configtest      => \&_cmd_configtest,
     graceful        => \&_cmd_signal,
@@ -230,6 +235,7 @@ Usage: perennial [serve] [options] [app.psgi]
        perennial configtest -c perennial.conf
        perennial bench SPEC_FILE [--target [NAME=]URL ...] [--out DIR]
        perennial tune -c perennial.conf --url PATH ... [--ram SIZE] [--shared]
+       perennial doctor [--mode registry|perlrun|cgi] [--json] DIR|SCRIPT ...
        perennial status|stop|graceful|graceful-stop|restart|upgrade|reopen-logs
                  (--pid FILE | -c perennial.conf)
 

@@ -6,6 +6,7 @@ use Getopt::Long qw(GetOptionsFromArray);
 use POSIX        qw(strftime);
 use Perennial::Bench;
 use Perennial::Config;
+use Perennial::Doctor;
 use Perennial::Bench::Chart  qw(svg);
 use Perennial::Bench::Report qw(csv json knee series table);
 use Perennial::Bench::Spec;
@@ -35,6 +36,27 @@ sub bench (@argv) {
     printf "\nMeasured with %s. Results: %s\n", $results->[0]{tool} // $spec->tool,
         join(', ', @files);
     return 0;
+}
+
+# perennial doctor: 0 when every script is safe in the mode, 1 when one is not, 2 for usage
+sub doctor (@argv) {
+    my %opt = (mode => 'registry');
+    GetOptionsFromArray(\@argv, \%opt, 'mode=s', 'json') or return 2;
+    if (!@argv || !grep { $_ eq $opt{mode} } Perennial::Doctor::Findings::levels()) {
+        print STDERR
+            "Usage: perennial doctor [--mode registry|perlrun|cgi] [--json] DIR|SCRIPT ...\n";
+        return 2;
+    }
+    my @results = map { {script => $_, findings => [Perennial::Doctor::examine($_)]} }
+        Perennial::Doctor::scripts(@argv);
+    print $opt{json}
+        ? Perennial::Doctor::json(\@results, $opt{mode})
+        : Perennial::Doctor::table(\@results, $opt{mode});
+    my $unsafe = grep {
+        grep { Perennial::Doctor::Findings::unsafe_in($opt{mode}, $_) }
+            @{$_->{findings}}
+    } @results;
+    return $unsafe ? 1 : 0;
 }
 
 sub tune (@argv) {

@@ -1,0 +1,124 @@
+package Perennial::Doctor::Findings;
+use v5.36;
+
+# What each finding of perennial doctor means for a script under Registry, and its fix. Kinds
+# that are unsafe change what a script does once it stays resident; handled ones Perennial
+# takes care of after every request (ModPerl::Registry does not); notes change nothing.
+
+my $PERLRUN = 'or run it unchanged under PerlRun: PerlResponseHandler ModPerl::PerlRun';
+
+my %KIND = (
+    global => {
+        level => 'unsafe',
+        does  => 'the package variable %s keeps its value between requests: a request that does'
+            . ' not set it sees the last request\'s value',
+        fix => "declare it with my inside the request, or set it on every request; $PERLRUN",
+    },
+    closure => {
+        level => 'unsafe',
+        does  => 'the file-level my %s is used by a named sub, which keeps the first request\'s'
+            . ' variable: later requests see its first value ("will not stay shared")',
+        fix =>
+            "pass it to the sub as an argument, or make it our and set it each request; $PERLRUN",
+    },
+    'regex-o' => {
+        level => 'unsafe',
+        does  => 'a regex with %s is compiled once per worker: every later request matches the'
+            . ' first request\'s pattern',
+        fix => "drop the /o flag (or use qr// once per request); $PERLRUN",
+    },
+    'open-handle' => {
+        level => 'unsafe',
+        does  => 'the global handle %s stays open after the request, with any lock on it, until'
+            . ' it is reopened or the worker exits',
+        fix =>
+            "use a lexical handle (open my \$fh ...) or close it before the request ends; $PERLRUN",
+    },
+    flock => {
+        level => 'unsafe',
+        does  => 'a lock taken with %s is held until its handle closes, which a global handle'
+            . ' never does between requests',
+        fix => "lock a lexical handle, or unlock (LOCK_UN) before the request ends; $PERLRUN",
+    },
+    taint => {
+        level => 'note',
+        does  => '%s is ignored: taint mode belongs to the whole interpreter',
+        fix   => 'run it under CGI (mod_cgi\'s mode: SetHandler cgi-script) to keep taint checks',
+    },
+    sig => {
+        level => 'handled',
+        does  => '%s is changed: Perennial puts every handler back after the request',
+        fix   => 'nothing to change',
+    },
+    chdir => {
+        level => 'handled',
+        does  => '%s changes the working directory: Perennial puts it back after the request',
+        fix   => 'nothing to change',
+    },
+    umask => {
+        level => 'handled',
+        does  => '%s changes the umask: Perennial puts it back after the request',
+        fix   => 'nothing to change',
+    },
+    dollar0 => {
+        level => 'handled',
+        does  => '%s is set: the script gets its own copy, and the worker keeps its name',
+        fix   => 'nothing to change',
+    },
+    exit => {
+        level => 'handled',
+        does  => '%s ends the request, not the worker',
+        fix   => 'nothing to change',
+    },
+    compile => {
+        level => 'unsafe',
+        does  => 'it does not compile: %s',
+        fix   => 'run perl -c on it, with the @INC and environment it runs with',
+    },
+);
+
+# Which levels make a script unsafe in a mode: Registry keeps the script, PerlRun compiles it
+# for every request in a package emptied after it, CGI starts a new perl
+my %UNSAFE_IN = (registry => {unsafe => 1}, perlrun => {}, cgi => {});
+
+sub levels () { sort keys %UNSAFE_IN }
+
+# The finding with its meaning: {kind, line, name, level, does, fix}
+sub explain ($finding) {
+    my $kind = $KIND{$finding->{kind}} // die "no such finding: $finding->{kind}\n";
+    return {
+        %$finding,
+        level => $kind->{level},
+        does  => sprintf($kind->{does}, $finding->{name}),
+        fix   => $kind->{fix},
+    };
+}
+
+# Whether a finding makes the script unsafe in $mode
+sub unsafe_in ($mode, $finding) {
+    my $levels = $UNSAFE_IN{$mode} // die "no such mode: $mode (registry, perlrun or cgi)\n";
+    return $finding->{kind} eq 'compile' || $levels->{$finding->{level}} ? 1 : 0;
+}
+
+1;
+
+__END__
+
+=head1 NAME
+
+Perennial::Doctor::Findings - what each of perennial doctor's findings means, and its fix
+
+=head1 SYNOPSIS
+
+    my $explained = Perennial::Doctor::Findings::explain({kind => 'global', line => 5, name => '$user'});
+    print "$explained->{does}; fix: $explained->{fix}\n";
+    exit 1 if Perennial::Doctor::Findings::unsafe_in('registry', $explained);
+
+=head1 DESCRIPTION
+
+Each kind of finding has a level: C<unsafe> (the script behaves differently once resident),
+C<handled> (Perennial puts it back after each request) or C<note>. Under Registry the unsafe
+ones are unsafe; under PerlRun (compiled for every request, its package emptied after) and CGI
+none is, except a script that does not compile.
+
+=cut

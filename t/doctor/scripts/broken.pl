@@ -1,0 +1,4 @@
+#!/usr/bin/perl
+# Does not compile
+use strict;
+print $undeclared;

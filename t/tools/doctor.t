@@ -1,0 +1,60 @@
+use v5.36;
+use lib 't/lib';
+use Test::More;
+use JSON::PP        ();
+use Perennial::Test qw(perennial);
+
+# perennial doctor over a directory of scripts with one pitfall each, and clean ones: every
+# finding with its line, nothing on the clean scripts, and the exit status a CI job reads
+
+my ($out, $code) = perennial('doctor', '--json', 't/doctor/scripts');
+is $code, 1, 'exit status 1: some scripts are unsafe under Registry';
+my $report = eval { JSON::PP->new->decode($out) } or BAIL_OUT("not JSON: $out");
+my %by     = map { ($_->{script} =~ m{([^/]+)\z})[0] => $_ } @{$report->{scripts}};
+my $kinds  = sub ($name) {
+    join ', ', map {"$_->{kind} $_->{name} line $_->{line} ($_->{level})"} @{$by{$name}{findings}};
+};
+
+is $kinds->('clean.pl'),  '',                             'clean.pl: nothing';
+is $kinds->('global.pl'), 'global $user line 5 (unsafe)', 'a global set only sometimes';
+is $kinds->('grows.pl'), 'global @seen line 5 (unsafe), global $hits line 6 (unsafe)',
+    'globals that grow';
+is $kinds->('closure.pl'), 'closure $count line 8 (unsafe)', 'a file-level my in a named sub';
+is $kinds->('regex_o.pl'), 'regex-o /o line 8 (unsafe)',     'a /o regex';
+is $kinds->('handle.pl'), 'open-handle COUNTER line 7 (unsafe), flock flock line 8 (unsafe)',
+    'a global handle, locked';
+is $kinds->('handled.pl'),
+    'sig %SIG line 6 (handled), chdir chdir line 7 (handled), umask umask line 8 (handled), '
+    . 'dollar0 $0 line 9 (handled), exit exit line 11 (handled)', 'what Perennial puts back';
+like $kinds->('broken.pl'),
+    qr/\Acompile Global symbol "\$undeclared" requires explicit package name.* \(unsafe\)\z/,
+    'a script that does not compile, with perl\'s reason';
+is_deeply [map { $_->{safe} ? 1 : 0 } @by{qw(clean.pl handled.pl global.pl)}], [1, 1, 0],
+    'each script marked safe or not';
+my ($first) = @{$by{'global.pl'}{findings}};
+like $first->{does}, qr/request that does not set it sees the last request's value/, 'what it does';
+like $first->{fix},  qr/ModPerl::PerlRun/, 'and the fix, with the mode that runs it unchanged';
+is $first->{evidence}, 'static', 'labelled with its evidence';
+
+($out, $code) = perennial('doctor', 't/doctor/scripts/clean.pl', 't/doctor/scripts/handled.pl');
+is $code, 0, 'exit status 0 when every script is safe';
+like $out, qr{handled\.pl: safe under Registry\n  line 6 +handled +%SIG is changed}, 'the table';
+
+($out, $code) = perennial('doctor', '--mode', 'perlrun', 't/doctor/scripts/global.pl');
+is $code, 0, 'under PerlRun the global is no danger';
+($out, $code) = perennial('doctor', '--mode', 'perlrun', 't/doctor/scripts/broken.pl');
+is $code, 1, 'a script that does not compile is unsafe in any mode';
+
+($out, $code) = perennial('doctor', '--json', 'examples/cgi-bin');
+$report = JSON::PP->new->decode($out);
+my %unsafe = map { ($_->{script} =~ m{([^/]+)\z})[0] => $_->{safe} ? 0 : 1 } @{$report->{scripts}};
+is_deeply [grep { $unsafe{$_} } sort keys %unsafe], [qw(closure.pl count.pl countlib.pl)],
+    'the examples: the three that show the pitfalls, and no other';
+
+($out, $code) = perennial('doctor', 'no/such/dir');
+is $code, 1, 'a path that is not there';
+like $out, qr{No such script or directory: "no/such/dir"}, 'says so';
+($out, $code) = perennial('doctor');
+is $code, 2, 'no path: usage';
+
+done_testing;
