@@ -1,10 +1,8 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use File::Path      qw(make_path);
 use File::Temp      qw(tempdir);
-use Time::HiRes     ();
-use Perennial::Test qw(scratch_dir start_server);
+use Perennial::Test qw(scratch_dir start_server write_script);
 use Perennial::Executor::Libraries;
 
 # A Registry script compiles again when any site library it depends on changes: the modules it
@@ -16,15 +14,8 @@ use Perennial::Executor::Libraries;
 my $C   = $Perennial::Executor::Libraries::IMPLEMENTATION eq 'C';
 my $dir = scratch_dir();
 my $T   = int(time) - 100;    # Whole seconds in the past: each edit sets its own fraction
-my $put = sub ($file, $text, $fraction = 0.25) {
-    my ($parent) = $file =~ m{\A(.*)/};
-    make_path("$dir/$parent") if defined $parent;
-    open(my $fh, '>', "$dir/$file") or die "Can't write $file: $!";
-    print {$fh} $text;
-    close $fh;
-    chmod 0755, "$dir/$file";
-    Time::HiRes::utime($T + $fraction, $T + $fraction, "$dir/$file") or die "utime: $!";
-};
+my $put
+    = sub ($file, $text, $fraction = 0.25) { write_script("$dir/$file", $text, $T + $fraction) };
 my $module = sub ($name, $body) {
     qq{package My::$name;\nuse strict;\n$body\n1;\n};
 };

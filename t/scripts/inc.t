@@ -1,23 +1,14 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use File::Path      qw(make_path);
-use Perennial::Test qw(scratch_dir start_server);
+use Perennial::Test qw(scratch_dir start_server write_script);
 
 # What scripts load through %INC: a file that is not a module belongs to the script that
 # required it (the pitfalls list's P15), and a library that changes on disk recompiles the
 # Registry scripts that loaded it (P16)
 
 my $dir = scratch_dir();
-my $put = sub ($file, $text, $age = 0) {
-    my ($parent) = $file =~ m{\A(.*)/};
-    make_path("$dir/$parent") if defined $parent;
-    open(my $fh, '>', "$dir/$file") or die "Can't write $file: $!";
-    print {$fh} $text;
-    close $fh;
-    chmod 0755, "$dir/$file";
-    utime time + $age, time + $age, "$dir/$file";
-};
+my $put = sub ($file, $text, $age = 0) { write_script("$dir/$file", $text, time + $age) };
 my $script
     = sub ($body) {"#!/usr/bin/perl\n$body\nprint \"Content-Type: text/plain\\n\\n\", main();\n"};
 

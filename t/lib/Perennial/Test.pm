@@ -16,7 +16,8 @@ use Perennial::Scoreboard;
 # Real servers for tests: the test binds 127.0.0.1 port 0 itself and hands the socket to
 # bin/perennial as fd:N, so there is no race for a free port.
 
-our @EXPORT_OK = qw(configtest files_and_app http_request load_start load_stop perennial raw_request
+our @EXPORT_OK
+    = qw(configtest write_script files_and_app http_request load_start load_stop perennial raw_request
     scratch_dir script_location slurp start_program start_server start_status_server wait_until
     write_file);
 
@@ -408,6 +409,13 @@ sub write_file ($file, $text, $mode = 0644) {
     print {$fh} $text;
     close $fh;
     chmod $mode, $file;
+    return $file;
+}
+
+# A script (mode 0755) with this text, modified at $mtime (seconds, with a fraction)
+sub write_script ($file, $text, $mtime) {
+    write_file($file, $text, 0755);
+    Time::HiRes::utime($mtime, $mtime, $file) or die "Can't set the time of $file: $!";
     return $file;
 }
 
