@@ -15,6 +15,7 @@ use Perennial::Executor::Errors;
 use Perennial::Executor::Exit;    # Before any script compiles: exit ends the request
 use Perennial::Executor::Front qw(error_page where);
 use Perennial::Executor::Inc;
+use Perennial::Executor::Libraries;
 use Perennial::Executor::Lint;
 use Perennial::Executor::Output;
 use Perennial::ModPerl;
@@ -41,10 +42,10 @@ sub new ($class, %args) {
     Perennial::Executor::Children->watch;      # Before any script can start a process
     Perennial::Executor::AcceptLoop->watch;    # Or run a FastCGI accept loop
     my $self = bless {
-        policy      => $policy,
-        keeps_loops => $policy->{cache} eq 'mtime',
-        name        => $args{name} // $class,
-        log         => $args{log}  // croak('log is required'),
+        policy   => $policy,
+        keeps    => $policy->{cache} eq 'mtime',    # Registry: scripts stay compiled
+        name     => $args{name} // $class,
+        log      => $args{log}  // croak('log is required'),
         resolver => Perennial::Executor::Resolver->new(root => $args{root}, check => $args{check}),
         env      => Perennial::Executor::Environment->new(%args),
         front    => Perennial::Executor::Front->new(%args),
@@ -93,9 +94,9 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {
         respond => $respond,
         nph     => $hit->{nph}
     );
-    $out->{keep_loop} = $self->{keeps_loops};    # AcceptLoop: Registry keeps a loop, PerlRun not
+    $out->{keep_loop} = $self->{keeps};      # AcceptLoop: Registry keeps a loop, PerlRun not
     my ($died, $r) = $self->_run($script, $hit, $env, $out, $phased);
-    if (my $loop = delete $out->{loop}) {        # Its accept loop goes on in a process of its own
+    if (my $loop = delete $out->{loop}) {    # Its accept loop goes on in a process of its own
         $loop->{mtime} = $hit->{mtime};
         $self->{loops}{$hit->{file}} = $loop;
     }
@@ -205,8 +206,10 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
         //= $self->_call($script, $file, $script->{request} ? Perennial::ModPerl->current : undef);
     Perennial::Executor::Children->give_back($out) if $out->{children};
 
-    my $r = Perennial::ModPerl->end;    # The request object, if anything asked for it
-    Perennial::Executor::Inc::leave($script, $chdir ? $hit->{dir} : $self->{home});
+    my $r   = Perennial::ModPerl->end;                # The request object, if anything asked for it
+    my $dir = $chdir ? $hit->{dir} : $self->{home};
+    my @new = Perennial::Executor::Inc::leave($script, $dir);    # What it loaded as it ran
+    $self->_depends($script, $dir, @new) if @new;
     $self->_lint_handles($script, $file) if $script->{lint_handles};
     {
         no warnings 'untie';   ## no critic (ProhibitNoWarnings) the executor still holds the object
@@ -247,6 +250,13 @@ sub _call ($self, $script, $file, $r) {
         eval { $end->(); 1 } or $self->{log}->error("$file: END block died: " . ($@ =~ s/\s+\z//r));
     }
     return $err;
+}
+
+# A kept script depends on what it loaded as it ran (and the Perl status page says so)
+sub _depends ($self, $script, $dir, @new) {
+    Perennial::Executor::Catalog::changed()
+        if $self->{keeps} && Perennial::Executor::Libraries::record($script, $dir, undef, @new);
+    return;
 }
 
 # After a resident script's first request: handles it left open stay open for the next ones

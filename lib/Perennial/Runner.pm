@@ -7,8 +7,9 @@ use Perennial::App;
 use Perennial::Config::Ignored qw(ignored_summary);
 use Perennial::Control;
 use Perennial::Executor::Catalog;
-use Perennial::Executor::Inc ();
-use Perennial::HTTP::Core    ();
+use Perennial::Executor::Inc       ();
+use Perennial::Executor::Libraries ();
+use Perennial::HTTP::Core          ();
 use Perennial::Listener;
 use Perennial::Log;
 use Perennial::Preload;
@@ -116,11 +117,17 @@ sub _prepare ($self, $config, $log) {
     my $hooks = $self->{preload}->load($config);
     $self->{shared} = {};    # What the status pages read, filled in below
     my $app = $self->{app} // Perennial::App->build($config, $log, $self->{shared});
-
-    # The modules loaded so far are known to the script executors before the workers fork: a
-    # worker that learnt them itself would copy pages it shares (Perennial::Executor::Inc)
-    Perennial::Executor::Inc::before_fork();
+    _known_before_fork();
     return ($hooks, $app);
+}
+
+# The modules loaded so far are known to the script executors (Perennial::Executor::Inc), and
+# the site's libraries among them stamped as they are (so a worker sees them change), before
+# the workers fork: a worker that learnt them itself would copy pages it shares
+sub _known_before_fork () {
+    Perennial::Executor::Inc::sync();
+    Perennial::Executor::Libraries::stamp_loaded();
+    return;
 }
 
 # The channels of the parking process (Perennial::Park), made before anything forks: with a
@@ -184,7 +191,7 @@ sub _reload ($self) {
         if $config->server_limit != $old->server_limit;
     my $hooks = $self->{preload}->load($config);
     my $app   = $self->{app} // Perennial::App->build($config, $log, $self->{shared});
-    Perennial::Executor::Inc::before_fork();    # What this generation loaded, before it forks
+    _known_before_fork();    # What this generation loaded
     $_->set_timeout($config->timeout) for @{$self->{listeners}};
     $log->reopen;
     $self->{config} = $config;

@@ -2,8 +2,6 @@ package Perennial::Executor::Inc;
 use v5.36;
 use Config;
 use Perennial::Twins;
-use Perennial::Executor::Catalog;
-use Perennial::Executor::Libraries;
 
 # A resident script's share of %INC. Files it requires that are not modules (`require "lib.pl"`,
 # or a .pm with no package statement) are its own: they are in %INC only while it runs, so
@@ -40,11 +38,7 @@ sub init () {
 # True for a file under perl's own library directories (core, vendor, site)
 sub perls_own ($path) {
     init();
-    return _system($path);
-}
-
-sub _system ($path) {
-    scalar grep { index($path, "$_/") == 0 } @SYSTEM;
+    return scalar grep { index($path, "$_/") == 0 } @SYSTEM;
 }
 
 # Before a script runs or compiles: its own files are back in %INC
@@ -55,19 +49,16 @@ sub enter ($script = undef) {
     return;
 }
 
-# After a script ran or compiled ($file, its name, when it compiled): what it loaded is
-# noticed, its own files leave %INC, and the libraries it depends on are recorded
-# (Perennial::Executor::Libraries). $dir is the directory relative paths in %INC were loaded from.
-sub leave ($script, $dir, $file = undef) {
+# After a script ran or compiled: what it loaded is noticed, and its own files leave %INC.
+# $dir is the directory relative paths in %INC were loaded from. Returns the keys that are new
+# (for the libraries a kept script depends on: Perennial::Executor::Libraries).
+sub leave ($script, $dir) {
     delete @INC{keys %{$script->{own}}} if $script->{own};
-    return                              if keys %INC == $COUNT && !defined $file;
-    my @new = keys %INC == $COUNT ? () : new_keys(\%INC, \%KNOWN);
+    return                              if keys %INC == $COUNT;
+    my @new = new_keys(\%INC, \%KNOWN);
     _own_or_known($script, $dir, $_) for @new;
     $COUNT = keys %INC;
-    my $more = (defined $file || @new)
-        && Perennial::Executor::Libraries::record($script, $dir, \&_system, $file, @new);
-    Perennial::Executor::Catalog::changed() if $more && !defined $file;    # Found as it ran
-    return;
+    return @new;
 }
 
 # A key new in %INC: the script's own file (not a module, or a .pm without a package), out of
@@ -75,7 +66,7 @@ sub leave ($script, $dir, $file = undef) {
 sub _own_or_known ($script, $dir, $key) {
     my $path = $INC{$key};
     $path = "$dir/$path" if defined $path && !ref $path && $path !~ m{\A/};
-    my $lib = defined $path && !ref $path && !_system($path);
+    my $lib = defined $path && !ref $path && !perls_own($path);
     if ($key !~ /\.pm\z/ || ($lib && !_has_package($path))) {
         $script->own_file($key, delete $INC{$key});
     }
@@ -97,14 +88,6 @@ sub forget (@keys) {
 sub sync () {
     sync_known(\%INC, \%KNOWN);
     $COUNT = keys %INC;
-    return;
-}
-
-# In the manager, before it forks: the modules loaded are known (sync), and the site's
-# libraries among them stamped as they are, so that a worker sees them change
-sub before_fork () {
-    sync();
-    Perennial::Executor::Libraries::stamp_loaded(\&perls_own);
     return;
 }
 
@@ -148,7 +131,8 @@ Perennial::Executor::Inc - a resident script's own files in %INC, and the librar
     $script->{code}->();
     Perennial::Executor::Inc::leave($script, $script_dir);
     ...
-    Perennial::Executor::Inc::forget(@changed_libraries);    # loaded again by the next compile
+    my @new = Perennial::Executor::Inc::leave($script, $dir);    # what it loaded
+    Perennial::Executor::Inc::forget(@changed_libraries);        # loaded again by the next compile
 
 =head1 DESCRIPTION
 
@@ -162,12 +146,6 @@ C<vendorlib> ..., and the C<@INC> perl starts with when no C<PERL5LIB> is set) a
 watched: upgrading those needs a restart, as for any module loaded in the manager.
 
 =head1 METHODS
-
-=head2 before_fork
-
-    Perennial::Executor::Inc::before_fork();    # in the manager
-
-C<sync>, and the site's libraries loaded so far stamped (L<Perennial::Executor::Libraries>).
 
 =head2 enter
 
@@ -190,8 +168,10 @@ are never watched.
 
 =head2 leave
 
-    Perennial::Executor::Inc::leave($script, $dir);           # after a request
-    Perennial::Executor::Inc::leave($script, $dir, $file);    # after its compile
+    my @new = Perennial::Executor::Inc::leave($script, $dir);
+
+The C<%INC> keys that are new since the last look; the script's own files among them are out
+of C<%INC> again.
 
 =head2 new_keys
 

@@ -2,6 +2,7 @@ package Perennial::Executor::Libraries;
 use v5.36;
 use Time::HiRes ();
 use Perennial::Twins;
+use Perennial::Executor::Inc ();
 
 # The site's libraries a resident script depends on: those it requires, those they require,
 # and so on, outside perl's own library directories, however often the script compiled again
@@ -34,9 +35,9 @@ sub stamp ($path) {
 
 # The libraries loaded before any script ran (the manager's, before it forks) are stamped as
 # they are now, so that an edit before a worker's first script is seen
-sub stamp_loaded ($system) {
+sub stamp_loaded () {
     for my $raw (values %INC) {
-        next if !defined $raw || ref $raw || $raw !~ m{\A/} || $system->($raw);
+        next if !defined $raw || ref $raw || $raw !~ m{\A/} || _perls($raw);
         $LOADED{$raw} //= stamp($raw);
     }
     return;
@@ -48,10 +49,10 @@ sub compiling ($file) {
     return;
 }
 
-# After a script compiled ($file, its name) or ran: the libraries it depends on, from what it
-# requires and the %INC keys that are new; $dir, where relative paths were loaded from;
-# $system, whether a path is perl's own. Returns how many it did not depend on before.
-sub record ($script, $dir, $system, $file, @new) {
+# After a kept script compiled ($file, its name) or ran: the libraries it depends on, from what
+# it requires and the %INC keys that are new (Perennial::Executor::Inc's leave); $dir, where
+# relative paths were loaded from. Returns how many it did not depend on before.
+sub record ($script, $dir, $file, @new) {
     my (%seen, @todo);
     my $before = keys %{$script->{deps} // {}};
     my $add    = sub ($key) {
@@ -59,7 +60,7 @@ sub record ($script, $dir, $system, $file, @new) {
         my $raw = $INC{$key} // ($script->{own} && $script->{own}{$key});
         return unless defined $raw && !ref $raw;
         my $path = $raw =~ m{\A/} ? $raw : "$dir/$raw";
-        return if $system->($path);
+        return if _perls($path);
         $script->depends_on($key, $path, $LOADED{$path} //= stamp($path), $raw);
         push @todo, $raw;
     };
@@ -107,6 +108,8 @@ sub _reaches ($raw, $keys) {
     return 0;
 }
 
+sub _perls ($path) { Perennial::Executor::Inc::perls_own($path) }
+
 sub _look ($path, $seconds) {
     my $last = $LOOKED{$path};
     return $last->[0] if $seconds && $last && $last->[1] + $seconds > time;
@@ -126,7 +129,7 @@ Perennial::Executor::Libraries - the site libraries a resident script depends on
 =head1 SYNOPSIS
 
     Perennial::Executor::Libraries::compiling($file);         # before a script compiles
-    Perennial::Executor::Libraries::record($script, $dir, \&perls_own, $file, @new_keys);
+    Perennial::Executor::Libraries::record($script, $dir, $file, @new_keys);
     my ($changed, $reload) = Perennial::Executor::Libraries::changed($script, $seconds);
 
 =head1 DESCRIPTION
@@ -156,7 +159,7 @@ Without the C build, every library loaded when a script compiled counts as one i
 
 =head2 stamp_loaded
 
-    Perennial::Executor::Libraries::stamp_loaded(\&perls_own);
+    Perennial::Executor::Libraries::stamp_loaded();    # in the manager, before it forks
 
 The libraries loaded so far (absolute paths in C<%INC>, not perl's own), stamped as they are.
 
@@ -168,7 +171,7 @@ Forgets what the file required: it is compiling again.
 
 =head2 record
 
-    Perennial::Executor::Libraries::record($script, $dir, $is_perls_own, $file, @new_keys);
+    Perennial::Executor::Libraries::record($script, $dir, $file, @new_keys);
 
 Records in C<$script> (C<depends_on>) the libraries it depends on.
 

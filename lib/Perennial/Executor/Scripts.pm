@@ -19,7 +19,11 @@ use Perennial::Script;
 # compiled again when the file or a library it loaded changed.
 
 sub new ($class, %args) {
-    return bless {%args{qw(policy log root_ns home)}, cache => {}}, $class;
+    return bless {
+        %args{qw(policy log root_ns home)},
+        keeps => $args{policy}{cache} eq 'mtime',    # Registry: compiled once, kept
+        cache => {}
+    }, $class;
 }
 
 # The scripts compiled and kept (Registry), for the Perl status view
@@ -46,25 +50,24 @@ sub prepare ($self, $hit) {
     # (Its name is made once: PerlRun compiles on every request, and making it cost 40k.)
     my $package = $self->{package_of}{$hit->{file}}
         //= Perennial::Executor::Compiler->package_for($self->{root_ns}, $hit->{file});
-    if    ($cached)                           { Symbol::delete_package($package) }
-    elsif ($self->{policy}{cache} eq 'mtime') { _earlier_package_gone($package) }
+    if    ($cached)        { Symbol::delete_package($package) }
+    elsif ($self->{keeps}) { _earlier_package_gone($package) }
     my $chdir = $self->{policy}{chdir};
     chdir $hit->{dir} or return (undef, "Can't chdir to the script's directory: $!") if $chdir;
     Perennial::Executor::Inc::enter();
-    my $keeps = $self->{policy}{cache} eq 'mtime';
+    my $keeps = $self->{keeps};
     Perennial::Executor::Libraries::compiling($hit->{file}) if $keeps;
     my ($compiled, $err) = $self->_compile($hit, $package, Time::HiRes::time());
 
     # What a failed compile loaded that is not a module goes with it (into a script discarded);
     # a kept one depends on the libraries it requires
-    Perennial::Executor::Inc::leave(
-        $compiled // Perennial::Script->failed,
-        $chdir              ? $hit->{dir}  : $self->{home},
-        $compiled && $keeps ? $hit->{file} : undef
-    );
+    my $dir = $chdir ? $hit->{dir} : $self->{home};
+    my @new = Perennial::Executor::Inc::leave($compiled // Perennial::Script->failed, $dir);
+    Perennial::Executor::Libraries::record($compiled, $dir, $hit->{file}, @new)
+        if $compiled && $keeps;
     chdir $self->{home} if $chdir;
-    return (undef,     $err) unless $compiled;
-    return ($compiled, undef) if $self->{policy}{cache} ne 'mtime';
+    return (undef,     $err)  unless $compiled;
+    return ($compiled, undef) unless $keeps;
     $self->{cache}{$hit->{file}} = $compiled;
     Perennial::Executor::Catalog::changed();
     return ($compiled, undef);
@@ -73,7 +76,7 @@ sub prepare ($self, $hit) {
 # A kept script is good while its file, and the libraries it depends on, are as it compiled
 sub _still_good ($self, $cached, $hit) {
     return
-           $self->{policy}{cache} eq 'mtime'
+           $self->{keeps}
         && $cached->{mtime} == $hit->{mtime}
         && $cached->{size} == $hit->{size}
         && !($cached->{deps} && $self->_libraries_changed($cached, $hit));
@@ -117,7 +120,7 @@ sub _compile ($self, $hit, $package, $began) {
                     path     => $file,
                     package  => $package,
                     source   => $source,
-                    closures => $self->{policy}{cache} eq 'mtime'
+                    closures => $self->{keeps}
                 );
             }
         );
@@ -134,7 +137,7 @@ sub _compile ($self, $hit, $package, $began) {
         if $compiled->{taint};
 
     # What staying resident will do to it, said once: at compile, and after its first request
-    my $resident = $self->{policy}{cache} eq 'mtime';
+    my $resident = $self->{keeps};
     $warn->($_) for $resident ? Perennial::Executor::Lint::compile_notes($source) : ();
     return Perennial::Script->new(
         $compiled,
