@@ -76,22 +76,23 @@ sub record ($script, $dir, $file, @new) {
 sub changed ($script, $seconds = 0) {
     my $deps = $script->{deps} or return ([], []);
     my (%now, @changed);
-    for my $key (sort keys %$deps) {
-        my $path = $deps->{$key}[0];
-        $now{$path} //= _look($path, $seconds);
-        push @changed, $key if $now{$path} ne $deps->{$key}[1];
+    while (my ($key, $dep) = each %$deps) {
+        $now{$dep->[0]} //= _look($dep->[0], $seconds);
+        push @changed, $key if $now{$dep->[0]} ne $dep->[1];
     }
+    return ([], []) unless @changed;
+
+    # Not loaded again yet: the changed libraries, and those of the script's that require them
     my %stale = map { $_ => 1 }
-        grep { my $path = $deps->{$_}[0]; ($LOADED{$path} // '') ne $now{$path} } @changed;
+        grep { ($LOADED{$deps->{$_}[0]} // '') ne $now{$deps->{$_}[0]} } @changed;
     if (%stale) {
-        $stale{$_} ||= _reaches($deps->{$_}[2], \%stale) for keys %$deps;
+        $stale{$_} = 1 for grep { !$stale{$_} && _reaches($deps->{$_}[2], \%stale) } keys %$deps;
     }
-    my @reload = sort grep { $stale{$_} } keys %stale;
-    for my $key (@reload) {
+    for my $key (keys %stale) {
         delete $LOADED{$deps->{$key}[0]};
         delete $REQUIRES{$deps->{$key}[2]};
     }
-    return (\@changed, \@reload);
+    return ([sort @changed], [sort keys %stale]);
 }
 
 # Whether a file requires one of the keys, itself or through what it requires
