@@ -50,7 +50,7 @@ my %FLAG_KEY = (
     group                    => 'group',
 );
 
-# bench and tune take their own options
+# bench, tune and doctor take their own options
 my %TOOLS = (
     bench  => \&Perennial::CLI::Tools::bench,
     tune   => \&Perennial::CLI::Tools::tune,

@@ -45,7 +45,7 @@ sub examine ($path) {
         = length $json
         ? JSON::PP->new->decode($json)
         : [{kind => 'compile', line => 0, name => "its examination ended with status $?"}];
-    return map { Perennial::Doctor::Findings::explain($_) } @$found;
+    return map { Perennial::Doctor::Findings::explain({%$_, evidence => 'static'}) } @$found;
 }
 
 sub _static ($path) {
@@ -66,19 +66,24 @@ sub _static ($path) {
 
 sub _first_line ($error) { (split /\n/, $error)[0] // 'unknown error' }
 
+# The findings that make a script ({script, findings}) unsafe in $mode
+sub unsafe ($result, $mode) {
+    return grep { Perennial::Doctor::Findings::unsafe_in($mode, $_) } @{$result->{findings}};
+}
+
 # The report for a terminal: per script, each finding with its line, what it does and the fix
 sub table ($results, $mode) {
     my $out = '';
     for my $r (@$results) {
-        my @unsafe = grep { Perennial::Doctor::Findings::unsafe_in($mode, $_) } @{$r->{findings}};
+        my @unsafe = unsafe($r, $mode);
         $out
             .= sprintf "%s: %s\n", $r->{script},
             @unsafe
             ? 'unsafe under ' . ucfirst($mode) . " (" . scalar(@unsafe) . ')'
             : 'safe under ' . ucfirst($mode);
         for my $f (@{$r->{findings}}) {
-            $out .= sprintf "  line %-4d %-8s %s [static]\n           fix: %s\n", $f->{line},
-                $f->{level}, $f->{does}, $f->{fix};
+            $out .= sprintf "  line %-4d %-8s %s [%s]\n           fix: %s\n", $f->{line},
+                $f->{level}, $f->{does}, $f->{evidence}, $f->{fix};
         }
     }
     return $out;
@@ -86,13 +91,10 @@ sub table ($results, $mode) {
 
 sub json ($results, $mode) {
     my @scripts = map {
-        my $r = $_;
-        +{  script => $r->{script},
-            mode   => $mode,
-            safe   => (grep { Perennial::Doctor::Findings::unsafe_in($mode, $_) } @{$r->{findings}})
-            ? JSON::PP::false
-            : JSON::PP::true,
-            findings => [map { +{%$_, evidence => 'static'} } @{$r->{findings}}],
+        +{  script   => $_->{script},
+            mode     => $mode,
+            safe     => unsafe($_, $mode) ? JSON::PP::false : JSON::PP::true,
+            findings => $_->{findings},
         }
     } @$results;
     return JSON::PP->new->canonical->pretty->encode({scripts => \@scripts});

@@ -42,7 +42,7 @@ sub bench (@argv) {
 sub doctor (@argv) {
     my %opt = (mode => 'registry');
     GetOptionsFromArray(\@argv, \%opt, 'mode=s', 'json') or return 2;
-    if (!@argv || !grep { $_ eq $opt{mode} } Perennial::Doctor::Findings::levels()) {
+    if (!@argv || !grep { $_ eq $opt{mode} } Perennial::Doctor::Findings::modes()) {
         print STDERR
             "Usage: perennial doctor [--mode registry|perlrun|cgi] [--json] DIR|SCRIPT ...\n";
         return 2;
@@ -52,10 +52,7 @@ sub doctor (@argv) {
     print $opt{json}
         ? Perennial::Doctor::json(\@results, $opt{mode})
         : Perennial::Doctor::table(\@results, $opt{mode});
-    my $unsafe = grep {
-        grep { Perennial::Doctor::Findings::unsafe_in($opt{mode}, $_) }
-            @{$_->{findings}}
-    } @results;
+    my $unsafe = grep { Perennial::Doctor::unsafe($_, $opt{mode}) } @results;
     return $unsafe ? 1 : 0;
 }
 

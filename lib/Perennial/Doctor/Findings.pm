@@ -9,34 +9,39 @@ my $PERLRUN = 'or run it unchanged under PerlRun: PerlResponseHandler ModPerl::P
 
 my %KIND = (
     global => {
-        level => 'unsafe',
-        does  => 'the package variable %s keeps its value between requests: a request that does'
+        level     => 'unsafe',
+        unsafe_in => ['registry'],
+        does      => 'the package variable %s keeps its value between requests: a request that does'
             . ' not set it sees the last request\'s value',
         fix => "declare it with my inside the request, or set it on every request; $PERLRUN",
     },
     closure => {
-        level => 'unsafe',
-        does  => 'the file-level my %s is used by a named sub, which keeps the first request\'s'
+        level     => 'unsafe',
+        unsafe_in => ['registry'],
+        does      => 'the file-level my %s is used by a named sub, which keeps the first request\'s'
             . ' variable: later requests see its first value ("will not stay shared")',
         fix =>
             "pass it to the sub as an argument, or make it our and set it each request; $PERLRUN",
     },
     'regex-o' => {
-        level => 'unsafe',
-        does  => 'a regex with %s is compiled once per worker: every later request matches the'
+        level     => 'unsafe',
+        unsafe_in => ['registry'],
+        does      => 'a regex with %s is compiled once per worker: every later request matches the'
             . ' first request\'s pattern',
         fix => "drop the /o flag (or use qr// once per request); $PERLRUN",
     },
     'open-handle' => {
-        level => 'unsafe',
-        does  => 'the global handle %s stays open after the request, with any lock on it, until'
+        level     => 'unsafe',
+        unsafe_in => ['registry'],
+        does      => 'the global handle %s stays open after the request, with any lock on it, until'
             . ' it is reopened or the worker exits',
         fix =>
             "use a lexical handle (open my \$fh ...) or close it before the request ends; $PERLRUN",
     },
     flock => {
-        level => 'unsafe',
-        does  => 'a lock taken with %s is held until its handle closes, which a global handle'
+        level     => 'unsafe',
+        unsafe_in => ['registry'],
+        does      => 'a lock taken with %s is held until its handle closes, which a global handle'
             . ' never does between requests',
         fix => "lock a lexical handle, or unlock (LOCK_UN) before the request ends; $PERLRUN",
     },
@@ -71,17 +76,16 @@ my %KIND = (
         fix   => 'nothing to change',
     },
     compile => {
-        level => 'unsafe',
-        does  => 'it does not compile: %s',
-        fix   => 'run perl -c on it, with the @INC and environment it runs with',
+        level     => 'unsafe',
+        unsafe_in => [qw(registry perlrun cgi)],
+        does      => 'it does not compile: %s',
+        fix       => 'run perl -c on it, with the @INC and environment it runs with',
     },
 );
 
-# Which levels make a script unsafe in a mode: Registry keeps the script, PerlRun compiles it
-# for every request in a package emptied after it, CGI starts a new perl
-my %UNSAFE_IN = (registry => {unsafe => 1}, perlrun => {}, cgi => {});
-
-sub levels () { sort keys %UNSAFE_IN }
+# The modes a script can run in: Registry keeps it, PerlRun compiles it for every request in a
+# package emptied after it, CGI starts a new perl
+sub modes () {qw(cgi perlrun registry)}
 
 # The finding with its meaning: {kind, line, name, level, does, fix}
 sub explain ($finding) {
@@ -96,8 +100,7 @@ sub explain ($finding) {
 
 # Whether a finding makes the script unsafe in $mode
 sub unsafe_in ($mode, $finding) {
-    my $levels = $UNSAFE_IN{$mode} // die "no such mode: $mode (registry, perlrun or cgi)\n";
-    return $finding->{kind} eq 'compile' || $levels->{$finding->{level}} ? 1 : 0;
+    return scalar grep { $_ eq $mode } @{$KIND{$finding->{kind}}{unsafe_in} // []};
 }
 
 1;
@@ -119,6 +122,6 @@ Perennial::Doctor::Findings - what each of perennial doctor's findings means, an
 Each kind of finding has a level: C<unsafe> (the script behaves differently once resident),
 C<handled> (Perennial puts it back after each request) or C<note>. Under Registry the unsafe
 ones are unsafe; under PerlRun (compiled for every request, its package emptied after) and CGI
-none is, except a script that does not compile.
+none is, except a script that does not compile. Each kind lists the modes it is unsafe in.
 
 =cut
