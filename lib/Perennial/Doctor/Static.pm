@@ -11,11 +11,10 @@ our $PAD;    # The pad of the sub being walked: where a threaded perl keeps an o
 our $CV;     # And the sub
 
 my %OP_KIND = (
-    exit    => 'exit',
-    chdir   => 'chdir',
-    umask   => 'umask',
-    flock   => 'flock',
-    dbmopen => 'open-handle',
+    exit  => 'exit',
+    chdir => 'chdir',
+    umask => 'umask',
+    flock => 'flock',
 );
 
 # $compiled: what Perennial::Executor::Compiler->compile returned; $warnings: what perl said as
