@@ -4,12 +4,15 @@ use File::Spec ();
 use JSON::PP   ();
 use POSIX      ();
 use Perennial::Executor::Compiler;
+use Perennial::Executor::Inc;
 use Perennial::Doctor::Findings;
 use Perennial::Doctor::Static;
 
 # perennial doctor: which CGI scripts are safe to run resident, and in which mode. Each script
 # is compiled as Registry compiles it, in a process of its own (its BEGIN blocks and the
 # modules it loads stay there), and its optree is examined (Perennial::Doctor::Static).
+
+our $SECONDS = 30;    # How long one script's examination may take
 
 # The scripts under the paths given: files as named, and the .pl and .cgi files of directories
 sub scripts (@paths) {
@@ -26,42 +29,103 @@ sub scripts (@paths) {
     return map { File::Spec->rel2abs($_) } @found;
 }
 
-# One script's findings, each explained (Perennial::Doctor::Findings), in line order
+# One script: {script, findings => [each explained (Perennial::Doctor::Findings), in line
+# order], libraries => [the files it requires that were examined with it]}
 sub examine ($path) {
     pipe(my $in, my $out) or die "Can't make a pipe: $!\n";
     my $pid = fork // die "Can't fork: $!\n";
     if (!$pid) {
         close $in;
-        my $found = eval { [_static($path)] }
-            // [{kind => 'compile', line => 0, name => _first_line($@)}];
-        print {$out} JSON::PP->new->canonical->encode($found);
+        alarm $SECONDS;    # A BEGIN block that waits for ever does not hold up the report
+        my $seen = eval { _static($path) }
+            // {found => [{kind => 'compile', line => 0, name => _first_line($@)}]};
+        print {$out} JSON::PP->new->canonical->encode($seen);
         close $out;
         POSIX::_exit(0);
     }
     close $out;
     my $json = do { local $/; <$in> };
     waitpid $pid, 0;
-    my $found
+    my $seen
         = length $json
         ? JSON::PP->new->decode($json)
-        : [{kind => 'compile', line => 0, name => "its examination ended with status $?"}];
-    return map { Perennial::Doctor::Findings::explain({%$_, evidence => 'static'}) } @$found;
+        : {found => [{kind => 'compile', line => 0, name => _ended($?)}]};
+    return {
+        script   => $path,
+        findings => [
+            map { Perennial::Doctor::Findings::explain({%$_, evidence => 'static'}) }
+                @{$seen->{found}}
+        ],
+        libraries => $seen->{libraries} // [],
+    };
 }
 
+sub _ended ($status) {
+    return ($status & 127) == POSIX::SIGALRM()
+        ? "its examination took longer than $SECONDS seconds, and was stopped"
+        : "its examination ended with status $status";
+}
+
+# The script compiled, and each library it requires by a constant name compiled (not run) in
+# its package, as the script would load it
 sub _static ($path) {
-    open(my $fh, '<:raw', $path) or die "Can't read: $!\n";
-    my $source = do { local $/; <$fh> };
     my @warnings;
     local $SIG{__WARN__} = sub ($msg) { push @warnings, $msg };
     my ($dir) = $path =~ m{\A(.*)/};
     chdir $dir if defined $dir;
-    my $compiled = Perennial::Executor::Compiler->compile(
+    my ($found, $requires)
+        = Perennial::Doctor::Static::findings(_compile($path), \@warnings, $path);
+    my (@libraries, %done);
+    my @todo = map { [$_, $path] } @$requires;
+    while (my $next = shift @todo) {
+        my $file = _library(@$next) // next;
+        next if $done{$file}++;
+        push @libraries, $file;
+        my ($more, $names)
+            = eval { Perennial::Doctor::Static::findings(_compile($file), [], $file, 1); } or do {
+            push @$found, {kind => 'compile', line => 0, name => "$file: " . _first_line($@)};
+            next;
+            };
+        push @$found, map { +{%$_, file => $file} } @$more;
+        push @todo,   map { [$_, $file] } @$names;
+    }
+    return {found => $found, libraries => \@libraries};
+}
+
+sub _compile ($path) {
+    open(my $fh, '<:raw', $path) or die "Can't read $path: $!\n";
+    my $source = do { local $/; <$fh> };
+    return Perennial::Executor::Compiler->compile(
         path     => $path,
         package  => 'Perennial::Doctor::Examined',
         source   => $source,
         closures => 1
     );
-    return Perennial::Doctor::Static::findings($compiled, \@warnings, $path);
+}
+
+# Where a required name leads from the file that requires it: a path as written (relative to
+# the script's directory, where it runs), else the first in @INC; nothing for perl's own
+# libraries and what is loaded already (the modules the script uses)
+sub _library ($name, $from) {
+    return if $INC{$name};
+    my @dirs = $name =~ m{\A\.{0,2}/} ? ('.') : ('.', grep { !ref } @INC);
+    my ($file) = grep {-f} $name =~ m{\A/} ? ($name) : map {"$_/$name"} @dirs;
+    return unless defined $file;
+    $file = File::Spec->canonpath(File::Spec->rel2abs($file));
+    return if Perennial::Executor::Inc::perls_own($file);
+    return $file;
+}
+
+# Every script examined; a file that another of them requires is reported as that one's library
+# (what it does is found in the script that loads it), not as a script of its own
+sub report (@paths) {
+    my @results = map { examine($_) } @paths;
+    my %loaded_by;
+    for my $r (@results) { push @{$loaded_by{$_}}, $r->{script} for @{$r->{libraries}} }
+    for my $r (grep { $loaded_by{$_->{script}} } @results) {
+        @$r{qw(findings library_of)} = ([], $loaded_by{$r->{script}});
+    }
+    return @results;
 }
 
 sub _first_line ($error) { (split /\n/, $error)[0] // 'unknown error' }
@@ -78,12 +142,13 @@ sub table ($results, $mode) {
         my @unsafe = unsafe($r, $mode);
         $out
             .= sprintf "%s: %s\n", $r->{script},
-            @unsafe
-            ? 'unsafe under ' . ucfirst($mode) . " (" . scalar(@unsafe) . ')'
-            : 'safe under ' . ucfirst($mode);
+            $r->{library_of} ? 'a library, examined with ' . join(', ', @{$r->{library_of}})
+            : @unsafe        ? 'unsafe under ' . ucfirst($mode) . " (" . scalar(@unsafe) . ')'
+            :                  'safe under ' . ucfirst($mode);
         for my $f (@{$r->{findings}}) {
-            $out .= sprintf "  line %-4d %-8s %s [%s]\n           fix: %s\n", $f->{line},
-                $f->{level}, $f->{does}, $f->{evidence}, $f->{fix};
+            my $where = $f->{file} ? ($f->{file} =~ m{([^/]+)\z})[0] . ' ' : '';
+            $out .= sprintf "  %sline %-4d %-8s %s [%s]\n           fix: %s\n", $where,
+                $f->{line}, $f->{level}, $f->{does}, $f->{evidence}, $f->{fix};
         }
     }
     return $out;
@@ -91,10 +156,12 @@ sub table ($results, $mode) {
 
 sub json ($results, $mode) {
     my @scripts = map {
-        +{  script   => $_->{script},
-            mode     => $mode,
-            safe     => unsafe($_, $mode) ? JSON::PP::false : JSON::PP::true,
-            findings => $_->{findings},
+        +{  script    => $_->{script},
+            mode      => $mode,
+            safe      => unsafe($_, $mode) ? JSON::PP::false : JSON::PP::true,
+            findings  => $_->{findings},
+            libraries => $_->{libraries},
+            ($_->{library_of} ? (library_of => $_->{library_of}) : ()),
         }
     } @$results;
     return JSON::PP->new->canonical->pretty->encode({scripts => \@scripts});

@@ -2,11 +2,13 @@ use v5.36;
 use lib 't/lib';
 use Test::More;
 use JSON::PP        ();
+use Cwd             ();
 use Perennial::Test qw(perennial);
 
 # perennial doctor over a directory of scripts with one pitfall each, and clean ones: every
 # finding with its line, nothing on the clean scripts, and the exit status a CI job reads
 
+my $here = Cwd::getcwd();
 my ($out, $code) = perennial('doctor', '--json', 't/doctor/scripts');
 is $code, 1, 'exit status 1: some scripts are unsafe under Registry';
 my $report = eval { JSON::PP->new->decode($out) } or BAIL_OUT("not JSON: $out");
@@ -31,6 +33,18 @@ like $kinds->('broken.pl'),
     'a script that does not compile, with perl\'s reason';
 is_deeply [map { $_->{safe} ? 1 : 0 } @by{qw(clean.pl handled.pl global.pl)}], [1, 1, 0],
     'each script marked safe or not';
+is $kinds->('uses_libs.pl'), 'lib-state %seen line 7 (unsafe), lib-state $visitors line 8 (unsafe)',
+    'a library\'s file-level my that its subs change, found through the script that requires it';
+is_deeply [map { ($_->{file} =~ m{([^/]+)\z})[0] } @{$by{'uses_libs.pl'}{findings}}],
+    [('lib_state.pl') x 2], 'each said to be in the library';
+is_deeply [map { (m{([^/]+)\z})[0] } @{$by{'uses_libs.pl'}{libraries}}],
+    [qw(lib_state.pl lib_clean.pl lib_words.pl)],
+    'its libraries, and the one a library requires; the one that only reads its variable is clean';
+is_deeply [map { $by{$_}{safe} ? 1 : 0 } qw(lib_state.pl lib_clean.pl lib_words.pl)], [1, 1, 1],
+    'a library is not reported as a script of its own';
+is_deeply $by{'lib_words.pl'}{library_of},
+    [map {"$here/t/doctor/scripts/$_"} qw(lib_clean.pl uses_libs.pl)],
+    'but as a library of the scripts that load it';
 my ($first) = @{$by{'global.pl'}{findings}};
 like $first->{does}, qr/request that does not set it sees the last request's value/, 'what it does';
 like $first->{fix},  qr/ModPerl::PerlRun/, 'and the fix, with the mode that runs it unchanged';
@@ -48,8 +62,13 @@ is $code, 1, 'a script that does not compile is unsafe in any mode';
 ($out, $code) = perennial('doctor', '--json', 'examples/cgi-bin');
 $report = JSON::PP->new->decode($out);
 my %unsafe = map { ($_->{script} =~ m{([^/]+)\z})[0] => $_->{safe} ? 0 : 1 } @{$report->{scripts}};
-is_deeply [grep { $unsafe{$_} } sort keys %unsafe], [qw(closure.pl count.pl countlib.pl)],
+is_deeply [grep { $unsafe{$_} } sort keys %unsafe], [qw(closure.pl count.pl counter.pl)],
     'the examples: the three that show the pitfalls, and no other';
+like $out, qr{"library_of" : \[\s*"[^"]*/counter\.pl"}, 'countlib.pl is counter.pl\'s library';
+
+($out, $code) = perennial('doctor', '--timeout', 2, 't/doctor/slow/waits.pl');
+is $code, 1, 'a script whose examination does not end is unsafe';
+like $out, qr{waits\.pl: unsafe.*\n.*took longer than 2 seconds, and was stopped}, 'and why';
 
 ($out, $code) = perennial('doctor', 'no/such/dir');
 is $code, 1, 'a path that is not there';

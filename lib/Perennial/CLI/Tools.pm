@@ -41,14 +41,15 @@ sub bench (@argv) {
 # perennial doctor: 0 when every script is safe in the mode, 1 when one is not, 2 for usage
 sub doctor (@argv) {
     my %opt = (mode => 'registry');
-    GetOptionsFromArray(\@argv, \%opt, 'mode=s', 'json') or return 2;
+    GetOptionsFromArray(\@argv, \%opt, 'mode=s', 'json', 'timeout=i') or return 2;
     if (!@argv || !grep { $_ eq $opt{mode} } Perennial::Doctor::Findings::modes()) {
         print STDERR
-            "Usage: perennial doctor [--mode registry|perlrun|cgi] [--json] DIR|SCRIPT ...\n";
+            "Usage: perennial doctor [--mode registry|perlrun|cgi] [--json] [--timeout SECONDS]"
+            . " DIR|SCRIPT ...\n";
         return 2;
     }
-    my @results = map { {script => $_, findings => [Perennial::Doctor::examine($_)]} }
-        Perennial::Doctor::scripts(@argv);
+    local $Perennial::Doctor::SECONDS = $opt{timeout} if $opt{timeout};
+    my @results = Perennial::Doctor::report(Perennial::Doctor::scripts(@argv));
     print $opt{json}
         ? Perennial::Doctor::json(\@results, $opt{mode})
         : Perennial::Doctor::table(\@results, $opt{mode});

@@ -23,6 +23,14 @@ my %KIND = (
         fix =>
             "pass it to the sub as an argument, or make it our and set it each request; $PERLRUN",
     },
+    'lib-state' => {
+        level     => 'unsafe',
+        unsafe_in => ['registry'],
+        does      => 'the library\'s file-level my %s is changed by its subs and keeps its value'
+            . ' between requests: the library is loaded once per worker, not once per request',
+        fix => "keep the value in the script (pass it in, return it), or reset it on every request;"
+            . " $PERLRUN",
+    },
     'regex-o' => {
         level     => 'unsafe',
         unsafe_in => ['registry'],

@@ -5,7 +5,9 @@ use B ();
 # What a compiled script's optree shows that staying resident will change (perennial doctor's
 # static evidence): the script is compiled as Registry compiles it, then its code and its named
 # subs are walked op by op. Each finding is {kind, line, name}; Perennial::Doctor::Findings
-# says what it does and how to fix it.
+# says what it does and how to fix it. A library the script requires by a constant name is
+# compiled the same way without being run, and its named subs are walked too: a file-level my
+# that they change keeps its value from one request to the next.
 
 our $PAD;    # The pad of the sub being walked: where a threaded perl keeps an op's GV
 our $CV;     # And the sub
@@ -18,26 +20,28 @@ my %OP_KIND = (
 );
 
 # $compiled: what Perennial::Executor::Compiler->compile returned; $warnings: what perl said as
-# it compiled (its "will not stay shared" among them)
-sub findings ($compiled, $warnings, $path) {
-    my @found;
-    for my $w (@$warnings) {
-        push @found, {kind => 'closure', line => $2, name => $1}
-            if $w =~ /\AVariable "([^"]+)" will not stay shared at .*? line (\d+)/;
+# it compiled (its "will not stay shared" among them). $library: the file is one a script
+# requires, not the script. Returns the findings, and the names the file requires with a
+# constant (`require "./lib.pl"`; a `use` has run and left no op).
+sub findings ($compiled, $warnings, $path, $library = 0) {
+    my $x = {package => $compiled->{package}, found => [], requires => [], library => $library};
+    for my $w ($library ? () : @$warnings) {
+        push @{$x->{found}}, {kind => 'closure', line => $2, name => $1}
+            if $w =~ /\AVariable "([^"]+)" will not stay shared at \Q$path\E line (\d+)/;
     }
-    push @found, {kind => 'taint', line => 1, name => '-T'} if $compiled->{taint};
-    my $package = $compiled->{package};
-    my @subs    = ([main => $compiled->{code}], _named_subs($package, $path));
+    push @{$x->{found}}, {kind => 'taint', line => 1, name => '-T'}
+        if $compiled->{taint} && !$library;
+    my @subs = ([main => $compiled->{code}], _named_subs($x->{package}, $path));
     for my $sub (@subs) {
         my $cv = B::svref_2object($sub->[1]);
         local $PAD = [$cv->PADLIST->ARRAYelt(1)->ARRAY];
         local $CV  = $cv;
-        _walk($cv->ROOT, $package, \@found, \my $line, $sub->[0] eq 'main' ? 0 : -1);
+        _walk($cv->ROOT, $x, \my $line, $sub->[0] eq 'main' ? 0 : -1);
     }
     my %seen;
     my @sorted = sort { $a->{line} <=> $b->{line} || $a->{kind} cmp $b->{kind} }
-        grep { !$seen{"$_->{kind} $_->{line} $_->{name}"}++ } @found;
-    return @sorted;
+        grep { !$seen{"$_->{kind} $_->{line} $_->{name}"}++ } @{$x->{found}};
+    return (\@sorted, $x->{requires});
 }
 
 # The subs the script's text defines in its package (not those imported into it)
@@ -60,38 +64,122 @@ sub _named_subs ($package, $path) {
 }
 
 # $depth: 2 for a statement of the script's own body, which runs on every request (-1 in a sub)
-sub _walk ($op, $package, $found, $line, $depth) {
+sub _walk ($op, $x, $line, $depth) {
     return if !$op || !$$op;
     my $name = $op->name;
     $$line = $op->line if $op->isa('B::COP');
-    _note($op, $name, $package, $found, $$line // 0, $depth == 2);
+    _note($op, $name, $x, $$line // 0, $depth);
     return unless $op->flags & B::OPf_KIDS;
     for (my $kid = $op->first; $kid && $$kid; $kid = $kid->sibling) {
-        _walk($kid, $package, $found, $line, $depth < 0 ? $depth : $depth + 1);
+        _walk($kid, $x, $line, $depth < 0 ? $depth : $depth + 1);
     }
     return;
 }
 
 my %GROWS = map { $_ => 1 } qw(push unshift preinc postinc predec postdec);
 
-sub _note ($op, $name, $package, $found, $line, $every_request) {
-    if (my $kind = $OP_KIND{$name}) {
-        push @$found, {kind => $kind, line => $line, name => $name};
+# What each kind of op can show: ($op, $x, $line, $depth)
+my %NOTE = (
+    (   map {
+            my $kind = $OP_KIND{$_};
+            $_ => sub { _found($_[1], $kind, $_[2], $kind) }
+        } keys %OP_KIND
+    ),
+    (map { $_ => \&_regex } qw(match qr subst)),
+    (map { $_ => \&_opened } qw(open sysopen)),
+    gv      => sub ($op, $x, $line, $depth) { _exit_call($op, $x->{found}, $line) },
+    require => sub ($op, $x, $line, $depth) { _required($op, $x->{requires}) },
+    (map { $_ => \&_assigned } qw(sassign aassign)),
+);
+
+sub _note ($op, $name, $x, $line, $depth) {
+    _kept_lexical($op, $name, $x->{found}, $line) if $x->{library} && $depth < 0;
+    if    (my $note = $NOTE{$name}) { $note->($op, $x, $line, $depth) }
+    elsif (($GROWS{$name} || _appends($op, $name)) && !($x->{library} && $depth >= 0)) {
+        _grown($op, $x->{package}, $x->{found}, $line);
     }
-    elsif ($name eq 'match' || $name eq 'qr' || $name eq 'subst') {
-        push @$found, {kind => 'regex-o', line => $line, name => "/o"}
-            if $op->pmflags & B::PMf_KEEP;
+    return;
+}
+
+sub _found ($x, $kind, $line, $name) {
+    push @{$x->{found}}, {kind => $kind, line => $line, name => $name};
+    return;
+}
+
+sub _regex ($op, $x, $line, $depth) {
+    _found($x, 'regex-o', $line, '/o') if $op->pmflags & B::PMf_KEEP;
+    return;
+}
+
+sub _opened ($op, $x, $line, $depth) {
+    my $handle = _global_handle($op);
+    _found($x, 'open-handle', $line, $handle) if $handle;
+    return;
+}
+
+# Whether a statement runs each time its file runs: a statement of the script's own body (each
+# request), anything in a library's body (each time it loads, once per compile)
+sub _each_time ($x, $depth) { $x->{library} ? $depth >= 0 : $depth == 2 }
+
+# require "lib.pl" and require Some::Module: the name, when it is a constant
+sub _required ($op, $requires) {
+    return unless $op->flags & B::OPf_KIDS;
+    my $kid = $op->first;
+    return unless $kid->name eq 'const';
+    my $sv = $kid->sv;
+    $sv = $PAD->[$kid->targ] if !$$sv && $kid->targ;    # A threaded perl keeps it in the pad
+    return unless $sv && $sv->isa('B::PV') && !($sv->FLAGS & (B::SVf_IOK | B::SVf_NOK));
+    my $name = $sv->PV;
+    push @$requires, $name if defined $name && length $name && $name !~ /\Av?[\d.]+\z/;
+    return;
+}
+
+# Ops whose target can be a lexical written in place ($x = $x + 1 and $x .= "..." compile so)
+my %TARGET_MY = map { $_ => 1 }
+    qw(concat multiconcat add subtract multiply divide modulo repeat join sprintf substr);
+my %CHANGES = (%GROWS, map { $_ => 1 } qw(sassign aassign));
+
+# In a library's named sub: a file-level my it changes (perl marks the sub's copy of it as
+# coming from outside), which keeps its value from one request to the next
+sub _kept_lexical ($op, $name, $found, $line) {
+    my @written;
+    if    ($TARGET_MY{$name} && $op->private & B::OPpTARGET_MY) { @written = ($op->targ) }
+    elsif ($CHANGES{$name} || _appends($op, $name)) {
+        my $target
+            = $name eq 'sassign' ? $op->last
+            : $name eq 'aassign' ? $op->last->first
+            :                      $op->first;
+        $target  = $target->sibling while $target && $$target && $target->name eq 'pushmark';
+        @written = _lexical_of($target);
     }
-    elsif ($name eq 'open' || $name eq 'sysopen') {
-        my $handle = _global_handle($op);
-        push @$found, {kind => 'open-handle', line => $line, name => $handle} if $handle;
+    for my $var (map { _outer_name($_) } @written) {
+        push @$found, {kind => 'lib-state', line => $line, name => $var};
     }
-    elsif ($name eq 'gv') { _exit_call($op, $found, $line) }
-    elsif ($name eq 'sassign' || $name eq 'aassign') {
-        _assigned($op, $package, $found, $line, $every_request);
+    return;
+}
+
+# The pad slots (or names) an op writes through: my $x, my @a, my %h, and $h{...} of a my %h
+sub _lexical_of ($op) {
+    return unless $op && $$op;
+    $op = $op->first while $op->name eq 'null' && $op->flags & B::OPf_KIDS;
+    my $name = $op->name;
+    return $op->targ if $name eq 'padsv' || $name eq 'padav' || $name eq 'padhv';
+    return _lexical_of($op->first) if $name eq 'helem' || $name eq 'aelem';
+    if ($name eq 'multideref') {
+        my ($var, $open) = $op->string($CV) =~ /\A\$(\w+)([\[{])/ or return;
+        return ($open eq '[' ? '@' : '%') . $var;
     }
-    elsif ($GROWS{$name} || _appends($op, $name)) {
-        _grown($op, $package, $found, $line);
+    return;
+}
+
+# The name of a lexical that comes from the sub's file, not the sub (its slot, or its name)
+sub _outer_name ($slot) {
+    my $names = $CV->PADLIST->ARRAYelt(0);
+    for my $i ($slot =~ /\A\d+\z/ ? ($slot) : (1 .. $names->MAX)) {
+        my $pn = $names->ARRAYelt($i);
+        next unless $$pn && ($pn->FLAGS & B::PADNAMEt_OUTER);
+        my $pv = $pn->PV // next;
+        return $pv if $slot =~ /\A\d+\z/ || $pv eq $slot;
     }
     return;
 }
@@ -121,8 +209,9 @@ sub _global_handle ($op) {
 }
 
 # What an assignment writes: %SIG, $0 and the package's own variables
-# (a package variable set by a statement of the script's own body is set on every request)
-sub _assigned ($op, $package, $found, $line, $every_request) {
+# (a package variable set by a statement that runs each time is set on every request)
+sub _assigned ($op, $x, $line, $depth) {
+    my ($package, $found, $each_time) = ($x->{package}, $x->{found}, _each_time($x, $depth));
     my $target = $op->name eq 'sassign' ? $op->last : $op->last->first;
     for (my $t = $target; $t && $$t; $t = $t->sibling) {
         my ($sigil, $gv) = _variable($t) or next;
@@ -130,7 +219,7 @@ sub _assigned ($op, $package, $found, $line, $every_request) {
         my $in   = $gv->STASH->NAME;
         if    ($name eq 'SIG') { push @$found, {kind => 'sig',     line => $line, name => '%SIG'} }
         elsif ($name eq '0')   { push @$found, {kind => 'dollar0', line => $line, name => '$0'} }
-        elsif (!$every_request && $in eq $package && $name =~ /\A[A-Za-z_]\w*\z/) {
+        elsif (!$each_time && $in eq $package && $name =~ /\A[A-Za-z_]\w*\z/) {
             push @$found, {kind => 'global', line => $line, name => "$sigil$name"};
         }
         last if $op->name eq 'sassign';
@@ -191,15 +280,17 @@ Perennial::Doctor::Static - what a script's compiled code shows about staying re
 
 =head1 SYNOPSIS
 
-    my @found = Perennial::Doctor::Static::findings($compiled, \@warnings, $path);
-    # ({kind => 'regex-o', line => 12, name => '/o'}, ...)
+    my ($found, $requires) = Perennial::Doctor::Static::findings($compiled, \@warnings, $path);
+    # [{kind => 'regex-o', line => 12, name => '/o'}, ...], ['./lib.pl', ...]
 
 =head1 DESCRIPTION
 
 Walks the optree of a script compiled as Registry compiles it (the script's body and the subs
 its file defines) and reports, with the line: package variables it assigns (C<global>), perl's
 "will not stay shared" warnings (C<closure>), C</o> regexes, C<open> of a global handle,
-C<flock>, C<exit>, C<chdir>, C<umask>, C<%SIG> and C<$0> assignments, and C<-T>. The meaning
-of each, and its fix, are L<Perennial::Doctor::Findings>'.
+C<flock>, C<exit>, C<chdir>, C<umask>, C<%SIG> and C<$0> assignments, and C<-T>; and the
+names it requires with a constant. Walking a library the script requires (the fourth argument
+true), it reports the library's file-level C<my> variables that its subs change
+(C<lib-state>). The meaning of each, and its fix, are L<Perennial::Doctor::Findings>'.
 
 =cut
