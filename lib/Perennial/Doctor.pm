@@ -1,5 +1,6 @@
 package Perennial::Doctor;
 use v5.36;
+use Cwd        ();
 use File::Spec ();
 use JSON::PP   ();
 use POSIX      ();
@@ -116,10 +117,12 @@ sub _library ($name, $from) {
     return $file;
 }
 
-# Every script examined; a file that another of them requires is reported as that one's library
-# (what it does is found in the script that loads it), not as a script of its own
-sub report (@paths) {
-    my @results = map { examine($_) } @paths;
+# Every script examined ({script, served => [{mode, url, where}]}: how it is served, from
+# Perennial::Doctor::Sites, or the one mode asked for); a file that another of them requires is
+# reported as that one's library (what it does is found in the script that loads it), not as a
+# script of its own
+sub report (@scripts) {
+    my @results = map { +{%{examine($_->{script})}, served => $_->{served}} } @scripts;
     my %loaded_by;
     for my $r (@results) { push @{$loaded_by{$_}}, $r->{script} for @{$r->{libraries}} }
     for my $r (grep { $loaded_by{$_->{script}} } @results) {
@@ -132,33 +135,86 @@ sub _first_line ($error) { (split /\n/, $error)[0] // 'unknown error' }
 
 # The findings that make a script ({script, findings}) unsafe in $mode
 sub unsafe ($result, $mode) {
+    return if $result->{library_of};
     return grep { Perennial::Doctor::Findings::unsafe_in($mode, $_) } @{$result->{findings}};
 }
 
-# The report for a terminal: per script, each finding with its line, what it does and the fix
-sub table ($results, $mode) {
+# Per mode the script is served in: {mode, urls, where, unsafe => number of findings}
+sub verdicts ($result) {
+    my (%by, @modes);
+    for my $how (@{$result->{served}}) {
+        my $v = $by{$how->{mode}} //= do {
+            push @modes, $how->{mode};
+            {   mode   => $how->{mode},
+                urls   => [],
+                where  => [],
+                unsafe => scalar unsafe($result, $how->{mode})
+            };
+        };
+        push @{$v->{urls}}, $how->{url} if defined $how->{url};
+        push @{$v->{where}}, $how->{where}
+            if defined $how->{where} && !grep { $_ eq $how->{where} } @{$v->{where}};
+    }
+    return map { $by{$_} } @modes;
+}
+
+# Whether a script is unsafe in any mode it is served in
+sub any_unsafe ($result) {
+    scalar grep { $_->{unsafe} } verdicts($result);
+}
+
+# The report for a terminal: per script, its verdict in each mode it is served in, then each
+# finding with its line, what it does and the fix
+sub table ($results) {
     my $out = '';
     for my $r (@$results) {
-        my @unsafe = unsafe($r, $mode);
-        $out
-            .= sprintf "%s: %s\n", $r->{script},
-            $r->{library_of} ? 'a library, examined with ' . join(', ', @{$r->{library_of}})
-            : @unsafe        ? 'unsafe under ' . ucfirst($mode) . " (" . scalar(@unsafe) . ')'
-            :                  'safe under ' . ucfirst($mode);
+        $out .= _heading($r);
         for my $f (@{$r->{findings}}) {
             my $where = $f->{file} ? ($f->{file} =~ m{([^/]+)\z})[0] . ' ' : '';
             $out .= sprintf "  %sline %-4d %-8s %s [%s]\n           fix: %s\n", $where,
-                $f->{line}, $f->{level}, $f->{does}, $f->{evidence}, $f->{fix};
+                $f->{line}, $f->{level}, $f->{does}, _evidence($f), $f->{fix};
         }
     }
     return $out;
 }
 
-sub json ($results, $mode) {
+# A script's first line: what it is to each mode it is served in
+sub _heading ($r) {
+    my $name = _shown($r->{script});
+    return
+        "$name: a library, examined with "
+        . join(', ', map { _shown($_) } @{$r->{library_of}}) . "\n"
+        if $r->{library_of};
+    my @verdicts = verdicts($r);
+    return "$name: " . _verdict($verdicts[0]) . "\n" if @verdicts == 1 && !@{$verdicts[0]{urls}};
+    return join '', "$name:\n", map { '  ' . _verdict($_) . "\n" } @verdicts;
+}
+
+my %MODE_NAME = (registry => 'Registry', perlrun => 'PerlRun', cgi => 'CGI');
+
+sub _verdict ($v) {
+    my $name = $MODE_NAME{$v->{mode}};
+    my $said = $v->{unsafe} ? "unsafe under $name ($v->{unsafe})" : "safe under $name";
+    $said .= ': ' . join(', ', @{$v->{urls}})                           if @{$v->{urls}};
+    $said .= ' (' . join(', ', map { _shown($_) } @{$v->{where}}) . ')' if @{$v->{where}};
+    return $said;
+}
+
+# A path below the working directory as a relative one, for a shorter table
+sub _shown ($path) {
+    my $here = Cwd::getcwd() // return $path;
+    return index($path, "$here/") == 0 ? substr($path, length($here) + 1) : $path;
+}
+
+sub _evidence ($f) { ref $f->{evidence} ? join(', ', @{$f->{evidence}}) : $f->{evidence} }
+
+sub json ($results) {
     my @scripts = map {
-        +{  script    => $_->{script},
-            mode      => $mode,
-            safe      => unsafe($_, $mode) ? JSON::PP::false : JSON::PP::true,
+        my @verdicts = verdicts($_);
+        +{  script => $_->{script},
+            safe   => any_unsafe($_) ? JSON::PP::false : JSON::PP::true,
+            modes  =>
+                [map { +{%$_, safe => $_->{unsafe} ? JSON::PP::false : JSON::PP::true} } @verdicts],
             findings  => $_->{findings},
             libraries => $_->{libraries},
             ($_->{library_of} ? (library_of => $_->{library_of}) : ()),
@@ -177,9 +233,9 @@ Perennial::Doctor - which CGI scripts are safe to run resident, and in which mod
 
 =head1 SYNOPSIS
 
-    my @results = map { {script => $_, findings => [Perennial::Doctor::examine($_)]} }
-        Perennial::Doctor::scripts(@ARGV);
-    print Perennial::Doctor::table(\@results, 'registry');
+    my @results = Perennial::Doctor::report(
+        map { {script => $_, served => [{mode => 'registry'}]} } Perennial::Doctor::scripts(@ARGV));
+    print Perennial::Doctor::table(\@results);
 
 =head1 DESCRIPTION
 

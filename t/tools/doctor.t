@@ -3,7 +3,8 @@ use lib 't/lib';
 use Test::More;
 use JSON::PP        ();
 use Cwd             ();
-use Perennial::Test qw(perennial);
+use File::Temp      qw(tempdir);
+use Perennial::Test qw(perennial write_file);
 
 # perennial doctor over a directory of scripts with one pitfall each, and clean ones: every
 # finding with its line, nothing on the clean scripts, and the exit status a CI job reads
@@ -75,5 +76,68 @@ is $code, 1, 'a path that is not there';
 like $out, qr{No such script or directory: "no/such/dir"}, 'says so';
 ($out, $code) = perennial('doctor');
 is $code, 2, 'no path: usage';
+
+# -c: the scripts a configuration serves, each in the modes it is served in, with the URL and
+# the line that chose the handler; a directory served by no script handler is not examined
+my $dir     = tempdir(CLEANUP => 1);
+my $scripts = "$here/t/doctor/scripts";
+my $conf    = write_file("$dir/doctor.conf", <<"CONF");
+Alias /reg $scripts
+Alias /run $scripts
+ScriptAlias /cgi-bin/ $scripts/
+Alias /static $here/t/doctor/slow
+<Location /reg>
+    SetHandler perl-script
+    PerlResponseHandler ModPerl::Registry
+</Location>
+<Location /run>
+    SetHandler perl-script
+    PerlResponseHandler ModPerl::PerlRun
+</Location>
+<VirtualHost *:80>
+    ServerName other.example
+    Alias /more $here/examples/cgi-bin
+    <Location /more>
+        SetHandler perl-script
+        PerlResponseHandler ModPerl::Registry
+    </Location>
+</VirtualHost>
+CONF
+($out, $code) = perennial('doctor', '--json', '-c', $conf);
+is $code, 1, '-c: some scripts are unsafe in a mode they are served in';
+$report = JSON::PP->new->decode($out);
+%by     = map { ($_->{script} =~ m{([^/]+)\z})[0] => $_ } @{$report->{scripts}};
+ok !$by{'waits.pl'},                         'a directory served as static files is not examined';
+ok $by{'hello.pl'} && $by{'hello.pl'}{safe}, 'a virtual host\'s scripts are';
+my $modes = sub ($name) {
+    join ', ',
+        map { "$_->{mode} " . ($_->{safe} ? 'safe' : 'unsafe') . " @{$_->{urls}}" }
+        @{$by{$name}{modes}};
+};
+is $modes->('global.pl'),
+    'registry unsafe /reg/global.pl, perlrun safe /run/global.pl, cgi safe /cgi-bin/global.pl',
+    'a script in each mode it is served in, with its URL';
+is $modes->('broken.pl'),
+    'registry unsafe /reg/broken.pl, perlrun unsafe /run/broken.pl, cgi unsafe /cgi-bin/broken.pl',
+    'one that does not compile is unsafe in all of them';
+like $by{'global.pl'}{modes}[0]{where}[0], qr{doctor\.conf line 5\z},
+    'with the section that chose the handler';
+
+($out, $code) = perennial('doctor', '-c', $conf, "$scripts/global.pl", "$scripts/handled.pl");
+like $out,
+    qr{\At/doctor/scripts/global\.pl:\n  unsafe under Registry \(1\): /reg/global\.pl \(.*doctor\.conf line 5\)\n.*\n  safe under CGI: /cgi-bin/global\.pl \(ScriptAlias\)\n},
+    'the paths given choose among the scripts the configuration serves';
+unlike $out, qr{clean\.pl}, 'and no others';
+write_file($conf, <<"CONF");
+Alias /run $scripts
+<Location /run>
+    SetHandler perl-script
+    PerlResponseHandler ModPerl::PerlRun
+</Location>
+CONF
+($out, $code) = perennial('doctor', '-c', $conf, "$scripts/global.pl");
+is $code, 0, 'the global is no danger where the configuration runs it under PerlRun';
+($out, $code) = perennial('doctor', '-c', $conf, '--mode', 'cgi', $scripts);
+is $code, 2, '-c and --mode together: usage';
 
 done_testing;

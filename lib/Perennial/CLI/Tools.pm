@@ -1,5 +1,6 @@
 package Perennial::CLI::Tools;
 use v5.36;
+use Cwd          ();
 use File::Path   qw(make_path);
 use File::Spec   ();
 use Getopt::Long qw(GetOptionsFromArray);
@@ -7,6 +8,7 @@ use POSIX        qw(strftime);
 use Perennial::Bench;
 use Perennial::Config;
 use Perennial::Doctor;
+use Perennial::Doctor::Sites;
 use Perennial::Bench::Chart  qw(svg);
 use Perennial::Bench::Report qw(csv json knee series table);
 use Perennial::Bench::Spec;
@@ -38,23 +40,42 @@ sub bench (@argv) {
     return 0;
 }
 
-# perennial doctor: 0 when every script is safe in the mode, 1 when one is not, 2 for usage
+# perennial doctor: 0 when every script is safe in its mode, 1 when one is not, 2 for usage
 sub doctor (@argv) {
-    my %opt = (mode => 'registry');
-    GetOptionsFromArray(\@argv, \%opt, 'mode=s', 'json', 'timeout=i') or return 2;
-    if (!@argv || !grep { $_ eq $opt{mode} } Perennial::Doctor::Findings::modes()) {
-        print STDERR
-            "Usage: perennial doctor [--mode registry|perlrun|cgi] [--json] [--timeout SECONDS]"
-            . " DIR|SCRIPT ...\n";
+    my %opt;
+    GetOptionsFromArray(\@argv, \%opt, 'mode=s', 'json', 'timeout=i', 'config|c=s') or return 2;
+    my $mode = $opt{mode} // 'registry';
+    if (   (!@argv && !defined $opt{config})
+        || (defined $opt{mode} && defined $opt{config})
+        || !grep { $_ eq $mode } Perennial::Doctor::Findings::modes())
+    {
+        print STDERR "Usage: perennial doctor [--mode registry|perlrun|cgi] [--json]"
+            . " [--timeout SECONDS] DIR|SCRIPT ...\n"
+            . "       perennial doctor -c perennial.conf [--json] [--timeout SECONDS] [DIR|SCRIPT ...]\n";
         return 2;
     }
     local $Perennial::Doctor::SECONDS = $opt{timeout} if $opt{timeout};
-    my @results = Perennial::Doctor::report(Perennial::Doctor::scripts(@argv));
-    print $opt{json}
-        ? Perennial::Doctor::json(\@results, $opt{mode})
-        : Perennial::Doctor::table(\@results, $opt{mode});
-    my $unsafe = grep { Perennial::Doctor::unsafe($_, $opt{mode}) } @results;
-    return $unsafe ? 1 : 0;
+    my @scripts
+        = defined $opt{config}
+        ? _configured($opt{config}, @argv)
+        : map { {script => $_, served => [{mode => $mode}]} } Perennial::Doctor::scripts(@argv);
+    my @results = Perennial::Doctor::report(@scripts);
+    print $opt{json} ? Perennial::Doctor::json(\@results) : Perennial::Doctor::table(\@results);
+    return (grep { Perennial::Doctor::any_unsafe($_) } @results) ? 1 : 0;
+}
+
+# The scripts a configuration serves (below the paths given, if any), each with its modes
+sub _configured ($file, @paths) {
+    my $config  = Perennial::Config->load(file => $file);
+    my @scripts = Perennial::Doctor::Sites->scripts($config);
+    die "$file serves no scripts (no Alias, ScriptAlias or DocumentRoot leads to one)\n"
+        unless @scripts;
+    return @scripts unless @paths;
+    my @under = map { Cwd::realpath($_) // die "No such script or directory: \"$_\"\n" } @paths;
+    return grep {
+        my $s = $_->{script};
+        grep { $s eq $_ || index($s, "$_/") == 0 } @under
+    } @scripts;
 }
 
 sub tune (@argv) {
