@@ -1,12 +1,13 @@
 package Perennial::Doctor;
 use v5.36;
-use Cwd        ();
 use File::Spec ();
 use JSON::PP   ();
 use POSIX      ();
 use Perennial::Executor::Compiler;
 use Perennial::Executor::Inc;
 use Perennial::Doctor::Findings;
+use Perennial::Doctor::Dynamic;
+use Perennial::Doctor::Log;
 use Perennial::Doctor::Static;
 
 # perennial doctor: which CGI scripts are safe to run resident, and in which mode. Each script
@@ -52,12 +53,10 @@ sub examine ($path) {
         ? JSON::PP->new->decode($json)
         : {found => [{kind => 'compile', line => 0, name => _ended($?)}]};
     return {
-        script   => $path,
-        findings => [
-            map { Perennial::Doctor::Findings::explain({%$_, evidence => 'static'}) }
-                @{$seen->{found}}
-        ],
+        script    => $path,
+        findings  => [map { +{%$_, evidence => ['static']} } @{$seen->{found}}],
         libraries => $seen->{libraries} // [],
+        fields    => $seen->{fields}    // [],
     };
 }
 
@@ -74,7 +73,7 @@ sub _static ($path) {
     local $SIG{__WARN__} = sub ($msg) { push @warnings, $msg };
     my ($dir) = $path =~ m{\A(.*)/};
     chdir $dir if defined $dir;
-    my ($found, $requires)
+    my ($found, $requires, $fields)
         = Perennial::Doctor::Static::findings(_compile($path), \@warnings, $path);
     my (@libraries, %done);
     my @todo = map { [$_, $path] } @$requires;
@@ -90,7 +89,7 @@ sub _static ($path) {
         push @$found, map { +{%$_, file => $file} } @$more;
         push @todo,   map { [$_, $file] } @$names;
     }
-    return {found => $found, libraries => \@libraries};
+    return {found => $found, libraries => \@libraries, fields => $fields};
 }
 
 sub _compile ($path) {
@@ -120,108 +119,61 @@ sub _library ($name, $from) {
 # Every script examined ({script, served => [{mode, url, where}]}: how it is served, from
 # Perennial::Doctor::Sites, or the one mode asked for); a file that another of them requires is
 # reported as that one's library (what it does is found in the script that loads it), not as a
-# script of its own
-sub report (@scripts) {
+# script of its own. $with: {run => run the scripts too (Perennial::Doctor::Dynamic), log => an
+# error log's text to read (Perennial::Doctor::Log)}.
+sub report ($with, @scripts) {
     my @results = map { +{%{examine($_->{script})}, served => $_->{served}} } @scripts;
     my %loaded_by;
     for my $r (@results) { push @{$loaded_by{$_}}, $r->{script} for @{$r->{libraries}} }
-    for my $r (grep { $loaded_by{$_->{script}} } @results) {
-        @$r{qw(findings library_of)} = ([], $loaded_by{$r->{script}});
+    for my $r (@results) {
+        if ($loaded_by{$r->{script}}) {
+            @$r{qw(findings library_of)} = ([], $loaded_by{$r->{script}});
+            next;
+        }
+        _evidence_of_log($r, $with->{log}) if defined $with->{log};
+        _evidence_of_run($r) if $with->{run} && grep { $_->{mode} eq 'registry' } @{$r->{served}};
+        $r->{findings} = [
+            map  { Perennial::Doctor::Findings::explain($_) }
+            sort { $a->{line} <=> $b->{line} || $a->{kind} cmp $b->{kind} } @{$r->{findings}}
+        ];
     }
     return @results;
 }
 
+# What the server's error log says about the script and its libraries
+sub _evidence_of_log ($r, $text) {
+    for my $file ($r->{script}, @{$r->{libraries}}) {
+        _merge($r, 'log',
+            map { $file eq $r->{script} ? $_ : {%$_, file => $file} }
+                Perennial::Doctor::Log::findings($text, $file));
+    }
+    return;
+}
+
+# What running it showed, and what the runs' log said
+sub _evidence_of_run ($r) {
+    my ($handler) = map { $_->{handler} // () } grep { $_->{mode} eq 'registry' } @{$r->{served}};
+    my ($found, $log)
+        = Perennial::Doctor::Dynamic->run($r->{script}, $r->{fields},
+        $handler // 'Perennial::Registry', $SECONDS);
+    _merge($r, 'dynamic', @$found, Perennial::Doctor::Log::findings($log, $r->{script}));
+    return;
+}
+
+# Findings from more evidence: one already found (the same kind and name) says so too
+sub _merge ($r, $evidence, @found) {
+    for my $f (@found) {
+        my ($same)
+            = grep { $_->{kind} eq $f->{kind} && $_->{name} eq $f->{name} } @{$r->{findings}};
+        if (!$same) { push @{$r->{findings}}, {%$f, evidence => [$evidence]}; next }
+        push @{$same->{evidence}}, $evidence unless grep { $_ eq $evidence } @{$same->{evidence}};
+        $same->{seen} //= $f->{seen} if defined $f->{seen};
+        $same->{line} = $f->{line}   if !$same->{line};
+    }
+    return;
+}
+
 sub _first_line ($error) { (split /\n/, $error)[0] // 'unknown error' }
-
-# The findings that make a script ({script, findings}) unsafe in $mode
-sub unsafe ($result, $mode) {
-    return if $result->{library_of};
-    return grep { Perennial::Doctor::Findings::unsafe_in($mode, $_) } @{$result->{findings}};
-}
-
-# Per mode the script is served in: {mode, urls, where, unsafe => number of findings}
-sub verdicts ($result) {
-    my (%by, @modes);
-    for my $how (@{$result->{served}}) {
-        my $v = $by{$how->{mode}} //= do {
-            push @modes, $how->{mode};
-            {   mode   => $how->{mode},
-                urls   => [],
-                where  => [],
-                unsafe => scalar unsafe($result, $how->{mode})
-            };
-        };
-        push @{$v->{urls}}, $how->{url} if defined $how->{url};
-        push @{$v->{where}}, $how->{where}
-            if defined $how->{where} && !grep { $_ eq $how->{where} } @{$v->{where}};
-    }
-    return map { $by{$_} } @modes;
-}
-
-# Whether a script is unsafe in any mode it is served in
-sub any_unsafe ($result) {
-    scalar grep { $_->{unsafe} } verdicts($result);
-}
-
-# The report for a terminal: per script, its verdict in each mode it is served in, then each
-# finding with its line, what it does and the fix
-sub table ($results) {
-    my $out = '';
-    for my $r (@$results) {
-        $out .= _heading($r);
-        for my $f (@{$r->{findings}}) {
-            my $where = $f->{file} ? ($f->{file} =~ m{([^/]+)\z})[0] . ' ' : '';
-            $out .= sprintf "  %sline %-4d %-8s %s [%s]\n           fix: %s\n", $where,
-                $f->{line}, $f->{level}, $f->{does}, _evidence($f), $f->{fix};
-        }
-    }
-    return $out;
-}
-
-# A script's first line: what it is to each mode it is served in
-sub _heading ($r) {
-    my $name = _shown($r->{script});
-    return
-        "$name: a library, examined with "
-        . join(', ', map { _shown($_) } @{$r->{library_of}}) . "\n"
-        if $r->{library_of};
-    my @verdicts = verdicts($r);
-    return "$name: " . _verdict($verdicts[0]) . "\n" if @verdicts == 1 && !@{$verdicts[0]{urls}};
-    return join '', "$name:\n", map { '  ' . _verdict($_) . "\n" } @verdicts;
-}
-
-my %MODE_NAME = (registry => 'Registry', perlrun => 'PerlRun', cgi => 'CGI');
-
-sub _verdict ($v) {
-    my $name = $MODE_NAME{$v->{mode}};
-    my $said = $v->{unsafe} ? "unsafe under $name ($v->{unsafe})" : "safe under $name";
-    $said .= ': ' . join(', ', @{$v->{urls}})                           if @{$v->{urls}};
-    $said .= ' (' . join(', ', map { _shown($_) } @{$v->{where}}) . ')' if @{$v->{where}};
-    return $said;
-}
-
-# A path below the working directory as a relative one, for a shorter table
-sub _shown ($path) {
-    my $here = Cwd::getcwd() // return $path;
-    return index($path, "$here/") == 0 ? substr($path, length($here) + 1) : $path;
-}
-
-sub _evidence ($f) { ref $f->{evidence} ? join(', ', @{$f->{evidence}}) : $f->{evidence} }
-
-sub json ($results) {
-    my @scripts = map {
-        my @verdicts = verdicts($_);
-        +{  script => $_->{script},
-            safe   => any_unsafe($_) ? JSON::PP::false : JSON::PP::true,
-            modes  =>
-                [map { +{%$_, safe => $_->{unsafe} ? JSON::PP::false : JSON::PP::true} } @verdicts],
-            findings  => $_->{findings},
-            libraries => $_->{libraries},
-            ($_->{library_of} ? (library_of => $_->{library_of}) : ()),
-        }
-    } @$results;
-    return JSON::PP->new->canonical->pretty->encode({scripts => \@scripts});
-}
 
 1;
 

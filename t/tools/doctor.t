@@ -49,7 +49,7 @@ is_deeply $by{'lib_words.pl'}{library_of},
 my ($first) = @{$by{'global.pl'}{findings}};
 like $first->{does}, qr/request that does not set it sees the last request's value/, 'what it does';
 like $first->{fix},  qr/ModPerl::PerlRun/, 'and the fix, with the mode that runs it unchanged';
-is $first->{evidence}, 'static', 'labelled with its evidence';
+is_deeply $first->{evidence}, ['static'], 'labelled with its evidence';
 
 ($out, $code) = perennial('doctor', 't/doctor/scripts/clean.pl', 't/doctor/scripts/handled.pl');
 is $code, 0, 'exit status 0 when every script is safe';

@@ -8,6 +8,8 @@ use POSIX        qw(strftime);
 use Perennial::Bench;
 use Perennial::Config;
 use Perennial::Doctor;
+use Perennial::Doctor::Log;
+use Perennial::Doctor::Report;
 use Perennial::Doctor::Sites;
 use Perennial::Bench::Chart  qw(svg);
 use Perennial::Bench::Report qw(csv json knee series table);
@@ -43,15 +45,17 @@ sub bench (@argv) {
 # perennial doctor: 0 when every script is safe in its mode, 1 when one is not, 2 for usage
 sub doctor (@argv) {
     my %opt;
-    GetOptionsFromArray(\@argv, \%opt, 'mode=s', 'json', 'timeout=i', 'config|c=s') or return 2;
+    GetOptionsFromArray(\@argv, \%opt, 'mode=s', 'json', 'timeout=i', 'config|c=s', 'run', 'log=s')
+        or return 2;
     my $mode = $opt{mode} // 'registry';
     if (   (!@argv && !defined $opt{config})
         || (defined $opt{mode} && defined $opt{config})
         || !grep { $_ eq $mode } Perennial::Doctor::Findings::modes())
     {
-        print STDERR "Usage: perennial doctor [--mode registry|perlrun|cgi] [--json]"
-            . " [--timeout SECONDS] DIR|SCRIPT ...\n"
-            . "       perennial doctor -c perennial.conf [--json] [--timeout SECONDS] [DIR|SCRIPT ...]\n";
+        print STDERR
+            "Usage: perennial doctor [--mode registry|perlrun|cgi] [OPTIONS] DIR|SCRIPT ...\n"
+            . "       perennial doctor -c perennial.conf [OPTIONS] [DIR|SCRIPT ...]\n"
+            . "Options: --run (run each script too), --log ERROR_LOG, --json, --timeout SECONDS\n";
         return 2;
     }
     local $Perennial::Doctor::SECONDS = $opt{timeout} if $opt{timeout};
@@ -59,9 +63,16 @@ sub doctor (@argv) {
         = defined $opt{config}
         ? _configured($opt{config}, @argv)
         : map { {script => $_, served => [{mode => $mode}]} } Perennial::Doctor::scripts(@argv);
-    my @results = Perennial::Doctor::report(@scripts);
-    print $opt{json} ? Perennial::Doctor::json(\@results) : Perennial::Doctor::table(\@results);
-    return (grep { Perennial::Doctor::any_unsafe($_) } @results) ? 1 : 0;
+    my %with = (run => $opt{run});
+    if (defined $opt{log}) {
+        $with{log} = eval { Perennial::Doctor::Log::read_file($opt{log}) }
+            // do { print STDERR "perennial doctor: $@"; return 2 };
+    }
+    my @results = Perennial::Doctor::report(\%with, @scripts);
+    print $opt{json}
+        ? Perennial::Doctor::Report::json(\@results)
+        : Perennial::Doctor::Report::table(\@results);
+    return (grep { Perennial::Doctor::Report::any_unsafe($_) } @results) ? 1 : 0;
 }
 
 # The scripts a configuration serves (below the paths given, if any), each with its modes

@@ -83,6 +83,26 @@ my %KIND = (
         does  => '%s ends the request, not the worker',
         fix   => 'nothing to change',
     },
+    output => {
+        level     => 'unsafe',
+        unsafe_in => ['registry'],
+        does => '%s differs from the answer a fresh interpreter gives to the same request: what'
+            . ' it answers depends on the requests the worker served before',
+        fix => "find what keeps its value (the findings beside this one) and set it on every"
+            . " request; $PERLRUN",
+    },
+    leak => {
+        level     => 'unsafe',
+        unsafe_in => [qw(registry perlrun)],
+        does      => '%s changed by the script stays changed for the scripts the worker runs next',
+        fix       => 'put it back before the request ends (local, or close what was opened), or run'
+            . ' it under CGI (mod_cgi\'s mode: SetHandler cgi-script)',
+    },
+    run => {
+        level => 'note',
+        does  => 'it could not be run for the dynamic evidence: %s',
+        fix   => 'run it by hand under PerlRun and Registry, with the requests it gets',
+    },
     compile => {
         level     => 'unsafe',
         unsafe_in => [qw(registry perlrun cgi)],

@@ -101,7 +101,8 @@ sub _served ($dispatch, $url) {
         = $chose && $chose->{file} ? "$chose->{file} line $chose->{line}"
         : $plan->{root}{script}    ? 'ScriptAlias'
         :                            'AddHandler';
-    return {file => $plan->{hit}{file}, how => {mode => $mode, url => $url, where => $where}};
+    my $how = {mode => $mode, url => $url, where => $where, handler => $set->{$key}};
+    return {file => $plan->{hit}{file}, how => $how};
 }
 
 1;

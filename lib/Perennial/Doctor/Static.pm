@@ -24,7 +24,13 @@ my %OP_KIND = (
 # requires, not the script. Returns the findings, and the names the file requires with a
 # constant (`require "./lib.pl"`; a `use` has run and left no op).
 sub findings ($compiled, $warnings, $path, $library = 0) {
-    my $x = {package => $compiled->{package}, found => [], requires => [], library => $library};
+    my $x = {
+        package  => $compiled->{package},
+        found    => [],
+        requires => [],
+        fields   => [],
+        library  => $library
+    };
     for my $w ($library ? () : @$warnings) {
         push @{$x->{found}}, {kind => 'closure', line => $2, name => $1}
             if $w =~ /\AVariable "([^"]+)" will not stay shared at \Q$path\E line (\d+)/;
@@ -41,7 +47,8 @@ sub findings ($compiled, $warnings, $path, $library = 0) {
     my %seen;
     my @sorted = sort { $a->{line} <=> $b->{line} || $a->{kind} cmp $b->{kind} }
         grep { !$seen{"$_->{kind} $_->{line} $_->{name}"}++ } @{$x->{found}};
-    return (\@sorted, $x->{requires});
+    my %field;
+    return (\@sorted, $x->{requires}, [grep { !$field{$_}++ } @{$x->{fields}}]);
 }
 
 # The subs the script's text defines in its package (not those imported into it)
@@ -87,8 +94,9 @@ my %NOTE = (
     ),
     (map { $_ => \&_regex } qw(match qr subst)),
     (map { $_ => \&_opened } qw(open sysopen)),
-    gv      => sub ($op, $x, $line, $depth) { _exit_call($op, $x->{found}, $line) },
-    require => sub ($op, $x, $line, $depth) { _required($op, $x->{requires}) },
+    gv       => sub ($op, $x, $line, $depth) { _exit_call($op, $x->{found}, $line) },
+    require  => sub ($op, $x, $line, $depth) { _required($op, $x->{requires}) },
+    entersub => sub ($op, $x, $line, $depth) { _form_field($op, $x->{fields}) },
     (map { $_ => \&_assigned } qw(sassign aassign)),
 );
 
@@ -126,12 +134,47 @@ sub _required ($op, $requires) {
     return unless $op->flags & B::OPf_KIDS;
     my $kid = $op->first;
     return unless $kid->name eq 'const';
-    my $sv = $kid->sv;
-    $sv = $PAD->[$kid->targ] if !$$sv && $kid->targ;    # A threaded perl keeps it in the pad
-    return unless $sv && $sv->isa('B::PV') && !($sv->FLAGS & (B::SVf_IOK | B::SVf_NOK));
-    my $name = $sv->PV;
+    my $name = _string($kid, $kid->sv);
     push @$requires, $name if defined $name && length $name && $name !~ /\Av?[\d.]+\z/;
     return;
+}
+
+# CGI.pm's param('name') and $q->param('name'): the form's field names, for the requests of
+# perennial doctor --run
+my %FORM = map { $_ => 1 } qw(param multi_param url_param upload);
+
+sub _form_field ($op, $fields) {
+    my @kids = _kids($op);
+    @kids = _kids($kids[0]) if @kids == 1 && $kids[0]->name eq 'null';
+    my $callee = pop @kids or return;
+    my $name
+        = $callee->name eq 'method_named' ? _string($callee, $callee->meth_sv)
+        : $callee->name eq 'null' && $callee->flags & B::OPf_KIDS ? _gv_name($callee->first)
+        :                                                           undef;
+    return unless $name && $FORM{$name};
+    my ($field) = map { _string($_, $_->sv) } grep { $_->name eq 'const' } @kids;
+    push @$fields, $field if defined $field && $field =~ /\A\w[\w.-]*\z/;
+    return;
+}
+
+sub _kids ($op) {
+    my @kids;
+    return @kids unless $op->flags & B::OPf_KIDS;
+    for (my $kid = $op->first; $kid && $$kid; $kid = $kid->sibling) { push @kids, $kid }
+    return @kids;
+}
+
+sub _gv_name ($op) {
+    return unless $op->name eq 'gv';
+    my $gv = _gv_of($op) or return;
+    return $gv->NAME;
+}
+
+# A constant string an op holds (a threaded perl keeps it in the pad)
+sub _string ($op, $sv) {
+    $sv = $PAD->[$op->targ] if !$$sv && $op->targ;
+    return unless $sv && $sv->isa('B::PV') && !($sv->FLAGS & (B::SVf_IOK | B::SVf_NOK));
+    return $sv->PV;
 }
 
 # Ops whose target can be a lexical written in place ($x = $x + 1 and $x .= "..." compile so)

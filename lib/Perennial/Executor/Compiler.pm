@@ -60,7 +60,8 @@ sub compile ($class, %args) {
         signals    => index($code, 'SIG') >= 0 || index($code, 'alarm') >= 0 ? 1 : 0,
         locale     => $code =~ /\bsetlocale\b/                               ? 1 : 0,
         request    => _reaches_request($code),
-        writes_env => _writes_env($code)
+        writes_env => _writes_env($code),
+        chdirs     => index($code, 'chdir') >= 0 ? 1 : 0,
     };
 }
 
