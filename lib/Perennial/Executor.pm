@@ -219,7 +219,7 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     Perennial::Executor::Signals::restore($signals);
     POSIX::setlocale(POSIX::LC_ALL(), $locale) if defined $locale;
     Perennial::Executor::Umask::put_back($self->{umask});    # Only if a umask ran
-    chdir $self->{home} if $chdir || $script->{chdirs};      # Without chdir: back if it moved
+    chdir $self->{home} if $script->{goes_home};
     $self->_cleanup($script);
     return ($error, $r);
 }

@@ -149,10 +149,14 @@ sub _compile ($self, $hit, $package, $began) {
             size    => $hit->{size},
             checked => $hit->{stamp},    # Its libraries are as loaded now
             inc     => [@INC],
-            findbin => $findbin,
-            warn    => $warn,
-            stderr  => Perennial::Executor::Errors->new($self->{log}, $file),
-            $resident                    # Kept: for the Perl status page, when and how fast
+
+            # Back to the executor's directory after each request: when it ran in its own, or
+            # when it may move (ModPerl::Registry leaves that for the next script)
+            goes_home => $self->{policy}{chdir} || $compiled->{chdirs},
+            findbin   => $findbin,
+            warn      => $warn,
+            stderr    => Perennial::Executor::Errors->new($self->{log}, $file),
+            $resident    # Kept: for the Perl status page, when and how fast
             ? ( lint_handles => 1,
                 compiled_at  => $began,
                 compile_ms   => (Time::HiRes::time() - $began) * 1000
