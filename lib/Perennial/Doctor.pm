@@ -185,14 +185,16 @@ Perennial::Doctor - which CGI scripts are safe to run resident, and in which mod
 
 =head1 SYNOPSIS
 
-    my @results = Perennial::Doctor::report(
+    my @results = Perennial::Doctor::report({run => 1},
         map { {script => $_, served => [{mode => 'registry'}]} } Perennial::Doctor::scripts(@ARGV));
-    print Perennial::Doctor::table(\@results);
+    print Perennial::Doctor::Report::table(\@results);
 
 =head1 DESCRIPTION
 
 The examination behind C<perennial doctor> (see L<Perennial::Manual::Scripts>): each script is
-compiled as Registry compiles it, in a process of its own, and what its optree shows is
-reported with the line, what it does under Registry and the fix.
+compiled as Registry compiles it, in a process of its own, with the libraries it requires
+(L<Perennial::Doctor::Static>); with C<run>, it is run too (L<Perennial::Doctor::Dynamic>); with
+C<log>, a server's error log is read (L<Perennial::Doctor::Log>). A finding that more than one
+of them found lists each in its C<evidence>. L<Perennial::Doctor::Report> prints the results.
 
 =cut

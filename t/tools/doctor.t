@@ -34,6 +34,9 @@ like $kinds->('broken.pl'),
     'a script that does not compile, with perl\'s reason';
 is_deeply [map { $_->{safe} ? 1 : 0 } @by{qw(clean.pl handled.pl global.pl)}], [1, 1, 0],
     'each script marked safe or not';
+is $kinds->('hard_exit.pl'),
+    'hard-exit CORE::exit line 6 (unsafe), hard-exit POSIX::_exit line 7 (unsafe)',
+    'exits that end the worker';
 is $kinds->('uses_libs.pl'), 'lib-state %seen line 7 (unsafe), lib-state $visitors line 8 (unsafe)',
     'a library\'s file-level my that its subs change, found through the script that requires it';
 is_deeply [map { ($_->{file} =~ m{([^/]+)\z})[0] } @{$by{'uses_libs.pl'}{findings}}],

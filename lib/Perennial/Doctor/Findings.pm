@@ -83,6 +83,15 @@ my %KIND = (
         does  => '%s ends the request, not the worker',
         fix   => 'nothing to change',
     },
+    'hard-exit' => {
+        level     => 'unsafe',
+        unsafe_in => [qw(registry perlrun)],
+        does      => '%s ends the worker, not the request: the client gets a 500, and the worker'
+            . ' with all it compiled is replaced',
+        fix =>
+            'use exit (Perennial ends the request with it), or run it under CGI (mod_cgi\'s mode:'
+            . ' SetHandler cgi-script)',
+    },
     output => {
         level     => 'unsafe',
         unsafe_in => ['registry'],

@@ -1,6 +1,7 @@
 package Perennial::Doctor::Static;
 use v5.36;
-use B ();
+use B                         ();
+use Perennial::Executor::Exit ();    # Its CORE::GLOBAL::exit, in place as the server has it
 
 # What a compiled script's optree shows that staying resident will change (perennial doctor's
 # static evidence): the script is compiled as Registry compiles it, then its code and its named
@@ -13,7 +14,7 @@ our $PAD;    # The pad of the sub being walked: where a threaded perl keeps an o
 our $CV;     # And the sub
 
 my %OP_KIND = (
-    exit  => 'exit',
+    exit  => 'hard-exit',    # CORE::exit: a plain exit calls Perennial's CORE::GLOBAL::exit
     chdir => 'chdir',
     umask => 'umask',
     flock => 'flock',
@@ -88,8 +89,8 @@ my %GROWS = map { $_ => 1 } qw(push unshift preinc postinc predec postdec);
 # What each kind of op can show: ($op, $x, $line, $depth)
 my %NOTE = (
     (   map {
-            my $kind = $OP_KIND{$_};
-            $_ => sub { _found($_[1], $kind, $_[2], $kind) }
+            my ($kind, $name) = ($OP_KIND{$_}, $_ eq 'exit' ? 'CORE::exit' : $_);
+            $_ => sub { _found($_[1], $kind, $_[2], $name) }
         } keys %OP_KIND
     ),
     (map { $_ => \&_regex } qw(match qr subst)),
@@ -232,11 +233,14 @@ sub _appends ($op, $name) {
     return ($name eq 'concat' || $name eq 'multiconcat') && $op->flags & B::OPf_STACKED;
 }
 
-# exit, once Perennial's CORE::GLOBAL::exit is in place: a call of that sub
+# exit, once Perennial's CORE::GLOBAL::exit is in place: a call of that sub; and POSIX::_exit
 sub _exit_call ($op, $found, $line) {
-    my $gv = _gv_of($op);
+    my $gv = _gv_of($op) or return;
+    my ($name, $in) = ($gv->NAME, $gv->STASH->NAME);
     push @$found, {kind => 'exit', line => $line, name => 'exit'}
-        if $gv && $gv->NAME eq 'exit' && $gv->STASH->NAME eq 'CORE::GLOBAL';
+        if $name eq 'exit' && $in eq 'CORE::GLOBAL';
+    push @$found, {kind => 'hard-exit', line => $line, name => 'POSIX::_exit'}
+        if $name eq '_exit' && $in eq 'POSIX';
     return;
 }
 
