@@ -1,12 +1,12 @@
 package Perennial::App;
 use v5.36;
-use File::Find   ();
 use Cwd          ();
 use Plack::Util  ();
 use Scalar::Util ();
 use Perennial::Config::Handlers;
 use Perennial::Config::VirtualHost qw(server_name_parts);
 use Perennial::Dispatch;
+use Perennial::Dispatch::Files;
 use Perennial::Executor;
 use Perennial::ErrorPage;
 use Perennial::Executor::CGI;
@@ -363,19 +363,7 @@ sub _preload_scripts ($config, $log, @dispatches) {
     }
 }
 
-sub _files ($dir) {
-    my @files;
-    File::Find::find(
-        {   no_chdir => 1,
-            wanted   => sub {
-                return $File::Find::prune = 1 if m{/\.[^/]*\z} && $_ ne $dir;
-                push @files, $_ if -f $_ && (/\.(?:pl|cgi)\z/ || -x _);
-            }
-        },
-        $dir
-    );
-    return _not_required(sort @files);
-}
+sub _files ($dir) { _not_required(Perennial::Dispatch::Files->scripts_below($dir)) }
 
 # Less the libraries the others load by path (`require "./countlib.pl"`, `do "lib.pl"`,
 # `require "$FindBin::Bin/lib.pl"`): they are not scripts, and compiled as one they would only

@@ -1,10 +1,10 @@
 package Perennial::Doctor;
 use v5.36;
 use File::Spec ();
-use JSON::PP   ();
-use POSIX      ();
 use Perennial::Executor::Compiler;
 use Perennial::Executor::Inc;
+use Perennial::Config::Handlers;
+use Perennial::Doctor::Child;
 use Perennial::Doctor::Findings;
 use Perennial::Doctor::Dynamic;
 use Perennial::Doctor::Log;
@@ -34,36 +34,19 @@ sub scripts (@paths) {
 # One script: {script, findings => [each explained (Perennial::Doctor::Findings), in line
 # order], libraries => [the files it requires that were examined with it]}
 sub examine ($path) {
-    pipe(my $in, my $out) or die "Can't make a pipe: $!\n";
-    my $pid = fork // die "Can't fork: $!\n";
-    if (!$pid) {
-        close $in;
-        alarm $SECONDS;    # A BEGIN block that waits for ever does not hold up the report
-        my $seen = eval { _static($path) }
-            // {found => [{kind => 'compile', line => 0, name => _first_line($@)}]};
-        print {$out} JSON::PP->new->canonical->encode($seen);
-        close $out;
-        POSIX::_exit(0);
-    }
-    close $out;
-    my $json = do { local $/; <$in> };
-    waitpid $pid, 0;
-    my $seen
-        = length $json
-        ? JSON::PP->new->decode($json)
-        : {found => [{kind => 'compile', line => 0, name => _ended($?)}]};
+    my $seen = Perennial::Doctor::Child->run(examination => $SECONDS, sub () { _static($path) });
+    my $found
+        = $seen->{error}
+        ? [{kind => 'compile', line => 0, name => _first_line($seen->{error})}]
+        : $seen->{found};
     return {
         script    => $path,
-        findings  => [map { +{%$_, evidence => ['static']} } @{$seen->{found}}],
+        findings  => [map { +{%$_, evidence => ['static']} } @$found],
         libraries => $seen->{libraries} // [],
         fields    => $seen->{fields}    // [],
+        relative  => $seen->{relative}  // [],
+        dismissed => $seen->{dismissed} // [],
     };
-}
-
-sub _ended ($status) {
-    return ($status & 127) == POSIX::SIGALRM()
-        ? "its examination took longer than $SECONDS seconds, and was stopped"
-        : "its examination ended with status $status";
 }
 
 # The script compiled, and each library it requires by a constant name compiled (not run) in
@@ -73,23 +56,24 @@ sub _static ($path) {
     local $SIG{__WARN__} = sub ($msg) { push @warnings, $msg };
     my ($dir) = $path =~ m{\A(.*)/};
     chdir $dir if defined $dir;
-    my ($found, $requires, $fields)
-        = Perennial::Doctor::Static::findings(_compile($path), \@warnings, $path);
+    my $seen  = Perennial::Doctor::Static::findings(_compile($path), \@warnings, $path);
+    my $found = $seen->{found};
     my (@libraries, %done);
-    my @todo = map { [$_, $path] } @$requires;
+    my @todo = map { [$_, $path] } @{$seen->{requires}};
+
     while (my $next = shift @todo) {
         my $file = _library(@$next) // next;
         next if $done{$file}++;
         push @libraries, $file;
-        my ($more, $names)
-            = eval { Perennial::Doctor::Static::findings(_compile($file), [], $file, 1); } or do {
+        my $more = eval { Perennial::Doctor::Static::findings(_compile($file), [], $file, 1) }
+            or do {
             push @$found, {kind => 'compile', line => 0, name => "$file: " . _first_line($@)};
             next;
             };
-        push @$found, map { +{%$_, file => $file} } @$more;
-        push @todo,   map { [$_, $file] } @$names;
+        push @$found, map { +{%$_, file => $file} } @{$more->{found}};
+        push @todo,   map { [$_, $file] } @{$more->{requires}};
     }
-    return {found => $found, libraries => \@libraries, fields => $fields};
+    return {%$seen, found => $found, libraries => \@libraries};
 }
 
 sub _compile ($path) {
@@ -130,6 +114,7 @@ sub report ($with, @scripts) {
             @$r{qw(findings library_of)} = ([], $loaded_by{$r->{script}});
             next;
         }
+        _evidence_of_handlers($r);
         _evidence_of_log($r, $with->{log}) if defined $with->{log};
         _evidence_of_run($r) if $with->{run} && grep { $_->{mode} eq 'registry' } @{$r->{served}};
         $r->{findings} = [
@@ -138,6 +123,26 @@ sub report ($with, @scripts) {
         ];
     }
     return @results;
+}
+
+# What depends on how the script is served: a require of ./lib.pl where the handler does not run
+# scripts in their own directory, a script CGI would run that is not executable
+sub _evidence_of_handlers ($r) {
+    my @astray = grep {
+        my $policy = Perennial::Config::Handlers::handler_policy($_->{handler} // '');
+        $policy && !$policy->{chdir}
+    } @{$r->{served}};
+    my %with = (
+        unsafe_in => [map { $_->{mode} } @astray],
+        handlers  => [map { $_->{handler} } @astray],
+        evidence  => ['static']
+    );
+    push @{$r->{findings}}, map { +{%$_, %with} } @{$r->{relative}} if @astray;
+    my $name = ($r->{script} =~ m{([^/]+)\z})[0];
+    push @{$r->{findings}},
+        {kind => 'not-executable', line => 0, name => $name, evidence => ['static']}
+        if !-x $r->{script} && grep { $_->{mode} eq 'cgi' } @{$r->{served}};
+    return;
 }
 
 # What the server's error log says about the script and its libraries
@@ -160,9 +165,12 @@ sub _evidence_of_run ($r) {
     return;
 }
 
-# Findings from more evidence: one already found (the same kind and name) says so too
+# Findings from more evidence: one already found (the same kind and name) says so too. What
+# the log says of something the compiled code showed to be harmless (perl's "will not stay
+# shared" for a my that only holds constants, the /o of a constant pattern) is left out.
 sub _merge ($r, $evidence, @found) {
-    for my $f (@found) {
+    my %dismissed = map { ("$_->{kind} $_->{name}" => 1) } @{$r->{dismissed} // []};
+    for my $f (grep { !$dismissed{"$_->{kind} $_->{name}"} } @found) {
         my ($same)
             = grep { $_->{kind} eq $f->{kind} && $_->{name} eq $f->{name} } @{$r->{findings}};
         if (!$same) { push @{$r->{findings}}, {%$f, evidence => [$evidence]}; next }

@@ -24,7 +24,7 @@ is $kinds->('grows.pl'), 'global @seen line 5 (unsafe), global $hits line 6 (uns
     'globals that grow';
 is $kinds->('closure.pl'), 'closure $count line 8 (unsafe)', 'a file-level my in a named sub';
 is $kinds->('regex_o.pl'), 'regex-o /o line 8 (unsafe)',     'a /o regex';
-is $kinds->('handle.pl'), 'open-handle COUNTER line 7 (unsafe), flock flock line 8 (unsafe)',
+is $kinds->('handle.pl'), 'open-handle COUNTER line 7 (unsafe), flock COUNTER line 8 (unsafe)',
     'a global handle, locked';
 is $kinds->('handled.pl'),
     'sig %SIG line 6 (handled), chdir chdir line 7 (handled), umask umask line 8 (handled), '
@@ -34,6 +34,11 @@ like $kinds->('broken.pl'),
     'a script that does not compile, with perl\'s reason';
 is_deeply [map { $_->{safe} ? 1 : 0 } @by{qw(clean.pl handled.pl global.pl)}], [1, 1, 0],
     'each script marked safe or not';
+is $kinds->('old_clean.pl'), '',
+    'old-style code that only looks like the pitfalls: globals reset first, foreach, a constant'
+    . ' /o, handles closed, file-level my constants, ||=';
+is $kinds->('caches.pl'), 'global $started line 6 (unsafe), open-handle DIR line 7 (unsafe)',
+    'a global set with ||=, a directory handle left open';
 is $kinds->('hard_exit.pl'),
     'hard-exit CORE::exit line 6 (unsafe), hard-exit POSIX::_exit line 7 (unsafe)',
     'exits that end the worker';
@@ -50,7 +55,7 @@ is_deeply $by{'lib_words.pl'}{library_of},
     [map {"$here/t/doctor/scripts/$_"} qw(lib_clean.pl uses_libs.pl)],
     'but as a library of the scripts that load it';
 my ($first) = @{$by{'global.pl'}{findings}};
-like $first->{does}, qr/request that does not set it sees the last request's value/, 'what it does';
+like $first->{does}, qr/a request sees what the ones before it left/, 'what it does';
 like $first->{fix},  qr/ModPerl::PerlRun/, 'and the fix, with the mode that runs it unchanged';
 is_deeply $first->{evidence}, ['static'], 'labelled with its evidence';
 
@@ -75,10 +80,18 @@ is $code, 1, 'a script whose examination does not end is unsafe';
 like $out, qr{waits\.pl: unsafe.*\n.*took longer than 2 seconds, and was stopped}, 'and why';
 
 ($out, $code) = perennial('doctor', 'no/such/dir');
-is $code, 1, 'a path that is not there';
+is $code, 2, 'a path that is not there: 2, as for usage';
 like $out, qr{No such script or directory: "no/such/dir"}, 'says so';
 ($out, $code) = perennial('doctor');
 is $code, 2, 'no path: usage';
+($out, $code) = perennial('doctor', '--mode', 'fastcgi', 't/doctor/scripts');
+is $code, 2, 'an unknown mode: usage';
+like $out, qr/no such mode: fastcgi/, 'which says so';
+($out, $code) = perennial('doctor', '--timeout', 0, 't/doctor/slow');
+is $code, 2, '--timeout 0 (which would wait for ever): usage';
+($out, $code) = perennial('doctor', '--log', 't/doctor', 't/doctor/scripts');
+is $code, 2, 'an error log that is a directory';
+like $out, qr/Can't read the error log "t\/doctor": it is a directory/, 'says so';
 
 # -c: the scripts a configuration serves, each in the modes it is served in, with the URL and
 # the line that chose the handler; a directory served by no script handler is not examined
@@ -140,6 +153,39 @@ Alias /run $scripts
 CONF
 ($out, $code) = perennial('doctor', '-c', $conf, "$scripts/global.pl");
 is $code, 0, 'the global is no danger where the configuration runs it under PerlRun';
+like $out, qr/\n  line 5 +fine +the package variable \$user/, 'and the table says it is fine there';
+
+# What depends on the handler: a require of ./lib.pl where scripts do not run in their own
+# directory (ModPerl::Registry, as mod_perl 2's); a script CGI would run that is not executable
+my $site = tempdir(CLEANUP => 1);
+write_file("$site/lib.pl", "sub lib_answer { 42 }\n1;\n");
+write_file("$site/uses.pl",
+    qq{require "./lib.pl";\nprint "Content-Type: text/plain\\n\\n", lib_answer();\n}, 0755);
+write_file("$site/plain.pl", qq{print "Content-Type: text/plain\\n\\nplain\\n";\n}, 0644);
+write_file($conf, <<"CONF");
+Alias /reg $site
+Alias /pre $site
+ScriptAlias /cgi-bin/ $site/
+<Location /reg>
+    SetHandler perl-script
+    PerlResponseHandler ModPerl::Registry
+</Location>
+<Location /pre>
+    SetHandler perl-script
+    PerlResponseHandler ModPerl::RegistryPrefork
+</Location>
+CONF
+($out, $code) = perennial('doctor', '--json', '-c', $conf);
+$report = JSON::PP->new->decode($out);
+%by     = map { ($_->{script} =~ m{([^/]+)\z})[0] => $_ } @{$report->{scripts}};
+is $modes->('uses.pl'),
+    'registry unsafe /reg/uses.pl, registry safe /pre/uses.pl, cgi safe /cgi-bin/uses.pl',
+    'require "./lib.pl": unsafe where the handler does not chdir, safe where it does';
+my ($relative) = grep { $_->{kind} eq 'relative-require' } @{$by{'uses.pl'}{findings}};
+is "$relative->{name} line $relative->{line}", './lib.pl line 1', 'the require, with its line';
+is $modes->('plain.pl'),
+    'registry safe /reg/plain.pl, registry safe /pre/plain.pl, cgi unsafe /cgi-bin/plain.pl',
+    'a script that is not executable is unsafe under CGI only';
 ($out, $code) = perennial('doctor', '-c', $conf, '--mode', 'cgi', $scripts);
 is $code, 2, '-c and --mode together: usage';
 

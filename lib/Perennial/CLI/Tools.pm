@@ -46,33 +46,44 @@ sub bench (@argv) {
 sub doctor (@argv) {
     my %opt;
     GetOptionsFromArray(\@argv, \%opt, 'mode=s', 'json', 'timeout=i', 'config|c=s', 'run', 'log=s')
-        or return 2;
+        or return _doctor_usage();
     my $mode = $opt{mode} // 'registry';
-    if (   (!@argv && !defined $opt{config})
-        || (defined $opt{mode} && defined $opt{config})
-        || !grep { $_ eq $mode } Perennial::Doctor::Findings::modes())
-    {
-        print STDERR
-            "Usage: perennial doctor [--mode registry|perlrun|cgi] [OPTIONS] DIR|SCRIPT ...\n"
-            . "       perennial doctor -c perennial.conf [OPTIONS] [DIR|SCRIPT ...]\n"
-            . "Options: --run (run each script too), --log ERROR_LOG, --json, --timeout SECONDS\n";
-        return 2;
-    }
+    return _doctor_usage("no such mode: $mode")
+        unless grep { $_ eq $mode } Perennial::Doctor::Findings::modes();
+    return _doctor_usage('--mode and -c: the configuration says each script\'s mode')
+        if defined $opt{mode} && defined $opt{config};
+    return _doctor_usage('--timeout is a number of seconds, at least 1')
+        if defined $opt{timeout} && $opt{timeout} < 1;
+    return _doctor_usage()                            if !@argv && !defined $opt{config};
     local $Perennial::Doctor::SECONDS = $opt{timeout} if $opt{timeout};
-    my @scripts
-        = defined $opt{config}
-        ? _configured($opt{config}, @argv)
-        : map { {script => $_, served => [{mode => $mode}]} } Perennial::Doctor::scripts(@argv);
-    my %with = (run => $opt{run});
-    if (defined $opt{log}) {
-        $with{log} = eval { Perennial::Doctor::Log::read_file($opt{log}) }
-            // do { print STDERR "perennial doctor: $@"; return 2 };
-    }
+
+    my %with    = (run => $opt{run});
+    my @scripts = _doctor_scripts(\%opt, \%with, $mode, @argv) or return 2;
     my @results = Perennial::Doctor::report(\%with, @scripts);
     print $opt{json}
         ? Perennial::Doctor::Report::json(\@results)
         : Perennial::Doctor::Report::table(\@results);
     return (grep { Perennial::Doctor::Report::any_unsafe($_) } @results) ? 1 : 0;
+}
+
+# What to examine, and the log to read: a mistake there is the caller's (2), not a finding
+sub _doctor_scripts ($opt, $with, $mode, @argv) {
+    my @scripts = eval {
+        $with->{log} = Perennial::Doctor::Log::read_file($opt->{log}) if defined $opt->{log};
+        defined $opt->{config}
+            ? _configured($opt->{config}, @argv)
+            : map { {script => $_, served => [{mode => $mode}]} } Perennial::Doctor::scripts(@argv);
+    };
+    print STDERR "perennial doctor: ", $@ || "nothing to examine\n" unless @scripts;
+    return @scripts;
+}
+
+sub _doctor_usage ($why = undef) {
+    print STDERR "perennial doctor: $why\n" if defined $why;
+    print STDERR "Usage: perennial doctor [--mode registry|perlrun|cgi] [OPTIONS] DIR|SCRIPT ...\n"
+        . "       perennial doctor -c perennial.conf [OPTIONS] [DIR|SCRIPT ...]\n"
+        . "Options: --run (run each script too), --log ERROR_LOG, --json, --timeout SECONDS\n";
+    return 2;
 }
 
 # The scripts a configuration serves (below the paths given, if any), each with its modes

@@ -1,5 +1,6 @@
 package Perennial::Dispatch::Files;
 use v5.36;
+use File::Find ();
 use Perennial::Executor::Resolver;
 use Perennial::Redirect;
 
@@ -102,6 +103,24 @@ sub finder ($self, $root, $check) {
 }
 
 # What is at $rest below $root: a file's hit, a directory, {status => 403, why} or 404
+# Every file below a directory that can be a script (a .pl or .cgi file, or an executable
+# one), not in a dot directory, nor a dot file, in order: what PerlPreloadScripts compiles and
+# perennial doctor -c examines
+sub scripts_below ($class, $top) {
+    my @files;
+    File::Find::find(
+        {   no_chdir => 1,
+            wanted   => sub {
+                return $File::Find::prune = 1 if m{/\.[^/]*\z} && $_ ne $top;
+                push @files, $_ if -f $_ && (/\.(?:pl|cgi)\z/ || -x _);
+            }
+        },
+        $top
+    );
+    my @sorted = sort @files;
+    return @sorted;
+}
+
 sub find ($class, $finder, $root, $rest, $env) {
     return 404 unless $finder;
     my $hit = $finder->resolve($env, $rest, ($env->{SCRIPT_NAME} // '') . $root->{url});

@@ -4,12 +4,10 @@ use B                     ();
 use Cwd                   ();
 use Data::Dumper          ();
 use File::Spec            ();
-use File::Temp            ();
 use HTTP::Request::Common qw(GET POST);
-use JSON::PP              ();
-use POSIX                 ();
 use Plack::Test           ();
 use Perennial::Config;
+use Perennial::Doctor::Child;
 use Perennial::Config::Handlers;
 use Perennial::Executor;
 use Perennial::Executor::Inc;
@@ -29,9 +27,12 @@ use Perennial::Log;
 # the Registry handler the script is served by (whether it runs in its own directory).
 sub run ($class, $path, $fields, $handler, $seconds) {
     my ($first, $second) = _requests($path, $fields);
-    my $kept  = _in_child($seconds, sub { _kept($path, $handler, $first, $second) });
-    my @fresh = map {
-        _in_child($seconds, sub { _fresh($path, $handler, $second) })
+    my $kept = Perennial::Doctor::Child->run(
+        run => $seconds,
+        sub { _kept($path, $handler, $first, $second) }
+    );
+    my @fresh = $kept->{error} ? () : map {
+        Perennial::Doctor::Child->run(run => $seconds, sub { _fresh($path, $handler, $second) })
     } 1 .. 2;
     my ($fail) = grep { $_->{error} } $kept, @fresh;
     return ([{kind => 'run', line => 0, name => $fail->{error}}], $kept->{log} // '') if $fail;
@@ -53,37 +54,6 @@ sub _requests ($path, $fields) {
 }
 
 sub _escape ($text) { $text =~ s/([^A-Za-z0-9._~-])/sprintf '%%%02X', ord $1/ger }
-
-# In a process of its own, with its error log in a file: what $work returns, or {error}
-sub _in_child ($seconds, $work) {
-    my $log = File::Temp->new;
-    pipe(my $in, my $out) or die "Can't make a pipe: $!\n";
-    my $pid = fork // die "Can't fork: $!\n";
-    if (!$pid) {
-        close $in;
-        open(STDOUT, '>', '/dev/null') or POSIX::_exit(2);
-        open(STDERR, '>', "$log")      or POSIX::_exit(2);
-        alarm $seconds;
-        my $got = eval { $work->() } // {error => ($@ =~ s/\s+\z//r)};
-        print {$out} JSON::PP->new->canonical->encode($got);
-        close $out;
-        POSIX::_exit(0);
-    }
-    close $out;
-    my $json = do { local $/; <$in> };
-    waitpid $pid, 0;
-    my $status = $?;
-    my $got
-        = length $json ? JSON::PP->new->decode($json)
-        : {
-        error => ($status & 127) == POSIX::SIGALRM()
-        ? "its run took longer than $seconds seconds, and was stopped"
-        : "its run ended with status $status"
-        };
-    $got->{log} = do { local (@ARGV, $/) = ("$log"); <> }
-        // '';
-    return $got;
-}
 
 # The Registry executor for the script's directory, as the server makes one, and its app
 sub _executor ($path, $name) {

@@ -11,8 +11,9 @@ my %KIND = (
     global => {
         level     => 'unsafe',
         unsafe_in => ['registry'],
-        does      => 'the package variable %s keeps its value between requests: a request that does'
-            . ' not set it sees the last request\'s value',
+        does      => 'the package variable %s keeps its value between requests: a request sees what'
+            . ' the ones before it left (a value set only sometimes, a list that grows, a ||= that'
+            . ' never runs again)',
         fix => "declare it with my inside the request, or set it on every request; $PERLRUN",
     },
     closure => {
@@ -49,8 +50,8 @@ my %KIND = (
     flock => {
         level     => 'unsafe',
         unsafe_in => ['registry'],
-        does      => 'a lock taken with %s is held until its handle closes, which a global handle'
-            . ' never does between requests',
+        does      => 'a lock on the global handle %s is held until the handle closes, which it does'
+            . ' not between requests',
         fix => "lock a lexical handle, or unlock (LOCK_UN) before the request ends; $PERLRUN",
     },
     taint => {
@@ -107,6 +108,19 @@ my %KIND = (
         fix       => 'put it back before the request ends (local, or close what was opened), or run'
             . ' it under CGI (mod_cgi\'s mode: SetHandler cgi-script)',
     },
+    'relative-require' => {
+        level => 'unsafe',
+        does => 'require "%s" is looked for from the server\'s directory: this handler does not run'
+            . ' scripts in their own directory (as mod_perl 2\'s does not), so the script fails',
+        fix => 'serve it with ModPerl::RegistryPrefork or ModPerl::PerlRunPrefork (which do), or'
+            . ' require "$FindBin::Bin/..." (use FindBin)',
+    },
+    'not-executable' => {
+        level     => 'unsafe',
+        unsafe_in => ['cgi'],
+        does      => '%s is not executable: mod_cgi\'s mode answers 403 for it',
+        fix       => 'chmod +x it, or serve it with ModPerl::PerlRun or Registry',
+    },
     run => {
         level => 'note',
         does  => 'it could not be run for the dynamic evidence: %s',
@@ -135,9 +149,12 @@ sub explain ($finding) {
     };
 }
 
-# Whether a finding makes the script unsafe in $mode
-sub unsafe_in ($mode, $finding) {
-    return scalar grep { $_ eq $mode } @{$KIND{$finding->{kind}}{unsafe_in} // []};
+# Whether a finding makes the script unsafe in $mode, served by $handler (a finding that depends
+# on the handler names those it is unsafe with)
+sub unsafe_in ($mode, $finding, $handler = undef) {
+    return 0 if $finding->{handlers} && !grep { $_ eq ($handler // '') } @{$finding->{handlers}};
+    my $modes = $finding->{unsafe_in} // $KIND{$finding->{kind}}{unsafe_in} // [];
+    return scalar grep { $_ eq $mode } @$modes;
 }
 
 1;

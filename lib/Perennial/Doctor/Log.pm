@@ -29,9 +29,11 @@ sub findings ($text, $path) {
 
 # The text of an error log file
 sub read_file ($file) {
+    die "Can't read the error log \"$file\": it is a directory\n" if -d $file;
     open(my $fh, '<', $file) or die "Can't read the error log \"$file\": $!\n";
     local $/;
-    return scalar <$fh>;
+    my $text = <$fh> // die "Can't read the error log \"$file\": $!\n";
+    return $text;
 }
 
 1;

@@ -9,28 +9,32 @@ use Perennial::Doctor::Findings;
 # library_of} (Perennial::Doctor::report).
 
 # The findings that make a script ({script, findings}) unsafe in $mode
-sub unsafe ($result, $mode) {
+sub unsafe ($result, $mode, $handler = undef) {
     return if $result->{library_of};
-    return grep { Perennial::Doctor::Findings::unsafe_in($mode, $_) } @{$result->{findings}};
+    return
+        grep { Perennial::Doctor::Findings::unsafe_in($mode, $_, $handler) } @{$result->{findings}};
 }
 
-# Per mode the script is served in: {mode, urls, where, unsafe => number of findings}
+# Per mode (and handler) the script is served in: {mode, handler, urls, where, unsafe => number
+# of findings}
 sub verdicts ($result) {
-    my (%by, @modes);
+    my (%by, @keys);
     for my $how (@{$result->{served}}) {
-        my $v = $by{$how->{mode}} //= do {
-            push @modes, $how->{mode};
-            {   mode   => $how->{mode},
-                urls   => [],
-                where  => [],
-                unsafe => scalar unsafe($result, $how->{mode})
+        my $key = join ' ', $how->{mode}, $how->{handler} // '';
+        my $v   = $by{$key} //= do {
+            push @keys, $key;
+            {   mode    => $how->{mode},
+                handler => $how->{handler},
+                urls    => [],
+                where   => [],
+                unsafe  => scalar unsafe($result, $how->{mode}, $how->{handler})
             };
         };
         push @{$v->{urls}}, $how->{url} if defined $how->{url};
         push @{$v->{where}}, $how->{where}
             if defined $how->{where} && !grep { $_ eq $how->{where} } @{$v->{where}};
     }
-    return map { $by{$_} } @modes;
+    return map { $by{$_} } @keys;
 }
 
 # Whether a script is unsafe in any mode it is served in
@@ -44,7 +48,7 @@ sub table ($results) {
     my $out = '';
     for my $r (@$results) {
         $out .= _heading($r);
-        $out .= _finding($_) for @{$r->{findings}};
+        $out .= _finding($_, @{$r->{served}}) for @{$r->{findings}};
     }
     return $out;
 }
@@ -78,10 +82,15 @@ sub _shown ($path) {
 }
 
 # One finding: where, its level, what it does and the evidence, what was seen, the fix
-sub _finding ($f) {
+# (an unsafe kind of finding is 'fine' in the modes the script is served in when it is unsafe in
+# none of them: a global under PerlRun)
+sub _finding ($f, @served) {
     my $where = join ' ', ($f->{file} ? ($f->{file} =~ m{([^/]+)\z})[0] : ()),
         ($f->{line} ? "line $f->{line}" : ());
-    my $out = sprintf "  %-14s %-8s %s [%s]\n", $where, $f->{level}, $f->{does},
+    my $fine = $f->{level} eq 'unsafe'
+        && !grep { Perennial::Doctor::Findings::unsafe_in($_->{mode}, $f, $_->{handler}) } @served;
+    my $level = $fine ? 'fine' : $f->{level};
+    my $out   = sprintf "  %-14s %-8s %s [%s]\n", $where, $level, $f->{does},
         join(', ', @{$f->{evidence}});
     $out .= "      seen: $f->{seen}\n" if defined $f->{seen};
     return $out . "      fix: $f->{fix}\n";

@@ -1,9 +1,9 @@
 package Perennial::Doctor::Sites;
 use v5.36;
-use Cwd        ();
-use File::Find ();
+use Cwd ();
 use Perennial::Config::Handlers;
 use Perennial::Dispatch;
+use Perennial::Dispatch::Files;
 use Perennial::Walk;
 
 # The scripts a configuration serves, and how (perennial doctor -c): every file under each
@@ -19,7 +19,7 @@ sub scripts ($class, $config) {
         for my $root ($dispatch->roots) {
             my $top = Cwd::realpath($root->{dir}) // next;
             next unless -d $top;
-            for my $file (_files($top)) {
+            for my $file (Perennial::Dispatch::Files->scripts_below($top)) {
                 my $url    = $root->{url} . substr $file, length $top;
                 my $served = _served($dispatch, $url) or next;
                 my $real   = Cwd::realpath($served->{file}) // next;
@@ -63,23 +63,6 @@ sub _dispatches ($config) {
             );
     }
     return @dispatches;
-}
-
-# Every file below a directory that can be a script (a .pl or .cgi file, or an executable one,
-# as PerlPreloadScripts takes them), not in a dot directory, nor a dot file
-sub _files ($top) {
-    my @files;
-    File::Find::find(
-        {   no_chdir => 1,
-            wanted   => sub {
-                return $File::Find::prune = 1 if m{/\.[^/]*\z} && $_ ne $top;
-                push @files, $_ if -f $_ && (/\.(?:pl|cgi)\z/ || -x _);
-            }
-        },
-        $top
-    );
-    my @sorted = sort @files;
-    return @sorted;
 }
 
 # {file, how => {mode, url, where}} when a GET of the URL would run a script

@@ -1,6 +1,7 @@
 package Perennial::Doctor::Static;
 use v5.36;
-use B                         ();
+use B ();
+use Perennial::Doctor::Lexicals;
 use Perennial::Executor::Exit ();    # Its CORE::GLOBAL::exit, in place as the server has it
 
 # What a compiled script's optree shows that staying resident will change (perennial doctor's
@@ -17,23 +18,27 @@ my %OP_KIND = (
     exit  => 'hard-exit',    # CORE::exit: a plain exit calls Perennial's CORE::GLOBAL::exit
     chdir => 'chdir',
     umask => 'umask',
-    flock => 'flock',
 );
 
 # $compiled: what Perennial::Executor::Compiler->compile returned; $warnings: what perl said as
 # it compiled (its "will not stay shared" among them). $library: the file is one a script
-# requires, not the script. Returns the findings, and the names the file requires with a
-# constant (`require "./lib.pl"`; a `use` has run and left no op).
+# requires, not the script. Returns {found => the findings, dismissed => those the whole file
+# shows to be harmless, requires => the names it requires with a constant (`require
+# "./lib.pl"`; a `use` has run and left no op), relative => those by a relative path, fields =>
+# its form's field names}.
 sub findings ($compiled, $warnings, $path, $library = 0) {
     my $x = {
         package  => $compiled->{package},
         found    => [],
         requires => [],
         fields   => [],
-        library  => $library
+        library  => $library,
+        reset    => {},                  # Package variables set by a statement run on every request
+        closed   => {},                  # Global handles closed
+        pad      => {},    # The script's file-level my variables: 'constant' or 'changed'
     };
     for my $w ($library ? () : @$warnings) {
-        push @{$x->{found}}, {kind => 'closure', line => $2, name => $1}
+        push @{$x->{found}}, {kind => 'closure', line => $2 + 0, name => $1}
             if $w =~ /\AVariable "([^"]+)" will not stay shared at \Q$path\E line (\d+)/;
     }
     push @{$x->{found}}, {kind => 'taint', line => 1, name => '-T'}
@@ -45,11 +50,32 @@ sub findings ($compiled, $warnings, $path, $library = 0) {
         local $CV  = $cv;
         _walk($cv->ROOT, $x, \my $line, $sub->[0] eq 'main' ? 0 : -1);
     }
-    my %seen;
-    my @sorted = sort { $a->{line} <=> $b->{line} || $a->{kind} cmp $b->{kind} }
-        grep { !$seen{"$_->{kind} $_->{line} $_->{name}"}++ } @{$x->{found}};
-    my %field;
-    return (\@sorted, $x->{requires}, [grep { !$field{$_}++ } @{$x->{fields}}]);
+    my (%seen, %field);
+    my @unique = grep { !$seen{"$_->{kind} $_->{line} $_->{name}"}++ } @{$x->{found}};
+    return {
+        found => [
+            sort { $a->{line} <=> $b->{line} || $a->{kind} cmp $b->{kind} }
+            grep { !_harmless($x, $_) } @unique
+        ],
+        dismissed => [grep { _harmless($x, $_) } @unique],
+        requires  => $x->{requires},
+        fields    => [grep { !$field{$_}++ } @{$x->{fields}}],
+        relative  => $x->{relative} // [],
+    };
+}
+
+# What the whole file shows to be harmless: a global the script also sets on every request
+# (`@items = ();` before `push @items`), a global handle it closes, a file-level my that is
+# only ever given constants (perl says it "will not stay shared", but every request's value is
+# the same), a /o on a pattern with nothing to interpolate
+sub _harmless ($x, $f) {
+    my $kind = $f->{kind};
+    return $x->{reset}{$f->{name}}                     if $kind eq 'global';
+    return $x->{closed}{$f->{name}}                    if $kind eq 'open-handle';
+    return $x->{closed}{$f->{name}}                    if $kind eq 'flock';
+    return ($x->{pad}{$f->{name}} // '') eq 'constant' if $kind eq 'closure';
+    return !$x->{interpolated}{$f->{line}}             if $kind eq 'regex-o';
+    return 0;
 }
 
 # The subs the script's text defines in its package (not those imported into it)
@@ -84,7 +110,8 @@ sub _walk ($op, $x, $line, $depth) {
     return;
 }
 
-my %GROWS = map { $_ => 1 } qw(push unshift preinc postinc predec postdec);
+# Ops that add to a variable, or set it only when it has no value yet ($x ||= ...)
+my %GROWS = map { $_ => 1 } qw(push unshift preinc postinc predec postdec orassign dorassign);
 
 # What each kind of op can show: ($op, $x, $line, $depth)
 my %NOTE = (
@@ -94,15 +121,19 @@ my %NOTE = (
         } keys %OP_KIND
     ),
     (map { $_ => \&_regex } qw(match qr subst)),
-    (map { $_ => \&_opened } qw(open sysopen)),
+    (map { $_ => \&_opened } qw(open sysopen open_dir)),
+    close    => \&_closed,
+    closedir => \&_closed,
+    flock    => \&_flock,
     gv       => sub ($op, $x, $line, $depth) { _exit_call($op, $x->{found}, $line) },
-    require  => sub ($op, $x, $line, $depth) { _required($op, $x->{requires}) },
+    require  => \&_required,
     entersub => sub ($op, $x, $line, $depth) { _form_field($op, $x->{fields}) },
     (map { $_ => \&_assigned } qw(sassign aassign)),
 );
 
 sub _note ($op, $name, $x, $line, $depth) {
-    _kept_lexical($op, $name, $x->{found}, $line) if $x->{library} && $depth < 0;
+    if ($x->{library}) { _kept_lexical($op, $name, $x->{found}, $line) if $depth < 0 }
+    else               { _file_lexicals($op, $name, $x, $depth) }
     if    (my $note = $NOTE{$name}) { $note->($op, $x, $line, $depth) }
     elsif (($GROWS{$name} || _appends($op, $name)) && !($x->{library} && $depth >= 0)) {
         _grown($op, $x->{package}, $x->{found}, $line);
@@ -115,8 +146,33 @@ sub _found ($x, $kind, $line, $name) {
     return;
 }
 
+# /o matters only for a pattern that interpolates a variable (a regcomp op below the match)
 sub _regex ($op, $x, $line, $depth) {
-    _found($x, 'regex-o', $line, '/o') if $op->pmflags & B::PMf_KEEP;
+    return unless $op->pmflags & B::PMf_KEEP;
+    _found($x, 'regex-o', $line, '/o');
+    $x->{interpolated}{$line} = 1 if _has($op, 'regcomp');
+    return;
+}
+
+sub _has ($op, $name) {
+    return 1 if $op->name eq $name;
+    return 0 unless $op->flags & B::OPf_KIDS;
+    for (my $kid = $op->first; $kid && $$kid; $kid = $kid->sibling) {
+        return 1 if _has($kid, $name);
+    }
+    return 0;
+}
+
+sub _closed ($op, $x, $line, $depth) {
+    my $handle = _global_handle($op);
+    $x->{closed}{$handle} = 1 if $handle;
+    return;
+}
+
+# flock of a global handle (a lexical one lets go at the end of the request)
+sub _flock ($op, $x, $line, $depth) {
+    my $handle = _global_handle($op);
+    _found($x, 'flock', $line, $handle) if $handle;
     return;
 }
 
@@ -131,12 +187,17 @@ sub _opened ($op, $x, $line, $depth) {
 sub _each_time ($x, $depth) { $x->{library} ? $depth >= 0 : $depth == 2 }
 
 # require "lib.pl" and require Some::Module: the name, when it is a constant
-sub _required ($op, $requires) {
+# (one by a path relative to the working directory, ./lib.pl, is noted with its line: whether it
+# is found depends on the handler)
+sub _required ($op, $x, $line, $depth) {
     return unless $op->flags & B::OPf_KIDS;
     my $kid = $op->first;
     return unless $kid->name eq 'const';
     my $name = _string($kid, $kid->sv);
-    push @$requires, $name if defined $name && length $name && $name !~ /\Av?[\d.]+\z/;
+    return unless defined $name && length $name && $name !~ /\Av?[\d.]+\z/;
+    push @{$x->{requires}}, $name;
+    push @{$x->{relative}}, {kind => 'relative-require', line => $line, name => $name}
+        if $name =~ m{\A\.\.?/};
     return;
 }
 
@@ -178,60 +239,41 @@ sub _string ($op, $sv) {
     return $sv->PV;
 }
 
-# Ops whose target can be a lexical written in place ($x = $x + 1 and $x .= "..." compile so)
-my %TARGET_MY = map { $_ => 1 }
-    qw(concat multiconcat add subtract multiply divide modulo repeat join sprintf substr);
-my %CHANGES = (%GROWS, map { $_ => 1 } qw(sassign aassign));
-
 # In a library's named sub: a file-level my it changes (perl marks the sub's copy of it as
 # coming from outside), which keeps its value from one request to the next
 sub _kept_lexical ($op, $name, $found, $line) {
-    my @written;
-    if    ($TARGET_MY{$name} && $op->private & B::OPpTARGET_MY) { @written = ($op->targ) }
-    elsif ($CHANGES{$name} || _appends($op, $name)) {
-        my $target
-            = $name eq 'sassign' ? $op->last
-            : $name eq 'aassign' ? $op->last->first
-            :                      $op->first;
-        $target  = $target->sibling while $target && $$target && $target->name eq 'pushmark';
-        @written = _lexical_of($target);
-    }
-    for my $var (map { _outer_name($_) } @written) {
+    for my $var (map { Perennial::Doctor::Lexicals::outer_name($CV, $_) }
+        Perennial::Doctor::Lexicals::written($op, $name, $CV))
+    {
         push @$found, {kind => 'lib-state', line => $line, name => $var};
     }
     return;
 }
 
-# The pad slots (or names) an op writes through: my $x, my @a, my %h, and $h{...} of a my %h
-sub _lexical_of ($op) {
-    return unless $op && $$op;
-    $op = $op->first while $op->name eq 'null' && $op->flags & B::OPf_KIDS;
-    my $name = $op->name;
-    return $op->targ if $name eq 'padsv' || $name eq 'padav' || $name eq 'padhv';
-    return _lexical_of($op->first) if $name eq 'helem' || $name eq 'aelem';
-    if ($name eq 'multideref') {
-        my ($var, $open) = $op->string($CV) =~ /\A\$(\w+)([\[{])/ or return;
-        return ($open eq '[' ? '@' : '%') . $var;
-    }
-    return;
-}
-
-# The name of a lexical that comes from the sub's file, not the sub (its slot, or its name)
-sub _outer_name ($slot) {
-    my $names = $CV->PADLIST->ARRAYelt(0);
-    for my $i ($slot =~ /\A\d+\z/ ? ($slot) : (1 .. $names->MAX)) {
-        my $pn = $names->ARRAYelt($i);
-        next unless $$pn && ($pn->FLAGS & B::PADNAMEt_OUTER);
-        my $pv = $pn->PV // next;
-        return $pv if $slot =~ /\A\d+\z/ || $pv eq $slot;
+# The script's file-level my variables, as its body and its named subs write them: 'constant'
+# while every write gives it constants only, 'changed' after any other
+sub _file_lexicals ($op, $name, $x, $depth) {
+    my @slots = Perennial::Doctor::Lexicals::written($op, $name, $CV) or return;
+    my $constant
+        = ($name eq 'sassign' || $name eq 'aassign')
+        && $depth >= 0
+        && Perennial::Doctor::Lexicals::constant($op->first);
+    for my $var (
+        map {
+            $depth >= 0
+                ? Perennial::Doctor::Lexicals::name_of($CV, $_)
+                : Perennial::Doctor::Lexicals::outer_name($CV, $_)
+        } @slots
+        )
+    {
+        my $was = $x->{pad}{$var} // 'constant';
+        $x->{pad}{$var} = $constant && $was eq 'constant' ? 'constant' : 'changed';
     }
     return;
 }
 
 # $x .= ... (a concat that writes to its first operand)
-sub _appends ($op, $name) {
-    return ($name eq 'concat' || $name eq 'multiconcat') && $op->flags & B::OPf_STACKED;
-}
+sub _appends ($op, $name) { Perennial::Doctor::Lexicals::appends($op, $name) }
 
 # exit, once Perennial's CORE::GLOBAL::exit is in place: a call of that sub; and POSIX::_exit
 sub _exit_call ($op, $found, $line) {
@@ -259,6 +301,7 @@ sub _global_handle ($op) {
 # (a package variable set by a statement that runs each time is set on every request)
 sub _assigned ($op, $x, $line, $depth) {
     my ($package, $found, $each_time) = ($x->{package}, $x->{found}, _each_time($x, $depth));
+    return unless $op->isa('B::BINOP');    # The sassign of $x ||= ... has its target above it
     my $target = $op->name eq 'sassign' ? $op->last : $op->last->first;
     for (my $t = $target; $t && $$t; $t = $t->sibling) {
         my ($sigil, $gv) = _variable($t) or next;
@@ -266,8 +309,9 @@ sub _assigned ($op, $x, $line, $depth) {
         my $in   = $gv->STASH->NAME;
         if    ($name eq 'SIG') { push @$found, {kind => 'sig',     line => $line, name => '%SIG'} }
         elsif ($name eq '0')   { push @$found, {kind => 'dollar0', line => $line, name => '$0'} }
-        elsif (!$each_time && $in eq $package && $name =~ /\A[A-Za-z_]\w*\z/) {
-            push @$found, {kind => 'global', line => $line, name => "$sigil$name"};
+        elsif ($in eq $package && $name =~ /\A[A-Za-z_]\w*\z/) {
+            if ($each_time) { $x->{reset}{"$sigil$name"} = 1 }
+            else { push @$found, {kind => 'global', line => $line, name => "$sigil$name"} }
         }
         last if $op->name eq 'sassign';
     }
@@ -327,8 +371,8 @@ Perennial::Doctor::Static - what a script's compiled code shows about staying re
 
 =head1 SYNOPSIS
 
-    my ($found, $requires) = Perennial::Doctor::Static::findings($compiled, \@warnings, $path);
-    # [{kind => 'regex-o', line => 12, name => '/o'}, ...], ['./lib.pl', ...]
+    my $seen = Perennial::Doctor::Static::findings($compiled, \@warnings, $path);
+    # {found => [{kind => 'regex-o', line => 12, name => '/o'}, ...], requires => ['./lib.pl'], ...}
 
 =head1 DESCRIPTION
 
