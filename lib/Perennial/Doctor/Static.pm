@@ -2,6 +2,7 @@ package Perennial::Doctor::Static;
 use v5.36;
 use B ();
 use Perennial::Doctor::Lexicals;
+use Perennial::Doctor::Ops;
 use Perennial::Executor::Exit ();    # Its CORE::GLOBAL::exit, in place as the server has it
 
 # What a compiled script's optree shows that staying resident will change (perennial doctor's
@@ -10,9 +11,6 @@ use Perennial::Executor::Exit ();    # Its CORE::GLOBAL::exit, in place as the s
 # says what it does and how to fix it. A library the script requires by a constant name is
 # compiled the same way without being run, and its named subs are walked too: a file-level my
 # that they change keeps its value from one request to the next.
-
-our $PAD;    # The pad of the sub being walked: where a threaded perl keeps an op's GV
-our $CV;     # And the sub
 
 my %OP_KIND = (
     exit  => 'hard-exit',    # CORE::exit: a plain exit calls Perennial's CORE::GLOBAL::exit
@@ -46,8 +44,8 @@ sub findings ($compiled, $warnings, $path, $library = 0) {
     my @subs = ([main => $compiled->{code}], _named_subs($x->{package}, $path));
     for my $sub (@subs) {
         my $cv = B::svref_2object($sub->[1]);
-        local $PAD = [$cv->PADLIST->ARRAYelt(1)->ARRAY];
-        local $CV  = $cv;
+        local $Perennial::Doctor::Ops::PAD = [$cv->PADLIST->ARRAYelt(1)->ARRAY];
+        local $Perennial::Doctor::Ops::CV  = $cv;
         _walk($cv->ROOT, $x, \my $line, $sub->[0] eq 'main' ? 0 : -1);
     }
     my (%seen, %field);
@@ -150,34 +148,25 @@ sub _found ($x, $kind, $line, $name) {
 sub _regex ($op, $x, $line, $depth) {
     return unless $op->pmflags & B::PMf_KEEP;
     _found($x, 'regex-o', $line, '/o');
-    $x->{interpolated}{$line} = 1 if _has($op, 'regcomp');
+    $x->{interpolated}{$line} = 1 if Perennial::Doctor::Ops::has($op, 'regcomp');
     return;
 }
 
-sub _has ($op, $name) {
-    return 1 if $op->name eq $name;
-    return 0 unless $op->flags & B::OPf_KIDS;
-    for (my $kid = $op->first; $kid && $$kid; $kid = $kid->sibling) {
-        return 1 if _has($kid, $name);
-    }
-    return 0;
-}
-
 sub _closed ($op, $x, $line, $depth) {
-    my $handle = _global_handle($op);
+    my $handle = Perennial::Doctor::Ops::global_handle($op);
     $x->{closed}{$handle} = 1 if $handle;
     return;
 }
 
 # flock of a global handle (a lexical one lets go at the end of the request)
 sub _flock ($op, $x, $line, $depth) {
-    my $handle = _global_handle($op);
+    my $handle = Perennial::Doctor::Ops::global_handle($op);
     _found($x, 'flock', $line, $handle) if $handle;
     return;
 }
 
 sub _opened ($op, $x, $line, $depth) {
-    my $handle = _global_handle($op);
+    my $handle = Perennial::Doctor::Ops::global_handle($op);
     _found($x, 'open-handle', $line, $handle) if $handle;
     return;
 }
@@ -193,7 +182,7 @@ sub _required ($op, $x, $line, $depth) {
     return unless $op->flags & B::OPf_KIDS;
     my $kid = $op->first;
     return unless $kid->name eq 'const';
-    my $name = _string($kid, $kid->sv);
+    my $name = Perennial::Doctor::Ops::string($kid, $kid->sv);
     return unless defined $name && length $name && $name !~ /\Av?[\d.]+\z/;
     push @{$x->{requires}}, $name;
     push @{$x->{relative}}, {kind => 'relative-require', line => $line, name => $name}
@@ -206,44 +195,27 @@ sub _required ($op, $x, $line, $depth) {
 my %FORM = map { $_ => 1 } qw(param multi_param url_param upload);
 
 sub _form_field ($op, $fields) {
-    my @kids = _kids($op);
-    @kids = _kids($kids[0]) if @kids == 1 && $kids[0]->name eq 'null';
+    my @kids = Perennial::Doctor::Ops::kids($op);
+    @kids = Perennial::Doctor::Ops::kids($kids[0]) if @kids == 1 && $kids[0]->name eq 'null';
     my $callee = pop @kids or return;
     my $name
-        = $callee->name eq 'method_named' ? _string($callee, $callee->meth_sv)
-        : $callee->name eq 'null' && $callee->flags & B::OPf_KIDS ? _gv_name($callee->first)
-        :                                                           undef;
+        = $callee->name eq 'method_named'
+        ? Perennial::Doctor::Ops::string($callee, $callee->meth_sv)
+        : $callee->name eq 'null'
+        && $callee->flags & B::OPf_KIDS ? Perennial::Doctor::Ops::gv_name($callee->first)
+        : undef;
     return unless $name && $FORM{$name};
-    my ($field) = map { _string($_, $_->sv) } grep { $_->name eq 'const' } @kids;
+    my ($field)
+        = map { Perennial::Doctor::Ops::string($_, $_->sv) } grep { $_->name eq 'const' } @kids;
     push @$fields, $field if defined $field && $field =~ /\A\w[\w.-]*\z/;
     return;
-}
-
-sub _kids ($op) {
-    my @kids;
-    return @kids unless $op->flags & B::OPf_KIDS;
-    for (my $kid = $op->first; $kid && $$kid; $kid = $kid->sibling) { push @kids, $kid }
-    return @kids;
-}
-
-sub _gv_name ($op) {
-    return unless $op->name eq 'gv';
-    my $gv = _gv_of($op) or return;
-    return $gv->NAME;
-}
-
-# A constant string an op holds (a threaded perl keeps it in the pad)
-sub _string ($op, $sv) {
-    $sv = $PAD->[$op->targ] if !$$sv && $op->targ;
-    return unless $sv && $sv->isa('B::PV') && !($sv->FLAGS & (B::SVf_IOK | B::SVf_NOK));
-    return $sv->PV;
 }
 
 # In a library's named sub: a file-level my it changes (perl marks the sub's copy of it as
 # coming from outside), which keeps its value from one request to the next
 sub _kept_lexical ($op, $name, $found, $line) {
-    for my $var (map { Perennial::Doctor::Lexicals::outer_name($CV, $_) }
-        Perennial::Doctor::Lexicals::written($op, $name, $CV))
+    for my $var (map { Perennial::Doctor::Lexicals::outer_name($Perennial::Doctor::Ops::CV, $_) }
+        Perennial::Doctor::Lexicals::written($op, $name, $Perennial::Doctor::Ops::CV))
     {
         push @$found, {kind => 'lib-state', line => $line, name => $var};
     }
@@ -253,7 +225,8 @@ sub _kept_lexical ($op, $name, $found, $line) {
 # The script's file-level my variables, as its body and its named subs write them: 'constant'
 # while every write gives it constants only, 'changed' after any other
 sub _file_lexicals ($op, $name, $x, $depth) {
-    my @slots = Perennial::Doctor::Lexicals::written($op, $name, $CV) or return;
+    my @slots = Perennial::Doctor::Lexicals::written($op, $name, $Perennial::Doctor::Ops::CV)
+        or return;
     my $constant
         = ($name eq 'sassign' || $name eq 'aassign')
         && $depth >= 0
@@ -261,8 +234,8 @@ sub _file_lexicals ($op, $name, $x, $depth) {
     for my $var (
         map {
             $depth >= 0
-                ? Perennial::Doctor::Lexicals::name_of($CV, $_)
-                : Perennial::Doctor::Lexicals::outer_name($CV, $_)
+                ? Perennial::Doctor::Lexicals::name_of($Perennial::Doctor::Ops::CV, $_)
+                : Perennial::Doctor::Lexicals::outer_name($Perennial::Doctor::Ops::CV, $_)
         } @slots
         )
     {
@@ -277,24 +250,13 @@ sub _appends ($op, $name) { Perennial::Doctor::Lexicals::appends($op, $name) }
 
 # exit, once Perennial's CORE::GLOBAL::exit is in place: a call of that sub; and POSIX::_exit
 sub _exit_call ($op, $found, $line) {
-    my $gv = _gv_of($op) or return;
+    my $gv = Perennial::Doctor::Ops::gv_of($op) or return;
     my ($name, $in) = ($gv->NAME, $gv->STASH->NAME);
     push @$found, {kind => 'exit', line => $line, name => 'exit'}
         if $name eq 'exit' && $in eq 'CORE::GLOBAL';
     push @$found, {kind => 'hard-exit', line => $line, name => 'POSIX::_exit'}
         if $name eq '_exit' && $in eq 'POSIX';
     return;
-}
-
-# open(FH, ...) or open(our $fh...): the handle of the first argument, when it is a glob
-sub _global_handle ($op) {
-    my $kid = $op->first;
-    $kid = $kid->sibling while $kid && $$kid && $kid->name =~ /\A(?:pushmark|null)\z/;
-    return unless $kid && $$kid && $kid->name eq 'gv';
-    my $gv   = _gv_of($kid) or return;
-    my $name = $gv->NAME;
-    return if $name =~ /\A(?:STDIN|STDOUT|STDERR)\z/;
-    return $name;
 }
 
 # What an assignment writes: %SIG, $0 and the package's own variables
@@ -304,7 +266,7 @@ sub _assigned ($op, $x, $line, $depth) {
     return unless $op->isa('B::BINOP');    # The sassign of $x ||= ... has its target above it
     my $target = $op->name eq 'sassign' ? $op->last : $op->last->first;
     for (my $t = $target; $t && $$t; $t = $t->sibling) {
-        my ($sigil, $gv) = _variable($t) or next;
+        my ($sigil, $gv) = Perennial::Doctor::Ops::variable($t) or next;
         my $name = $gv->NAME;
         my $in   = $gv->STASH->NAME;
         if    ($name eq 'SIG') { push @$found, {kind => 'sig',     line => $line, name => '%SIG'} }
@@ -322,42 +284,11 @@ sub _assigned ($op, $x, $line, $depth) {
 sub _grown ($op, $package, $found, $line) {
     for (my $kid = $op->first; $kid && $$kid; $kid = $kid->sibling) {
         next if $kid->name eq 'pushmark';
-        my ($sigil, $gv) = _variable($kid) or next;
+        my ($sigil, $gv) = Perennial::Doctor::Ops::variable($kid) or next;
         next unless $gv->STASH->NAME eq $package && $gv->NAME =~ /\A[A-Za-z_]\w*\z/;
         push @$found, {kind => 'global', line => $line, name => $sigil . $gv->NAME};
         last;
     }
-    return;
-}
-
-# The variable an op names, through the null ops perl leaves around it: (sigil, B::GV)
-sub _variable ($op) {
-    $op = $op->first while $op->name eq 'null' && $op->flags & B::OPf_KIDS;
-    my $name = $op->name;
-    return _element($op) if $name eq 'multideref';
-    if ($name eq 'gvsv') { my $gv = _gv_of($op) or return; return ('$', $gv) }
-    my %sigil = (rv2sv => '$', rv2av => '@', rv2hv => '%', helem => '%', aelem => '@');
-    my $sigil = $sigil{$name} or return;
-    my $kid   = $op->first;
-    return unless $kid && $$kid;
-    $kid = $kid->first if $kid->name =~ /\A(?:rv2hv|rv2av)\z/ && $kid->flags & B::OPf_KIDS;
-    return unless $kid && $$kid && $kid->name eq 'gv';
-    my $gv = _gv_of($kid) or return;
-    return ($sigil, $gv);
-}
-
-# $h{key} and $a[1] of a package variable, as perl compiles them (one multideref op)
-sub _element ($op) {
-    my ($gv) = grep { ref && $_->isa('B::GV') } $op->aux_list($CV);
-    return unless $gv;
-    my $sigil = $op->string($CV) =~ /\A\$[\w:]+\[/ ? '@' : '%';
-    return ($sigil, $gv);
-}
-
-# A gv op's GV, also where perl keeps it in the pad (threaded perls)
-sub _gv_of ($op) {
-    my $gv = $op->isa('B::PADOP') ? $PAD->[$op->padix] : $op->isa('B::SVOP') ? $op->sv : undef;
-    return $gv if $gv && $gv->isa('B::GV');
     return;
 }
 
