@@ -116,7 +116,9 @@ sub report ($with, @scripts) {
         }
         _evidence_of_handlers($r);
         _evidence_of_log($r, $with->{log}) if defined $with->{log};
-        _evidence_of_run($r) if $with->{run} && grep { $_->{mode} eq 'registry' } @{$r->{served}};
+        _evidence_of_run($r)
+            if $with->{run} && grep { $_->{mode} eq 'registry' } @{$r->{served}}
+            and !grep { $_->{kind} eq 'compile' } @{$r->{findings}};                # Nothing to run
         $r->{findings} = [
             map  { Perennial::Doctor::Findings::explain($_) }
             sort { $a->{line} <=> $b->{line} || $a->{kind} cmp $b->{kind} } @{$r->{findings}}

@@ -37,6 +37,11 @@ is_deeply [map { $_->{safe} ? 1 : 0 } @by{qw(clean.pl handled.pl global.pl)}], [
 is $kinds->('old_clean.pl'), '',
     'old-style code that only looks like the pitfalls: globals reset first, foreach, a constant'
     . ' /o, handles closed, file-level my constants, ||=';
+is $kinds->('formmail.pl'),
+    'global %in line 11 (unsafe), global $message line 14 (unsafe), global %session line 15 (unsafe)',
+    'a package the script declares: a hash filled key by key, a message never reset, one'
+    . ' variable set on two lines; lists emptied with undef and loop variables are not reported';
+is_deeply $by{'formmail.pl'}{findings}[2]{lines}, [15, 16], 'the lines of the one variable';
 is $kinds->('caches.pl'), 'global $started line 6 (unsafe), open-handle DIR line 7 (unsafe)',
     'a global set with ||=, a directory handle left open';
 is $kinds->('hard_exit.pl'),

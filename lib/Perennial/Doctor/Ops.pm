@@ -55,8 +55,12 @@ sub variable ($op) {
     $op = $op->first while $op->name eq 'null' && $op->flags & B::OPf_KIDS;
     my $name = $op->name;
     return element($op) if $name eq 'multideref';
+    if ($name eq 'helem' || $name eq 'aelem') {    # An element: (sigil, GV, 1)
+        my ($sigil, $gv) = variable($op->first) or return;
+        return ($sigil, $gv, 1);
+    }
     if ($name eq 'gvsv') { my $gv = gv_of($op) or return; return ('$', $gv) }
-    my %sigil = (rv2sv => '$', rv2av => '@', rv2hv => '%', helem => '%', aelem => '@');
+    my %sigil = (rv2sv => '$', rv2av => '@', rv2hv => '%');
     my $sigil = $sigil{$name} or return;
     my $kid   = $op->first;
     return unless $kid && $$kid;
@@ -71,7 +75,7 @@ sub element ($op) {
     my ($gv) = grep { ref && $_->isa('B::GV') } $op->aux_list($CV);
     return unless $gv;
     my $sigil = $op->string($CV) =~ /\A\$[\w:]+\[/ ? '@' : '%';
-    return ($sigil, $gv);
+    return ($sigil, $gv, 1);
 }
 
 # A gv op's GV, also where perl keeps it in the pad (threaded perls)

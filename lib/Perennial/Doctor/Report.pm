@@ -85,8 +85,11 @@ sub _shown ($path) {
 # (an unsafe kind of finding is 'fine' in the modes the script is served in when it is unsafe in
 # none of them: a global under PerlRun)
 sub _finding ($f, @served) {
-    my $where = join ' ', ($f->{file} ? ($f->{file} =~ m{([^/]+)\z})[0] : ()),
-        ($f->{line} ? "line $f->{line}" : ());
+    my $where
+        = join ' ', ($f->{file} ? ($f->{file} =~ m{([^/]+)\z})[0] : ()),
+        $f->{lines}  ? 'lines ' . join(',', @{$f->{lines}})
+        : $f->{line} ? "line $f->{line}"
+        :              ();
     my $fine = $f->{level} eq 'unsafe'
         && !grep { Perennial::Doctor::Findings::unsafe_in($_->{mode}, $f, $_->{handler}) } @served;
     my $level = $fine ? 'fine' : $f->{level};

@@ -27,12 +27,13 @@ my %OP_KIND = (
 sub findings ($compiled, $warnings, $path, $library = 0) {
     my $x = {
         package  => $compiled->{package},
+        packages => {map { $_ => 1 } $compiled->{package}, @{$compiled->{packages} // []}},
         found    => [],
         requires => [],
         fields   => [],
         library  => $library,
-        reset    => {},                  # Package variables set by a statement run on every request
-        closed   => {},                  # Global handles closed
+        reset    => {},    # Package variables set by a statement run on every request
+        closed   => {},    # Global handles closed
         pad      => {},    # The script's file-level my variables: 'constant' or 'changed'
     };
     for my $w ($library ? () : @$warnings) {
@@ -48,8 +49,8 @@ sub findings ($compiled, $warnings, $path, $library = 0) {
         local $Perennial::Doctor::Ops::CV  = $cv;
         _walk($cv->ROOT, $x, \my $line, $sub->[0] eq 'main' ? 0 : -1);
     }
-    my (%seen, %field);
-    my @unique = grep { !$seen{"$_->{kind} $_->{line} $_->{name}"}++ } @{$x->{found}};
+    my (%first, %field);
+    my @unique = grep { _once(\%first, $_) } @{$x->{found}};
     return {
         found => [
             sort { $a->{line} <=> $b->{line} || $a->{kind} cmp $b->{kind} }
@@ -60,6 +61,17 @@ sub findings ($compiled, $warnings, $path, $library = 0) {
         fields    => [grep { !$field{$_}++ } @{$x->{fields}}],
         relative  => $x->{relative} // [],
     };
+}
+
+# One finding for a variable, at its first line, with the others (%session set on three lines)
+# (each /o regex is its own: one may interpolate, another not)
+sub _once ($first, $f) {
+    my $key  = join ' ', $f->{kind}, $f->{kind} eq 'regex-o' ? $f->{line} : $f->{name};
+    my $seen = $first->{$key};
+    if (!$seen) { $first->{$key} = $f; return 1 }
+    push @{$seen->{lines} //= [$seen->{line}]}, $f->{line}
+        unless $f->{line} == $seen->{line} || grep { $_ == $f->{line} } @{$seen->{lines} // []};
+    return 0;
 }
 
 # What the whole file shows to be harmless: a global the script also sets on every request
@@ -96,14 +108,23 @@ sub _named_subs ($package, $path) {
 }
 
 # $depth: 2 for a statement of the script's own body, which runs on every request (-1 in a sub)
+# Ops whose kids run only sometimes (not the test of a loop, which is an `and` under the loop)
+my %CONDITION = map { $_ => 1 } qw(and or dor xor cond_expr andassign orassign dorassign);
+
+# ($x->{cond}: below an if, unless, ?: or the like, a statement may not run on a request; the
+# body of a loop counts as run)
 sub _walk ($op, $x, $line, $depth) {
     return if !$op || !$$op;
     my $name = $op->name;
     $$line = $op->line if $op->isa('B::COP');
     _note($op, $name, $x, $$line // 0, $depth);
     return unless $op->flags & B::OPf_KIDS;
+    my $next = $depth < 0 ? $depth : $depth + 1;
+    local $x->{cond} = $x->{cond}           || $CONDITION{$name} && !$x->{loop};
+    local $x->{loop} = $name eq 'leaveloop' || ($x->{loop} && $name eq 'null');
+
     for (my $kid = $op->first; $kid && $$kid; $kid = $kid->sibling) {
-        _walk($kid, $x, $line, $depth < 0 ? $depth : $depth + 1);
+        _walk($kid, $x, $line, $next);
     }
     return;
 }
@@ -127,6 +148,7 @@ my %NOTE = (
     require  => \&_required,
     entersub => sub ($op, $x, $line, $depth) { _form_field($op, $x->{fields}) },
     (map { $_ => \&_assigned } qw(sassign aassign)),
+    undef => \&_undone,
 );
 
 sub _note ($op, $name, $x, $line, $depth) {
@@ -134,7 +156,7 @@ sub _note ($op, $name, $x, $line, $depth) {
     else               { _file_lexicals($op, $name, $x, $depth) }
     if    (my $note = $NOTE{$name}) { $note->($op, $x, $line, $depth) }
     elsif (($GROWS{$name} || _appends($op, $name)) && !($x->{library} && $depth >= 0)) {
-        _grown($op, $x->{package}, $x->{found}, $line);
+        _grown($op, $x, $line);
     }
     return;
 }
@@ -171,9 +193,10 @@ sub _opened ($op, $x, $line, $depth) {
     return;
 }
 
-# Whether a statement runs each time its file runs: a statement of the script's own body (each
-# request), anything in a library's body (each time it loads, once per compile)
-sub _each_time ($x, $depth) { $x->{library} ? $depth >= 0 : $depth == 2 }
+# Whether a statement runs each time its file runs: a statement of the script's own body that no
+# condition guards (each request), anything in a library's body (each time it loads, once per
+# compile)
+sub _each_time ($x, $depth) { $depth >= 0 && ($x->{library} || !$x->{cond}) }
 
 # require "lib.pl" and require Some::Module: the name, when it is a constant
 # (one by a path relative to the working directory, ./lib.pl, is noted with its line: whether it
@@ -262,34 +285,47 @@ sub _exit_call ($op, $found, $line) {
 # What an assignment writes: %SIG, $0 and the package's own variables
 # (a package variable set by a statement that runs each time is set on every request)
 sub _assigned ($op, $x, $line, $depth) {
-    my ($package, $found, $each_time) = ($x->{package}, $x->{found}, _each_time($x, $depth));
+    my ($found, $each_time) = ($x->{found}, _each_time($x, $depth));
     return unless $op->isa('B::BINOP');    # The sassign of $x ||= ... has its target above it
     my $target = $op->name eq 'sassign' ? $op->last : $op->last->first;
     for (my $t = $target; $t && $$t; $t = $t->sibling) {
-        my ($sigil, $gv) = Perennial::Doctor::Ops::variable($t) or next;
+        my ($sigil, $gv, $element) = Perennial::Doctor::Ops::variable($t) or next;
         my $name = $gv->NAME;
-        my $in   = $gv->STASH->NAME;
         if    ($name eq 'SIG') { push @$found, {kind => 'sig',     line => $line, name => '%SIG'} }
         elsif ($name eq '0')   { push @$found, {kind => 'dollar0', line => $line, name => '$0'} }
-        elsif ($in eq $package && $name =~ /\A[A-Za-z_]\w*\z/) {
-            if ($each_time) { $x->{reset}{"$sigil$name"} = 1 }
-            else { push @$found, {kind => 'global', line => $line, name => "$sigil$name"} }
+        elsif (_own($x, $gv)) {
+
+            # $in{$key} = ... adds to %in, whenever it runs; %in = () sets it anew
+            if ($each_time && !$element) { $x->{reset}{"$sigil$name"} = 1 }
+            else                         { _found($x, 'global', $line, "$sigil$name") }
         }
         last if $op->name eq 'sassign';
     }
     return;
 }
 
-# A package variable added to (push, ++, .=): it grows from one request to the next
-sub _grown ($op, $package, $found, $line) {
+# A package variable added to (push, ++, .=, ||=): it grows from one request to the next
+sub _grown ($op, $x, $line) {
     for (my $kid = $op->first; $kid && $$kid; $kid = $kid->sibling) {
         next if $kid->name eq 'pushmark';
         my ($sigil, $gv) = Perennial::Doctor::Ops::variable($kid) or next;
-        next unless $gv->STASH->NAME eq $package && $gv->NAME =~ /\A[A-Za-z_]\w*\z/;
-        push @$found, {kind => 'global', line => $line, name => $sigil . $gv->NAME};
+        _found($x, 'global', $line, $sigil . $gv->NAME) if _own($x, $gv);
         last;
     }
     return;
+}
+
+# undef @list, undef %seen, undef $x on every request: set anew
+sub _undone ($op, $x, $line, $depth) {
+    return unless _each_time($x, $depth) && $op->flags & B::OPf_KIDS;
+    my ($sigil, $gv, $element) = Perennial::Doctor::Ops::variable($op->first) or return;
+    $x->{reset}{$sigil . $gv->NAME} = 1 if !$element && _own($x, $gv);
+    return;
+}
+
+# A variable of the script's package, or of one its text declares (package FormMail;)
+sub _own ($x, $gv) {
+    return $x->{packages}{$gv->STASH->NAME} && $gv->NAME =~ /\A[A-Za-z_]\w*\z/;
 }
 
 1;
