@@ -116,9 +116,7 @@ sub report ($with, @scripts) {
         }
         _evidence_of_handlers($r);
         _evidence_of_log($r, $with->{log}) if defined $with->{log};
-        _evidence_of_run($r)
-            if $with->{run} && grep { $_->{mode} eq 'registry' } @{$r->{served}}
-            and !grep { $_->{kind} eq 'compile' } @{$r->{findings}};                # Nothing to run
+        _evidence_of_run($r)               if $with->{run} && _runs($r);
         $r->{findings} = [
             map  { Perennial::Doctor::Findings::explain($_) }
             sort { $a->{line} <=> $b->{line} || $a->{kind} cmp $b->{kind} } @{$r->{findings}}
@@ -145,6 +143,12 @@ sub _evidence_of_handlers ($r) {
         {kind => 'not-executable', line => 0, name => $name, evidence => ['static']}
         if !-x $r->{script} && grep { $_->{mode} eq 'cgi' } @{$r->{served}};
     return;
+}
+
+# Whether running it tells something: it is served by Registry, and it compiles
+sub _runs ($r) {
+    return 0 unless grep { $_->{mode} eq 'registry' } @{$r->{served}};
+    return !grep         { $_->{kind} eq 'compile' } @{$r->{findings}};
 }
 
 # What the server's error log says about the script and its libraries

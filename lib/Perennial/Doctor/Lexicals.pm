@@ -64,6 +64,25 @@ sub outer_name ($cv, $slot) {
     return;
 }
 
+# The file-level my variables a library's named sub changes (their names)
+sub kept ($op, $name, $cv) {
+    return map { outer_name($cv, $_) // () } written($op, $name, $cv);
+}
+
+# A script's file-level my variables as an op writes them, into $pad: 'constant' while every
+# write gives constants only, 'changed' after any other. $body: the op is in the script's body
+# (else in a named sub, where the file-level ones are those from outside).
+sub note_file_lexicals ($op, $name, $cv, $body, $pad) {
+    my @slots    = written($op, $name, $cv) or return;
+    my $constant = ($name eq 'sassign' || $name eq 'aassign') && $body && constant($op->first);
+    for my $var (map { $body ? name_of($cv, $_) : outer_name($cv, $_) } @slots) {
+        next unless defined $var;
+        my $was = $pad->{$var} // 'constant';
+        $pad->{$var} = $constant && $was eq 'constant' ? 'constant' : 'changed';
+    }
+    return;
+}
+
 # Whether a value is made of constants only (my @DAYS = qw(Sun Mon ...))
 my %CONSTANT = map { $_ => 1 } qw(const pushmark list null stub);
 

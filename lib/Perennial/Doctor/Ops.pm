@@ -60,8 +60,14 @@ sub variable ($op) {
         return ($sigil, $gv, 1);
     }
     if ($name eq 'gvsv') { my $gv = gv_of($op) or return; return ('$', $gv) }
-    my %sigil = (rv2sv => '$', rv2av => '@', rv2hv => '%');
-    my $sigil = $sigil{$name} or return;
+    return _whole($op, $name);
+}
+
+# $x, @a, %h of a package, through their rv2sv, rv2av, rv2hv
+my %SIGIL = (rv2sv => '$', rv2av => '@', rv2hv => '%');
+
+sub _whole ($op, $name) {
+    my $sigil = $SIGIL{$name} or return;
     my $kid   = $op->first;
     return unless $kid && $$kid;
     $kid = $kid->first if $kid->name =~ /\A(?:rv2hv|rv2av)\z/ && $kid->flags & B::OPf_KIDS;

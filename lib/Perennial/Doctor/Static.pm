@@ -234,37 +234,19 @@ sub _form_field ($op, $fields) {
     return;
 }
 
-# In a library's named sub: a file-level my it changes (perl marks the sub's copy of it as
-# coming from outside), which keeps its value from one request to the next
+# A library's named sub that changes a file-level my (which keeps its value from one request to
+# the next); the script's own file-level my variables, as it writes them
 sub _kept_lexical ($op, $name, $found, $line) {
-    for my $var (map { Perennial::Doctor::Lexicals::outer_name($Perennial::Doctor::Ops::CV, $_) }
-        Perennial::Doctor::Lexicals::written($op, $name, $Perennial::Doctor::Ops::CV))
-    {
-        push @$found, {kind => 'lib-state', line => $line, name => $var};
-    }
+    push @$found,
+        map { +{kind => 'lib-state', line => $line, name => $_} }
+        Perennial::Doctor::Lexicals::kept($op, $name, $Perennial::Doctor::Ops::CV);
     return;
 }
 
-# The script's file-level my variables, as its body and its named subs write them: 'constant'
-# while every write gives it constants only, 'changed' after any other
 sub _file_lexicals ($op, $name, $x, $depth) {
-    my @slots = Perennial::Doctor::Lexicals::written($op, $name, $Perennial::Doctor::Ops::CV)
-        or return;
-    my $constant
-        = ($name eq 'sassign' || $name eq 'aassign')
-        && $depth >= 0
-        && Perennial::Doctor::Lexicals::constant($op->first);
-    for my $var (
-        map {
-            $depth >= 0
-                ? Perennial::Doctor::Lexicals::name_of($Perennial::Doctor::Ops::CV, $_)
-                : Perennial::Doctor::Lexicals::outer_name($Perennial::Doctor::Ops::CV, $_)
-        } @slots
-        )
-    {
-        my $was = $x->{pad}{$var} // 'constant';
-        $x->{pad}{$var} = $constant && $was eq 'constant' ? 'constant' : 'changed';
-    }
+    Perennial::Doctor::Lexicals::note_file_lexicals($op, $name, $Perennial::Doctor::Ops::CV,
+        $depth >= 0,
+        $x->{pad});
     return;
 }
 
