@@ -235,7 +235,8 @@ Usage: perennial [serve] [options] [app.psgi]
        perennial configtest -c perennial.conf
        perennial bench SPEC_FILE [--target [NAME=]URL ...] [--out DIR]
        perennial tune -c perennial.conf --url PATH ... [--ram SIZE] [--shared]
-       perennial doctor [--mode registry|perlrun|cgi] [--json] DIR|SCRIPT ...
+       perennial doctor [-c perennial.conf | --mode registry|perlrun|cgi] [--run] [--log FILE]
+                 [--json] [DIR|SCRIPT ...]
        perennial status|stop|graceful|graceful-stop|restart|upgrade|reopen-logs
                  (--pid FILE | -c perennial.conf)
 
