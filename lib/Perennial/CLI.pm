@@ -9,6 +9,7 @@ use Perennial::Config::Ignored qw(ignored_summary);
 use Perennial::Control;
 use Perennial::Log;
 use Perennial::Preload;
+use Perennial::CLI::Help;
 use Perennial::CLI::Tools;
 use Perennial::Runner;
 use Perennial::Scoreboard;
@@ -85,7 +86,8 @@ sub run ($class, @argv) {
     @argv = _defines(@argv);
     Getopt::Long::Configure(qw(no_ignore_case bundling));
     GetOptionsFromArray(\@argv, \%opt, @OPTIONS) or return 2;
-    return _usage(0) if $opt{help} || $command eq 'help';
+    return _help(@argv) if $command eq 'help';
+    return _usage(0)    if $opt{help};
     if ($opt{version} || $command eq 'version') { say "Perennial $Perennial::VERSION"; return 0 }
     $opt{app} //= shift @argv if @argv;
     if (@argv) { print STDERR "perennial: unexpected arguments: @argv\n"; return 2 }
@@ -227,6 +229,15 @@ sub _workers ($over, $n) {
     return $over->{single_process} = 1 if $n == 0;
     $over->{$_} = $n for qw(start_servers min_spare_servers max_spare_servers max_clients);
     $over->{server_limit} = $n if $n > 256;
+}
+
+# perennial help: the usage and the manuals' list; perennial help TOPIC: that manual
+sub _help (@topic) {
+    if (!@topic) { _usage(0); print "\n", Perennial::CLI::Help::topics(); return 0 }
+    my $text = Perennial::CLI::Help::manual($topic[0]);
+    if (defined $text) { print $text; return 0 }
+    print STDERR "perennial: no manual named \"$topic[0]\"\n", Perennial::CLI::Help::topics();
+    return 2;
 }
 
 sub _usage ($code) {

@@ -8,6 +8,7 @@ use POSIX        qw(strftime);
 use Perennial::Bench;
 use Perennial::Config;
 use Perennial::Doctor;
+use Perennial::CLI::Help;
 use Perennial::Doctor::Log;
 use Perennial::Doctor::Report;
 use Perennial::Doctor::Sites;
@@ -21,7 +22,8 @@ use Perennial::Tune::Text;
 
 sub bench (@argv) {
     my %opt;
-    GetOptionsFromArray(\@argv, \%opt, 'target=s@', 'out=s', 'quiet|q') or return 2;
+    GetOptionsFromArray(\@argv, \%opt, 'target=s@', 'out=s', 'quiet|q', 'help|h') or return 2;
+    return _help('bench') if $opt{help};
     my $file = shift @argv;
     die "Usage: perennial bench SPEC_FILE [--target [NAME=]URL ...] [--out DIR]\n"
         if !defined $file || @argv;
@@ -45,8 +47,10 @@ sub bench (@argv) {
 # perennial doctor: 0 when every script is safe in its mode, 1 when one is not, 2 for usage
 sub doctor (@argv) {
     my %opt;
-    GetOptionsFromArray(\@argv, \%opt, 'mode=s', 'json', 'timeout=i', 'config|c=s', 'run', 'log=s')
+    GetOptionsFromArray(\@argv, \%opt, 'mode=s', 'json', 'timeout=i', 'config|c=s', 'run', 'log=s',
+        'help|h')
         or return _doctor_usage();
+    return _help('doctor') if $opt{help};
     my $mode = $opt{mode} // 'registry';
     return _doctor_usage("no such mode: $mode")
         unless grep { $_ eq $mode } Perennial::Doctor::Findings::modes();
@@ -64,6 +68,11 @@ sub doctor (@argv) {
         ? Perennial::Doctor::Report::json(\@results)
         : Perennial::Doctor::Report::table(\@results);
     return (grep { Perennial::Doctor::Report::any_unsafe($_) } @results) ? 1 : 0;
+}
+
+sub _help ($tool) {
+    print Perennial::CLI::Help::tool($tool);
+    return 0;
 }
 
 # What to examine, and the log to read: a mistake there is the caller's (2), not a finding
@@ -106,8 +115,9 @@ sub tune (@argv) {
         \@argv,       \%opt,        'config|c=s',    'url=s@',
         'from-log=s', 'top=i',      'ram=s',         'shared',
         'workers=i',  'requests=i', 'concurrency=i', 'sweep=s',
-        'out=s',      'quiet|q'
+        'out=s',      'quiet|q',    'help|h'
     ) or return 2;
+    return _help('tune') if $opt{help};
     die "Usage: perennial tune -c CONFIG (--url PATH ... | --from-log ACCESS_LOG) [--ram SIZE] "
         . "[--shared] [--out FILE]\n"
         if !defined $opt{config} || @argv;
