@@ -8,6 +8,7 @@ use Perennial::Config;
 use Perennial::Config::Ignored qw(ignored_summary);
 use Perennial::Control;
 use Perennial::Log;
+use Perennial::Notify;
 use Perennial::Preload;
 use Perennial::CLI::Help;
 use Perennial::CLI::Tools;
@@ -130,6 +131,7 @@ sub _cmd_serve ($config, $opt, $command) {
         reconfigure  => sub { _config($opt) },
         command      => $opt->{command},
         replaces     => $ENV{PERENNIAL_UPGRADE_FROM},
+        notify       => Perennial::Notify->new(path => delete $ENV{NOTIFY_SOCKET}),
         default_user => 'www-data'
     )->run;
 }
@@ -177,7 +179,10 @@ sub _config ($opt) {
     _paths(\%over);
     my @listen = (@{$opt->{listen} // []}, @{$opt->{socket} // []});
 
-    # Sockets handed over by the manager this one replaces (hot upgrade)
+    # Sockets handed over by systemd (socket activation), or by the manager this one replaces
+    # (hot upgrade): they are the listeners, whatever the Listen lines say
+    $opt->{activated} //= [_activated()];    # Read once: a reload must find the same ones
+    @listen = @{$opt->{activated}} if @{$opt->{activated}};
     @listen = map {"fd:$_"} split /,/, $ENV{PERENNIAL_LISTEN_FDS} if $ENV{PERENNIAL_LISTEN_FDS};
     push @listen, ($opt->{host} // '0.0.0.0') . ':' . ($opt->{port} // 5000)
         if defined $opt->{port} || defined $opt->{host};
@@ -193,6 +198,17 @@ sub _config ($opt) {
         directives => $opt->{set}    // [],
         defines    => $opt->{define} // []
     );
+}
+
+# systemd's socket activation (sd_listen_fds(3)): LISTEN_FDS sockets from descriptor 3, when
+# LISTEN_PID is this process. The variables go, so that scripts and the programs they start do
+# not take the sockets for theirs.
+sub _activated () {
+    my ($pid, $count) = @ENV{qw(LISTEN_PID LISTEN_FDS)};
+    return unless defined $pid && defined $count && $pid =~ /\A\d+\z/ && $count =~ /\A\d+\z/;
+    return unless $pid == $$;
+    delete @ENV{qw(LISTEN_PID LISTEN_FDS LISTEN_FDNAMES)};
+    return map {"fd:$_"} 3 .. 2 + $count;
 }
 
 # Apache's -D NAME and -DNAME (for <IfDefine>) beside plackup's -D (daemonize): -D followed by

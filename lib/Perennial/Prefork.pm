@@ -42,6 +42,8 @@ sub new ($class, %args) {
         reload         => $args{reload},
         on_stop        => $args{on_graceful_stop} // sub { },
         on_ready       => $args{on_ready},
+        on_event       => $args{on_event} // sub ($event) { },
+        unready        => 1,
         upgrade        => $args{upgrade},
         upgrade_failed => $args{upgrade_failed},
         workers        => {},
@@ -81,7 +83,7 @@ sub run ($self) {
         my $now = Time::HiRes::time();
         if ($now >= $tick) { $self->_maintain; $tick = $now + 1 }
         Perennial::Watchdog->watch($self->{board}, $self->{workers}, $log) if $self->{watch};
-        $self->_ready                                                      if $self->{on_ready};
+        $self->_ready                                                      if $self->{unready};
         $self->hand_over                                                   if $self->{handover};
         next                                                               if %{$self->{flags}};
         my $wait = $tick - Time::HiRes::time();
@@ -199,12 +201,15 @@ sub _log_exit ($self, $pid, $status, $slot) {
         if $status && $BUSY{$slot->{state}};
 }
 
-# Once StartServers workers are serving (past S): a new manager's signal to the old one
+# Once StartServers workers are serving (past S): the event 'ready' (systemd is told), and a
+# new manager's signal to the old one
 sub _ready ($self) {
     my $board = $self->{board};
     my $ready = grep { $board->state_of($_->{slot}) ne 'S' } values %{$self->{workers}};
     return if $ready < $self->{config}->start_servers;
-    (delete $self->{on_ready})->();
+    $self->{unready} = 0;
+    $self->{on_event}->('ready');
+    (delete $self->{on_ready})->() if $self->{on_ready};
 }
 
 sub _resize ($self, $by) {

@@ -12,6 +12,7 @@ use Perennial::Executor::Libraries ();
 use Perennial::HTTP::Core          ();
 use Perennial::Listener;
 use Perennial::Log;
+use Perennial::Notify;
 use Perennial::Preload;
 use Perennial::Prefork;
 use Perennial::Privileges;
@@ -23,8 +24,10 @@ use Perennial::Upgrade;
 # scoreboard, then hands over to the manager (or serves in one process) until stopped.
 
 sub new ($class, %args) {
-    return bless {map { $_ => $args{$_} } qw(config app reconfigure command replaces default_user)},
-        $class;
+    return bless {
+        (map { $_ => $args{$_} } qw(config app reconfigure command replaces default_user)),
+        notify => $args{notify} // Perennial::Notify->new,
+    }, $class;
 }
 
 sub run ($self) {
@@ -84,6 +87,7 @@ sub run ($self) {
             reload           => sub { $self->_reload },
             on_graceful_stop => $cleanup,
             on_ready         => scalar $self->_on_ready,
+            on_event         => $self->_on_event(\@listeners),
             upgrade          => $self->{command} && sub { $self->_upgrade },
             upgrade_failed   => sub { $_->disown(0) for @listeners },
             companion        => scalar $self->_parking_process,
@@ -170,6 +174,18 @@ sub _parking_process ($self) {
     };
 }
 
+# What the manager's events (ready, reloading, stopping) tell systemd, when it started us
+sub _on_event ($self, $listeners) {
+    my ($notify, $log) = @$self{qw(notify log)};
+    return sub ($event) {
+        my $status
+            = $event eq 'ready'     ? 'serving on ' . join(', ', map { $_->name } @$listeners)
+            : $event eq 'reloading' ? 'reading the configuration again'
+            :                         'stopping';
+        $notify->event($event, $status) or $log->warn("systemd not told '$event': $!");
+    };
+}
+
 # A new manager started by a hot upgrade asks the old one to stop once its workers are ready
 sub _on_ready ($self) {
     my $old = $self->{replaces} or return;
@@ -207,6 +223,7 @@ sub _upgrade ($self) {
         listeners => $self->{listeners},
         command   => $self->{command},
         park      => $self->{park},
+        notify    => $self->{notify}->socket_path,
     );
 }
 

@@ -20,6 +20,7 @@ sub start ($class, %args) {
         local $ENV{PERENNIAL_LISTEN_FDS}   = join ',', map { fileno $_ } @fh;
         local $ENV{PERENNIAL_PARK_FDS}     = join ',', map { fileno $_ } @park if @park;
         local $ENV{PERENNIAL_UPGRADE_FROM} = getppid;
+        local $ENV{NOTIFY_SOCKET}          = $args{notify} if defined $args{notify};
         exec {$command->[0]} @$command or POSIX::_exit(127);
     }
     my $err = $!;

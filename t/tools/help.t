@@ -10,7 +10,8 @@ for my $tool (qw(bench tune doctor)) {
     for my $flag ('--help', '-h') {
         my ($out, $code) = perennial($tool, $flag);
         is $code, 0, "perennial $tool $flag: exit status 0";
-        like $out, qr/\AUsage: perennial $tool .*\n.*-h, --help +this text/s, 'its usage and options';
+        like $out, qr/\AUsage: perennial $tool .*\n.*-h, --help +this text/s,
+            'its usage and options';
     }
 }
 my ($out, $code) = perennial('doctor', '--help');
@@ -33,11 +34,12 @@ my %name = (
     tuning  => 'Perennial::Manual::Tuning',
     workers => 'Perennial::Manual::WorkerLife',
 );
+
 for my $topic (sort keys %name) {
     ($out, $code) = perennial('help', $topic);
     is $code, 0, "perennial help $topic";
-    like $out, qr/\ANAME\n    \Q$name{$topic}\E - /, 'the manual, as text';
-    unlike $out, qr/^=head|C<|L</m, 'without POD markup';
+    like $out,   qr/\ANAME\n    \Q$name{$topic}\E - /, 'the manual, as text';
+    unlike $out, qr/^=head|C<|L</m,                    'without POD markup';
 }
 ($out, $code) = perennial('help', 'Scripts');
 like $out, qr/THE PITFALLS, ONE BY ONE/, 'a topic in capitals too';

@@ -12,9 +12,11 @@ my ($KILL_AFTER, $HANDOVER_LIMIT) = (10, 30);
 sub graceful_restart ($self) {
     my $log = $self->{log};
     $log->info('graceful restart requested');
+    $self->{on_event}->('reloading');
     my ($config, $code) = eval { $self->{reload}->() } or do {
         $log->error(
             "graceful restart refused, keeping the running configuration: " . ($@ || 'no config'));
+        $self->{on_event}->('ready');    # Serving as before
         return;
     };
     $self->_use_config($config);
@@ -30,6 +32,7 @@ sub graceful_restart ($self) {
     my $want = $config->start_servers;
     $self->_spawn for 1 .. ($room < $want ? $room : $want);
     $log->info("generation $self->{generation} started");
+    $self->{on_event}->('ready');
     $self->hand_over;
 }
 
@@ -62,6 +65,7 @@ sub hand_over ($self) {
 sub graceful_stop ($self) {
     my $log = $self->{log};
     $log->info('graceful stop requested');
+    $self->{on_event}->('stopping');
     $self->{on_stop}->();
     $self->{stopping} = 1;
     $self->_retire($_) for values %{$self->{workers}};
@@ -103,8 +107,10 @@ sub reopen_logs ($self) {
 sub restart ($self) {
     my $log = $self->{log};
     $log->info('restart requested');
+    $self->{on_event}->('reloading');
     my ($config, $code) = eval { $self->{reload}->() } or do {
         $log->error("restart refused, keeping the running configuration: " . ($@ || 'no config'));
+        $self->{on_event}->('ready');
         return;
     };
     $self->_terminate_all;
@@ -112,10 +118,12 @@ sub restart ($self) {
     $self->{code} = $code;
     $self->{board}->generation(++$self->{generation});
     $self->_spawn for 1 .. $config->start_servers;
+    $self->{unready} = 1;    # Ready again once StartServers of the new workers serve
 }
 
 sub stop ($self) {
     $self->{log}->info('stopping now');
+    $self->{on_event}->('stopping');
     $self->{stopping} = 1;
     $self->{companion}->stop('now');    # It goes as the workers do
     $self->_terminate_all;
