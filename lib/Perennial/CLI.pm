@@ -179,9 +179,10 @@ sub _config ($opt) {
     _paths(\%over);
     my @listen = (@{$opt->{listen} // []}, @{$opt->{socket} // []});
 
-    # Sockets handed over by systemd (socket activation), or by the manager this one replaces
-    # (hot upgrade): they are the listeners, whatever the Listen lines say
-    $opt->{activated} //= [_activated()];    # Read once: a reload must find the same ones
+    # Sockets handed over by systemd (socket activation), by Server::Starter's start_server, or
+    # by the manager this one replaces (hot upgrade): they are the listeners, whatever the
+    # Listen lines say. Read once: a reload must find the same ones.
+    $opt->{activated} //= [_activated(), _started()];
     @listen = @{$opt->{activated}} if @{$opt->{activated}};
     @listen = map {"fd:$_"} split /,/, $ENV{PERENNIAL_LISTEN_FDS} if $ENV{PERENNIAL_LISTEN_FDS};
     push @listen, ($opt->{host} // '0.0.0.0') . ':' . ($opt->{port} // 5000)
@@ -209,6 +210,15 @@ sub _activated () {
     return unless $pid == $$;
     delete @ENV{qw(LISTEN_PID LISTEN_FDS LISTEN_FDNAMES)};
     return map {"fd:$_"} 3 .. 2 + $count;
+}
+
+# Server::Starter's start_server: SERVER_STARTER_PORT is "ADDR=FD" pairs joined by ";" (ADDR a
+# port, host:port or a socket path). The variable stays: start_server's own tools read it.
+sub _started () {
+    my $spec = $ENV{SERVER_STARTER_PORT} // return;
+    my @fds  = map { /=(\d+)\z/ ? "fd:$1" : die "SERVER_STARTER_PORT: can't read \"$_\"\n" }
+        grep {length} split /;/, $spec;
+    return @fds;
 }
 
 # Apache's -D NAME and -DNAME (for <IfDefine>) beside plackup's -D (daemonize): -D followed by
