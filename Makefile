@@ -2,6 +2,8 @@
 # make test: install what is missing, then run every test
 PERL  ?= perl
 PROVE ?= prove
+# What installs the missing Debian packages (debian/rules sets it to true: Build-Depends does)
+INSTALL_DEPS ?= sh script/install-deps
 
 # The C functions of the hot path, each built from xs/NAME.xs
 XS_SO = lib/auto/Perennial/HTTP/Core/Core.so \
@@ -14,7 +16,7 @@ XS_SO = lib/auto/Perennial/HTTP/Core/Core.so \
         lib/auto/Perennial/Log/Format/Format.so \
         lib/auto/Perennial/Scoreboard/Scoreboard.so
 
-.PHONY: deps run test bench tidy critic xs
+.PHONY: deps run test bench tidy critic xs deb
 
 deps:
 	@sh script/install-deps run test
@@ -26,7 +28,7 @@ xs: $(XS_SO)
 
 .SECONDEXPANSION:
 $(XS_SO): %.so: xs/$$(notdir $$*).xs script/build-xs
-	@sh script/install-deps run
+	@$(INSTALL_DEPS) run
 	@$(PERL) script/build-xs $< $@
 
 run: deps xs
@@ -60,3 +62,11 @@ tidy:
 critic:
 	@sh script/install-deps test
 	perlcritic --profile .perlcriticrc lib bin
+
+# The Debian package, built with dpkg-buildpackage from debian/, put in dist/
+deb:
+	@sh script/install-deps run test
+	dpkg-buildpackage -b -us -uc
+	@mkdir -p dist
+	mv ../perennial_$$($(PERL) -Ilib -MPerennial -e 'print $$Perennial::VERSION')_* dist/
+	@ls dist/*.deb

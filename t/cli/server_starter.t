@@ -1,8 +1,8 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Cwd        qw(getcwd);
-use File::Temp qw(tempdir);
+use Cwd             qw(getcwd);
+use File::Temp      qw(tempdir);
 use Perennial::Test qw(http_request load_start load_stop slurp start_program wait_until);
 
 # Hot deployment as Server::Starter users do it: start_server holds the port and runs
@@ -10,7 +10,7 @@ use Perennial::Test qw(http_request load_start load_stop slurp start_program wai
 # it is up the old one is asked to stop gracefully (--signal-on-hup=QUIT). Under load, no
 # request fails.
 
-my ($start_server) = grep { -x } map {"$_/start_server"} split /:/, $ENV{PATH};
+my ($start_server) = grep {-x} map {"$_/start_server"} split /:/, $ENV{PATH};
 plan skip_all => 'start_server is not installed (Debian package libserver-starter-perl)'
     unless $start_server;
 
@@ -19,10 +19,14 @@ my $dir    = tempdir(CLEANUP => 1);
 my $status = "$dir/status";
 my ($pid, $port) = start_program(
     sub ($port) {
-        (   $start_server, "--port=127.0.0.1:$port", '--signal-on-hup=QUIT',
-            '--signal-on-term=QUIT', '--interval=3', "--status-file=$status", '--', $^X,
-            "-I$root/lib", "$root/bin/perennial", 'serve', '--workers', 2, '--error-log',
-            "$dir/error.log", "$root/t/psgi/pid.psgi"
+        (   $start_server,          "--port=127.0.0.1:$port",
+            '--signal-on-hup=QUIT', '--signal-on-term=QUIT',
+            '--interval=3',         "--status-file=$status",
+            '--',                   $^X,
+            "-I$root/lib",          "$root/bin/perennial",
+            'serve',                '--workers',
+            2,                      '--error-log',
+            "$dir/error.log",       "$root/t/psgi/pid.psgi"
         );
     },
     sub ($port) {

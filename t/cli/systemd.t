@@ -4,7 +4,7 @@ use Test::More;
 use Cwd        qw(getcwd);
 use File::Temp qw(tempdir);
 use IO::Socket::UNIX;
-use Socket qw(SOCK_DGRAM);
+use Socket          qw(SOCK_DGRAM);
 use Perennial::Test qw(http_request slurp start_program start_server wait_until);
 
 # What systemd gives a service and expects of it: the readiness protocol (Type=notify:
@@ -26,7 +26,7 @@ my $said = sub ($want) {
         my $in = '';
         vec($in, fileno $sock, 1) = 1;
         select(my $out = $in, undef, undef, 0.5) or next;
-        defined recv($sock, my $msg, 4096, 0) or next;
+        defined recv($sock, my $msg, 4096, 0)    or next;
         return $msg if $msg =~ $want;
         push @got, $msg;
     }
@@ -40,8 +40,8 @@ my $srv = do {
 my $ready = $said->(qr/READY=1/);
 like $ready, qr/\AMAINPID=(\d+)\nREADY=1\nSTATUS=serving on 127\.0\.0\.1:\d+\z/,
     'READY=1 once the workers serve, with the main pid and a status';
-is +($ready =~ /MAINPID=(\d+)/)[0], $srv->pid, 'the manager\'s pid';
-is $srv->get('/')->{content}, "none\n", 'NOTIFY_SOCKET does not reach the application';
+is + ($ready =~ /MAINPID=(\d+)/)[0], $srv->pid, 'the manager\'s pid';
+is $srv->get('/')->{content},        "none\n",  'NOTIFY_SOCKET does not reach the application';
 
 $srv->signal('USR1');
 like $said->(qr/RELOADING=1/), qr/\ARELOADING=1\nSTATUS=reading the configuration again\z/,
@@ -52,14 +52,19 @@ like $said->(qr/STOPPING=1/), qr/\ASTOPPING=1\nSTATUS=stopping\z/, 'a stop: STOP
 $srv->wait_exit;
 
 SKIP: {
-    my ($activate) = grep { -x } map {"$_/systemd-socket-activate"} split /:/, $ENV{PATH};
+    my ($activate) = grep {-x} map {"$_/systemd-socket-activate"} split /:/, $ENV{PATH};
     skip 'systemd-socket-activate is not installed (Debian package systemd)', 6 unless $activate;
     my $log = "$dir/error.log";
     my ($pid, $port) = start_program(
         sub ($port) {
-            (   $activate, '-l', "127.0.0.1:$port", '-E', 'PATH', $^X, "-I$root/lib",
-                "$root/bin/perennial", 'serve', '--workers', 1, '--error-log', $log,
-                '--pid', "$dir/activated.pid", "$root/t/psgi/process_env.psgi"
+            (   $activate,            '-l',
+                "127.0.0.1:$port",    '-E',
+                'PATH',               $^X,
+                "-I$root/lib",        "$root/bin/perennial",
+                'serve',              '--workers',
+                1,                    '--error-log',
+                $log,                 '--pid',
+                "$dir/activated.pid", "$root/t/psgi/process_env.psgi"
             );
         },
         sub ($port) {
