@@ -91,7 +91,7 @@ subtest '--target: the same measurements against a server already running' => su
     is scalar(() = $out =~ /^\s*mine\s+[12] \|.*\s20\s+0\s+[\d.]+$/mg), 2, 'two rows, 20 each';
     ($out, $code, $err) = bench($file, '--target', 'http://192.0.2.1:80');
     isnt $code, 0, 'a target off this host is refused';
-    like $err, qr/only http:\/\/ URLs on this host/, 'says why';
+    like $err, qr/only http:\/\/ and https:\/\/ URLs on this host/, 'says why';
     ($out, $code, $err) = bench($file, '--target', 'gone=http://127.0.0.1:1');
     isnt $code, 0, 'a target that does not answer';
     like $err, qr/target gone does not answer http:\/\/127\.0\.0\.1:1\/: .*refused/, 'is named';

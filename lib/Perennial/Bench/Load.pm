@@ -14,8 +14,9 @@ our @EXPORT_OK = qw(loopback run_load);
 sub loopback ($url) {
     my $uri  = URI->new($url);
     my $host = eval { $uri->host } // '';
-    die "Can't drive '$url': only http:// URLs on this host (127.0.0.1, ::1, localhost)\n"
-        unless ($uri->scheme // '') eq 'http'
+    die "Can't drive '$url': only http:// and https:// URLs on this host (127.0.0.1, ::1,"
+        . " localhost)\n"
+        unless ($uri->scheme // '') =~ /\Ahttps?\z/
         && $host =~ /\A(?:127\.\d+\.\d+\.\d+|::1|localhost)\z/;
     return $uri->canonical->as_string;
 }

@@ -19,6 +19,7 @@ my %SETTINGS = (
     environment               => ['deployment',       'word'],
     error_log                 => [undef,              'path'],
     graceful_shutdown_timeout => [0,                  'int'],
+    graceful_stop_drain       => [0,                  'int'],
     http_protocol_options     => [{},                 'hash'],
     ignored                   => [{},                 'hash'],
     includes                  => [[],                 'list'],
@@ -158,15 +159,21 @@ sub setting_default ($key) {
     return $default;
 }
 
+# TLS is terminated in front of Perennial (docs/design-notes.md, "TLS in front")
+my $TLS_FRONT = 'Perennial does not terminate TLS: put nginx in front of it (a tested'
+    . ' configuration: examples/nginx/perennial-tls.conf; perennial help deployment)';
+
 sub setting_directive ($values, $item) {
     my $name = lc $item->{name};
-    my $key  = $DIRECTIVES{$name};
+    return "$item->{name}: $TLS_FRONT" if $name =~ /\Assl/;
+    my $key = $DIRECTIVES{$name};
     return "unknown directive '$item->{name}'"
         if !$key || ($NOT_DIRECTIVES{$key} && !$LIST_DIRECTIVES{$name});
     return _list_directive($values, $key, $item) if $LIST_DIRECTIVES{$name};
     return _protocol_options($values, $item)     if $key eq 'http_protocol_options';
     return _read_timeout($values, $item)         if $key eq 'request_read_timeout';
     my @args = @{$item->{args}};
+
     if ($key eq 'log_level') {
         @args = _log_level($values, $item);
         return if !@args && @{$item->{args}};    # Only modules' own levels (ssl:warn)
@@ -182,11 +189,22 @@ sub setting_directive ($values, $item) {
 # Listen, PerlModule, ...: each use adds to the list
 sub _list_directive ($values, $key, $item) {
     my @args = @{$item->{args}} or return "$item->{name} takes one or more arguments";
+    return _listen($values, $item, @args) if $key eq 'listen';
     for my $addr ($key eq 'remoteip_proxies' ? @args : ()) {
         return "$item->{name}: '$addr' is not an address or network"
             unless ref Perennial::Access->parse(ip => $addr);
     }
     push @{$values->{$key}}, @args;
+    return;
+}
+
+# Listen [IP:]PORT [PROTOCOL], as Apache's: the protocol is http (https is for a TLS front)
+sub _listen ($values, $item, $addr, @protocol) {
+    return "$item->{name} takes an address and, after it, a protocol" if @protocol > 1;
+    my $protocol = lc($protocol[0] // 'http');
+    return "$item->{name} $addr https: $TLS_FRONT"                   if $protocol eq 'https';
+    return "$item->{name}: the protocol is http, not '$protocol[0]'" if $protocol ne 'http';
+    push @{$values->{listen}}, $addr;
     return;
 }
 

@@ -20,6 +20,15 @@ my %KEY = (
 sub new ($class, %args) { bless {%args}, $class }
 
 sub run ($self, $app) {
+
+    # Starman's --enable-ssl (which plackup passes as ssl), --ssl-cert, --ssl-key: TLS belongs
+    # to a front here
+    my ($tls) = grep { $self->{$_} } map { ($_, tr/_/-/r) } qw(ssl ssl_cert ssl_key);
+    die '--'
+        . ($tls eq 'ssl' ? 'enable-ssl' : $tls =~ tr/_/-/r)
+        . ': Perennial does not terminate TLS: put nginx in front of it'
+        . " (a tested configuration: examples/nginx/perennial-tls.conf; perennial help deployment)\n"
+        if $tls;
     my %set    = map { defined $self->{$_} ? ($KEY{$_} => $self->{$_}) : () } keys %KEY;
     my @listen = @{$self->{listen} // []};
     push @listen, ($self->{host} // '0.0.0.0') . ':' . $self->{port}
