@@ -19,6 +19,7 @@ use Perennial::ModPerl::Phases;
 use Perennial::RemoteIP;
 use Perennial::Static;
 use Perennial::Status;
+use Perennial::Status::Health;
 use Perennial::Status::Perl;
 use Perennial::VirtualHosts;
 use Perennial::Walk;
@@ -200,7 +201,8 @@ sub _load_applications ($with, $sections) {
         my $h = $sec->{handler} // '';
         $built->{"app $sec->{app_path}"} //= _load($sec->{app_path}, _where($sec))
             if defined $sec->{app_path};
-        $built->{$h} //= _status_app($with->{config}, $with->{server}, $h) if $h =~ /status\z/;
+        $built->{$h} //= _status_app($with->{config}, $with->{server}, $h)
+            if $h =~ /status\z|\Aserver-health\z/;
     }
 }
 
@@ -218,9 +220,9 @@ sub _load_handlers ($sec, $where) {
 }
 
 sub _status_app ($config, $server, $handler) {
-    return $handler eq 'server-status'
-        ? Perennial::Status->new(server => $server)->to_app
-        : Perennial::Status::Perl->new(server => $server, config => $config)->to_app;
+    return Perennial::Status->new(server => $server)->to_app         if $handler eq 'server-status';
+    return Perennial::Status::Health->new(server => $server)->to_app if $handler eq 'server-health';
+    return Perennial::Status::Perl->new(server => $server, config => $config)->to_app;
 }
 
 # What serves a set of merged settings: the PSGI application or status page (loaded at start),
@@ -233,7 +235,7 @@ sub _handler_app ($with, $log, $handler, $set, $place, $phases) {
         return _time_limits($config, $set, $app);
     }
     return $built->{$handler} //= _status_app($config, $with->{server}, $handler)
-        if $handler =~ /status\z/;
+        if $handler =~ /status\z|\Aserver-health\z/;
 
     # mod_cgi runs what a ScriptAlias maps to without Options ExecCGI
     my %set  = (%$set, handler => $handler);

@@ -294,6 +294,12 @@ reach only C<< <Location> >> handlers (PSGI applications, status pages).
 A file, a command that reads the lines on its standard input (started once by the manager),
 or syslog (facility C<local7> unless named), as Apache's.
 
+=item graceful_stop_drain (C<GracefulStopDrain>; 0; seconds)
+
+How long C<graceful-stop> keeps serving, with C<SetHandler server-health> answering 503
+C<draining>, before it closes the listeners: a load balancer that checks that page stops sending
+requests before the instance stops taking them (Perennial::Manual::Deployment).
+
 =item graceful_shutdown_timeout (C<GracefulShutdownTimeout>; 0 = wait forever; seconds)
 
 How long C<graceful-stop> waits for busy workers before it sends them TERM.

@@ -27,6 +27,7 @@ my %KIND = (
     psgi              => 'mounted',
     'server-status'   => 'mounted',
     'perl-status'     => 'mounted',
+    'server-health'   => 'mounted',
     'perl-script'     => 'script',    # A handler module rather than Registry: 'module'
     modperl           => 'script',
     'cgi-script'      => 'script',

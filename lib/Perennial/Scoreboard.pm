@@ -11,7 +11,9 @@ use Perennial::Twins;
 #   _ waiting   S starting   R reading   W writing   K keep-alive   L logging   C closing
 #   G gracefully finishing   I idle cleanup   . open slot
 my ($HEADER, $SLOT, $NOTE, $MAGIC) = (64, 336, 8192, 'PERENNS4');
-my $HEAD_PACK   = 'a8 N N d N N Q';    # magic, slots, manager, started, generation, parked, spooled
+
+# magic, slots, manager, started, generation, parked, spooled, draining
+my $HEAD_PACK   = 'a8 N N d N N Q N';
 my $SLOT_PACK   = 'a1 x3 N N N N N d d Q Q Q a48 a144 d f f Q a40 N N N N';
 my @SLOT_FIELDS = qw(state pid generation requests conn_requests last_micros started
     request_started slot_requests slot_bytes bytes client request armed_for deadline slow
@@ -130,6 +132,13 @@ sub spooled ($self, $set = undef) {
     return unpack 'Q', substr(${$self->{map}}, 32, 8);
 }
 
+# Whether the manager is draining (a graceful stop's GracefulStopDrain: still serving, while the
+# health page says it is going), which it writes
+sub draining ($self, $set = undef) {
+    substr(${$self->{map}}, 40, 4) = pack 'N', $set ? 1 : 0 if defined $set;
+    return unpack 'N', substr(${$self->{map}}, 40, 4);
+}
+
 sub header_values ($self) { unpack $HEAD_PACK, substr(${$self->{map}}, 0, $HEADER) }
 
 # A worker's notes: a few kilobytes of text of its own, written rarely (the scripts it has
@@ -219,9 +228,10 @@ sub pp_state ($self, $i, $state) { substr(${$self->{map}}, $HEADER + $SLOT * $i,
 sub state_of ($self, $i) { substr(${$self->{map}}, $HEADER + $SLOT * $i, 1) }
 
 sub _fill ($self) {
-    substr(${$self->{map}}, 0, $HEADER)
-        = pack('a' . $HEADER,
-        pack($HEAD_PACK, $MAGIC, $self->{slots}, $$, Time::HiRes::time(), 0, 0));
+    substr(${$self->{map}}, 0, $HEADER) = pack(
+        'a' . $HEADER,
+        pack($HEAD_PACK, $MAGIC, $self->{slots}, $$, Time::HiRes::time(), 0, 0, 0, 0)
+    );
     $self->release($_) for 0 .. $self->{slots} - 1;
 }
 

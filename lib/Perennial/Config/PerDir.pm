@@ -13,7 +13,7 @@ use Perennial::Redirect;
 our @EXPORT_OK = qw(per_dir_directive);
 
 my %SET_HANDLER = map { $_ => 1 }
-    qw(psgi perl-script modperl cgi-script server-status perl-status default-handler none);
+    qw(psgi perl-script modperl cgi-script server-status perl-status default-handler none server-health);
 
 # Options Apache knows; All is all of them but MultiViews
 my @ALL_OPTIONS = qw(ExecCGI FollowSymLinks Includes IncludesNOEXEC Indexes
@@ -31,7 +31,7 @@ my %TABLE = (
             return
                   "SetHandler '$value' is not supported "
                 . '(psgi, perl-script, modperl, cgi-script, server-status, perl-status, '
-                . 'default-handler, None)'
+                . 'server-health, default-handler, None)'
                 unless $SET_HANDLER{lc $value};
             $set->{handler} = lc $value eq 'none' ? 'default-handler' : lc $value;
             return;

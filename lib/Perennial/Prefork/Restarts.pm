@@ -66,6 +66,7 @@ sub graceful_stop ($self) {
     my $log = $self->{log};
     $log->info('graceful stop requested');
     $self->{on_event}->('stopping');
+    $self->_drain or return $self->stop;
     $self->{on_stop}->();
     $self->{stopping} = 1;
     $self->_retire($_) for values %{$self->{workers}};
@@ -89,6 +90,22 @@ sub graceful_stop ($self) {
     $self->_await_companion;
     $log->info("manager $$ stopped");
     return 0;
+}
+
+# GracefulStopDrain: serving on for that many seconds while the health page says 'draining', so
+# that a load balancer takes the instance out before it stops accepting; false when told to stop
+# at once meanwhile
+sub _drain ($self) {
+    my $seconds = $self->{config}->graceful_stop_drain or return 1;
+    $self->{log}->info("draining for $seconds s before the listeners close");
+    $self->{board}->draining(1);
+    my $until = Time::HiRes::time() + $seconds;
+    while (Time::HiRes::time() < $until) {
+        return 0 if delete $self->{flags}{stop};
+        $self->_reap;
+        Time::HiRes::sleep(0.1);
+    }
+    return 1;
 }
 
 # A log that cannot be opened again (its directory gone) is no reason to stop serving: the old

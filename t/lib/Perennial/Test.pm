@@ -317,7 +317,7 @@ sub load_stop ($load) {
 
 sub raw_request ($port, $bytes, %opt) {
     my $sock = IO::Socket::IP->new(
-        PeerHost => '127.0.0.1',
+        PeerHost => $opt{to} // '127.0.0.1',
         PeerPort => $port,
         Timeout  => 5,
         ($opt{from} ? (LocalHost => $opt{from}) : ())
@@ -353,7 +353,8 @@ sub http_request ($port, $method, $host, $path, %opt) {
             . (defined $host ? "Host: $host\r\n" : '')
             . "${head}Connection: close\r\n\r\n"
             . ($opt{body} // ''),
-        ($opt{from} ? (from => $opt{from}) : ())
+        ($opt{from} ? (from => $opt{from}) : ()),
+        ($opt{to}   ? (to   => $opt{to})   : ())
     );
     my ($top, $body) = split /\r\n\r\n/, $out, 2;
     my ($status) = ($top // '') =~ m{\AHTTP/1\.[01] (\d+)};
