@@ -52,6 +52,8 @@ bench: deps xs
 	$(PERL) bench/static.pl
 	$(PERL) bench/idle.pl
 	$(PERL) bench/slowloris.pl
+	$(PERL) bench/tls.pl
+	$(PERL) bench/multihost.pl
 	$(PERL) bin/perennial bench examples/heavy.bench
 	$(PERL) bench/goals.pl $(GOALS)
 

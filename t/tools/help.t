@@ -25,14 +25,15 @@ is $code, 0, 'a control command\'s --help';
 
 ($out, $code) = perennial('help');
 is $code, 0, 'perennial help';
-like $out, qr/Manuals \(perennial help TOPIC\):\n(?:  \w+ +.+\n){6}/, 'lists the manuals';
+like $out, qr/Manuals \(perennial help TOPIC\):\n(?:  \w+ +.+\n){7}/, 'lists the manuals';
 my %name = (
-    apache  => 'Perennial::Manual::Apache',
-    config  => 'Perennial::Config',
-    scripts => 'Perennial::Manual::Scripts',
-    status  => 'Perennial::Manual::Status',
-    tuning  => 'Perennial::Manual::Tuning',
-    workers => 'Perennial::Manual::WorkerLife',
+    apache     => 'Perennial::Manual::Apache',
+    config     => 'Perennial::Config',
+    deployment => 'Perennial::Manual::Deployment',
+    scripts    => 'Perennial::Manual::Scripts',
+    status     => 'Perennial::Manual::Status',
+    tuning     => 'Perennial::Manual::Tuning',
+    workers    => 'Perennial::Manual::WorkerLife',
 );
 
 for my $topic (sort keys %name) {

@@ -9,8 +9,12 @@ use Pod::Text      ();
 
 # The manuals: topic => [module, what it is about]
 my %MANUAL = (
-    apache  => ['Perennial::Manual::Apache',  'an Apache 2.4 + mod_perl configuration, read as is'],
-    config  => ['Perennial::Config',          'every directive and setting'],
+    apache => ['Perennial::Manual::Apache', 'an Apache 2.4 + mod_perl configuration, read as is'],
+    config => ['Perennial::Config',         'every directive and setting'],
+    deployment => [
+        'Perennial::Manual::Deployment',
+        'the Debian package, systemd, TLS in front, several hosts'
+    ],
     scripts => ['Perennial::Manual::Scripts', 'CGI scripts resident; the doctor; each pitfall'],
     status  => ['Perennial::Manual::Status',  'server-status, perl-status, the scoreboard'],
     tuning  => ['Perennial::Manual::Tuning',  'perennial bench and perennial tune'],
@@ -81,7 +85,7 @@ sub tool ($name) { $TOOL{$name} // die "no help for $name\n" }
 # The list of topics, for perennial help
 sub topics () {
     return join '', "Manuals (perennial help TOPIC):\n",
-        map { sprintf "  %-9s %s\n", $_, $MANUAL{$_}[1] } sort keys %MANUAL;
+        map { sprintf "  %-11s %s\n", $_, $MANUAL{$_}[1] } sort keys %MANUAL;
 }
 
 # A manual as text; undef for a topic there is none of
