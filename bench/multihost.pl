@@ -8,6 +8,7 @@ use POSIX                     ();
 use Time::HiRes               ();
 use Perennial::Bench::Load    qw(run_load);
 use Perennial::Bench::Options qw(options);
+use Perennial::Bench::Servers qw(spawn);
 
 # Requests/s through HAProxy (examples/haproxy/haproxy.cfg, as shipped but for its addresses)
 # in front of 1, 2 and 3 Perennial instances, each on its own loopback address with the same
@@ -35,13 +36,14 @@ for my $n (1 .. 3) {
             . "    PSGIApp $FindBin::RealBin/apps/hello.psgi\n</Location>\n"
             . "<Location /health>\n    SetHandler server-health\n</Location>\n");
     push @running,
-        _spawn(
+        spawn(
         "$dir/out$n.log", $^X,  "-I$root/lib",   "$root/bin/perennial",
         'serve',          '-c', "$dir/p$n.conf", '--workers',
         $opt{workers}
         );
     push @instances, [$host, $port];
 }
+Time::HiRes::sleep(2);    # The instances started
 for my $count (1 .. 3) {
     my $hport = _free_port('127.0.0.1');
     my $cfg   = do { local (@ARGV, $/) = ("$root/examples/haproxy/haproxy.cfg"); <> };
@@ -52,7 +54,7 @@ for my $count (1 .. 3) {
         $cfg =~ s/server p$n \Q$host\E:8080 check/$line/ or die "no server line for p$n\n";
     }
     _write("$dir/haproxy$count.cfg", $cfg);
-    my $haproxy = _spawn("$dir/haproxy$count.log", '/usr/sbin/haproxy', '-db', '-f',
+    my $haproxy = spawn("$dir/haproxy$count.log", '/usr/sbin/haproxy', '-db', '-f',
         "$dir/haproxy$count.cfg");
     Time::HiRes::sleep(2);    # The instances seen up (rise 2, every 500 ms)
     my $url = "http://127.0.0.1:$hport/";
@@ -82,18 +84,6 @@ for my $count (1 .. 3) {
     my $r = $result{$count};
     say sprintf '%-10d %10.0f %10.2f %8d %9.2fx', $count, $r->{rps}, $r->{p99_ms} // 0,
         $r->{failed} // 0, $r->{rps} / ($result{1}{rps} || 1);
-}
-
-sub _spawn ($log, @cmd) {
-    my $pid = fork // die "Can't fork: $!\n";
-    if (!$pid) {
-        setpgrp(0, 0);
-        open(STDOUT, '>',  $log)     or die;
-        open(STDERR, '>&', \*STDOUT) or die;
-        exec @cmd or POSIX::_exit(127);
-    }
-    Time::HiRes::sleep(1);
-    return $pid;
 }
 
 sub _write ($file, $text) {

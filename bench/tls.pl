@@ -7,7 +7,7 @@ use IO::Socket::SSL           qw(SSL_VERIFY_NONE);
 use Time::HiRes               ();
 use Perennial::Bench::Load    qw(run_load);
 use Perennial::Bench::Options qw(options);
-use Perennial::Bench::Servers qw(start_server stop_server);
+use Perennial::Bench::Servers qw(spawn start_server stop_server);
 
 # HTTPS requests/s: Perennial behind nginx, with the configuration Perennial ships
 # (examples/nginx/perennial-tls.conf: TLS at nginx, kept-alive HTTP/1.1 to Perennial), against
@@ -112,7 +112,7 @@ sub _nginx ($upstream, $pid) {
         . "fastcgi_temp_path $dir/fcgi; uwsgi_temp_path $dir/uwsgi; scgi_temp_path $dir/scgi;\n"
         . "$site\n}\n";
     close $fh;
-    $$pid = _spawn('/usr/sbin/nginx', '-c', $conf, '-p', $dir);
+    $$pid = spawn("$dir/nginx.out", '/usr/sbin/nginx', '-c', $conf, '-p', $dir);
     _wait_tls($port);
     return $port;
 }
@@ -122,27 +122,16 @@ sub _starman ($pid) {
     my $port = _free_port();
     $$pid = {
         name => 'starman',
-        pid  => _spawn(
-            'starman',             '--workers',    $opt{workers}, '--listen',
-            "127.0.0.1:$port:ssl", '--enable-ssl', '--ssl-cert',  "$dir/cert.pem",
-            '--ssl-key',           "$dir/key.pem", '-E',          'deployment',
-            $app
+        pid  => spawn(
+            "$dir/starman.out", 'starman',             '--workers',    $opt{workers},
+            '--listen',         "127.0.0.1:$port:ssl", '--enable-ssl', '--ssl-cert',
+            "$dir/cert.pem",    '--ssl-key',           "$dir/key.pem", '-E',
+            'deployment',       $app
         ),
         stop_wait => 15
     };
     _wait_tls($port);
     return $port;
-}
-
-sub _spawn (@cmd) {
-    my $pid = fork // die "Can't fork: $!\n";
-    if (!$pid) {
-        setpgrp(0, 0);
-        open(STDOUT, '>',  "$dir/$$.out") or die;
-        open(STDERR, '>&', \*STDOUT)      or die;
-        exec @cmd or die "Can't run $cmd[0]: $!\n";
-    }
-    return $pid;
 }
 
 sub _wait_tls ($port) {

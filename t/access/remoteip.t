@@ -3,7 +3,7 @@ use lib 't/lib';
 use Test::More;
 use IO::Socket::IP;
 use Perennial::Test
-    qw(raw_request scratch_dir slurp start_program start_server wait_until write_file);
+    qw(nginx_conf raw_request scratch_dir slurp start_program start_server wait_until write_file);
 
 # Behind a real nginx: the client's address comes from X-Forwarded-For only when the
 # connection is from the trusted proxy; access rules, the log and scripts see the client
@@ -33,19 +33,7 @@ my $backend = $srv->port;
 # nginx on a port of its own, with its own configuration and files, in the foreground
 my ($pid, $port) = start_program(
     sub ($port) {
-        write_file("$dir/nginx.conf", <<"NGINX");
-daemon off;
-worker_processes 1;
-pid $dir/nginx.pid;
-error_log $dir/nginx-error.log;
-events { worker_connections 64; }
-http {
-    access_log off;
-    client_body_temp_path $dir/nginx-body;
-    proxy_temp_path $dir/nginx-proxy;
-    fastcgi_temp_path $dir/nginx-fcgi;
-    uwsgi_temp_path $dir/nginx-uwsgi;
-    scgi_temp_path $dir/nginx-scgi;
+        nginx_conf($dir, <<"NGINX");
     server {
         listen 127.0.0.1:$port;
         location / {
@@ -55,7 +43,6 @@ http {
             proxy_set_header X-Forwarded-Proto https;
         }
     }
-}
 NGINX
         return ($nginx, '-c', "$dir/nginx.conf", '-p', $dir);
     },

@@ -3,7 +3,7 @@ use lib 't/lib';
 use Test::More;
 use Cwd             qw(getcwd);
 use File::Temp      qw(tempdir);
-use Perennial::Test qw(http_request load_start load_stop slurp start_program wait_until);
+use Perennial::Test qw(http_request load_start load_stop slurp start_program wait_until serves);
 
 # Hot deployment as Server::Starter users do it: start_server holds the port and runs
 # perennial on it (SERVER_STARTER_PORT); HUP to start_server starts a new perennial, and once
@@ -29,10 +29,7 @@ my ($pid, $port) = start_program(
             "$dir/error.log",       "$root/t/psgi/pid.psgi"
         );
     },
-    sub ($port) {
-        my $res = eval { http_request($port, 'GET', 'localhost', '/') };
-        return $res && $res->{status} eq '200';
-    },
+    sub ($port) { serves($port) },
     "$dir/start_server.log"
 );
 ok $pid, 'perennial serves under start_server';

@@ -5,7 +5,7 @@ use Cwd        qw(getcwd);
 use File::Temp qw(tempdir);
 use IO::Socket::UNIX;
 use Socket          qw(SOCK_DGRAM);
-use Perennial::Test qw(http_request slurp start_program start_server wait_until);
+use Perennial::Test qw(http_request slurp start_program start_server wait_until serves);
 
 # What systemd gives a service and expects of it: the readiness protocol (Type=notify:
 # READY=1 once the workers serve, RELOADING=1 and READY=1 around a graceful restart, STOPPING=1),
@@ -67,10 +67,7 @@ SKIP: {
                 "$dir/activated.pid", "$root/t/psgi/process_env.psgi"
             );
         },
-        sub ($port) {
-            my $res = eval { http_request($port, 'GET', 'localhost', '/') };
-            return $res && $res->{status} eq '200';
-        },
+        sub ($port) { serves($port) },
         "$dir/activate.out"
     );
     ok $pid, 'started by systemd-socket-activate, on its first connection';

@@ -6,7 +6,7 @@ use Cwd             qw(getcwd);
 use File::Copy      qw(copy);
 use File::Path      qw(make_path);
 use File::Temp      qw(tempdir);
-use Perennial::Test qw(http_request slurp start_program write_file);
+use Perennial::Test qw(http_request slurp start_program write_file serves);
 
 # make deb builds the Debian package from a copy of this tree (tracked and new files), and the
 # package is what the README says: /usr/bin/perennial, the modules with their C parts, man
@@ -99,10 +99,7 @@ SKIP: {
                 "$sys/etc/perennial/perennial.conf"
             );
         },
-        sub ($port) {
-            my $res = eval { http_request($port, 'GET', 'localhost', '/') };
-            return $res && $res->{status} eq '200';
-        },
+        sub ($port) { serves($port) },
         "$tmp/activate.out"
     );
     ok $pid, 'the packaged configuration serves, on the socket systemd passes';

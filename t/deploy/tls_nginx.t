@@ -4,7 +4,7 @@ use Test::More;
 use Cwd             qw(getcwd);
 use File::Temp      qw(tempdir);
 use IO::Socket::SSL qw(SSL_VERIFY_NONE);
-use Perennial::Test qw(configtest slurp start_program start_server write_file);
+use Perennial::Test qw(configtest nginx_conf slurp start_program start_server write_file);
 
 # TLS is terminated in front of Perennial, by the nginx configuration shipped in
 # examples/nginx/perennial-tls.conf, run here as it is (its port, certificate and upstream
@@ -49,23 +49,8 @@ for my $from (sort keys %swap) {
 }
 my ($pid, $port) = start_program(
     sub ($port) {
-        write_file("$dir/site.conf",  $site =~ s/PORT/$port/r);
-        write_file("$dir/nginx.conf", <<"CONF");
-daemon off;
-worker_processes 1;
-pid $dir/nginx.pid;
-error_log $dir/nginx-error.log;
-events { worker_connections 64; }
-http {
-    access_log off;
-    client_body_temp_path $dir/body;
-    proxy_temp_path $dir/proxy;
-    fastcgi_temp_path $dir/fcgi;
-    uwsgi_temp_path $dir/uwsgi;
-    scgi_temp_path $dir/scgi;
-    include $dir/site.conf;
-}
-CONF
+        write_file("$dir/site.conf", $site =~ s/PORT/$port/r);
+        nginx_conf($dir, "    include $dir/site.conf;");
         return ('/usr/sbin/nginx', '-c', "$dir/nginx.conf", '-p', $dir);
     },
     sub ($port) {

@@ -160,8 +160,10 @@ sub setting_default ($key) {
 }
 
 # TLS is terminated in front of Perennial (docs/design-notes.md, "TLS in front")
-my $TLS_FRONT = 'Perennial does not terminate TLS: put nginx in front of it (a tested'
-    . ' configuration: examples/nginx/perennial-tls.conf; perennial help deployment)';
+my $TLS_FRONT
+    = 'Perennial does not terminate TLS: put nginx in front of it (a tested'
+    . ' configuration: examples/nginx/perennial-tls.conf, in /usr/share/doc/perennial/ when'
+    . ' installed; perennial help deployment)';
 
 sub setting_directive ($values, $item) {
     my $name = lc $item->{name};

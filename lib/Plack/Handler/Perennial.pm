@@ -27,7 +27,8 @@ sub run ($self, $app) {
     die '--'
         . ($tls eq 'ssl' ? 'enable-ssl' : $tls =~ tr/_/-/r)
         . ': Perennial does not terminate TLS: put nginx in front of it'
-        . " (a tested configuration: examples/nginx/perennial-tls.conf; perennial help deployment)\n"
+        . " (a tested configuration: examples/nginx/perennial-tls.conf, in /usr/share/doc/perennial/"
+        . " when installed; perennial help deployment)\n"
         if $tls;
     my %set    = map { defined $self->{$_} ? ($KEY{$_} => $self->{$_}) : () } keys %KEY;
     my @listen = @{$self->{listen} // []};

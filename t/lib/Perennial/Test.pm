@@ -17,9 +17,9 @@ use Perennial::Scoreboard;
 # bin/perennial as fd:N, so there is no race for a free port.
 
 our @EXPORT_OK
-    = qw(configtest write_script files_and_app http_request load_start load_stop perennial raw_request
-    scratch_dir script_location slurp start_program start_server start_status_server wait_until
-    write_file);
+    = qw(configtest write_script files_and_app http_request load_start load_stop nginx_conf perennial
+    raw_request scratch_dir script_location serves slurp start_program start_server
+    start_status_server wait_until write_file);
 
 my $ROOT = abs_path(dirname(__FILE__) . '/../../..');
 my @STARTED;
@@ -384,6 +384,33 @@ package Perennial::Test::Counted {    ## no critic (ProhibitMultiplePackages) th
         my $self = shift;
         return $self->SUPER::_request(@_);
     }
+}
+
+# Whether a server on this port answers a GET of $path with 200 (false while nothing listens)
+sub serves ($port, $path = '/') {
+    my $res = eval { http_request($port, 'GET', 'localhost', $path) };
+    return $res && $res->{status} eq '200';
+}
+
+# An nginx configuration of its own in $dir (foreground, its pid, logs and temporary files
+# there) around the http{} text given; returns its file
+sub nginx_conf ($dir, $http) {
+    return write_file("$dir/nginx.conf", <<"NGINX");
+daemon off;
+worker_processes 1;
+pid $dir/nginx.pid;
+error_log $dir/nginx-error.log;
+events { worker_connections 64; }
+http {
+    access_log off;
+    client_body_temp_path $dir/nginx-body;
+    proxy_temp_path $dir/nginx-proxy;
+    fastcgi_temp_path $dir/nginx-fcgi;
+    uwsgi_temp_path $dir/nginx-uwsgi;
+    scgi_temp_path $dir/nginx-scgi;
+$http
+}
+NGINX
 }
 
 # A file's content, or '' when it is not there

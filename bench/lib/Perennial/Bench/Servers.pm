@@ -5,11 +5,12 @@ use File::Temp qw(tempdir);
 use IO::Socket::IP;
 use Time::HiRes ();
 use FindBin     ();
+use POSIX       ();
 
 # Starts the servers being compared, each on its own loopback port with its own files, never a
 # system instance, and stops them again (the whole process group).
 
-our @EXPORT_OK = qw(start_server stop_server);
+our @EXPORT_OK = qw(spawn start_server stop_server);
 
 my $ROOT = "$FindBin::RealBin/..";
 my %RUNNING;    # pid => server: stopped at exit even when a benchmark dies half-way
@@ -201,15 +202,9 @@ sub start_server ($name, %args) {
     # prefix: a command to run the server under (valgrind); single: one process (Apache's -X)
     # stop_wait: how long stop_server waits after TERM before it kills (15 s); set: directives
     # for Perennial's --set ('ParkKeepAlive Off')
-    my @cmd   = (@{$args{prefix} // []}, $make->(%args, port => $port, dir => $dir));
-    my $probe = $args{probe} // '/';
-    my $pid   = fork         // die "Can't fork: $!\n";
-    if (!$pid) {
-        setpgrp(0, 0);
-        open(STDOUT, '>',  "$dir/out.log") or die;
-        open(STDERR, '>&', \*STDOUT)       or die;
-        exec @cmd or die "Can't run $cmd[0]: $!\n";
-    }
+    my @cmd      = (@{$args{prefix} // []}, $make->(%args, port => $port, dir => $dir));
+    my $probe    = $args{probe} // '/';
+    my $pid      = spawn("$dir/out.log", @cmd);
     my $deadline = Time::HiRes::time() + ($args{timeout} // 30);
     while (Time::HiRes::time() < $deadline) {
         my $sock = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $port);
@@ -230,6 +225,18 @@ sub start_server ($name, %args) {
     }
     kill 'KILL', -$pid;
     die "$name did not start on port $port:\n" . `cat $dir/out.log`;
+}
+
+# A command in a process group of its own (stopped with it), its output in $log: its pid
+sub spawn ($log, @cmd) {
+    my $pid = fork // die "Can't fork: $!\n";
+    if (!$pid) {
+        setpgrp(0, 0);
+        open(STDOUT, '>',  $log)     or die "Can't write $log: $!\n";
+        open(STDERR, '>&', \*STDOUT) or die "Can't write $log: $!\n";
+        exec @cmd or POSIX::_exit(127);
+    }
+    return $pid;
 }
 
 sub stop_server ($srv) {
