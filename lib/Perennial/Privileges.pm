@@ -47,6 +47,22 @@ sub drop ($class, $to) {
     return 1;
 }
 
+# The first of the files that the user the workers run as cannot read (a directory above it
+# closed to that user: a checkout in root's home), asked of a child that gives its privileges
+# up; nothing when it can read them all, or nothing is given up
+sub unreadable ($class, $to, @files) {
+    return if !$to || $to->{root} || !@files;
+    my $pid = fork // die "Can't fork: $!\n";
+    if (!$pid) {
+        my $at = eval { $class->drop($to); 1 } ? 0 : 255;
+        for my $i (0 .. $#files) { $at ||= $i + 1 unless -r $files[$i] }
+        POSIX::_exit($at);
+    }
+    waitpid $pid, 0;
+    my $at = $? >> 8;
+    return $at && $at <= @files ? $files[$at - 1] : undef;
+}
+
 # The start's line in the log about who will run the site's code
 sub describe ($class, $to) {
     return unless $to;

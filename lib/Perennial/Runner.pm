@@ -117,6 +117,11 @@ sub _prepare ($self, $config, $log) {
     if (my $who = Perennial::Privileges->describe($to)) {
         $to->{root} ? $log->warn($who) : $log->info($who);
     }
+    if (my $file = Perennial::Privileges->unreadable($to, $INC{'Perennial.pm'})) {
+        die "workers run as user $to->{user}, which cannot read Perennial's own modules ($file):"
+            . " a directory above them is closed to it. Serve from a copy $to->{user} can read"
+            . " (chmod o+rx on the directories), or run the workers as another user (User)\n";
+    }
     $self->{preload} = Perennial::Preload->new(log => $log);
     my $hooks = $self->{preload}->load($config);
     $self->{shared} = {};    # What the status pages read, filled in below
