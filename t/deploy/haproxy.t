@@ -40,7 +40,7 @@ Listen $host:$port{$n}
 PidFile $dir/p$n.pid
 ErrorLog $dir/error$n.log
 LogLevel info
-GracefulStopDrain 2
+GracefulStopDrain 3
 <Location />
     SetHandler psgi
     PSGIApp $root/t/psgi/version_$version.psgi
@@ -105,22 +105,32 @@ my $load = load_start($hport, clients => 4, seconds => 60);
 sleep 1;
 for my $n (1 .. 3) {
     kill 'QUIT', $pid{$n};    # perennial graceful-stop
-    if ($n == 1) {
-        my $res = http_request($port{$n}, 'GET', 'x', '/health', to => '127.0.0.2');
-        is "$res->{status} $res->{body}", "503 draining\n",
+    if ($n == 1) {            # The manager sees the signal in its loop: a moment later
+        my $said = '';
+        wait_until(
+            sub {
+                my $res
+                    = eval { http_request($port{$n}, 'GET', 'x', '/health', to => '127.0.0.2') };
+                $said = $res ? "$res->{status} $res->{body}" : 'no answer';
+                $said eq "503 draining\n";
+            },
+            3,
+            'draining'
+        );
+        is $said, "503 draining\n",
             'a graceful stop first drains: the health page says so, the instance still serves';
     }
     waitpid $pid{$n}, 0;
     @running = grep { $_ != $pid{$n} } @running;
     ok start_instance($n, 'b'), "instance $n: stopped gracefully, version B started";
-    sleep 2;                  # Seen up again before the next one goes
+    sleep 2;    # Seen up again before the next one goes
 }
 my $sum = load_stop($load);
 cmp_ok $sum->{ok}, '>', 100, "requests served through HAProxy during the upgrade: $sum->{ok}";
 is $sum->{failed}, 0, 'none failed' or diag explain $sum->{why};
 my %seen = map { ((http_request($hport, 'GET', 'x', '/')->{body} =~ /\A(\w) /)[0] => 1) } 1 .. 6;
 is_deeply [sort keys %seen], ['B'], 'every instance answers with version B';
-like slurp("$dir/error1.log"), qr/draining for 2 s before the listeners close/,
+like slurp("$dir/error1.log"), qr/draining for 3 s before the listeners close/,
     'the instance says it drained';
 
 kill 'TERM', @running;
