@@ -165,6 +165,9 @@ my $TLS_FRONT
     . ' configuration: examples/nginx/perennial-tls.conf, in /usr/share/doc/perennial/ when'
     . ' installed; perennial help deployment)';
 
+# Why TLS settings are refused, for whatever took them (a directive, a plackup option)
+sub tls_front () {$TLS_FRONT}
+
 sub setting_directive ($values, $item) {
     my $name = lc $item->{name};
     return "$item->{name}: $TLS_FRONT" if $name =~ /\Assl/;

@@ -1,6 +1,7 @@
 package Plack::Handler::Perennial;
 use v5.36;
 use Perennial::Config;
+use Perennial::Config::Settings ();
 use Perennial::Runner;
 
 # plackup -s Perennial: plackup's options become Perennial's settings
@@ -25,10 +26,8 @@ sub run ($self, $app) {
     # to a front here
     my ($tls) = grep { $self->{$_} } map { ($_, tr/_/-/r) } qw(ssl ssl_cert ssl_key);
     die '--'
-        . ($tls eq 'ssl' ? 'enable-ssl' : $tls =~ tr/_/-/r)
-        . ': Perennial does not terminate TLS: put nginx in front of it'
-        . " (a tested configuration: examples/nginx/perennial-tls.conf, in /usr/share/doc/perennial/"
-        . " when installed; perennial help deployment)\n"
+        . ($tls eq 'ssl' ? 'enable-ssl' : $tls =~ tr/_/-/r) . ': '
+        . Perennial::Config::Settings::tls_front() . "\n"
         if $tls;
     my %set    = map { defined $self->{$_} ? ($KEY{$_} => $self->{$_}) : () } keys %KEY;
     my @listen = @{$self->{listen} // []};
