@@ -1,15 +1,17 @@
-/* A resident script's print, once its header block is read, in C (issue 16): through the tied
- * STDOUT each print cost about 11k instructions of Perl (PRINT, then add), and CGI scripts
- * print line by line. Here the common case (plain bytes, no $, or $\, no layers, no autoflush,
- * nothing of the script's child processes to read first) is appended to the body at once;
- * everything else, and the body's going out once it passes the buffer, is the Perl's, which
- * is also the twin (pp_PRINT in lib/Perennial/Executor/Output.pm); the tests run both. */
+/* A resident script's print in C (issue 16): through the tied STDOUT each print cost about 11k
+ * instructions of Perl (PRINT, then add), the header block's about 25k, and CGI scripts print
+ * line by line. Here the common case (plain bytes, no $, or $\, no layers, no autoflush,
+ * nothing of the script's child processes to read first) is added to the head, read when it is
+ * whole, or appended to the body at once; everything else, and the body's going out once it
+ * passes the buffer, is the Perl's, which is also the twin (pp_PRINT in
+ * lib/Perennial/Executor/Output.pm); the tests run both. */
 #define PERL_NO_GET_CONTEXT
 #include "EXTERN.h"
 #include "perl.h"
 #include "XSUB.h"
 
 #define BUFFER 8192
+#define HEAD_LIMIT 65536
 
 static int
 is_set(pTHX_ HV *self, const char *key, I32 len)
@@ -28,15 +30,13 @@ autoflush(pTHX)
     return io && (IoFLAGS(io) & IOf_FLUSH);
 }
 
-/* Whether this print can be appended as it is */
+/* Whether the print's arguments are plain bytes the C can append as they are: no $, or $\,
+ * no autoflush (the Perl sends at once), no objects, ties, undef or wide strings */
 static int
-plain_print(pTHX_ HV *self, SV **args, I32 n)
+plain_args(pTHX_ SV **args, I32 n)
 {
     I32 i;
     SV *ofs = PL_ofsgv ? GvSV(PL_ofsgv) : NULL;
-    if (!IS_SET(self, "headers") || IS_SET(self, "closed") || IS_SET(self, "children")
-        || IS_SET(self, "layers") || IS_SET(self, "local") || IS_SET(self, "nph"))
-        return 0;
     if ((ofs && SvOK(ofs)) || (PL_ors_sv && SvOK(PL_ors_sv))) return 0;
     if (autoflush(aTHX)) return 0;    /* The Perl sends it now */
     for (i = 0; i < n; i++) {
@@ -46,6 +46,19 @@ plain_print(pTHX_ HV *self, SV **args, I32 n)
         if (!SvPOK(sv) && !SvIOK(sv) && !SvNOK(sv)) return 0;
     }
     return 1;
+}
+
+/* Whether the output is in a state the C knows: nothing set that the Perl's add looks at
+ * first (child processes, a request object's head, layers, nph, an error, a local redirect);
+ * 1 before the header block is read, 2 after */
+static int
+plain_state(pTHX_ HV *self)
+{
+    if (IS_SET(self, "closed") || IS_SET(self, "children") || IS_SET(self, "layers")
+        || IS_SET(self, "local") || IS_SET(self, "nph"))
+        return 0;
+    if (IS_SET(self, "headers")) return 2;
+    return IS_SET(self, "request") || IS_SET(self, "base") || IS_SET(self, "error") ? 0 : 1;
 }
 
 /* The Perl's print, with the same arguments */
@@ -112,24 +125,21 @@ named(const char *name, STRLEN len, const char *what)
     return 1;
 }
 
-#define FAIL(...)                                     \
-    STMT_START {                                      \
-        EXTEND(SP, 3);                                \
-        PUSHs(&PL_sv_undef);                          \
-        PUSHs(&PL_sv_undef);                          \
-        PUSHs(sv_2mortal(newSVpvf(__VA_ARGS__)));     \
-        PUTBACK;                                      \
-        return;                                       \
-    } STMT_END
+/* A head as read: its status, its fields, and the path of a local redirect (or NULL) */
+struct head {
+    SV *status;
+    AV *headers;
+    SV *local;
+};
 
-/* Pushes (status, \@headers, undef, local) or (undef, undef, error), as the Perl returns */
-static void
-parse_head(pTHX_ const char *head, STRLEN len)
+/* Reads a header block into *got (mortal values) and returns NULL, or returns the error */
+static SV *
+read_head(pTHX_ const char *head, STRLEN len, struct head *got)
 {
-    dSP;
-    AV *headers = newAV();
+    AV *headers = newAV(), *kept;
     const char *status = NULL, *location = NULL, *p = head, *end = head + len;
     STRLEN location_len = 0;
+    SSize_t i;
     (void)sv_2mortal(newRV_noinc((SV *)headers));    /* Freed with the caller's temporaries */
     /* split /\r?\n/ leaves out the empty fields at the end */
     while (end > head && end[-1] == '\n') {
@@ -144,46 +154,44 @@ parse_head(pTHX_ const char *head, STRLEN len)
         if (nl && line_end > p && line_end[-1] == '\r') line_end--;
         line_len = line_end - p;
         if (!split_field(p, line_len, &name_len, &value, &value_len))
-            FAIL("malformed header from script: '%" UTF8f "'", UTF8fARG(0, line_len, p));
+            return sv_2mortal(newSVpvf("malformed header from script: '%" UTF8f "'",
+                UTF8fARG(0, line_len, p)));
         av_push(headers, newSVpvn(p, name_len));
         av_push(headers, newSVpvn(value, value_len));
         p = nl ? nl + 1 : end;
     }
-    {
-        AV *kept = newAV();
-        SV *kept_ref = sv_2mortal(newRV_noinc((SV *)kept));
-        SSize_t i;
-        for (i = 0; i + 1 <= av_top_index(headers); i += 2) {
-            SV *name = AvARRAY(headers)[i], *value = AvARRAY(headers)[i + 1];
-            const char *v = SvPVX(value);
-            STRLEN vlen = SvCUR(value);
-            if (memchr(v, '\r', vlen) || memchr(v, '\n', vlen))
-                FAIL("header '%" SVf "' from script holds a CR or LF", SVfARG(name));
-            if (named(SvPVX(name), SvCUR(name), "status")) {
-                if (vlen < 3 || v[0] < '1' || v[0] > '5' || !isDIGIT_A(v[1]) || !isDIGIT_A(v[2])
-                    || (vlen > 3 && word_char((U8)v[3])))
-                    FAIL("bad Status header from script: '%" SVf "'", SVfARG(value));
-                status = v;
-                continue;
-            }
-            if (named(SvPVX(name), SvCUR(name), "location")) {
-                location     = v;
-                location_len = vlen;
-            }
-            av_push(kept, SvREFCNT_inc_simple_NN(name));
-            av_push(kept, SvREFCNT_inc_simple_NN(value));
+    kept = newAV();
+    got->headers = (AV *)sv_2mortal((SV *)kept);
+    for (i = 0; i + 1 <= av_top_index(headers); i += 2) {
+        SV *name = AvARRAY(headers)[i], *value = AvARRAY(headers)[i + 1];
+        const char *v = SvPVX(value);
+        STRLEN vlen = SvCUR(value);
+        if (memchr(v, '\r', vlen) || memchr(v, '\n', vlen))
+            return sv_2mortal(newSVpvf("header '%" SVf "' from script holds a CR or LF",
+                SVfARG(name)));
+        if (named(SvPVX(name), SvCUR(name), "status")) {
+            if (vlen < 3 || v[0] < '1' || v[0] > '5' || !isDIGIT_A(v[1]) || !isDIGIT_A(v[2])
+                || (vlen > 3 && word_char((U8)v[3])))
+                return sv_2mortal(newSVpvf("bad Status header from script: '%" SVf "'",
+                    SVfARG(value)));
+            status = v;
+            continue;
         }
-        if (av_top_index(kept) < 0 && !status) FAIL("empty header block from script");
-        EXTEND(SP, 4);
-        PUSHs(status ? sv_2mortal(newSVpvn(status, 3))
-                     : sv_2mortal(newSViv(location ? 302 : 200)));
-        PUSHs(kept_ref);
-        PUSHs(&PL_sv_undef);
-        PUSHs(!status && location && location_len && location[0] == '/'
-                  ? sv_2mortal(newSVpvn(location, location_len))
-                  : &PL_sv_undef);
-        PUTBACK;
+        if (named(SvPVX(name), SvCUR(name), "location")) {
+            location     = v;
+            location_len = vlen;
+        }
+        av_push(kept, SvREFCNT_inc_simple_NN(name));
+        av_push(kept, SvREFCNT_inc_simple_NN(value));
     }
+    if (av_top_index(kept) < 0 && !status)
+        return sv_2mortal(newSVpvs("empty header block from script"));
+    got->status = status ? sv_2mortal(newSVpvn(status, 3))
+                         : sv_2mortal(newSViv(location ? 302 : 200));
+    got->local  = !status && location && location_len && location[0] == '/'
+                    ? sv_2mortal(newSVpvn(location, location_len))
+                    : NULL;
+    return NULL;
 }
 
 /* Whether the C reads this block: bytes below 0x80 only (the Perl's \b and \w go by Unicode
@@ -197,6 +205,85 @@ ascii_only(const char *p, STRLEN len)
     return 1;
 }
 
+/* Where the header block ends, as the Perl's split on /\r?\n\r?\n/ finds it: the length of
+ * the head before the blank line, with *rest where what follows begins; or -1 */
+static SSize_t
+head_end(const char *p, STRLEN len, STRLEN *rest)
+{
+    STRLEN i;
+    for (i = 0; i < len; i++) {
+        const char *nl = memchr(p + i, '\n', len - i);
+        STRLEN start;
+        if (!nl) return -1;
+        i     = nl - p;
+        start = i > 0 && p[i - 1] == '\r' ? i - 1 : i;
+        if (i + 1 < len && p[i + 1] == '\n') {
+            *rest = i + 2;
+            return (SSize_t)start;
+        }
+        if (i + 2 < len && p[i + 1] == '\r' && p[i + 2] == '\n') {
+            *rest = i + 3;
+            return (SSize_t)start;
+        }
+    }
+    return -1;
+}
+
+/* A print before the header block is read: added to the head, which is read once it is whole
+ * (and what follows it is body). False, with nothing changed, where the Perl is to do it: a
+ * head the C does not read (past ASCII, bad: the Perl says why) or past its limit. The Perl's
+ * add cost about 25k instructions for CGI.pm's header. */
+static int
+print_head(pTHX_ HV *self, SV **args, I32 n)
+{
+    SV **now = hv_fetch(self, "head", 4, 1), **body, *buf;
+    STRLEN len, rest;
+    SSize_t end;
+    const char *p;
+    struct head got;
+    I32 i;
+    if (!now || (SvOK(*now) && SvUTF8(*now))) return 0;
+    buf = sv_2mortal(SvOK(*now) ? newSVsv(*now) : newSVpvs(""));
+    for (i = 0; i < n; i++) {
+        const char *a = SvPV_const(args[i], len);
+        sv_catpvn(buf, a, len);
+    }
+    p   = SvPV_const(buf, len);
+    end = head_end(p, len, &rest);
+    if (end < 0) {
+        if (len > HEAD_LIMIT) return 0;    /* The Perl fails the output */
+        sv_setsv(*now, buf);
+        return 1;
+    }
+    if (!ascii_only(p, (STRLEN)end) || read_head(aTHX_ p, (STRLEN)end, &got)) return 0;
+    body = hv_fetch(self, "body", 4, 1);
+    if (!body) return 0;
+    (void)hv_stores(self, "status", SvREFCNT_inc_simple_NN(got.status));
+    (void)hv_stores(self, "headers", newRV_inc((SV *)got.headers));
+    (void)hv_stores(self, "local", got.local ? SvREFCNT_inc_simple_NN(got.local) : newSV(0));
+    if (SvOK(*body)) sv_catpvn(*body, p + rest, len - rest);
+    else sv_setpvn(*body, p + rest, len - rest);
+    sv_setpvs(*now, "");
+    return 1;
+}
+
+/* The output sends its body once past the buffer (the Perl's flush) */
+static void
+flush_if_full(pTHX_ SV *self, HV *h)
+{
+    SV **body = hv_fetch(h, "body", 4, 0);
+    if (!body || !SvOK(*body) || SvCUR(*body) <= BUFFER || IS_SET(h, "local")) return;
+    {
+        dSP;
+        ENTER;
+        PUSHMARK(SP);
+        XPUSHs(self);
+        PUTBACK;
+        call_method("flush", G_DISCARD);
+        LEAVE;
+    }
+}
+
 MODULE = Perennial::Executor::Output    PACKAGE = Perennial::Executor::Output
 
 PROTOTYPES: DISABLE
@@ -208,13 +295,20 @@ xs_PRINT(self, ...)
     HV *h;
     SV **body, **flag;
     I32 i;
+    int state = 0;
   CODE:
-    if (!SvROK(self) || SvTYPE(SvRV(self)) != SVt_PVHV
-        || !plain_print(aTHX_ (HV *)SvRV(self), &ST(1), items - 1)) {
+    h = SvROK(self) && SvTYPE(SvRV(self)) == SVt_PVHV ? (HV *)SvRV(self) : NULL;
+    if (h && plain_args(aTHX_ &ST(1), items - 1)) state = plain_state(aTHX_ h);
+    if (state == 1 && print_head(aTHX_ h, &ST(1), items - 1)) {
+        flag = hv_fetch(h, "autoflush", 9, 0);    /* $| is off: as the Perl notes it */
+        if (flag && SvTRUE(*flag)) sv_setiv(*flag, 0);
+        flush_if_full(aTHX_ self, h);
+        RETVAL = newSViv(1);
+    }
+    else if (state != 2) {
         RETVAL = SvREFCNT_inc(perl_print(aTHX_ ax, items));
     }
     else {
-        h    = (HV *)SvRV(self);
         body = hv_fetch(h, "body", 4, 1);
         if (!body) croak("print: no body");
         if (!SvOK(*body)) sv_setpvs(*body, "");
@@ -225,15 +319,7 @@ xs_PRINT(self, ...)
         }
         flag = hv_fetch(h, "autoflush", 9, 0);    /* $| is off: as the Perl notes it */
         if (flag && SvTRUE(*flag)) sv_setiv(*flag, 0);
-        if (SvCUR(*body) > BUFFER) {
-            dSP;
-            ENTER;
-            PUSHMARK(SP);
-            XPUSHs(self);
-            PUTBACK;
-            call_method("flush", G_DISCARD);
-            LEAVE;
-        }
+        flush_if_full(aTHX_ self, h);
         RETVAL = newSViv(1);
     }
   OUTPUT:
@@ -259,7 +345,19 @@ xs_parse_cgi_headers(head, base = &PL_sv_undef)
         SPAGAIN;
     }
     else {
-        PUTBACK;
-        parse_head(aTHX_ p, len);
-        SPAGAIN;
+        struct head got;
+        SV *err = read_head(aTHX_ p, len, &got);
+        if (err) {
+            EXTEND(SP, 3);
+            PUSHs(&PL_sv_undef);
+            PUSHs(&PL_sv_undef);
+            PUSHs(err);
+        }
+        else {
+            EXTEND(SP, 4);
+            PUSHs(got.status);
+            PUSHs(sv_2mortal(newRV_inc((SV *)got.headers)));
+            PUSHs(&PL_sv_undef);
+            PUSHs(got.local ? got.local : &PL_sv_undef);
+        }
     }

@@ -69,8 +69,28 @@ my %CASES = (
         print "Content-Type: text/plain\n\n";
         print 'x' x 1000 for 1 .. 20;
     },
-    'no blank line'                  => sub { print "Content-Type: text/plain\n"; print "oops\n" },
-    'a bad header'                   => sub { print "Bad Header Line\n\nbody\n" },
+    'no blank line' => sub { print "Content-Type: text/plain\n"; print "oops\n" },
+    'a bad header'  => sub { print "Bad Header Line\n\nbody\n" },
+    'CRLF head, its blank line split over prints' => sub {
+        print "Content-Type: text/plain\r\n";
+        print "X-One: 1\r\n\r";
+        print "\nbody\r\n";
+    },
+    'the head in pieces, LF then CRLF' => sub {
+        print 'Content-';
+        print "Type: text/plain\n", 'Status: 404 Gone', "\n\r\n";
+        print 'after';
+    },
+    'a head and a body past the buffer in one print' =>
+        sub { print "Content-Type: text/plain\n\n" . ('y' x 10_000) },
+    'a local redirect'      => sub { print "Location: /elsewhere\n\nignored" },
+    'a URL redirect'        => sub { print "Location: http://example.com/\n\n" },
+    'a bad Status'          => sub { print "Status: 9xx\nContent-Type: text/plain\n\n" },
+    'a value with a CR'     => sub { print "X-A: b\rc\nContent-Type: text/plain\n\n" },
+    'an empty head'         => sub { print "\n\nbody" },
+    'a Latin-1 head'        => sub { print "Content-Type: text/plain\nX-Name: caf\xe9\n\nbody" },
+    'a head past its limit' => sub { print 'X-Long: ' . ('z' x 70_000) },
+    'numbers in the head'   => sub { print 'Status: ', 201, "\nContent-Type: text/plain\n\n", 7 },
     'printf and syswrite-like write' => sub {
         print "Content-Type: text/plain\n\n";
         printf "%05d|", 42;
