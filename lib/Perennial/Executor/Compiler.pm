@@ -13,15 +13,71 @@ use B ();
 # taken from perl's queue and run after it.
 
 # %args: path, package, source; closures: perl's "will not stay shared" warnings on even for a
-# script that has no warnings of its own (they are given at compile time only, to the log)
+# script that has no warnings of its own (they are given at compile time only, to the log);
+# texts: the caller's hash of what each text said (see _read), for a caller that compiles the
+# same text again and again (PerlRun)
 sub compile ($class, %args) {
-    my ($path, $package, $source) = @args{qw(path package source)};
+    my ($path, $package) = @args{qw(path package)};
+    my $read = _read_once($args{texts}, $path, $package, $args{source}, $args{closures});
+    our $DATA_IN = undef;
+    my @declared = grep { !stash_exists($_) } @{$read->{declares}};
+    my ($ends, $inits) = (_count(B::end_av), _count(B::init_av));
+    my $sub   = _eval($read->{text});
+    my $err   = $@;
+    my @ends  = _take_blocks(B::end_av, 0, $ends, $path);
+    my @inits = _take_blocks(B::init_av, 1, $inits);
+    die $err =~ s/\s+\z//r . "\n" unless ref $sub eq 'CODE';
+
+    for my $init (@inits) {
+        eval { $init->(); 1 } or die(($@ =~ s/\s+\z//r) . "\nINIT failed--call queue aborted\n");
+    }
+    my $data = $read->{data};
+    return {
+        (defined $data ? (data_in  => $DATA_IN // $package) : ()),
+        (@declared     ? (packages => \@declared)           : ()),
+        code => $sub,
+        data => $data,
+        ends => \@ends,
+        %{$read->{uses}},
+        package => $package,
+    };
+}
+
+# What a text says, worked out once for each text when the caller keeps them: PerlRun compiles
+# the same file on every request, and reading it again (its data, its shebang, its CHECK
+# blocks, five patterns for %ENV) cost 45k instructions a request for hello.pl, more for a
+# longer script. At most $MAX_TEXTS are kept (made-up URLs cannot make it grow without end).
+my $MAX_TEXTS = 1000;
+
+sub _read_once ($texts, $path, $package, $source, $closures) {
+    return _read($path, $package, $source, $closures) unless $texts;
+    my $known = $texts->{$path};
+    return $known
+        if $known
+        && $known->{package} eq $package
+        && $known->{closures} == ($closures ? 1 : 0)
+        && $known->{source} eq $source;
+    %$texts = () if keys %$texts >= $MAX_TEXTS;
+    return $texts->{$path} = _read($path, $package, $source, $closures);
+}
+
+# The text perl compiles (the script wrapped in its package and sub), its data, the packages it
+# declares, and what it uses that the executor must know of
+sub _read ($path, $package, $source, $closures) {
     my ($code, $data) = split_data($source);
     my $warnings
         = $code =~ /\A#![^\n]*\s-\w*w/ ? 'use warnings;'
-        : $args{closures}              ? "use warnings 'closure';"
+        : $closures                    ? "use warnings 'closure';"
         :                                '';
     my $taint = $code =~ /\A#![^\n]*\s-\w*T/ ? 1 : 0;
+    my %uses  = (
+        taint      => $taint,
+        signals    => index($code, 'SIG') >= 0 || index($code, 'alarm') >= 0 ? 1 : 0,
+        locale     => $code =~ /\bsetlocale\b/                               ? 1 : 0,
+        request    => _reaches_request($code),
+        writes_env => _writes_env($code),
+        chdirs     => index($code, 'chdir') >= 0 ? 1 : 0,
+    );
     $code =~ s/^([ \t]*)CHECK(\s*\{)/${1}UNITCHECK$2/mg;
     (my $file = $path) =~ s/"/\\"/g;
 
@@ -37,42 +93,24 @@ sub compile ($class, %args) {
         = "package $package; $warnings sub __perennial_script { local *0 = \\('' . pop);\n#line 1 \"$file\"\n$code\n;"
         . (defined $data ? 'BEGIN { $' . __PACKAGE__ . '::DATA_IN = __PACKAGE__ }' : '')
         . "}\\&__perennial_script;";
-    our $DATA_IN = undef;
-    my @declared = index($code, 'package') >= 0 ? _new_packages($code) : ();
-    my ($ends, $inits) = (_count(B::end_av), _count(B::init_av));
-    my $sub   = _eval($text);
-    my $err   = $@;
-    my @ends  = _take_blocks(B::end_av, 0, $ends, $path);
-    my @inits = _take_blocks(B::init_av, 1, $inits);
-    die $err =~ s/\s+\z//r . "\n" unless ref $sub eq 'CODE';
-
-    for my $init (@inits) {
-        eval { $init->(); 1 } or die(($@ =~ s/\s+\z//r) . "\nINIT failed--call queue aborted\n");
-    }
     return {
-        (defined $data ? (data_in  => $DATA_IN // $package) : ()),
-        (@declared     ? (packages => \@declared)           : ()),
-        code       => $sub,
-        data       => $data,
-        ends       => \@ends,
-        package    => $package,
-        taint      => $taint,
-        signals    => index($code, 'SIG') >= 0 || index($code, 'alarm') >= 0 ? 1 : 0,
-        locale     => $code =~ /\bsetlocale\b/                               ? 1 : 0,
-        request    => _reaches_request($code),
-        writes_env => _writes_env($code),
-        chdirs     => index($code, 'chdir') >= 0 ? 1 : 0,
+        source   => $source,
+        package  => $package,
+        closures => $closures ? 1 : 0,
+        text     => $text,
+        data     => $data,
+        declares => [index($code, 'package') >= 0 ? _declared($code) : ()],
+        uses     => \%uses,
     };
 }
 
-# The packages the script's own text declares (`package blosxom;`) that do not exist before it
-# compiles: its own, as its generated package is (a module's package exists already, and main
-# always does)
-sub _new_packages ($code) {
+# The packages the script's own text declares (`package blosxom;`), once each; those that do not
+# exist before it compiles are its own, as its generated package is (a module's package exists
+# already, and main always does)
+sub _declared ($code) {
     my %seen;
     return
-        grep { !$seen{$_}++ && !stash_exists($_) }
-        $code =~ /^[ \t]*package[ \t]+([A-Za-z_]\w*(?:::\w+)*)[ \t]*[;{]/mg;
+        grep { !$seen{$_}++ } $code =~ /^[ \t]*package[ \t]+([A-Za-z_]\w*(?:::\w+)*)[ \t]*[;{]/mg;
 }
 
 # Whether a package exists, looked up part by part from main::, so that asking creates nothing

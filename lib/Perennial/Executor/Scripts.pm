@@ -21,8 +21,9 @@ use Perennial::Script;
 sub new ($class, %args) {
     return bless {
         %args{qw(policy log root_ns home)},
-        keeps => $args{policy}{cache} eq 'mtime',    # Registry: compiled once, kept
-        cache => {}
+        keeps => $args{policy}{cache} eq 'mtime',                 # Registry: compiled once, kept
+        cache => {},
+        texts => $args{policy}{cache} eq 'mtime' ? undef : {},    # What each text says
     }, $class;
 }
 
@@ -120,7 +121,8 @@ sub _compile ($self, $hit, $package, $began) {
                     path     => $file,
                     package  => $package,
                     source   => $source,
-                    closures => $self->{keeps}
+                    closures => $self->{keeps},
+                    texts    => $self->{texts}    # PerlRun: the same text, read once
                 );
             }
         );

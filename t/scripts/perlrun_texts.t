@@ -1,0 +1,78 @@
+use v5.36;
+use lib 't/lib';
+use Test::More;
+use Perennial::Config;
+use Perennial::Executor;
+use Perennial::Log;
+use Perennial::Test qw(scratch_dir write_script);
+
+# PerlRun compiles its script on every request but reads what a text says (its data, its
+# shebang, its packages, what it uses) once per text: an edit is seen on the next request, even
+# one of the same size in the same second, and what depends on the moment of the compile (the
+# packages the script declares, its END blocks, DATA) is as on a first compile every time.
+# In process: the executor's PSGI application, called as the server calls it.
+my $dir = scratch_dir();
+my $log = Perennial::Log->new(config => Perennial::Config->new(log_level => 'error'));
+my $app = Perennial::Executor->new(
+    root   => $dir,
+    log    => $log,
+    name   => 'ModPerl::PerlRun',
+    policy => {cache => 'never', flush => 1, reset_inc => 1, chdir => 1},
+    check  => 'always',
+)->to_app;
+
+sub get ($name) {
+    open(my $in, '<', \'') or die "Can't open an empty body: $!";
+    my %env = (
+        REQUEST_METHOD    => 'GET',
+        PATH_INFO         => "/$name",
+        SCRIPT_NAME       => '/perlrun',
+        REQUEST_URI       => "/perlrun/$name",
+        QUERY_STRING      => '',
+        SERVER_PROTOCOL   => 'HTTP/1.1',
+        SERVER_NAME       => '127.0.0.1',
+        SERVER_PORT       => 80,
+        REMOTE_ADDR       => '127.0.0.1',
+        HTTP_HOST         => '127.0.0.1',
+        'psgi.url_scheme' => 'http',
+        'psgi.input'      => $in,
+    );
+    my $res = $app->(\%env);
+    my $got;
+    ref $res eq 'CODE' ? $res->(sub ($r) { $got = $r; return }) : ($got = $res);
+    return join '', $got->[0], ' ', @{$got->[2] // []};
+}
+
+my $when = time - 100;
+my $head = "print qq{Content-Type: text/plain\\n\\n};\n";
+write_script("$dir/edit.pl", $head . "print 'one';\n", $when);
+is get('edit.pl'), '200 one', 'the first text';
+is get('edit.pl'), '200 one', 'the same text again';
+write_script("$dir/edit.pl", $head . "print 'two';\n", $when);
+is get('edit.pl'), '200 two', 'an edit of the same size with the same time is seen';
+my $warns
+    = $head
+    . q{my $said = 'quiet'; local $SIG{__WARN__} = sub { $said = 'warned' };}
+    . q{my @a; my $x = 'x' . $a[1]; print $said;} . "\n";
+write_script("$dir/warn.pl", "#!/usr/bin/perl\n" . $warns, $when);
+is get('warn.pl'), '200 quiet', 'no -w: no warnings';
+write_script("$dir/warn.pl", "#!/usr/bin/perl -w\n" . $warns, $when);
+is get('warn.pl'), '200 warned', 'a -w added to the shebang: its warnings are on';
+
+write_script("$dir/package.pl", <<'EOF', $when);
+package Tally;
+our $count;
+$count .= 'x';
+print "Content-Type: text/plain\n\n", $count, ' ', scalar <DATA>;
+END { $Tally::ended++ }
+__DATA__
+data line
+EOF
+is get('package.pl'), "200 x data line\n", 'a package of its own, DATA';
+is get('package.pl'), "200 x data line\n", 'and again: its package is new, DATA read again';
+is get('package.pl'), "200 x data line\n", 'and a third time';
+
+write_script("$dir/package.pl", $head . "print 'no package now';\n", $when);
+is get('package.pl'), '200 no package now', 'the text without them';
+
+done_testing;
