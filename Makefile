@@ -7,6 +7,7 @@ INSTALL_DEPS ?= sh script/install-deps
 
 # The C functions of the hot path, each built from xs/NAME.xs
 XS_SO = lib/auto/Perennial/HTTP/Core/Core.so \
+        lib/auto/Perennial/Executor/CGIPragmas/CGIPragmas.so \
         lib/auto/Perennial/Executor/Environment/Environment.so \
         lib/auto/Perennial/Executor/Inc/Inc.so \
         lib/auto/Perennial/Executor/Libraries/Libraries.so \
@@ -21,9 +22,9 @@ XS_SO = lib/auto/Perennial/HTTP/Core/Core.so \
 deps:
 	@sh script/install-deps run test
 
-# The C functions (Perennial::HTTP::Core, Perennial::Executor::Environment, ::Inc, ::Libraries,
-# ::Output, ::Signals and ::Umask, Perennial::Log::Format, Perennial::Scoreboard); without them
-# Perennial runs their Perl twins
+# The C functions (Perennial::HTTP::Core, Perennial::Executor::CGIPragmas, ::Environment, ::Inc,
+# ::Libraries, ::Output, ::Signals and ::Umask, Perennial::Log::Format, Perennial::Scoreboard);
+# without them Perennial runs their Perl twins
 xs: $(XS_SO)
 
 .SECONDEXPANSION:

@@ -21,6 +21,7 @@ my @files = (
     (grep { !m{/(?:core|pure_perl)\.t\z} } glob('t/http/*.t')),
     't/psgi/suite.t',    't/apache/malformed.t',
     't/scripts/modes.t', 't/scripts/config.t', 't/scripts/safety.t',    # %ENV, %SIG
+    't/scripts/cgi_pragmas.t',                                          # CGI.pm's pragmas
     't/apache/cgi_output.t',                                            # print
     't/scripts/inc.t', 't/scripts/dependencies.t',                      # %INC, libraries
     't/logs/formats.t'                                                  # access log lines

@@ -1,5 +1,6 @@
 package Perennial::Executor::CGIPragmas;
 use v5.36;
+use Perennial::Twins;
 
 # CGI.pm's pragmas (use CGI qw(-nosticky -utf8 ...)) are package variables set when the script
 # compiles. CGI.pm's globals are put back to their defaults before each request, which would
@@ -13,13 +14,35 @@ my @PRAGMAS = qw(NOSTICKY NO_UNDEF_PARAMS PARAM_UTF8 XHTML NPH USE_PARAM_SEMICOL
 
 my %DEFAULT;    # CGI.pm's own value of each pragma variable, read once
 
+# References to CGI.pm's pragma variables, looked up by name once per process: by name, and in
+# the order of @PRAGMAS
+my (%VAR, @REFS);
+
+# Whether the pragma variables hold their defaults: in C (xs/CGIPragmas.xs), or the Perl twin
+Perennial::Twins::install(__PACKAGE__, 'same_values');
+
+sub pp_same_values ($refs, $values) {
+    no warnings 'uninitialized';    ## no critic (ProhibitNoWarnings) undef is told apart below
+    return 0 unless @$refs == @$values;
+    for my $i (0 .. $#$refs) {
+        my ($now, $was) = (${$refs->[$i]}, $values->[$i]);
+        return 0 if defined $now != defined $was || $now ne $was;
+    }
+    return 1;
+}
+
 # Compiles with CGI.pm's pragma variables at their defaults, and returns what the compiling
 # changed. Only those variables are set: a whole reset here would make every PerlRun compile
 # export CGI.pm's functions anew (its export cache is one of the globals), ~15 us a request.
+# Whether they hold their defaults is asked first (setting and reading the fifteen one by one
+# in Perl cost 88k instructions on every PerlRun request): they are set, and what changed is
+# worked out, only when they do not.
 sub around_compile ($class, $compile) {
-    _set(_defaults()) if defined &CGI::initialize_globals;
+    my $cgi = defined &CGI::initialize_globals;
+    _set(_defaults()) if $cgi && !same_values(\@REFS, _default_values());
     my @result = $compile->();
-    return (@result, undef) unless defined &CGI::initialize_globals;    # The script has no CGI.pm
+    return (@result, undef) unless defined &CGI::initialize_globals;     # The script has no CGI.pm
+    return (@result, undef) if same_values(\@REFS, _default_values());
     my %after   = _values();
     my $default = _defaults();
     my %set     = map { ($_ => $after{$_}) }
@@ -37,16 +60,31 @@ sub _defaults () {
     return \%DEFAULT;
 }
 
+# The same, in the order of @PRAGMAS (and @REFS)
+my @DEFAULT_VALUES;
+
+sub _default_values () {
+    return \@DEFAULT_VALUES if @DEFAULT_VALUES;
+    _vars();
+    @DEFAULT_VALUES = @{_defaults()}{@PRAGMAS};
+    return \@DEFAULT_VALUES;
+}
+
 sub _set ($values) {
     my $var = _vars();
     ${$var->{$_}} = $values->{$_} for keys %$values;
     return;
 }
 
-# Before a request: the defaults, then the script's own pragmas
+# Before a request: the defaults, then the script's own pragmas. CGI.pm's reset leaves some
+# of them as they are ($CGI::POST_MAX and $CGI::DISABLE_UPLOADS, which its manual tells a
+# script to set as it runs): those are put back too, or one script's limit would be every
+# later script's (as under ModPerl::Registry; mod_cgi starts each script afresh)
 sub reset ($class, $pragmas) {
     return unless defined &CGI::initialize_globals;
     CGI::initialize_globals();
+    _default_values() unless @DEFAULT_VALUES;
+    _set(_defaults()) unless same_values(\@REFS, \@DEFAULT_VALUES);
     _set($pragmas) if $pragmas;
     return;
 }
@@ -56,13 +94,11 @@ sub _values () {
     return map { ($_ => ${$var->{$_}}) } @PRAGMAS;
 }
 
-# References to CGI.pm's pragma variables, looked up by name once per process
-my %VAR;
-
 sub _vars () {
     return \%VAR if %VAR;
     no strict 'refs';    ## no critic (ProhibitNoStrict) CGI.pm's own package variables
-    %VAR = map { ($_ => \${"CGI::$_"}) } @PRAGMAS;
+    %VAR  = map { ($_ => \${"CGI::$_"}) } @PRAGMAS;
+    @REFS = @VAR{@PRAGMAS};
     return \%VAR;
 }
 

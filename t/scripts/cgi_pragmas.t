@@ -1,0 +1,99 @@
+use v5.36;
+use lib 't/lib';
+use Test::More;
+use CGI ();
+use Perennial::Config;
+use Perennial::Executor;
+use Perennial::Executor::CGIPragmas;
+use Perennial::Log;
+use Perennial::Test qw(scratch_dir write_script);
+
+# CGI.pm's pragmas (use CGI qw(-nosticky ...)) stay with the script that asked for them, on
+# every request under Registry and PerlRun alike, and never reach another script, nor do the
+# limits a script sets as it runs ($CGI::POST_MAX, $CGI::DISABLE_UPLOADS, which CGI.pm's own
+# reset leaves, and ModPerl::Registry with it, to the next script): in process,
+# the executors' PSGI applications called as the server calls them. And the C question "do
+# the pragma variables hold these values" answers as its Perl twin.
+
+subtest 'same_values: C and Perl agree' => sub {
+    plan skip_all => 'the C functions are not built (make xs)'
+        unless defined &Perennial::Executor::CGIPragmas::xs_same_values;
+    my ($a, $b, $c) = (1, undef, '');
+    my @cases = (
+        [[\$a, \$b, \$c], [1, undef, ''],    1, 'the same values'],
+        [[\$a, \$b, \$c], [1, '', ''],       0, 'undefined is not the empty string'],
+        [[\$a, \$b, \$c], [1, undef, undef], 0, 'nor the other way'],
+        [[\$a, \$b, \$c], ['1', undef, ''],  1, 'a number and its string'],
+        [[\$a, \$b],      [1, undef, ''],    0, 'fewer variables than values'],
+        [[\$a],           [2],               0, 'another value'],
+        [[],              [],                1, 'none'],
+    );
+    for my $case (@cases) {
+        my ($refs, $values, $want, $label) = @$case;
+        my $c = Perennial::Executor::CGIPragmas::xs_same_values($refs, $values) ? 1 : 0;
+        my $p = Perennial::Executor::CGIPragmas::pp_same_values($refs, $values) ? 1 : 0;
+        is $c, $p,    "C and Perl agree: $label";
+        is $c, $want, "and are right: $label";
+    }
+};
+
+my $dir = scratch_dir();
+my $log = Perennial::Log->new(config => Perennial::Config->new(log_level => 'error'));
+my %app = map {
+    my $registry = $_ eq 'registry';
+    $_ => Perennial::Executor->new(
+        root   => $dir,
+        log    => $log,
+        name   => $registry ? 'ModPerl::Registry' : 'ModPerl::PerlRun',
+        policy => {
+            cache     => $registry ? 'mtime' : 'never',
+            flush     => $registry ? 0       : 1,
+            reset_inc => $registry ? 0       : 1,
+            chdir     => 1
+        },
+    )->to_app
+} qw(registry perlrun);
+
+sub get ($mode, $name) {
+    open(my $in, '<', \'') or die "Can't open an empty body: $!";
+    my %env = (
+        REQUEST_METHOD    => 'GET',
+        PATH_INFO         => "/$name",
+        SCRIPT_NAME       => "/$mode",
+        REQUEST_URI       => "/$mode/$name",
+        QUERY_STRING      => '',
+        SERVER_PROTOCOL   => 'HTTP/1.1',
+        SERVER_NAME       => '127.0.0.1',
+        SERVER_PORT       => 80,
+        REMOTE_ADDR       => '127.0.0.1',
+        HTTP_HOST         => '127.0.0.1',
+        'psgi.url_scheme' => 'http',
+        'psgi.input'      => $in,
+    );
+    my $res = $app{$mode}->(\%env);
+    my $got;
+    ref $res eq 'CODE' ? $res->(sub ($r) { $got = $r; return }) : ($got = $res);
+    return join '', @{$got->[2] // []};
+}
+
+my $show = q{print "Content-Type: text/plain\n\n", join ' ', map { $_ // 'undef' } }
+    . q{$CGI::NOSTICKY, $CGI::NO_UNDEF_PARAMS, $CGI::POST_MAX, $CGI::DISABLE_UPLOADS;} . "\n";
+write_script("$dir/asks.pl",  "use CGI qw(-nosticky -no_undef_params);\n$show", time - 10);
+write_script("$dir/plain.pl", "use CGI;\n$show",                                time - 10);
+write_script("$dir/changes.pl",
+    "use CGI;\n\$CGI::POST_MAX = 1024; \$CGI::DISABLE_UPLOADS = 1; \$CGI::NOSTICKY = 1;\n$show",
+    time - 10);
+
+for my $mode (qw(registry perlrun)) {
+    subtest "$mode: each script's own pragmas, request after request" => sub {
+        for my $round (1 .. 3) {
+            is get($mode, 'asks.pl'),  '1 1 -1 0', "the script that asks for two, round $round";
+            is get($mode, 'plain.pl'), '0 0 -1 0', "then one that asks for none, round $round";
+            is get($mode, 'changes.pl'), '1 0 1024 1',
+                "one that sets them as it runs, round $round";
+            is get($mode, 'plain.pl'), '0 0 -1 0', "and what it set did not last, round $round";
+        }
+    };
+}
+
+done_testing;
