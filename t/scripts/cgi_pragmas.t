@@ -6,7 +6,7 @@ use Perennial::Config;
 use Perennial::Executor;
 use Perennial::Executor::CGIPragmas;
 use Perennial::Log;
-use Perennial::Test qw(scratch_dir write_script);
+use Perennial::Test qw(in_process_get scratch_dir write_script);
 
 # CGI.pm's pragmas (use CGI qw(-nosticky ...)) stay with the script that asked for them, on
 # every request under Registry and PerlRun alike, and never reach another script, nor do the
@@ -54,27 +54,7 @@ my %app = map {
     )->to_app
 } qw(registry perlrun);
 
-sub get ($mode, $name) {
-    open(my $in, '<', \'') or die "Can't open an empty body: $!";
-    my %env = (
-        REQUEST_METHOD    => 'GET',
-        PATH_INFO         => "/$name",
-        SCRIPT_NAME       => "/$mode",
-        REQUEST_URI       => "/$mode/$name",
-        QUERY_STRING      => '',
-        SERVER_PROTOCOL   => 'HTTP/1.1',
-        SERVER_NAME       => '127.0.0.1',
-        SERVER_PORT       => 80,
-        REMOTE_ADDR       => '127.0.0.1',
-        HTTP_HOST         => '127.0.0.1',
-        'psgi.url_scheme' => 'http',
-        'psgi.input'      => $in,
-    );
-    my $res = $app{$mode}->(\%env);
-    my $got;
-    ref $res eq 'CODE' ? $res->(sub ($r) { $got = $r; return }) : ($got = $res);
-    return join '', @{$got->[2] // []};
-}
+sub get ($mode, $name) { join '', @{in_process_get($app{$mode}, "/$mode", $name)->[2] // []} }
 
 my $show = q{print "Content-Type: text/plain\n\n", join ' ', map { $_ // 'undef' } }
     . q{$CGI::NOSTICKY, $CGI::NO_UNDEF_PARAMS, $CGI::POST_MAX, $CGI::DISABLE_UPLOADS;} . "\n";

@@ -4,7 +4,7 @@ use Test::More;
 use Perennial::Config;
 use Perennial::Executor;
 use Perennial::Log;
-use Perennial::Test qw(scratch_dir write_script);
+use Perennial::Test qw(in_process_get scratch_dir write_script);
 
 # PerlRun compiles its script on every request but reads what a text says (its data, its
 # shebang, its packages, what it uses) once per text: an edit is seen on the next request, even
@@ -22,25 +22,8 @@ my $app = Perennial::Executor->new(
 )->to_app;
 
 sub get ($name) {
-    open(my $in, '<', \'') or die "Can't open an empty body: $!";
-    my %env = (
-        REQUEST_METHOD    => 'GET',
-        PATH_INFO         => "/$name",
-        SCRIPT_NAME       => '/perlrun',
-        REQUEST_URI       => "/perlrun/$name",
-        QUERY_STRING      => '',
-        SERVER_PROTOCOL   => 'HTTP/1.1',
-        SERVER_NAME       => '127.0.0.1',
-        SERVER_PORT       => 80,
-        REMOTE_ADDR       => '127.0.0.1',
-        HTTP_HOST         => '127.0.0.1',
-        'psgi.url_scheme' => 'http',
-        'psgi.input'      => $in,
-    );
-    my $res = $app->(\%env);
-    my $got;
-    ref $res eq 'CODE' ? $res->(sub ($r) { $got = $r; return }) : ($got = $res);
-    return join '', $got->[0], ' ', @{$got->[2] // []};
+    my $res = in_process_get($app, '/perlrun', $name);
+    return join '', $res->[0], ' ', @{$res->[2] // []};
 }
 
 my $when = time - 100;

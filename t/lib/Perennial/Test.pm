@@ -17,9 +17,9 @@ use Perennial::Scoreboard;
 # bin/perennial as fd:N, so there is no race for a free port.
 
 our @EXPORT_OK
-    = qw(configtest write_script files_and_app http_request load_start load_stop nginx_conf perennial
-    raw_request scratch_dir script_location serves slurp start_program start_server
-    start_status_server wait_until write_file);
+    = qw(configtest write_script files_and_app http_request in_process_get load_start load_stop
+    nginx_conf perennial raw_request scratch_dir script_location serves slurp start_program
+    start_server start_status_server wait_until write_file);
 
 my $ROOT = abs_path(dirname(__FILE__) . '/../../..');
 my @STARTED;
@@ -445,6 +445,31 @@ sub write_script ($file, $text, $mtime) {
     write_file($file, $text, 0755);
     Time::HiRes::utime($mtime, $mtime, $file) or die "Can't set the time of $file: $!";
     return $file;
+}
+
+# A GET of $base/$name through a PSGI application called in process, as the server calls it
+# (a delayed response answered through the responder): the response, [status, headers, body]
+sub in_process_get ($app, $base, $name) {
+    open(my $in, '<', \'') or die "Can't open an empty body: $!";
+    my %env = (
+        REQUEST_METHOD    => 'GET',
+        PATH_INFO         => "/$name",
+        SCRIPT_NAME       => $base,
+        REQUEST_URI       => "$base/$name",
+        QUERY_STRING      => '',
+        SERVER_PROTOCOL   => 'HTTP/1.1',
+        SERVER_NAME       => '127.0.0.1',
+        SERVER_PORT       => 80,
+        REMOTE_ADDR       => '127.0.0.1',
+        HTTP_HOST         => '127.0.0.1',
+        'psgi.url_scheme' => 'http',
+        'psgi.input'      => $in,
+    );
+    my $res = $app->(\%env);
+    return $res unless ref $res eq 'CODE';
+    my $got;
+    $res->(sub ($r) { $got = $r; return });
+    return $got;
 }
 
 sub wait_until ($cond, $seconds, $label) {
