@@ -66,8 +66,8 @@ for my $ka (@modes) {
     for my $row (@rows) {
         my ($label, $server, $url) = @$row;
         $count{$ka}{$label} = _count($server, $url, $ka);
-        printf STDERR "%-26s keep-alive %-3s %10.0f instructions per request\n", $label,
-            $ka ? 'on' : 'off', $count{$ka}{$label};
+        printf STDERR "%-26s keep-alive %-3s %10s instructions per request\n", $label,
+            $ka ? 'on' : 'off', _shown($count{$ka}{$label});
     }
 }
 for my $ka (@modes) {
@@ -79,23 +79,49 @@ for my $ka (@modes) {
     for my $row (@rows) {
         my ($label, $base) = @$row[0, 3];
         my $count = $count{$ka};
-        say sprintf '%-26s %14.0f %10.2f', $label, $count->{$label},
-            $count->{$base} ? $count->{$label} / $count->{$base} : 0;
+        say sprintf '%-26s %14s %10s', $label, _shown($count->{$label}),
+            $count->{$label} && $count->{$base}
+            ? sprintf('%.2f', $count->{$label} / $count->{$base})
+            : '-';
     }
 }
-record($opt{record}, 'instructions',
-    {script => $opt{script}, map { (($_ ? 'on' : 'off') => $count{$_}) } @modes});
+record(
+    $opt{record},
+    'instructions',
+    {   script => $opt{script},
+        map {
+            my $c = $count{$_};
+            (($_ ? 'on' : 'off') => {map { ($_ => $c->{$_}) } grep { defined $c->{$_} } keys %$c})
+        } @modes
+    }
+);
+
+# A count, or why there is none
+sub _shown ($count) { defined $count ? sprintf('%.0f', $count) : 'not counted' }
 
 # Instructions per request of one server: two runs under callgrind, one that only warms up
 # and one that then serves N requests more; the difference is the N requests. (Zeroing the
 # counters of a running server through vgdb fails once Apache has become www-data.)
 sub _count ($server, $path, $ka) {
-    my $warm = _run($server, $path, $ka, 0);
-    my $full = _run($server, $path, $ka, $opt{requests});
+    my $warm = _whole_run($server, $path, $ka, 0)              // return;
+    my $full = _whole_run($server, $path, $ka, $opt{requests}) // return;
     return ($full - $warm) / $opt{requests};
 }
 
-# The instructions of a whole server's life: start, warm-up, N requests, stop
+# A server that had to be killed at its stop (under callgrind, a worker sometimes does not end
+# within a minute of TERM) left no total for that process, and the difference of two runs would
+# be a wrong, even negative, count: such a run is made again, three times at most
+sub _whole_run ($server, $path, $ka, $requests) {
+    for my $try (1 .. 3) {
+        my $total = _run($server, $path, $ka, $requests);
+        return $total if defined $total;
+        warn "$server: run $try was killed at its stop; its count is not used\n";
+    }
+    return;
+}
+
+# The instructions of a whole server's life: start, warm-up, N requests, stop (undef: it was
+# killed at its stop)
 sub _run ($server, $path, $ka, $requests) {
     my $srv = start_server(
         $server,
@@ -115,7 +141,7 @@ sub _run ($server, $path, $ka, $requests) {
         my $ab = run_ab(%ab, requests => $requests, seconds => 600);
         die "$server: $ab->{errors} failed requests\n" if $ab->{errors};
     }
-    stop_server($srv);
+    stop_server($srv)                         or return;
     open(my $log, '<', "$srv->{dir}/out.log") or die "Can't read the log of $server: $!\n";
 
     # Every process's total: a manager and its worker (none: the server's last words say why)

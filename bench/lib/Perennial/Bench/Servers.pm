@@ -244,12 +244,13 @@ sub stop_server ($srv) {
     kill 'TERM', -$srv->{pid};
     my $deadline = Time::HiRes::time() + ($srv->{stop_wait} // 15);
     while (Time::HiRes::time() < $deadline) {
-        return if waitpid($srv->{pid}, 1) == $srv->{pid};
+        return 1 if waitpid($srv->{pid}, 1) == $srv->{pid};
         select undef, undef, undef, 0.1;
     }
     warn "$srv->{name} did not stop within $srv->{stop_wait} s of TERM: killed\n";
     kill 'KILL', -$srv->{pid};
     waitpid $srv->{pid}, 0;
+    return 0;    # Killed: what it would have said as it ended is missing
 }
 
 # What every Apache of the benchmarks has: its own root, port and files, prefork with a fixed pool
