@@ -99,12 +99,15 @@ sub _compile ($self, $hit, $package, $began) {
 
     # A script's `use lib` belongs to that script: kept with it, not left for the others. Its
     # BEGIN blocks see $0 as its path, and so does FindBin if the script is the first to load it
-    # ($0 as a plain scalar, as the script runs with it: perl's own renames the process)
+    # ($0 as a plain scalar, as the script runs with it: perl's own renames the process); FindBin
+    # loaded already describes the script for the compile (not loaded, it has nothing to say:
+    # making its four variables and deleting them again cost 19k instructions a PerlRun request)
     local @INC = @INC;
     local *0   = \"$file";
-    local @FindBin::{qw(Bin Script RealBin RealScript)};        ## no critic (ProhibitPackageVars)
     my $findbin = $hit->{findbin} //= findbin_values($file);    # realpath: once per URL
-    set_findbin($findbin);
+    local @FindBin::{qw(Bin Script RealBin RealScript)}         ## no critic (ProhibitPackageVars)
+        if $INC{'FindBin.pm'};
+    set_findbin($findbin) if $INC{'FindBin.pm'};
 
     # A library loaded again after it changed redefines its subs: that is the point, not news
     my $warn   = sub ($msg) { $self->{log}->warn("$file: $msg") };
@@ -128,11 +131,7 @@ sub _compile ($self, $hit, $package, $began) {
         );
     };
 
-    # binmode STDOUT/STDERR at BEGIN time (use open qw(:std ...)) is the script's, kept with it
-    my $layers = (index($source, 'binmode') >= 0 || index($source, 'use open') >= 0)
-        && {stdout => Perennial::Executor::Layers->new,
-        stderr => Perennial::Executor::Layers->new(said => sub ($bytes) { $warn->($bytes) }),
-        };
+    my $layers = _layers_for($source, $warn);
     my ($compiled, $pragmas) = eval { $layers ? _with_layers($layers, $compile) : $compile->() };
     return (undef, $@ =~ s/\s+\z//r) unless $compiled;
     $self->{log}->warn("$file: -T is ignored: taint mode belongs to the whole interpreter")
@@ -166,6 +165,15 @@ sub _compile ($self, $hit, $package, $began) {
             : ()
         }
     );
+}
+
+# binmode STDOUT/STDERR at BEGIN time (use open qw(:std ...)) is the script's, kept with it: the
+# stand-ins that record it, for a script whose text may do it (false: none)
+sub _layers_for ($source, $warn) {
+    return (index($source, 'binmode') >= 0 || index($source, 'use open') >= 0)
+        && {stdout => Perennial::Executor::Layers->new,
+        stderr => Perennial::Executor::Layers->new(said => sub ($bytes) { $warn->($bytes) }),
+        };
 }
 
 # Compiles with STDOUT and STDERR standing in for the script's, to record the layers it pushes
