@@ -224,13 +224,13 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     return ($error, $r);
 }
 
-# A handle tied to the script's error collector (Perennial::Executor::Errors, one per script),
-# which each of its requests gets as STDERR: tied once, not for every request (5k instructions),
-# and again only if a request untied it
+# The handle tied to the script's error collector (Perennial::Executor::Errors, one per script
+# file), which each of its requests gets as STDERR: tied once, not for every request, and again
+# only if a request untied it
 sub _stderr_of ($script) {
     my $fh = $script->{stderr_handle};
     return $fh if $fh && tied *$fh;
-    $fh = Symbol::gensym();
+    $fh //= Symbol::gensym();
     tie *$fh, 'Perennial::Executor::Errors', $script->{stderr};
     return $script->{stderr_handle} = $fh;
 }

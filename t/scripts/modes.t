@@ -321,12 +321,18 @@ for my $mode (qw(perlrun registry)) {    # A process of its own would have no ST
 is scalar(() = $srv->error_log =~ /stderr from \S+stderr_close\.pl: after close: caf\xc3\xa9$/mg),
     2, "close STDERR keeps the script's own layer (UTF-8 here), in PerlRun and Registry";
 
-# A script's STDERR is one handle kept for all its requests: one that unties it gets a new one
-for my $query ('untie', 'after') {
-    is $srv->get("/registry/stderr_untie.pl?$query")->{content}, "ok\n", "stderr_untie.pl?$query";
+# A script's STDERR is one handle kept for all its requests (PerlRun's too, though its script
+# is compiled anew): one that unties it has it tied again
+for my $mode (qw(perlrun registry)) {
+    for my $query ('untie', 'after', 'again') {
+        is $srv->get("/$mode/stderr_untie.pl?$query")->{content}, "ok\n",
+            "/$mode/stderr_untie.pl?$query";
+    }
 }
-like $srv->error_log, qr/stderr from \S+stderr_untie\.pl: stderr line from after$/m,
-    'the request after an untie still has its STDERR in the log';
+is
+    scalar(()
+    = $srv->error_log =~ /stderr from \S+stderr_untie\.pl: stderr line from (?:after|again)$/mg),
+    4, 'the requests after an untie still have their STDERR in the log, in PerlRun and Registry';
 
 $srv->stop;
 subtest 'the error log gets the bytes the layers made, whatever STDERR carries' => sub {

@@ -21,9 +21,10 @@ use Perennial::Script;
 sub new ($class, %args) {
     return bless {
         %args{qw(policy log root_ns home)},
-        keeps => $args{policy}{cache} eq 'mtime',                 # Registry: compiled once, kept
-        cache => {},
-        texts => $args{policy}{cache} eq 'mtime' ? undef : {},    # What each text says
+        keeps  => $args{policy}{cache} eq 'mtime',                 # Registry: compiled once, kept
+        cache  => {},
+        errors => {},
+        texts  => $args{policy}{cache} eq 'mtime' ? undef : {},    # What each text says
     }, $class;
 }
 
@@ -140,6 +141,7 @@ sub _compile ($self, $hit, $package, $began) {
     # What staying resident will do to it, said once: at compile, and after its first request
     my $resident = $self->{keeps};
     $warn->($_) for $resident ? Perennial::Executor::Lint::compile_notes($source) : ();
+    my ($errors, $errors_fh) = $self->_errors($file);
     return Perennial::Script->new(
         $compiled,
         {   cgi_pragmas => $pragmas,
@@ -153,10 +155,11 @@ sub _compile ($self, $hit, $package, $began) {
 
             # Back to the executor's directory after each request: when it ran in its own, or
             # when it may move (ModPerl::Registry leaves that for the next script)
-            goes_home => $self->{policy}{chdir} || $compiled->{chdirs},
-            findbin   => $findbin,
-            warn      => $warn,
-            stderr    => Perennial::Executor::Errors->new($self->{log}, $file),
+            goes_home     => $self->{policy}{chdir} || $compiled->{chdirs},
+            findbin       => $findbin,
+            warn          => $warn,
+            stderr        => $errors,
+            stderr_handle => $errors_fh,
             $resident    # Kept: for the Perl status page, when and how fast
             ? ( lint_handles => 1,
                 compiled_at  => $began,
@@ -165,6 +168,20 @@ sub _compile ($self, $hit, $package, $began) {
             : ()
         }
     );
+}
+
+# A script's error collector, and the handle tied to it that its requests get as STDERR: one of
+# each per file, kept from compile to compile (PerlRun's script is new on every request, and
+# making and tying them again cost 14k instructions a request); at most 1000 files
+sub _errors ($self, $file) {
+    my $known = $self->{errors}{$file};
+    return @$known if $known;
+    %{$self->{errors}} = () if keys %{$self->{errors}} >= 1000;
+    my $errors = Perennial::Executor::Errors->new($self->{log}, $file);
+    my $fh     = Symbol::gensym();
+    tie *$fh, 'Perennial::Executor::Errors', $errors;
+    $self->{errors}{$file} = [$errors, $fh];
+    return ($errors, $fh);
 }
 
 # binmode STDOUT/STDERR at BEGIN time (use open qw(:std ...)) is the script's, kept with it: the
