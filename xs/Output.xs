@@ -230,58 +230,61 @@ head_end(const char *p, STRLEN len, STRLEN *rest)
 }
 
 /* A print before the header block is read: added to the head, which is read once it is whole
- * (and what follows it is body). False, with nothing changed, where the Perl is to do it: a
+ * (and what follows it is body, left in *body for the caller to send when past the buffer; NULL
+ * while there is none to send). False, with the head as it was, where the Perl is to do it: a
  * head the C does not read (past ASCII, bad: the Perl says why) or past its limit. The Perl's
  * add cost about 25k instructions for CGI.pm's header. */
 static int
-print_head(pTHX_ HV *self, SV **args, I32 n)
+print_head(pTHX_ HV *self, SV **args, I32 n, SV **body)
 {
-    SV **now = hv_fetch(self, "head", 4, 1), **body, *buf;
-    STRLEN len, rest;
+    SV **now = hv_fetch(self, "head", 4, 1), **to;
+    STRLEN was, len, rest;
     SSize_t end;
     const char *p;
     struct head got;
     I32 i;
-    if (!now || (SvOK(*now) && SvUTF8(*now))) return 0;
-    buf = sv_2mortal(SvOK(*now) ? newSVsv(*now) : newSVpvs(""));
+    *body = NULL;
+    if (!now) return 0;
+    if (!SvOK(*now)) sv_setpvs(*now, "");
+    if (!SvPOK(*now) || SvUTF8(*now)) return 0;
+    was = SvCUR(*now);
     for (i = 0; i < n; i++) {
         const char *a = SvPV_const(args[i], len);
-        sv_catpvn(buf, a, len);
+        sv_catpvn(*now, a, len);
     }
-    p   = SvPV_const(buf, len);
+    p   = SvPV_const(*now, len);
     end = head_end(p, len, &rest);
-    if (end < 0) {
-        if (len > HEAD_LIMIT) return 0;    /* The Perl fails the output */
-        sv_setsv(*now, buf);
-        return 1;
+    if (end < 0 && len <= HEAD_LIMIT) return 1;    /* Not whole yet */
+    if (end < 0 || !ascii_only(p, (STRLEN)end) || read_head(aTHX_ p, (STRLEN)end, &got)
+        || !(to = hv_fetch(self, "body", 4, 1))) {
+        SvCUR_set(*now, was);    /* As it was: the Perl adds these bytes and says why */
+        *SvEND(*now) = '\0';
+        return 0;
     }
-    if (!ascii_only(p, (STRLEN)end) || read_head(aTHX_ p, (STRLEN)end, &got)) return 0;
-    body = hv_fetch(self, "body", 4, 1);
-    if (!body) return 0;
     (void)hv_stores(self, "status", SvREFCNT_inc_simple_NN(got.status));
     (void)hv_stores(self, "headers", newRV_inc((SV *)got.headers));
     (void)hv_stores(self, "local", got.local ? SvREFCNT_inc_simple_NN(got.local) : newSV(0));
-    if (SvOK(*body)) sv_catpvn(*body, p + rest, len - rest);
-    else sv_setpvn(*body, p + rest, len - rest);
+    if (SvOK(*to)) sv_catpvn(*to, p + rest, len - rest);
+    else sv_setpvn(*to, p + rest, len - rest);
     sv_setpvs(*now, "");
+    if (!got.local) *body = *to;    /* A local redirect's body is kept back */
     return 1;
 }
 
-/* The output sends its body once past the buffer (the Perl's flush) */
-static void
-flush_if_full(pTHX_ SV *self, HV *h)
+/* A print after the header block is read: appended to the body, which is returned */
+static SV *
+print_body(pTHX_ HV *self, SV **args, I32 n)
 {
-    SV **body = hv_fetch(h, "body", 4, 0);
-    if (!body || !SvOK(*body) || SvCUR(*body) <= BUFFER || IS_SET(h, "local")) return;
-    {
-        dSP;
-        ENTER;
-        PUSHMARK(SP);
-        XPUSHs(self);
-        PUTBACK;
-        call_method("flush", G_DISCARD);
-        LEAVE;
+    SV **body = hv_fetch(self, "body", 4, 1);
+    I32 i;
+    if (!body) croak("print: no body");
+    if (!SvOK(*body)) sv_setpvs(*body, "");
+    for (i = 0; i < n; i++) {
+        STRLEN len;
+        const char *p = SvPV_const(args[i], len);
+        sv_catpvn(*body, p, len);
     }
+    return *body;
 }
 
 MODULE = Perennial::Executor::Output    PACKAGE = Perennial::Executor::Output
@@ -293,33 +296,28 @@ xs_PRINT(self, ...)
     SV *self
   PREINIT:
     HV *h;
-    SV **body, **flag;
-    I32 i;
+    SV **flag, *body = NULL;
     int state = 0;
   CODE:
     h = SvROK(self) && SvTYPE(SvRV(self)) == SVt_PVHV ? (HV *)SvRV(self) : NULL;
     if (h && plain_args(aTHX_ &ST(1), items - 1)) state = plain_state(aTHX_ h);
-    if (state == 1 && print_head(aTHX_ h, &ST(1), items - 1)) {
-        flag = hv_fetch(h, "autoflush", 9, 0);    /* $| is off: as the Perl notes it */
-        if (flag && SvTRUE(*flag)) sv_setiv(*flag, 0);
-        flush_if_full(aTHX_ self, h);
-        RETVAL = newSViv(1);
-    }
-    else if (state != 2) {
+    if (state == 1 && !print_head(aTHX_ h, &ST(1), items - 1, &body)) state = 0;
+    else if (state == 2) body = print_body(aTHX_ h, &ST(1), items - 1);
+    if (!state) {
         RETVAL = SvREFCNT_inc(perl_print(aTHX_ ax, items));
     }
     else {
-        body = hv_fetch(h, "body", 4, 1);
-        if (!body) croak("print: no body");
-        if (!SvOK(*body)) sv_setpvs(*body, "");
-        for (i = 1; i < items; i++) {
-            STRLEN len;
-            const char *p = SvPV_const(ST(i), len);
-            sv_catpvn(*body, p, len);
-        }
         flag = hv_fetch(h, "autoflush", 9, 0);    /* $| is off: as the Perl notes it */
         if (flag && SvTRUE(*flag)) sv_setiv(*flag, 0);
-        flush_if_full(aTHX_ self, h);
+        if (body && SvCUR(body) > BUFFER) {    /* Past the buffer: the Perl's flush sends it */
+            dSP;
+            ENTER;
+            PUSHMARK(SP);
+            XPUSHs(self);
+            PUTBACK;
+            call_method("flush", G_DISCARD);
+            LEAVE;
+        }
         RETVAL = newSViv(1);
     }
   OUTPUT:
