@@ -38,11 +38,10 @@ sub pp_same_values ($refs, $values) {
 # in Perl cost 88k instructions on every PerlRun request): they are set, and what changed is
 # worked out, only when they do not.
 sub around_compile ($class, $compile) {
-    my $cgi = defined &CGI::initialize_globals;
-    _set(_defaults()) if $cgi && !same_values(\@REFS, _default_values());
+    _set(_defaults()) if defined &CGI::initialize_globals && !_at_defaults();
     my @result = $compile->();
-    return (@result, undef) unless defined &CGI::initialize_globals;     # The script has no CGI.pm
-    return (@result, undef) if same_values(\@REFS, _default_values());
+    return (@result, undef) unless defined &CGI::initialize_globals;    # The script has no CGI.pm
+    return (@result, undef) if _at_defaults();
     my %after   = _values();
     my $default = _defaults();
     my %set     = map { ($_ => $after{$_}) }
@@ -63,11 +62,14 @@ sub _defaults () {
 # The same, in the order of @PRAGMAS (and @REFS)
 my @DEFAULT_VALUES;
 
-sub _default_values () {
-    return \@DEFAULT_VALUES if @DEFAULT_VALUES;
-    _vars();
-    @DEFAULT_VALUES = @{_defaults()}{@PRAGMAS};
-    return \@DEFAULT_VALUES;
+# Whether every pragma variable holds CGI.pm's default: before and after a compile, and before
+# each request
+sub _at_defaults () {
+    if (!@DEFAULT_VALUES) {
+        _vars();
+        @DEFAULT_VALUES = @{_defaults()}{@PRAGMAS};
+    }
+    return same_values(\@REFS, \@DEFAULT_VALUES);
 }
 
 sub _set ($values) {
@@ -83,8 +85,7 @@ sub _set ($values) {
 sub reset ($class, $pragmas) {
     return unless defined &CGI::initialize_globals;
     CGI::initialize_globals();
-    _default_values() unless @DEFAULT_VALUES;
-    _set(_defaults()) unless same_values(\@REFS, \@DEFAULT_VALUES);
+    _set(_defaults()) unless _at_defaults();
     _set($pragmas) if $pragmas;
     return;
 }
