@@ -34,17 +34,13 @@ options(
     'setup_env|setup-env=i',
     'mode=s'
 );
-my %policy = (
-    registry => {cache => 'mtime', flush => 0, reset_inc => 0, chdir => 0},
-    perlrun  => {cache => 'never', flush => 1, reset_inc => 1, chdir => 0},
-);
-die "--mode is registry or perlrun\n" unless $policy{$opt{mode}};
+die "--mode is registry or perlrun\n" unless $opt{mode} =~ /\A(?:registry|perlrun)\z/;
 my $log = Perennial::Log->new(config => Perennial::Config->new(log_level => 'warn'));
 my $app = Perennial::Executor->new(
     root      => "$HOME/examples/cgi-bin",
     log       => $log,
     name      => $opt{mode} eq 'registry' ? 'ModPerl::Registry' : 'ModPerl::PerlRun',
-    policy    => $policy{$opt{mode}},
+    policy    => Perennial::Executor->policy_of($opt{mode}, 0),
     check     => $opt{check},
     setup_env => $opt{setup_env},
 )->to_app;

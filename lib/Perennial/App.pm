@@ -307,14 +307,10 @@ sub _new_executor ($config, $set, %args) {
     }
     my $name   = $set->{response_handler};
     my $policy = Perennial::Config::Handlers::handler_policy($name);
-    my $run
-        = $policy->{mode} eq 'registry'
-        ? {cache => 'mtime', flush => 0, reset_inc => 0}
-        : {cache => 'never', flush => 1, reset_inc => 1};
     return Perennial::Executor->new(
         %args,
         name      => $name,
-        policy    => {%$run, chdir => $policy->{chdir}},
+        policy    => Perennial::Executor->policy_of(@$policy{qw(mode chdir)}),
         check     => $set->{script_check} // $policy->{check} // 'always',
         setup_env => $set->{setup_env}    // $config->setup_env
     );

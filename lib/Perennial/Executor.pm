@@ -34,6 +34,16 @@ use Perennial::HTTP::Core qw(pid);
 #   chdir     run with the script's directory as the current directory
 
 my %POLICY_KEYS = map { $_ => 1 } qw(cache flush reset_inc chdir);
+my %MODE        = (
+    registry => {cache => 'mtime', flush => 0, reset_inc => 0},
+    perlrun  => {cache => 'never', flush => 1, reset_inc => 1},
+);
+
+# The policy of a mode (registry or perlrun), the script's directory current or not
+sub policy_of ($class, $mode, $chdir) {
+    my $policy = $MODE{$mode} or croak "Unknown mode '$mode': registry or perlrun";
+    return {%$policy, chdir => $chdir ? 1 : 0};
+}
 
 sub new ($class, %args) {
     my $policy = $args{policy} or croak 'policy is required';
@@ -338,6 +348,13 @@ The scripts this executor has compiled and keeps.
 
 C<name> (the handler) and C<location> name the packages scripts compile into:
 C<Perennial::ROOT::ModPerl::Registry::_2fregistry::srv::cgi_2dbin::hello_2epl>.
+
+=head2 policy_of
+
+    my $policy = Perennial::Executor->policy_of('perlrun', 1);    # {cache => 'never', ...}
+
+The policy hash of Registry (C<registry>) or PerlRun (C<perlrun>), running scripts in their own
+directory or not.
 
 =head2 preload
 

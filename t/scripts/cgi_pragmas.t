@@ -2,11 +2,8 @@ use v5.36;
 use lib 't/lib';
 use Test::More;
 use CGI ();
-use Perennial::Config;
-use Perennial::Executor;
 use Perennial::Executor::CGIPragmas;
-use Perennial::Log;
-use Perennial::Test qw(in_process_get scratch_dir write_script);
+use Perennial::Test qw(in_process_get resident_app scratch_dir write_script);
 
 # CGI.pm's pragmas (use CGI qw(-nosticky ...)) stay with the script that asked for them, on
 # every request under Registry and PerlRun alike, and never reach another script, nor do the
@@ -38,21 +35,7 @@ subtest 'same_values: C and Perl agree' => sub {
 };
 
 my $dir = scratch_dir();
-my $log = Perennial::Log->new(config => Perennial::Config->new(log_level => 'error'));
-my %app = map {
-    my $registry = $_ eq 'registry';
-    $_ => Perennial::Executor->new(
-        root   => $dir,
-        log    => $log,
-        name   => $registry ? 'ModPerl::Registry' : 'ModPerl::PerlRun',
-        policy => {
-            cache     => $registry ? 'mtime' : 'never',
-            flush     => $registry ? 0       : 1,
-            reset_inc => $registry ? 0       : 1,
-            chdir     => 1
-        },
-    )->to_app
-} qw(registry perlrun);
+my %app = map { $_ => resident_app($_, $dir) } qw(registry perlrun);
 
 sub get ($mode, $name) { join '', @{in_process_get($app{$mode}, "/$mode", $name)->[2] // []} }
 

@@ -1,10 +1,7 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Perennial::Config;
-use Perennial::Executor;
-use Perennial::Log;
-use Perennial::Test qw(in_process_get scratch_dir write_script);
+use Perennial::Test qw(in_process_get resident_app scratch_dir write_script);
 
 # FindBin describes the script that runs, whichever script loaded it first and whether it was
 # loaded before or while a script compiled: its BEGIN blocks (`use lib "$FindBin::Bin/lib"`)
@@ -25,18 +22,7 @@ write_script("$dir/two/b.pl", $script, time - 10);
 for my $mode (qw(registry perlrun)) {
     my $pid = open(my $child, '-|') // die "Can't fork: $!";
     if (!$pid) {
-        my $registry = $mode eq 'registry';
-        my $app      = Perennial::Executor->new(
-            root   => $dir,
-            log    => Perennial::Log->new(config => Perennial::Config->new(log_level => 'error')),
-            name   => $registry ? 'ModPerl::Registry' : 'ModPerl::PerlRun',
-            policy => {
-                cache     => $registry ? 'mtime' : 'never',
-                flush     => $registry ? 0       : 1,
-                reset_inc => $registry ? 0       : 1,
-                chdir     => 1
-            },
-        )->to_app;
+        my $app = resident_app($mode, $dir);
         for (1 .. 2) {
             say join '', @{in_process_get($app, "/$mode", $_)->[2]} for 'one/a.pl', 'two/b.pl';
         }

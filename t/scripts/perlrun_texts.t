@@ -1,10 +1,7 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Perennial::Config;
-use Perennial::Executor;
-use Perennial::Log;
-use Perennial::Test qw(in_process_get scratch_dir write_script);
+use Perennial::Test qw(in_process_get resident_app scratch_dir write_script);
 
 # PerlRun compiles its script on every request but reads what a text says (its data, its
 # shebang, its packages, what it uses) once per text: an edit is seen on the next request, even
@@ -12,14 +9,7 @@ use Perennial::Test qw(in_process_get scratch_dir write_script);
 # packages the script declares, its END blocks, DATA) is as on a first compile every time.
 # In process: the executor's PSGI application, called as the server calls it.
 my $dir = scratch_dir();
-my $log = Perennial::Log->new(config => Perennial::Config->new(log_level => 'error'));
-my $app = Perennial::Executor->new(
-    root   => $dir,
-    log    => $log,
-    name   => 'ModPerl::PerlRun',
-    policy => {cache => 'never', flush => 1, reset_inc => 1, chdir => 1},
-    check  => 'always',
-)->to_app;
+my $app = resident_app(perlrun => $dir);
 
 sub get ($name) {
     my $res = in_process_get($app, '/perlrun', $name);

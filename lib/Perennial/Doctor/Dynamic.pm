@@ -63,12 +63,9 @@ sub _executor ($path, $name) {
         root   => $dir,
         log    => $log,
         name   => $name,
-        policy => {
-            cache     => 'mtime',
-            flush     => 0,
-            reset_inc => 0,
-            chdir     => Perennial::Config::Handlers::handler_policy($name)->{chdir}
-        },
+        policy => Perennial::Executor->policy_of(
+            registry => Perennial::Config::Handlers::handler_policy($name)->{chdir}
+        ),
         check     => 'never',
         setup_env => 1
     );

@@ -18,8 +18,8 @@ use Perennial::Scoreboard;
 
 our @EXPORT_OK
     = qw(configtest write_script files_and_app http_request in_process_get load_start load_stop
-    nginx_conf perennial raw_request scratch_dir script_location serves slurp start_program
-    start_server start_status_server wait_until write_file);
+    nginx_conf perennial raw_request resident_app scratch_dir script_location serves slurp
+    start_program start_server start_status_server wait_until write_file);
 
 my $ROOT = abs_path(dirname(__FILE__) . '/../../..');
 my @STARTED;
@@ -445,6 +445,21 @@ sub write_script ($file, $text, $mtime) {
     write_file($file, $text, 0755);
     Time::HiRes::utime($mtime, $mtime, $file) or die "Can't set the time of $file: $!";
     return $file;
+}
+
+# The resident executor's PSGI application for the scripts below $root, to call in process:
+# Registry or PerlRun ($mode) as Perennial::Registry and Perennial::PerlRun run them (in the
+# script's own directory), logging errors only
+sub resident_app ($mode, $root) {
+    require Perennial::Config;
+    require Perennial::Executor;
+    require Perennial::Log;
+    return Perennial::Executor->new(
+        root   => $root,
+        log    => Perennial::Log->new(config => Perennial::Config->new(log_level => 'error')),
+        name   => $mode eq 'registry' ? 'Perennial::Registry' : 'Perennial::PerlRun',
+        policy => Perennial::Executor->policy_of($mode, 1),
+    )->to_app;
 }
 
 # A GET of $base/$name through a PSGI application called in process, as the server calls it
