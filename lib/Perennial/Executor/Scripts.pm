@@ -170,18 +170,19 @@ sub _compile ($self, $hit, $package, $began) {
     );
 }
 
-# A script's error collector, and the handle tied to it that its requests get as STDERR: one of
-# each per file, kept from compile to compile (PerlRun's script is new on every request, and
-# making and tying them again cost 14k instructions a request); at most 1000 files
+# A script's error collector, and the handle its requests get as STDERR (tied to the collector
+# by the executor at the first request): one of each per file, kept from compile to compile
+# (PerlRun's script is new on every request, and making and tying them again cost 14k
+# instructions a request); at most $MAX_FILES files
+my $MAX_FILES = 1000;
+
 sub _errors ($self, $file) {
     my $known = $self->{errors}{$file};
     return @$known if $known;
-    %{$self->{errors}} = () if keys %{$self->{errors}} >= 1000;
-    my $errors = Perennial::Executor::Errors->new($self->{log}, $file);
-    my $fh     = Symbol::gensym();
-    tie *$fh, 'Perennial::Executor::Errors', $errors;
-    $self->{errors}{$file} = [$errors, $fh];
-    return ($errors, $fh);
+    %{$self->{errors}} = () if keys %{$self->{errors}} >= $MAX_FILES;
+    my @made = (Perennial::Executor::Errors->new($self->{log}, $file), Symbol::gensym());
+    $self->{errors}{$file} = \@made;
+    return @made;
 }
 
 # binmode STDOUT/STDERR at BEGIN time (use open qw(:std ...)) is the script's, kept with it: the
