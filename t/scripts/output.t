@@ -90,7 +90,16 @@ my %CASES = (
     'an empty head'         => sub { print "\n\nbody" },
     'a Latin-1 head'        => sub { print "Content-Type: text/plain\nX-Name: caf\xe9\n\nbody" },
     'a head past its limit' => sub { print 'X-Long: ' . ('z' x 70_000) },
-    'numbers in the head'   => sub { print 'Status: ', 201, "\nContent-Type: text/plain\n\n", 7 },
+    'a bad line after a good one, printed apart' => sub {
+        print "Content-Type: text/plain\n";
+        print "Bad Line\n\nbody";
+    },
+    'a Latin-1 value after a plain line, printed apart' => sub {
+        print "Content-Type: text/plain\n";
+        print "X-Name: caf\xe9\n\nbody";
+    },
+    'a head past its limit in pieces' => sub { print 'X-Long: '; print 'z' for 1 .. 70_000 },
+    'numbers in the head' => sub { print 'Status: ', 201, "\nContent-Type: text/plain\n\n", 7 },
     'printf and syswrite-like write' => sub {
         print "Content-Type: text/plain\n\n";
         printf "%05d|", 42;
