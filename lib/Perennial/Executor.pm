@@ -53,7 +53,8 @@ sub new ($class, %args) {
     Perennial::Executor::AcceptLoop->watch;    # Or run a FastCGI accept loop
     my $self = bless {
         policy   => $policy,
-        keeps    => $policy->{cache} eq 'mtime',    # Registry: scripts stay compiled
+        keeps    => $policy->{cache} eq 'mtime',                 # Registry: scripts stay compiled
+        flushes  => $policy->{flush} || $policy->{reset_inc},    # PerlRun: cleaned after each
         name     => $args{name} // $class,
         log      => $args{log}  // croak('log is required'),
         resolver => Perennial::Executor::Resolver->new(root => $args{root}, check => $args{check}),
@@ -100,17 +101,17 @@ sub to_app ($self) { $self->{front}->app($self, $self->{resolver}) }
 sub serve ($self, $env, $hit, $r = undef) { $self->{front}->serve($self, $env, $hit, $r) }
 
 sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {
-    my $out = Perennial::Executor::Output->new(
-        respond => $respond,
-        nph     => $hit->{nph}
-    );
-    $out->{keep_loop} = $self->{keeps};      # AcceptLoop: Registry keeps a loop, PerlRun not
-    my ($died, $r) = $self->_run($script, $hit, $env, $out, $phased);
+    my $out = Perennial::Executor::Output->for_script($respond, $hit->{nph});
+    $out->{keep_loop} = $self->{keeps};    # AcceptLoop: Registry keeps a loop, PerlRun not
+    my ($died, $r)
+        = $self->{loops} && $self->_through_loop($script, $hit, $env, $out)
+        ? ()
+        : $self->_run_script($script, $hit, $env, $out, $phased);
     if (my $loop = delete $out->{loop}) {    # Its accept loop goes on in a process of its own
         $loop->{mtime} = $hit->{mtime};
         $self->{loops}{$hit->{file}} = $loop;
     }
-    if ($out->handed_over) {    # $r->internal_redirect answered: whatever came after is logged
+    if ($out->{handed}) {    # $r->internal_redirect answered: whatever came after is logged
         $self->{log}->error(where($hit, $env) . " after its internal redirect: $died") if $died;
         return;
     }
@@ -164,22 +165,16 @@ sub _unprinted ($self, $r, $out, $respond) {
 }
 
 # The script runs with the CGI environment (in %ENV unless PerlSetupEnv is Off, and put back
-# afterwards), STDIN, STDOUT and a clean set of globals
-sub _run ($self, $script, $hit, $env, $out, $phased) {
-    return () if $self->{loops} && $self->_through_loop($script, $hit, $env, $out);
+# afterwards), STDIN, STDOUT and a clean set of globals. (One sub, not one per step: each Perl
+# call on a request's way costs 1.5k to 3k instructions, docs/design-notes.md.)
+sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     $self->{env}->put($env, $hit);
-    return $self->_run_script($script, $hit, $env, $out, $phased) unless $script->{writes_env};
 
     # A script that writes %ENV itself gets the whole environment back afterwards
-    local %ENV = %ENV;
-    return $self->_run_script($script, $hit, $env, $out, $phased);
-}
-
-sub _run_script ($self, $script, $hit, $env, $out, $phased) {
+    local %ENV   = %ENV if $script->{writes_env};
     local *STDIN = $env->{'psgi.input'};
     local *STDOUT;
     tie *STDOUT, 'Perennial::Executor::Output', $out;
-    my $file = $hit->{file};
     $out->layers($script->{stdout_layers}->copy) if $script->{stdout_layers};
     local *STDERR = _stderr_of($script);
     my $errors = $script->{stderr};
@@ -195,8 +190,8 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     local $; = "\034";
     local $@ = '';
 
-    local @ARGV = $self->{env}->argv($env);
-    local @INC  = @{$script->{inc}};         # Its own `use lib` paths, and changes last one request
+    local @ARGV = length $env->{QUERY_STRING} ? $self->{env}->argv($env) : ();    # ISINDEX words
+    local @INC  = @{$script->{inc}};    # Its own `use lib` paths, and changes last one request
     local $^T   = time;
 
     # FindBin, when something loaded it, describes the script
@@ -204,33 +199,25 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
         if $INC{'FindBin.pm'};
     Perennial::Executor::Scripts::set_findbin($script->{findbin}) if $INC{'FindBin.pm'};
 
-    # Its signal handlers are put back afterwards (Perennial::Executor::Signals)
-    my $signals = Perennial::Executor::Signals::snapshot($script->{signals});
-    my $locale  = $script->{locale} ? POSIX::setlocale(POSIX::LC_ALL()) : undef;
     Perennial::Executor::CGIPragmas->reset($script->{cgi_pragmas});
     my $chdir = $self->{policy}{chdir};
-    my $error = $chdir && !chdir $hit->{dir} ? "Can't chdir to the script's directory: $!" : undef;
     Perennial::Executor::Inc::enter($script);
-    Perennial::ModPerl->begin($env, $hit, $out, $self->{site}, $phased);
-    $error
-        //= $self->_call($script, $file, $script->{request} ? Perennial::ModPerl->current : undef);
-    Perennial::Executor::Children->give_back($out) if $out->{children};
-
-    my $r   = Perennial::ModPerl->end;                # The request object, if anything asked for it
+    my ($error, $r)
+        = $chdir && !chdir $hit->{dir}
+        ? ("Can't chdir to the script's directory: $!")
+        : $self->_call($script, $hit, $env, $out, $phased);
     my $dir = $chdir ? $hit->{dir} : $self->{home};
     my @new = Perennial::Executor::Inc::leave($script, $dir);    # What it loaded as it ran
-    $self->_depends($script, $dir, @new) if @new;
-    $self->_lint_handles($script, $file) if $script->{lint_handles};
+    $self->_depends($script, $dir, @new)        if @new;
+    $self->_lint_handles($script, $hit->{file}) if $script->{lint_handles};
     {
         no warnings 'untie';   ## no critic (ProhibitNoWarnings) the executor still holds the object
         untie *STDOUT;
         $errors->end_request;
     }
-    Perennial::Executor::Signals::restore($signals);
-    POSIX::setlocale(POSIX::LC_ALL(), $locale) if defined $locale;
     Perennial::Executor::Umask::put_back($self->{umask});    # Only if a umask ran
-    chdir $self->{home} if $script->{goes_home};
-    $self->_cleanup($script);
+    chdir $self->{home}      if $script->{goes_home};
+    $self->_cleanup($script) if $self->{flushes};
     return ($error, $r);
 }
 
@@ -245,21 +232,35 @@ sub _stderr_of ($script) {
     return $script->{stderr_handle} = $fh;
 }
 
-sub _call ($self, $script, $file, $r) {
+# The script's code, with its request object (mod_perl's $r) when it asks for one: its error,
+# if it had one, and the request object, if anything made it
+sub _call ($self, $script, $hit, $env, $out, $phased) {
     if (defined $script->{data}) {
         open(my $data, '<', \$script->{data}) or return "Can't open DATA: $!";
         no strict 'refs';  ## no critic (ProhibitNoStrict) the script's own DATA handle, per request
         *{"$script->{data_in}::DATA"} = $data;
     }
-    my $pid = local $Perennial::Executor::Exit::IN_REQUEST = pid();
-    my $ok  = eval { $script->{code}->($r // (), $file); 1 };
-    my $err = $ok
+
+    # Its signal handlers (Perennial::Executor::Signals) and locale are put back afterwards
+    my $signals = Perennial::Executor::Signals::snapshot($script->{signals});
+    my $locale  = $script->{locale} ? POSIX::setlocale(POSIX::LC_ALL()) : undef;
+    Perennial::ModPerl->begin($env, $hit, $out, $self->{site}, $phased);
+    my $r    = $script->{request} ? Perennial::ModPerl->current : undef;
+    my $file = $hit->{file};
+    my $pid  = local $Perennial::Executor::Exit::IN_REQUEST = pid();
+    my $ok   = eval { $script->{code}->($r // (), $file); 1 };
+    my $err  = $ok
         || Perennial::Executor::Exit->caught($@) ? undef : ($@ || 'unknown error') =~ s/\s+\z//r;
     Perennial::Executor::Exit->child_ends($err) if pid() != $pid;    # In a process it forked
+
     for my $end (@{$script->{ends}}) {
         eval { $end->(); 1 } or $self->{log}->error("$file: END block died: " . ($@ =~ s/\s+\z//r));
     }
-    return $err;
+    Perennial::Executor::Children->give_back($out) if $out->{children};
+    $r = Perennial::ModPerl->end;    # The request object, if anything asked for it
+    Perennial::Executor::Signals::restore($signals);
+    POSIX::setlocale(POSIX::LC_ALL(), $locale) if defined $locale;
+    return ($err, $r);
 }
 
 # A kept script depends on what it loaded as it ran (and the Perl status page says so)

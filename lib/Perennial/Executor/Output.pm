@@ -21,14 +21,11 @@ my $HEAD_LIMIT = 65_536;
 # print and the header block's reading: in C (xs/Output.xs), or their Perl twins below
 Perennial::Twins::install(__PACKAGE__, qw(PRINT parse_cgi_headers));
 
-sub new ($class, %args) {
-    return bless {
-        respond => $args{respond},
-        nph     => $args{nph},
-        head    => '',
-        body    => '',
-        status  => undef
-        },
+sub new ($class, %args) { $class->for_script($args{respond}, $args{nph}) }
+
+# The same, for a script's request: its fields in order, not named (a request's way is short)
+sub for_script ($class, $respond, $nph) {
+    return bless {respond => $respond, nph => $nph, head => '', body => '', status => undef},
         $class;
 }
 
