@@ -114,7 +114,10 @@ sub plan ($self, $env) {
 sub _known ($self, $url, $env) {
     my $plan   = $self->{plans}{$url} or return;
     my $finder = $plan->{finder}      or return $plan;
-    my $hit    = Perennial::Dispatch::Files->find($finder, $plan->{root}, $plan->{rest}, $env);
+
+    # Asked of the finder itself, as Files->find asks it (a refusal is not this plan's either way)
+    my $hit
+        = $finder->resolve($env, $plan->{rest}, ($env->{SCRIPT_NAME} // '') . $plan->{root}{url});
     return unless ref $hit;
     my $was = $plan->{hit};
     return $plan

@@ -94,11 +94,13 @@ sub compiled ($self) { $self->{scripts}->compiled($self->{name}) }
 # The script of a URL, compiled (again if it changed): (script, undef) or (undef, error)
 sub prepare ($self, $hit) { $self->{scripts}->prepare($hit) }
 
-sub to_app ($self) { $self->{front}->app($self, $self->{resolver}) }
+sub to_app ($self) { $self->{front}->app($self, $self->{resolver}, $self->{scripts}) }
 
 # A script already found (by the dispatcher, which walked the configuration for it); $r, the
 # request object of a request whose mod_perl phases run, which the script gets too
-sub serve ($self, $env, $hit, $r = undef) { $self->{front}->serve($self, $env, $hit, $r) }
+sub serve ($self, $env, $hit, $r = undef) {
+    $self->{front}->serve($self, $env, $hit, $r, $self->{scripts});
+}
 
 sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {
     my $out = Perennial::Executor::Output->for_script($respond, $hit->{nph});

@@ -25,14 +25,15 @@ sub new ($class, %args) {
 }
 
 # A script already found: a PSGI response (refused) or the delayed one that runs it through
-# $runner, which has prepare($hit) and respond($script, $hit, $env, $respond, $r)
-sub serve ($self, $runner, $env, $hit, $r = undef) {
+# $runner, which has respond($script, $hit, $env, $respond, $r); $scripts has prepare($hit),
+# the runner's own unless it names the object that does it (one Perl call less a request)
+sub serve ($self, $runner, $env, $hit, $r = undef, $scripts = $runner) {
     Perennial::Watchdog::arm_for($env, $self->{limits}) if $self->{limits};
     if (!$self->{exec_cgi}) {
         $self->{log}->error("Options ExecCGI is off in this directory: $hit->{file}");
         return error_page(403, $env);
     }
-    my ($script, $err, $status) = $runner->prepare($hit);
+    my ($script, $err, $status) = $scripts->prepare($hit);
     if (!$script) {
         $self->{log}->error(where($hit, $env) . ": $err");
         return error_page($status // 500, $env);
@@ -42,10 +43,10 @@ sub serve ($self, $runner, $env, $hit, $r = undef) {
 
 # The executor as a PSGI application of its own: its resolver finds the script below its
 # directory (the dispatcher, when there is one, has found it already and calls serve)
-sub app ($self, $runner, $resolver) {
+sub app ($self, $runner, $resolver, $scripts = $runner) {
     return sub ($env) {
         my $hit = $resolver->resolve($env);
-        return ref $hit ? $self->serve($runner, $env, $hit) : error_page($hit);
+        return ref $hit ? $self->serve($runner, $env, $hit, undef, $scripts) : error_page($hit);
     };
 }
 

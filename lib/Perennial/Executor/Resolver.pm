@@ -35,8 +35,13 @@ sub new ($class, %args) {
 # PATH_INFO below SCRIPT_NAME unless the caller says which path below which base.
 sub resolve ($self, $env, $path = $env->{PATH_INFO} // '', $base = $env->{SCRIPT_NAME} // '') {
 
-    # Checked before the cache: the decoded path may hide what the raw one says
-    return 404 if _hides_something($path, $env->{REQUEST_URI} // '');
+    # Checked before the cache: the decoded path may hide what the raw one says (a NUL byte, or
+    # an encoded slash, NUL or backslash in the path of the URI as the client wrote it; the
+    # query string holds what it likes: a form's field with a URL in it)
+    my $uri = $env->{REQUEST_URI} // '';
+    return 404
+        if index($path, "\0") >= 0
+        || index($uri,  '%') >= 0 && $uri =~ m{\A[^?]*?(?:%2f|%00|%5c)}i;
     my $hit = $self->{cache}{$path};
     return $hit if $hit && $self->_still_good($hit);
     delete $self->{cache}{$path};
@@ -114,13 +119,6 @@ sub _less_tail ($url, $tail) {
 # A directory named by the URL, for those who serve directories (no cache: it is rare)
 sub _directory ($dir, $slash) {
     return {directory => $dir, slash => $slash};
-}
-
-# A NUL byte, or an encoded slash, NUL or backslash in the path of the URI as the client wrote
-# it (the query string holds what it likes: a form's field with a URL in it)
-sub _hides_something ($path, $uri) {
-    return 1 if index($path, "\0") >= 0;
-    return index($uri, '%') >= 0 && $uri =~ m{\A[^?]*?(?:%2f|%00|%5c)}i ? 1 : 0;
 }
 
 # A known URL: trusted for ever, for a while, or after one stat() shows the same file
