@@ -87,41 +87,52 @@ sub new ($class, %args) {
 sub serve ($self, $sock, $base, $peer, $remaining, $listener = 0, $resumed = undef) {
     $self->{limits} = $self->{limits_of}[$listener] // $self->{limits_of}[0];
     my ($buf, $served) = $resumed ? @$resumed{qw(buffer served)} : ('', 0);
-    my $before = $served;
-    my ($board, $slot) = @$self{qw(board slot)};
     $self->{listener} = $listener;
-
     my $began = $resumed && $self->_resumed($resumed);
+    my $now   = $self->_requests($sock, \$buf, $base, $peer, $remaining, $served, $began);
+    $self->{board}->state($self->{slot}, 'C');
+    delete $self->{head_back};
+    if (delete $self->{parked}) { CORE::close($sock) }
+    else { close_connection($sock, length $buf, $now, delete $self->{linger}) }
+    return $now - $served;
+}
+
+sub wants_exit ($self) { $self->{harakiri} }
+
+# The requests of a connection, one after another, $served of them before; the count after
+sub _requests ($self, $sock, $buf_ref, $base, $peer, $remaining, $served, $began) {
+    my ($board, $slot) = @$self{qw(board slot)};
     while (1) {
-        last
-            if $served > $before
-            && !length $buf
-            && !$self->_next_request($sock, $listener, $served);
         $board->state($slot, 'R');
         my $t0 = $began // Time::HiRes::time();
         undef $began;
-        my ($len, $status, $env) = $self->_read_head($sock, \$buf, $base, $peer, $t0, $served);
+
+        # The usual case, without a call: the head came whole with the first read, and it is
+        # plain (read in C). Anything else, and what that read returned, is _read_head's.
+        my ($len, $status, $env, $n);
+        if (!$self->{late_head}) {
+            $n = length $$buf_ref || sysread $sock, $$buf_ref, $READ_SIZE;
+            ($len, $env) = parse_plain($$buf_ref, $base, $peer, $self->{limits})
+                if $PLAIN_IN_C && $n && index($$buf_ref, "\r\n\r\n") >= 0;
+        }
+        ($len, $status, $env) = $self->_read_head($sock, $buf_ref, $base, $peer, $t0, $served, $n)
+            unless $len;
         last unless $env;
         my $c = Perennial::HTTP::Response->for_request($sock, $env, $t0, $self->{timeout},
             $self->{spooling});
         $board->request_start($slot, $env, $t0, $served++);
         if ($status) { $self->_refuse($c, $status, $env, 'bad request') }
         else {
-            substr $buf, 0, $len, '';
+            substr $$buf_ref, 0, $len, '';
             $env->{'perennial.head_bytes'} = $len;
             $remaining-- if defined $remaining;
-            $self->_answer($c, \$buf, $env, $served, $remaining);
+            $self->_answer($c, $buf_ref, $env, $served, $remaining);
         }
         last if !$self->_after_response($c, $env, $t0, $served);
+        last if !length $$buf_ref && !$self->_next_request($sock, $self->{listener}, $served);
     }
-    $board->state($slot, 'C');
-    delete $self->{head_back};
-    if (delete $self->{parked}) { CORE::close($sock) }
-    else { close_connection($sock, length $buf, $served, delete $self->{linger}) }
-    return $served - $before;
+    return $served;
 }
-
-sub wants_exit ($self) { $self->{harakiri} }
 
 # A connection back from the parking process: a head it began before keeps its time (returned),
 # and one whose time ran out there is answered 408 (the parking process saw which limit)
@@ -175,8 +186,10 @@ sub _after_response ($self, $c, $env, $t0, $served) {
             . 'in all): its worker wrote it itself ('
             . _request_of($env) . ')')
         if $c->{spool_full};
-    ($env->{'perennial.log'} // $self->{log})
-        ->access($env, $c->{status} // 0, $c->{bytes}, $micros, $c);
+
+    # No call at all for a log with no access log (its own list of them, read where it lies)
+    my $log = $env->{'perennial.log'} // $self->{log};
+    $log->access($env, $c->{status} // 0, $c->{bytes}, $micros, $c) if $log->{access};
     $self->_cleanups($env) if $env->{'psgix.cleanup.handlers'};
     $self->{harakiri} = 1
         if $env->{'psgix.harakiri.commit'} || ($self->{after} && $self->{after}->());
@@ -315,38 +328,37 @@ sub _body_reader ($self, $sock, $buf_ref, $body) {
 
 # Reads until a whole head is in $buf; returns its length and the request's environment (a copy
 # of the listener's and the connection's keys, and the request's), or (0, error status, env),
-# or () to close, or when the connection went to the parking process. A head that came in part
+# or () to close, or when the connection went to the parking process. $n is what the read the
+# caller made returned (the buffer's length when it had bytes already). A head that came in part
 # waits for the rest there, not in a worker; read here (no parking, or too long to carry), it
 # gets RequestReadTimeout's header limit from $t0, as it grows with the bytes that come (or
 # Timeout in all from its first byte), empty lines before it included.
-sub _read_head ($self, $sock, $buf_ref, $base, $peer, $t0, $served) {
+sub _read_head ($self, $sock, $buf_ref, $base, $peer, $t0, $served, $n) {
     return _head_failed(undef, $base, $peer, $buf_ref, 408, delete $self->{late_head})
         if $self->{late_head};
     my ($scan, $env);
     while (1) {
-        if (length $$buf_ref) {
-
-            # A whole head in hand at the first look (the usual case) is parsed at once, a
-            # plain one in C
-            if ($PLAIN_IN_C && !$scan && index($$buf_ref, "\r\n\r\n") >= 0) {
-                my ($len, $plain) = parse_plain($$buf_ref, $base, $peer, $self->{limits});
-                return ($len, 0, $plain) if $len;
-            }
-            my ($len, $status) = $self->_judged_head($buf_ref, $env //= {%$base, %$peer}, \$scan);
-            return ($len, 0, $env) if $len;
-
-            # The parser empties the environment of a head it cannot read (a target whose "%"
-            # escapes do not decode): the refusal's log line and access line name the client
-            return ($len, $status, {%$base, %$peer, %$env}) if $status;
-            return () if $self->_park_head($sock, $buf_ref, $t0, $served);
-            my $late = $self->_head_wait($sock, $buf_ref, $t0);
-            return _head_failed($env, $base, $peer, $buf_ref, 408, $late) if $late;
-        }
-        my $n = sysread $sock, $$buf_ref, $READ_SIZE, length $$buf_ref;
         $n //= $self->_read_again($sock, $buf_ref);
-        next if $n;
-        return () unless length $$buf_ref;
-        return _head_failed($env, $base, $peer, $buf_ref, defined $n ? 400 : 408, 'Timeout');
+        if (!$n) {
+            return () unless length $$buf_ref;
+            return _head_failed($env, $base, $peer, $buf_ref, defined $n ? 400 : 408, 'Timeout');
+        }
+
+        # A whole head in hand at the first look is parsed at once, a plain one in C
+        if ($PLAIN_IN_C && !$scan && index($$buf_ref, "\r\n\r\n") >= 0) {
+            my ($len, $plain) = parse_plain($$buf_ref, $base, $peer, $self->{limits});
+            return ($len, 0, $plain) if $len;
+        }
+        my ($len, $status) = $self->_judged_head($buf_ref, $env //= {%$base, %$peer}, \$scan);
+        return ($len, 0, $env) if $len;
+
+        # The parser empties the environment of a head it cannot read (a target whose "%"
+        # escapes do not decode): the refusal's log line and access line name the client
+        return ($len, $status, {%$base, %$peer, %$env}) if $status;
+        return () if $self->_park_head($sock, $buf_ref, $t0, $served);
+        my $late = $self->_head_wait($sock, $buf_ref, $t0);
+        return _head_failed($env, $base, $peer, $buf_ref, 408, $late) if $late;
+        $n = sysread $sock, $$buf_ref, $READ_SIZE, length $$buf_ref;
     }
 }
 
