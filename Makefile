@@ -12,6 +12,7 @@ XS_SO = lib/auto/Perennial/HTTP/Core/Core.so \
         lib/auto/Perennial/Executor/Inc/Inc.so \
         lib/auto/Perennial/Executor/Libraries/Libraries.so \
         lib/auto/Perennial/Executor/Output/Output.so \
+        lib/auto/Perennial/Executor/Resolver/Resolver.so \
         lib/auto/Perennial/Executor/Signals/Signals.so \
         lib/auto/Perennial/Executor/Umask/Umask.so \
         lib/auto/Perennial/Log/Format/Format.so \
@@ -23,7 +24,8 @@ deps:
 	@sh script/install-deps run test
 
 # The C functions (Perennial::HTTP::Core, Perennial::Executor::CGIPragmas, ::Environment, ::Inc,
-# ::Libraries, ::Output, ::Signals and ::Umask, Perennial::Log::Format, Perennial::Scoreboard);
+# ::Libraries, ::Output, ::Resolver, ::Signals and ::Umask, Perennial::Log::Format,
+# Perennial::Scoreboard);
 # without them Perennial runs their Perl twins
 xs: $(XS_SO)
 

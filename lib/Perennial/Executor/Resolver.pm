@@ -2,6 +2,7 @@ package Perennial::Executor::Resolver;
 use v5.36;
 use Cwd         qw(realpath);
 use Time::HiRes ();
+use Perennial::Twins;
 
 # A URL path under a script location -> the script file, its SCRIPT_NAME and PATH_INFO.
 # Only regular files inside the directory: '.', '..', encoded slashes, NUL bytes and symlinks
@@ -9,6 +10,9 @@ use Time::HiRes ();
 # the file is checked every time; none when the policy says never.
 
 my $MAX_KNOWN = 10_000;    # URLs a finder keeps
+
+# A known file's look on each request: in C (xs/Resolver.xs), or its Perl twin below
+Perennial::Twins::install(__PACKAGE__, 'restat');
 
 sub new ($class, %args) {
     my $real = realpath($args{root}) // die "Can't find script directory \"$args{root}\": $!\n";
@@ -126,11 +130,18 @@ sub _still_good ($self, $hit) {
     return 1
         if $self->{check} eq 'never'
         || ($self->{seconds} && $hit->{until} > Time::HiRes::time());
+    return 0 unless restat($hit);
+    $hit->{stamp} = ++$self->{stamps};    # Which look this was: libraries are looked at with it
+    $hit->{until} = Time::HiRes::time() + $self->{seconds} if $self->{seconds};
+    return 1;
+}
+
+# Whether a hit's file is still a regular file with the same inode (the same file, or one
+# written again in place); if so, its mtime, size and mode as they are now go into the hit
+sub pp_restat ($hit) {
     my @st = Time::HiRes::stat($hit->{file});
     return 0 unless @st && -f _ && $st[1] == $hit->{ino};
     @$hit{qw(mtime size mode)} = @st[9, 7, 2];
-    $hit->{stamp} = ++$self->{stamps};    # Which look this was: libraries are looked at with it
-    $hit->{until} = Time::HiRes::time() + $self->{seconds} if $self->{seconds};
     return 1;
 }
 
