@@ -21,10 +21,11 @@ use Perennial::Script;
 sub new ($class, %args) {
     return bless {
         %args{qw(policy log root_ns home)},
-        keeps  => $args{policy}{cache} eq 'mtime',                 # Registry: compiled once, kept
-        cache  => {},
-        errors => {},
-        texts  => $args{policy}{cache} eq 'mtime' ? undef : {},    # What each text says
+        keeps    => $args{policy}{cache} eq 'mtime',                 # Registry: compiled once, kept
+        cache    => {},
+        errors   => {},
+        warnings => {},
+        texts    => $args{policy}{cache} eq 'mtime' ? undef : {},    # What each text says
     }, $class;
 }
 
@@ -111,12 +112,8 @@ sub _compile ($self, $hit, $package, $began) {
     set_findbin($findbin) if $INC{'FindBin.pm'};
 
     # A library loaded again after it changed redefines its subs: that is the point, not news
-    my $warn   = sub ($msg) { $self->{log}->warn("$file: $msg") };
-    my $reload = delete $self->{reloading};
-    local $SIG{__WARN__} = sub ($msg) {
-        return if $msg =~ /\AToo late to run INIT block/;    # It runs, just after
-        $warn->($msg) unless $reload && $msg =~ /\ASubroutine \S+ redefined /;
-    };
+    my ($warn, $on_warning) = $self->_warnings_of($file, delete $self->{reloading} ? 1 : 0);
+    local $SIG{__WARN__} = $on_warning;
 
     my $compile = sub () {
         Perennial::Executor::CGIPragmas->around_compile(
@@ -192,6 +189,24 @@ sub _layers_for ($source, $warn) {
         && {stdout => Perennial::Executor::Layers->new,
         stderr => Perennial::Executor::Layers->new(said => sub ($bytes) { $warn->($bytes) }),
         };
+}
+
+# A file's warnings as it compiles go to the log with its name, but, when it is $reload-ed
+# (a library it uses changed), a library's subs redefined as it is loaded again: what warns,
+# and the warning handler. Made once per file, not for every compile (making the two closures
+# cost PerlRun 7k instructions a request); at most $MAX_FILES files.
+sub _warnings_of ($self, $file, $reload) {
+    my $known = $self->{warnings}{$file}[$reload];
+    return @$known if $known;
+    %{$self->{warnings}} = () if keys %{$self->{warnings}} >= $MAX_FILES;
+    my $log     = $self->{log};
+    my $warn    = sub ($msg) { $log->warn("$file: $msg") };
+    my $handler = sub ($msg) {
+        return if $msg =~ /\AToo late to run INIT block/;    # It runs, just after
+        $warn->($msg) unless $reload && $msg =~ /\ASubroutine \S+ redefined /;
+    };
+    $self->{warnings}{$file}[$reload] = [$warn, $handler];
+    return ($warn, $handler);
 }
 
 # Compiles with STDOUT and STDERR standing in for the script's, to record the layers it pushes
