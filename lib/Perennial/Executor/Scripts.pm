@@ -21,11 +21,10 @@ use Perennial::Script;
 sub new ($class, %args) {
     return bless {
         %args{qw(policy log root_ns home)},
-        keeps    => $args{policy}{cache} eq 'mtime',                 # Registry: compiled once, kept
-        cache    => {},
-        errors   => {},
-        warnings => {},
-        texts    => $args{policy}{cache} eq 'mtime' ? undef : {},    # What each text says
+        keeps => $args{policy}{cache} eq 'mtime',                # Registry: compiled once, kept
+        cache => {},
+        files => {},                                             # What is kept of each file (_kept)
+        texts => $args{policy}{cache} eq 'mtime' ? undef : {},   # What each text says
     }, $class;
 }
 
@@ -112,7 +111,10 @@ sub _compile ($self, $hit, $package, $began) {
     set_findbin($findbin) if $INC{'FindBin.pm'};
 
     # A library loaded again after it changed redefines its subs: that is the point, not news
-    my ($warn, $on_warning) = $self->_warnings_of($file, delete $self->{reloading} ? 1 : 0);
+    my $kept   = $self->_kept($file);
+    my $reload = delete $self->{reloading} ? 1 : 0;
+    my ($warn, $on_warning)
+        = @{$kept->{warnings}[$reload] //= _warnings_of($self->{log}, $file, $reload)};
     local $SIG{__WARN__} = $on_warning;
 
     my $compile = sub () {
@@ -138,7 +140,9 @@ sub _compile ($self, $hit, $package, $began) {
     # What staying resident will do to it, said once: at compile, and after its first request
     my $resident = $self->{keeps};
     $warn->($_) for $resident ? Perennial::Executor::Lint::compile_notes($source) : ();
-    my ($errors, $errors_fh) = $self->_errors($file);
+    my ($errors, $errors_fh)
+        = @{$kept->{errors}
+            //= [Perennial::Executor::Errors->new($self->{log}, $file), Symbol::gensym()]};
     return Perennial::Script->new(
         $compiled,
         {   cgi_pragmas => $pragmas,
@@ -167,19 +171,16 @@ sub _compile ($self, $hit, $package, $began) {
     );
 }
 
-# A script's error collector, and the handle its requests get as STDERR (tied to the collector
-# by the executor at the first request): one of each per file, kept from compile to compile
-# (PerlRun's script is new on every request, and making and tying them again cost 14k
-# instructions a request); at most $MAX_FILES files
+# What is kept of a file from compile to compile, one record per file: its error collector and
+# the handle its requests get as STDERR (tied to the collector by the executor at the first
+# request), and its warning handlers. PerlRun's script is new on every request, and making
+# these again cost 14k and 7k instructions a request. At most $MAX_FILES files.
 my $MAX_FILES = 1000;
 
-sub _errors ($self, $file) {
-    my $known = $self->{errors}{$file};
-    return @$known if $known;
-    %{$self->{errors}} = () if keys %{$self->{errors}} >= $MAX_FILES;
-    my @made = (Perennial::Executor::Errors->new($self->{log}, $file), Symbol::gensym());
-    $self->{errors}{$file} = \@made;
-    return @made;
+sub _kept ($self, $file) {
+    my $files = $self->{files};
+    %$files = () if !$files->{$file} && keys %$files >= $MAX_FILES;
+    return $files->{$file} //= {};
 }
 
 # binmode STDOUT/STDERR at BEGIN time (use open qw(:std ...)) is the script's, kept with it: the
@@ -192,21 +193,15 @@ sub _layers_for ($source, $warn) {
 }
 
 # A file's warnings as it compiles go to the log with its name, but, when it is $reload-ed
-# (a library it uses changed), a library's subs redefined as it is loaded again: what warns,
-# and the warning handler. Made once per file, not for every compile (making the two closures
-# cost PerlRun 7k instructions a request); at most $MAX_FILES files.
-sub _warnings_of ($self, $file, $reload) {
-    my $known = $self->{warnings}{$file}[$reload];
-    return @$known if $known;
-    %{$self->{warnings}} = () if keys %{$self->{warnings}} >= $MAX_FILES;
-    my $log     = $self->{log};
+# (a library it uses changed), a library's subs redefined as it is loaded again: [what warns,
+# the warning handler]
+sub _warnings_of ($log, $file, $reload) {
     my $warn    = sub ($msg) { $log->warn("$file: $msg") };
     my $handler = sub ($msg) {
         return if $msg =~ /\AToo late to run INIT block/;    # It runs, just after
         $warn->($msg) unless $reload && $msg =~ /\ASubroutine \S+ redefined /;
     };
-    $self->{warnings}{$file}[$reload] = [$warn, $handler];
-    return ($warn, $handler);
+    return [$warn, $handler];
 }
 
 # Compiles with STDOUT and STDERR standing in for the script's, to record the layers it pushes
