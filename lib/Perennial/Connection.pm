@@ -344,11 +344,7 @@ sub _read_head ($self, $sock, $buf_ref, $base, $peer, $t0, $served, $n) {
             return _head_failed($env, $base, $peer, $buf_ref, defined $n ? 400 : 408, 'Timeout');
         }
 
-        # A whole head in hand at the first look is parsed at once, a plain one in C
-        if ($PLAIN_IN_C && !$scan && index($$buf_ref, "\r\n\r\n") >= 0) {
-            my ($len, $plain) = parse_plain($$buf_ref, $base, $peer, $self->{limits});
-            return ($len, 0, $plain) if $len;
-        }
+        # (A whole plain head at the first look was read in C by the caller: the judge's here)
         my ($len, $status) = $self->_judged_head($buf_ref, $env //= {%$base, %$peer}, \$scan);
         return ($len, 0, $env) if $len;
 
