@@ -7,6 +7,7 @@ use Perennial::Config::Handlers;
 use Perennial::Config::VirtualHost qw(server_name_parts);
 use Perennial::Dispatch;
 use Perennial::Dispatch::Files;
+use Perennial::Dispatch::Warmup;
 use Perennial::Executor;
 use Perennial::ErrorPage;
 use Perennial::Executor::CGI;
@@ -67,6 +68,7 @@ sub build ($class, $config, $log = undef, $server = {}) {
         );
         my @hosts = map { _host(\%with, $log, $_, \@sections) } @{$config->vhosts};
         _preload_scripts($config, $log, $main, map { $_->{dispatch} } @hosts);
+        _warm($log, $main, map { $_->{dispatch} } @hosts);
         $app = $main->to_app;
         $app = Perennial::VirtualHosts->new(
             hosts     => \@hosts,
@@ -359,6 +361,13 @@ sub _preload_scripts ($config, $log, @dispatches) {
                 if $log;
         }
     }
+}
+
+# Each script directory's executor, made before the workers fork so that they share it
+sub _warm ($log, @dispatches) {
+    my @made = map { Perennial::Dispatch::Warmup->warm($_) } @dispatches;
+    $log->info('executors made before the workers fork, for ' . join ', ', map { $_->[0] } @made)
+        if $log && @made;
 }
 
 sub _files ($dir) { _not_required(Perennial::Dispatch::Files->scripts_below($dir)) }

@@ -51,13 +51,30 @@ sub new ($class, %args) {
 
 # The Registry executor that a request for this URL path would reach, with its handler's name
 sub registry_for ($self, $url) {
-    my %env  = (PATH_INFO => $url, SCRIPT_NAME => '', REQUEST_URI => $url, REQUEST_METHOD => 'GET');
-    my $plan = $self->plan(\%env);
+    my $plan = $self->_plan_of($url);
     return unless $plan->{kind} eq 'script' && ref $plan->{hit} && $plan->{hit}{file};
     my $name   = $plan->{set}{response_handler} // return;
     my $policy = Perennial::Config::Handlers::handler_policy($name);
     return unless $policy && $policy->{mode} eq 'registry';
     return ($self->_executor($plan), $name);
+}
+
+# The executor that a request for this URL path would reach, made now if it is not made yet (the
+# manager makes them before the workers fork: Perennial::Dispatch::Warmup): a script's or a
+# handler module's; nothing when the URL leads to anything else
+sub executor_for ($self, $url) {
+    my $plan = $self->_plan_of($url);
+    my $hit  = $plan->{hit};
+    return
+        unless $plan->{kind} eq 'module'
+        || ($plan->{kind} eq 'script' && ref $hit && $hit->{file} && !$hit->{status});
+    return $plan->{executor} //= $self->_executor($plan);
+}
+
+# The plan of a GET of the URL path, as a client's request would have it
+sub _plan_of ($self, $url) {
+    $self->plan(
+        {PATH_INFO => $url, SCRIPT_NAME => '', REQUEST_URI => $url, REQUEST_METHOD => 'GET'});
 }
 
 # Where URLs are translated to: each Alias and ScriptAlias, and DocumentRoot
@@ -423,6 +440,14 @@ C<TraceEnable Off> answers TRACE with 405.
     my $plan = $dispatch->plan({PATH_INFO => '/x.pl', ...});    # {set, root, rest, hit, handler, ...}
 
 What would serve a URL, without serving it.
+
+=head2 executor_for
+
+    my $executor = $dispatch->executor_for('/cgi-bin/hello.pl');
+
+The executor (Registry, PerlRun, mod_cgi or a handler module's) that a request for the URL
+would reach, made now if it was not made yet; nothing when the URL leads elsewhere. The
+manager makes them before the workers fork (L<Perennial::Dispatch::Warmup>).
 
 =head2 registry_for
 

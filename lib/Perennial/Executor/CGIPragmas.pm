@@ -78,6 +78,13 @@ sub _set ($values) {
     return;
 }
 
+# CGI.pm's defaults, read now if it is loaded: the manager reads them before the workers fork,
+# so that they share what each would otherwise read for itself at its first script
+sub read_defaults ($class) {
+    _at_defaults() if defined &CGI::initialize_globals;
+    return;
+}
+
 # Before a request: the defaults, then the script's own pragmas. CGI.pm's reset leaves some
 # of them as they are ($CGI::POST_MAX and $CGI::DISABLE_UPLOADS, which its manual tells a
 # script to set as it runs): those are put back too, or one script's limit would be every
@@ -129,6 +136,12 @@ compiles anew).
 =head2 around_compile
 
     my (@result, $pragmas) = Perennial::Executor::CGIPragmas->around_compile($code);
+
+=head2 read_defaults
+
+    Perennial::Executor::CGIPragmas->read_defaults;    # in the manager, before forking
+
+Reads CGI.pm's defaults now, if CGI.pm is loaded; otherwise the first script's compile does.
 
 =head2 reset
 

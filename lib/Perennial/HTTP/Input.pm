@@ -4,6 +4,10 @@ use Exporter              qw(import);
 use File::Temp            ();
 use Perennial::HTTP::Body qw(dechunk);
 
+# The in-memory handles' layer, loaded with the server rather than by each worker's first
+# request: a module a worker loads is memory it does not share
+use PerlIO::scalar ();
+
 # A request's psgi.input: for a request without a body, one empty in-memory handle that the
 # caller keeps and hands to each such request; for a body, the bytes received into memory, or
 # into a temporary file past 64 KiB so that a large upload never sits in memory.
