@@ -157,6 +157,11 @@ print "greeting=", $r->dir_config('Greeting'), " script=$ENV{SCRIPT_NAME}\n";
 PL
 );
 write_file("$site/$_", $files{$_}) for sort keys %files;
+
+# A minute old: a file changed within the second before a request gets a weak ETag from both
+# servers, and Apache's request and Perennial's could fall either side of that second
+my $before = time - 60;
+utime $before, $before, map {"$site/$_"} keys %files or die "Can't set the files' times: $!";
 chmod 0755, "$site/share/app/hello.cgi";
 make_path("$site/lib/cgi-bin");
 symlink "$site/share/app/hello.cgi", "$site/lib/cgi-bin/hello.cgi" or die $!;    # Debian's layout

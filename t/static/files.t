@@ -24,6 +24,11 @@ my $big = join '', map { sprintf "%07d line of a large file\n", $_ } 1 .. 20_000
 write_file("$root/docs/big.txt", $big);
 utime 1_700_000_000, 1_700_000_000, "$root/docs/hello.txt" or die $!;
 
+# Changed within the last second, as far as the server can tell (its time is ahead of the clock)
+my $future = time + 3600;
+write_file("$root/docs/fresh.txt", "fresh\n");
+utime $future, $future, "$root/docs/fresh.txt" or die $!;
+
 my $srv = start_server(workers => 1, conf => <<"CONF");
 DocumentRoot $root/docs
 Alias /assets/ $root/assets/
@@ -60,6 +65,10 @@ subtest 'a file: type, length, validators' => sub {
     is $h->{etag}, sprintf('"%x-%x"', 13, 1_700_000_000 * 1_000_000),
         'ETag as Apache makes it: size and mtime in microseconds';
     is $h->{'accept-ranges'}, 'bytes', 'ranges are offered';
+    is( (req('GET /fresh.txt HTTP/1.1'))[1]{etag},
+        sprintf('W/"%x-%x"', 6, $future * 1_000_000),
+        'a file changed less than a second before the request: a weak ETag, as Apache gives'
+    );
     is((req('GET /page.html HTTP/1.1'))[1]{'content-type'},       'text/html',     'html');
     is((req('GET /data.unknownext HTTP/1.1'))[1]{'content-type'}, 'text/x-custom', 'AddType');
     is((req('GET /assets/forced.txt HTTP/1.1'))[1]{'content-type'},
