@@ -155,16 +155,24 @@ subtest 'MaxLifetime retires workers and replaces them' => sub {
 };
 
 subtest 'PoolPrivateLimit retires the largest idle worker first' => sub {
-    my $srv = start_server(app => 'leak.psgi', workers => 3, conf => "PoolPrivateLimit 40M\n");
+
+    # Not parked between requests: the connection stays with the worker that took it
+    my $srv = start_server(
+        app     => 'leak.psgi',
+        workers => 3,
+        conf    => "PoolPrivateLimit 40M\nParkKeepAlive Off\n"
+    );
     ok wait_until(sub { $srv->idle == 3 }, 10, 'three idle'), 'three workers';
 
-    # One kept-alive connection: one worker takes all twelve requests and grows by 48 MB
+    # One kept-alive connection: one worker takes the twelve requests and grows by 4 MB each,
+    # until the ceiling retires it after one of them (the manager looks once a second, so that
+    # may come before the twelfth, and the rest go to another worker)
     my $ua = HTTP::Tiny->new(keep_alive => 1, timeout => 10);
     my %grown;
     $grown{$ua->get('http://127.0.0.1:' . $srv->port . '/')->{content}}++ for 1 .. 12;
     undef $ua;
-    my ($big) = keys %grown;
-    is scalar(keys %grown), 1, 'one worker grew';
+    my ($big) = sort { $grown{$b} <=> $grown{$a} } keys %grown;
+    ok $grown{$big} > 6, "one worker took most of them ($grown{$big})";
     ok wait_until(
         sub {
             $srv->error_log
