@@ -363,11 +363,15 @@ sub _preload_scripts ($config, $log, @dispatches) {
     }
 }
 
-# Each script directory's executor, made before the workers fork so that they share it
+# The script directories' executors, made before the workers fork so that they share them (a
+# build without a log, in a test, makes them as requests come)
 sub _warm ($log, @dispatches) {
+    return unless $log;
     my @made = map { Perennial::Dispatch::Warmup->warm($_) } @dispatches;
-    $log->info('executors made before the workers fork, for ' . join ', ', map { $_->[0] } @made)
-        if $log && @made;
+    my %seen;
+    my @urls = grep { !$seen{$_}++ } map { $_->[0] } @made;
+    $log->info(scalar(@made) . ' executors made before the workers fork, for ' . join ', ', @urls)
+        if @made;
 }
 
 sub _files ($dir) { _not_required(Perennial::Dispatch::Files->scripts_below($dir)) }

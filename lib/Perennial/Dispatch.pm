@@ -49,32 +49,33 @@ sub new ($class, %args) {
     return $self;
 }
 
+# The executor (a script's or a handler module's) that a request for the file at this URL path
+# would reach, made now if it was not made yet; nothing when the URL leads elsewhere. The
+# manager makes them before the workers fork (Perennial::Dispatch::Warmup): the sections are
+# merged as for a request, but the file is not looked for, and no plan is kept, so that each
+# request still finds its file as the worker sees it.
+sub executor_for ($self, $url) {
+    my ($root, $rest) = $self->{files}->translate($url);
+    my ($dir, $name)  = $root ? "$root->{dir}$rest" =~ m{\A(.*)/([^/]+)\z} : () or return;
+    my $walk    = $self->{walk};
+    my @locs    = $walk->locations($url);
+    my $set     = $walk->merged(($walk->matching($url, $dir, $name, \@locs))[0, 1], \@locs);
+    my $handler = $self->_handler($set, $root, {file => "$dir/$name"});
+    my $kind    = _kind($handler, $set);
+    return if $kind ne 'script' && $kind ne 'module';
+    return $self->_executor({handler => $handler, set => $set, root => $root, kind => $kind});
+}
+
 # The Registry executor that a request for this URL path would reach, with its handler's name
 sub registry_for ($self, $url) {
-    my $plan = $self->_plan_of($url);
+    my $plan
+        = $self->plan(
+        {PATH_INFO => $url, SCRIPT_NAME => '', REQUEST_URI => $url, REQUEST_METHOD => 'GET'});
     return unless $plan->{kind} eq 'script' && ref $plan->{hit} && $plan->{hit}{file};
     my $name   = $plan->{set}{response_handler} // return;
     my $policy = Perennial::Config::Handlers::handler_policy($name);
     return unless $policy && $policy->{mode} eq 'registry';
     return ($self->_executor($plan), $name);
-}
-
-# The executor that a request for this URL path would reach, made now if it is not made yet (the
-# manager makes them before the workers fork: Perennial::Dispatch::Warmup): a script's or a
-# handler module's; nothing when the URL leads to anything else
-sub executor_for ($self, $url) {
-    my $plan = $self->_plan_of($url);
-    my $hit  = $plan->{hit};
-    return
-        unless $plan->{kind} eq 'module'
-        || ($plan->{kind} eq 'script' && ref $hit && $hit->{file} && !$hit->{status});
-    return $plan->{executor} //= $self->_executor($plan);
-}
-
-# The plan of a GET of the URL path, as a client's request would have it
-sub _plan_of ($self, $url) {
-    $self->plan(
-        {PATH_INFO => $url, SCRIPT_NAME => '', REQUEST_URI => $url, REQUEST_METHOD => 'GET'});
 }
 
 # Where URLs are translated to: each Alias and ScriptAlias, and DocumentRoot
@@ -270,8 +271,13 @@ sub translates ($self, $url) {
 # One executor per handler, merged settings and root, whichever URLs reach it
 sub _executor ($self, $plan) {
     my ($handler, $set, $root, $kind) = @$plan{qw(handler set root kind)};
-    return $self->{apps}{"$handler|$set->{key}|" . ($root ? $root->{id} : '')}
-        //= $self->{build}->($handler, $set, $root, $kind eq 'module' ? $self->{phases} : ());
+    my $key = "$handler|$set->{key}|" . ($root ? $root->{id} : '');
+    return $self->{apps}{$key} //= do {
+        $self->{log}
+            ->debug("process $$ makes the $handler executor of " . (($root && $root->{url}) || '/'))
+            if $self->{log};
+        $self->{build}->($handler, $set, $root, $kind eq 'module' ? $self->{phases} : ());
+    };
 }
 
 # A PSGI application or a status page, mounted at its <Location>: the path moves from

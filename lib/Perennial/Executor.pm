@@ -49,8 +49,9 @@ sub new ($class, %args) {
     my $policy = $args{policy} or croak 'policy is required';
     my @bad    = grep { !$POLICY_KEYS{$_} } keys %$policy;
     croak "Unknown policy key(s): @bad" if @bad;
-    Perennial::Executor::Children->watch;      # Before any script can start a process
-    Perennial::Executor::AcceptLoop->watch;    # Or run a FastCGI accept loop
+    Perennial::Executor::Children->watch;              # Before any script can start a process
+    Perennial::Executor::AcceptLoop->watch;            # Or run a FastCGI accept loop
+    Perennial::Executor::CGIPragmas->read_defaults;    # What its scripts' pragmas change
     my $self = bless {
         policy   => $policy,
         keeps    => $policy->{cache} eq 'mtime',                 # Registry: scripts stay compiled

@@ -1,5 +1,6 @@
 package Perennial::HashKeys;
 use v5.36;
+use File::Find ();
 
 # Perl keeps one copy of each hash key for the whole process, in its shared string table, with
 # a count of the hashes that hold it. A worker that puts a key in a hash of its own (an object,
@@ -22,11 +23,12 @@ my @HEADERS = qw(HTTP_ACCEPT HTTP_ACCEPT_CHARSET HTTP_ACCEPT_ENCODING HTTP_ACCEP
 sub import ($class) {
     return if %KEYS;
     my $top = __FILE__ =~ s{\.pm\z}{}r =~ s{/[^/]+\z}{}r;    # lib/Perennial
-    my %seen;
-    $seen{$_} = 1 for @HEADERS, map { keys_named_in($_) } _modules($top);
-    %KEYS     = map { ($_ => undef) } sort keys %seen;
+    $KEYS{$_} = undef for @HEADERS, map { keys_named_in($_) } _modules($top);
     return;
 }
+
+# How many keys are held (none before the import)
+sub held () { scalar keys %KEYS }
 
 # The hash keys a module's code names: subscripts ({name}, {'psgi.input'}), the left of a =>,
 # and the words of a qw() (hash slices); not its POD
@@ -34,11 +36,15 @@ sub keys_named_in ($file) {
     open(my $fh, '<', $file) or return;
     my $code = do { local $/; <$fh> };
     $code =~ s/^__END__\n.*//ms;
-    my $word = qr/[A-Za-z_][\w.]*/;
+    $code =~ s/^=[a-zA-Z].*?(?:^=cut\b[^\n]*\n|\z)//msg;
+    my $word = qr/[A-Za-z_][\w.-]*/;
     return (
         $code =~ /\{\s*['"]?($word)['"]?\s*\}/g,
         _before_fat_commas($code),
-        map {/($word)/g} $code =~ /\bqw\s*[(\[{\/]([^)\]}\/]*)/g
+        map      {/($word)/g}
+            grep {defined}
+            $code
+            =~ m{\bqw\s*(?:\(([^)]*)\)|\[([^\]]*)\]|\{([^\}]*)\}|<([^>]*)>|/([^/]*)/|!([^!]*)!|\|([^|]*)\|)}g
     );
 }
 
@@ -50,16 +56,18 @@ sub _before_fat_commas ($code) {
     while ($code =~ /=>/g) {
         my $at   = pos($code) - 2;
         my $from = $at > 64 ? $at - 64 : 0;
-        push @words, scalar reverse $1
-            if reverse(substr $code, $from, $at - $from)
-            =~ /\A\h*['"]?([\w.]*[A-Za-z_])(?![\w.\$\@%])/;
+        my $back = reverse substr $code, $from, $at - $from;
+        push @words, scalar reverse($1 // $2)
+            if $back =~ /\A\h*(?:['"]([\w.-]*[A-Za-z_])|([\w.]*[A-Za-z_])(?![\w.\$\@%]))/;
     }
     return @words;
 }
 
-# Perennial's modules (four levels down holds them all), in a stable order
+# Perennial's modules, in a stable order
 sub _modules ($top) {
-    my @files = sort map { glob "$top/$_*.pm" } '', '*/', '*/*/', '*/*/*/';
+    my @files;
+    File::Find::find({wanted => sub { push @files, $_ if /\.pm\z/ }, no_chdir => 1}, $top);
+    @files = sort @files;
     return @files;
 }
 

@@ -7,10 +7,9 @@ use Perennial::App;
 use Perennial::Config::Ignored qw(ignored_summary);
 use Perennial::Control;
 use Perennial::Executor::Catalog;
-use Perennial::Executor::CGIPragmas ();
-use Perennial::Executor::Inc        ();
-use Perennial::Executor::Libraries  ();
-use Perennial::HTTP::Core           ();
+use Perennial::Executor::Inc       ();
+use Perennial::Executor::Libraries ();
+use Perennial::HTTP::Core          ();
 use Perennial::Listener;
 use Perennial::Log;
 use Perennial::Notify;
@@ -137,7 +136,6 @@ sub _prepare ($self, $config, $log) {
 sub _known_before_fork () {
     Perennial::Executor::Inc::sync();
     Perennial::Executor::Libraries::stamp_loaded();
-    Perennial::Executor::CGIPragmas->read_defaults;    # A startup file's CGI.pm, the same way
     return;
 }
 

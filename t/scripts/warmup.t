@@ -60,15 +60,32 @@ subtest 'one executor for each script directory, none for the files' => sub {
     is scalar @made, 0, 'found, not made again';
 };
 
-subtest 'a real server: made before the workers fork, and used' => sub {
-    my $srv = start_server(conf => $conf, workers => 2);
-    like $srv->error_log, qr/executors made before the workers fork, for \/cgi-bin, \/registry$/m,
+subtest 'a real server: made before the workers fork, and used by them' => sub {
+    my $later = "$dir/later";    # Not there at the start
+    my $srv   = start_server(
+        conf    => $conf . script_location('/later', $later) . "LogLevel debug\n",
+        workers => 2
+    );
+    my $manager = $srv->pid;
+    like $srv->error_log,
+        qr/\[pid $manager\] .*2 executors made before the workers fork, for \/cgi-bin, \/registry$/m,
         'the manager says which it made';
     is $srv->get('/registry/a.pl')->{content},        "a.pl\n", 'a Registry script';
     is $srv->get('/cgi-bin/run.cgi')->{content},      "cgi\n",  'a CGI script';
     is $srv->get('/registry/deeper/c.pl')->{content}, "c\n",    'one in a directory below';
     write_script("$dir/registry/new.pl", "print qq{Content-Type: text/plain\\n\\nnew\\n};\n", time);
     is $srv->get('/registry/new.pl')->{content}, "new\n", 'one written after the start';
+    write_script("$later/l.pl", "print qq{Content-Type: text/plain\\n\\nlater\\n};\n", time);
+    is $srv->get('/later/l.pl')->{content}, "later\n", 'one in a directory made after the start';
+
+    my @makers
+        = $srv->error_log =~ /\[pid (\d+)\] \[debug\] process \1 makes the \S+ executor of (\S+)/g;
+    my (%by, %times);
+    while (my ($pid, $url) = splice @makers, 0, 2) { $by{$url} = $pid; $times{$url}++ }
+    is_deeply \%times, {'/cgi-bin' => 1, '/later' => 1, '/registry' => 1},
+        'each executor made once';
+    is $by{$_}, $manager, "$_: by the manager" for '/cgi-bin', '/registry';
+    isnt $by{'/later'}, $manager, '/later: by the worker that served it, at its first request';
     unlike $srv->error_log, qr/\[error\]/, 'no error logged';
     $srv->stop;
 };

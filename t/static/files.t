@@ -67,7 +67,8 @@ subtest 'a file: type, length, validators' => sub {
     is $h->{'accept-ranges'}, 'bytes', 'ranges are offered';
     is( (req('GET /fresh.txt HTTP/1.1'))[1]{etag},
         sprintf('W/"%x-%x"', 6, $future * 1_000_000),
-        'a file changed less than a second before the request: a weak ETag, as Apache gives'
+        'a file whose time is ahead of the server\'s clock: a weak ETag, as Apache gives one that'
+            . ' changed within the second before the request'
     );
     is((req('GET /page.html HTTP/1.1'))[1]{'content-type'},       'text/html',     'html');
     is((req('GET /data.unknownext HTTP/1.1'))[1]{'content-type'}, 'text/x-custom', 'AddType');

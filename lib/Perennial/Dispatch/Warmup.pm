@@ -2,14 +2,15 @@ package Perennial::Dispatch::Warmup;
 use v5.36;
 
 # What each worker would otherwise make for itself at its first script request, made once in
-# the manager before the workers fork, so that they all share it: the executor of each script
-# directory, with the process-wide hooks an executor installs (Children's :via handle,
-# AcceptLoop's FCGI). Made in each worker, they cost every worker about 300 KB of memory of
-# its own (bench/memory.pl). A directory's executor is found the way a request finds it: the
-# URL of a file at the top of each Alias, ScriptAlias and DocumentRoot is planned. Nothing is
-# compiled (that is PerlPreloadScripts), and the files are looked at again by each request.
+# the manager before the workers fork, so that they all share it: the executors of the script
+# directories, with the process-wide hooks an executor installs (Children's :via handle,
+# AcceptLoop's FCGI): about 0.8 MB of each worker's own memory (bench/memory.pl). An executor
+# is found the way a request reaches it, from the URL of a file at the top of each Alias,
+# ScriptAlias and DocumentRoot directory (Perennial::Dispatch's executor_for: the sections
+# merged, the file not looked for, no plan kept). Nothing is compiled (PerlPreloadScripts does).
 
-my $MAX_NAMES = 64;    # Names read at the top of each directory: a large one is not listed whole
+my $MAX_NAMES = 256;    # Names read at the top of a directory: a large one is not listed whole
+my $MAX_FILES = 16;     # Of those, the files whose URL is tried: likely scripts first
 
 # The executors made (or found made) for the dispatcher's directories, each once, with the URL
 # path of the directory that led to it first: ([url path, executor], ...)
@@ -17,7 +18,7 @@ sub warm ($class, $dispatch) {
     my (@made, %seen);
     for my $root ($dispatch->roots) {
         next if $root->{file};    # An Alias to one file
-        for my $name (_names($root->{dir})) {
+        for my $name (_files($root->{dir})) {
             my $executor = $dispatch->executor_for("$root->{url}/$name") or next;
             push @made, [$root->{url} || '/', $executor] unless $seen{$executor}++;
         }
@@ -25,15 +26,22 @@ sub warm ($class, $dispatch) {
     return @made;
 }
 
-# The plain files at the top of a directory (not dot files), at most $MAX_NAMES of its names
-sub _names ($dir) {
+# Up to $MAX_FILES plain files at the top of a directory (not dot files), of its first
+# $MAX_NAMES names: those named or marked as scripts (.pl, .cgi, executable) first
+sub _files ($dir) {
     opendir(my $dh, $dir) or return;
-    my @names;
+    my (@names, @likely, @other);
     while (@names < $MAX_NAMES && defined(my $name = readdir $dh)) {
-        push @names, $name if index($name, '.') != 0 && -f "$dir/$name";
+        push @names, $name if index($name, '.') != 0;
     }
-    @names = sort @names;
-    return @names;
+    for my $name (sort @names) {
+        my $path = "$dir/$name";
+        next unless -f $path;
+        push @{$name =~ /\.(?:pl|cgi)\z/ || -x _ ? \@likely : \@other}, $name;
+    }
+    my @files = (@likely, @other);
+    splice @files, $MAX_FILES if @files > $MAX_FILES;
+    return @files;
 }
 
 1;
@@ -51,9 +59,10 @@ Perennial::Dispatch::Warmup - make the script directories' executors before the 
 =head1 DESCRIPTION
 
 A worker that makes an executor at its first script request copies the pages it touches and
-keeps them: each worker pays for its own. The manager makes them instead, one for each script
-directory that a file at the top of an Alias, ScriptAlias or DocumentRoot leads to, before
-the workers fork, and the workers share them. No script is compiled or run.
+keeps them: each worker pays for its own. The manager makes them instead, those that the files
+at the top of each Alias, ScriptAlias or DocumentRoot directory lead to, before the workers
+fork, and the workers share them. No script is compiled or run, and no file is looked at on a
+request's behalf: each request still finds its own.
 
 =head1 METHODS
 
@@ -61,9 +70,9 @@ the workers fork, and the workers share them. No script is compiled or run.
 
     my @made = Perennial::Dispatch::Warmup->warm($dispatch);
 
-Plans the URL of each plain file at the top of each directory the dispatcher translates to
-(at most 64 names each) and makes the executor it reaches, if it is a script's or a handler
-module's. Returns each executor once, with the URL path of the directory that reached it first.
+Tries the URL of the plain files at the top of each directory the dispatcher translates to
+(of its first 256 names, at most 16 files: those ending in C<.pl> or C<.cgi>, or executable,
+first) and makes the executor it reaches, if it is a script's or a handler module's. Returns each executor once, with the URL path of the directory that reached it first.
 
 =head1 SEE ALSO
 

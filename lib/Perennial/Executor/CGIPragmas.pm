@@ -49,6 +49,15 @@ sub around_compile ($class, $compile) {
     return (@result, %set ? \%set : undef);
 }
 
+# CGI.pm's defaults, read now if it is loaded: the manager reads them as it makes a Registry or
+# PerlRun executor, before the workers fork, so that they share what each would otherwise read
+# for itself at its first script (reading them resets CGI.pm's other globals, as a script's
+# first compile in a worker did)
+sub read_defaults ($class) {
+    _at_defaults() if defined &CGI::initialize_globals;
+    return;
+}
+
 # The defaults, read once: CGI.pm's reset, between putting the current values aside and back
 sub _defaults () {
     return \%DEFAULT if %DEFAULT;
@@ -75,13 +84,6 @@ sub _at_defaults () {
 sub _set ($values) {
     my $var = _vars();
     ${$var->{$_}} = $values->{$_} for keys %$values;
-    return;
-}
-
-# CGI.pm's defaults, read now if it is loaded: the manager reads them before the workers fork,
-# so that they share what each would otherwise read for itself at its first script
-sub read_defaults ($class) {
-    _at_defaults() if defined &CGI::initialize_globals;
     return;
 }
 
