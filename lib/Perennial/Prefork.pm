@@ -160,12 +160,16 @@ sub _maintain ($self) {
     $self->{rate} *= 2 if $self->{rate} < $MAX_SPAWN_RATE;
 }
 
-# Collects exited workers; a worker that recycled itself is replaced at once
+# Collects exited workers; a worker that recycled itself is replaced at once. Not once a stop
+# is asked for, even before the manager has read its flag: a TERM sent to the whole process
+# group (systemd's default, timeout(1), kill -TERM -PGID) reaches the workers as it reaches
+# the manager, and they exit before it reads it.
 sub _reap ($self) {
     while ((my $pid = waitpid(-1, WNOHANG)) > 0) {
-        my $status = $?;
+        my $status   = $?;
+        my $stopping = $self->_stop_asked;
         $self->upgrade_ended($status) if $pid == ($self->{upgrade_pid} // 0);
-        next if $self->{companion}->reaped($pid, $self->_how($status), $self->{stopping});
+        next if $self->{companion}->reaped($pid, $self->_how($status), $stopping);
         my $w = delete $self->{workers}{$pid} or next;
         $self->_log_exit($pid, $status, $self->{board}->slot($w->{slot}));
         $self->{board}->release($w->{slot});
@@ -175,7 +179,7 @@ sub _reap ($self) {
         # belonged to an older generation or were retired to be replaced; a worker retired as
         # a spare, or one that failed as it started, waits for the once-a-second check
         next
-            if $self->{stopping}
+            if $stopping
             || ($status && Time::HiRes::time() - $w->{born} < 1)
             || ($w->{retiring} && !$w->{replace} && $w->{generation} == $self->{generation});
         my ($idle, $total, $current) = $self->_count;
@@ -183,6 +187,10 @@ sub _reap ($self) {
             if $total < $self->{max_clients}
             && ($idle < $self->{min_spare} || $current < $self->{config}->start_servers);
     }
+}
+
+sub _stop_asked ($self) {
+    return $self->{stopping} || $self->{flags}{stop} || $self->{flags}{graceful_stop};
 }
 
 # "status 3" or "signal 9, KILL", from a wait status

@@ -3,6 +3,7 @@ use lib 't/lib';
 use Test::More;
 use Cwd qw(abs_path);
 use IO::Socket::IP;
+use Time::HiRes     ();
 use Perennial::Test qw(start_server wait_until);
 
 my $psgi = abs_path('t/psgi');
@@ -101,6 +102,26 @@ subtest 'stop, and commands that find no server' => sub {
     ($out, $code) = $srv->cli('stop', '--pid', $srv->pid_file);
     is $code, 1, 'a second stop fails';
     like $out, qr/Can't find a running server/, 'and says why';
+};
+
+subtest 'TERM to the whole process group: nothing is started again on the way out' => sub {
+
+    # As systemd stops a service, and timeout(1) or Ctrl-\ a command: the workers and the
+    # parking process get the signal with the manager, and may exit before it reads its own
+    my $srv   = start_server(app => 'pid.psgi', workers => 2);
+    my $start = Time::HiRes::time();
+
+    # Past their first second: a worker that dies younger waits for the manager's next look
+    ok wait_until(sub { $srv->idle == 2 && Time::HiRes::time() - $start > 1.5 }, 10, 'two idle'),
+        'two workers, a second and a half old';
+    my $before = length $srv->error_log;
+    kill 'TERM', -$srv->pid;
+    $srv->wait_exit;
+    ok !$srv->alive, 'the server stopped';
+    my $after = substr $srv->error_log, $before;
+    like $after, qr/worker \d+ exited \(signal 15/, 'the workers exited on the TERM';
+    unlike $after, qr/(?:worker|parking process) \d+ started/,
+        'and no worker or parking process was started after it';
 };
 
 subtest 'TTIN and TTOU add and remove a worker' => sub {
