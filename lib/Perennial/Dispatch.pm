@@ -55,13 +55,11 @@ sub new ($class, %args) {
 # merged as for a request, but the file is not looked for, and no plan is kept, so that each
 # request still finds its file as the worker sees it.
 sub executor_for ($self, $url) {
-    my ($root, $rest) = $self->{files}->translate($url);
-    my ($dir, $name)  = $root ? "$root->{dir}$rest" =~ m{\A(.*)/([^/]+)\z} : () or return;
-    my $walk    = $self->{walk};
-    my @locs    = $walk->locations($url);
-    my $set     = $walk->merged(($walk->matching($url, $dir, $name, \@locs))[0, 1], \@locs);
-    my $handler = $self->_handler($set, $root, {file => "$dir/$name"});
-    my $kind    = _kind($handler, $set);
+    my ($root, $rest)    = $self->{files}->translate($url);
+    my ($dir,  $name)    = $root ? "$root->{dir}$rest" =~ m{\A(.*)/([^/]+)\z} : () or return;
+    my ($set,  $handler) = $self->_sections($url, [$self->{walk}->locations($url)],
+        $dir, $name, $root, {file => "$dir/$name"});
+    my $kind = _kind($handler, $set);
     return if $kind ne 'script' && $kind ne 'module';
     return $self->_executor({handler => $handler, set => $set, root => $root, kind => $kind});
 }
@@ -108,9 +106,8 @@ sub plan ($self, $env) {
             : ();
     }
     ($dir, $name) = ("$root->{dir}$rest" =~ m{\A(.*)/([^/]*)\z}) if $root && !defined $dir;
-    my $set     = $walk->merged(($walk->matching($url, $dir, $name, \@locs))[0, 1], \@locs);
-    my $handler = $self->_handler($set, $root, $hit);
-    my $plan    = {
+    my ($set, $handler) = $self->_sections($url, \@locs, $dir, $name, $root, $hit);
+    my $plan = {
         set     => $set,
         root    => $root,
         rest    => $rest,
@@ -300,6 +297,14 @@ sub _mounted ($self, $env, $plan) {
     }
     return Plack::Util::response_cb($res,
         sub ($r) { @$env{qw(SCRIPT_NAME PATH_INFO)} = ($script, $path); return });
+}
+
+# The sections that apply to a URL whose file is $name in $dir (with $locs, its <Location>s),
+# merged, and the handler they choose for the file
+sub _sections ($self, $url, $locs, $dir, $name, $root, $hit) {
+    my $walk = $self->{walk};
+    my $set  = $walk->merged(($walk->matching($url, $dir, $name, $locs))[0, 1], $locs);
+    return ($set, $self->_handler($set, $root, $hit));
 }
 
 # The handler the sections chose: SetHandler, else an AddHandler for the file's extension,

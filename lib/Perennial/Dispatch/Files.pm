@@ -112,7 +112,7 @@ sub scripts_below ($class, $top) {
         {   no_chdir => 1,
             wanted   => sub {
                 return $File::Find::prune = 1 if m{/\.[^/]*\z} && $_ ne $top;
-                push @files, $_ if -f $_ && (/\.(?:pl|cgi)\z/ || -x _);
+                push @files, $_ if can_be_script($_);
             }
         },
         $top
@@ -120,6 +120,9 @@ sub scripts_below ($class, $top) {
     my @sorted = sort @files;
     return @sorted;
 }
+
+# A plain file that can be a script: a .pl or .cgi file, or an executable one
+sub can_be_script ($path) { -f $path && ($path =~ /\.(?:pl|cgi)\z/ || -x _) }
 
 sub find ($class, $finder, $root, $rest, $env) {
     return 404 unless $finder;
@@ -165,5 +168,15 @@ of its directory does not allow.
 =head1 METHODS
 
 =head2 new, roots, translate, finder, find
+
+=head2 scripts_below, can_be_script
+
+    my @files = Perennial::Dispatch::Files->scripts_below($dir);
+    my $yes   = Perennial::Dispatch::Files::can_be_script("$dir/app.pl");
+
+The files that can be scripts (a C<.pl> or C<.cgi> file, or an executable one) below a
+directory, dot files and dot directories left out; and whether one file can be. What
+C<PerlPreloadScripts> compiles and the manager makes executors for
+(L<Perennial::Dispatch::Warmup>).
 
 =cut

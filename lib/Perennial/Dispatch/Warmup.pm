@@ -1,5 +1,6 @@
 package Perennial::Dispatch::Warmup;
 use v5.36;
+use Perennial::Dispatch::Files;
 
 # What each worker would otherwise make for itself at its first script request, made once in
 # the manager before the workers fork, so that they all share it: the executors of the script
@@ -10,7 +11,7 @@ use v5.36;
 # merged, the file not looked for, no plan kept). Nothing is compiled (PerlPreloadScripts does).
 
 my $MAX_NAMES = 256;    # Names read at the top of a directory: a large one is not listed whole
-my $MAX_FILES = 16;     # Of those, the files whose URL is tried: likely scripts first
+my $MAX_FILES = 16;     # Of those, the files whose URL is tried
 
 # The executors made (or found made) for the dispatcher's directories, each once, with the URL
 # path of the directory that led to it first: ([url path, executor], ...)
@@ -26,20 +27,16 @@ sub warm ($class, $dispatch) {
     return @made;
 }
 
-# Up to $MAX_FILES plain files at the top of a directory (not dot files), of its first
-# $MAX_NAMES names: those named or marked as scripts (.pl, .cgi, executable) first
+# Up to $MAX_FILES files at the top of a directory that can be scripts (as PerlPreloadScripts
+# takes them: Perennial::Dispatch::Files::can_be_script), of its first $MAX_NAMES names, not
+# dot files
 sub _files ($dir) {
     opendir(my $dh, $dir) or return;
-    my (@names, @likely, @other);
+    my @names;
     while (@names < $MAX_NAMES && defined(my $name = readdir $dh)) {
         push @names, $name if index($name, '.') != 0;
     }
-    for my $name (sort @names) {
-        my $path = "$dir/$name";
-        next unless -f $path;
-        push @{$name =~ /\.(?:pl|cgi)\z/ || -x _ ? \@likely : \@other}, $name;
-    }
-    my @files = (@likely, @other);
+    my @files = grep { Perennial::Dispatch::Files::can_be_script("$dir/$_") } sort @names;
     splice @files, $MAX_FILES if @files > $MAX_FILES;
     return @files;
 }
@@ -71,8 +68,8 @@ request's behalf: each request still finds its own.
     my @made = Perennial::Dispatch::Warmup->warm($dispatch);
 
 Tries the URL of the plain files at the top of each directory the dispatcher translates to
-(of its first 256 names, at most 16 files: those ending in C<.pl> or C<.cgi>, or executable,
-first) and makes the executor it reaches, if it is a script's or a handler module's. Returns each executor once, with the URL path of the directory that reached it first.
+(of its first 256 names, at most 16 files that can be scripts: those ending in C<.pl> or
+C<.cgi>, or executable, as C<PerlPreloadScripts> takes them) and makes the executor it reaches, if it is a script's or a handler module's. Returns each executor once, with the URL path of the directory that reached it first.
 
 =head1 SEE ALSO
 
