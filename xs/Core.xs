@@ -272,6 +272,20 @@ forget_pid(void)
     cached_pid = 0;
 }
 
+/* An IPv4 address as inet_ntop writes it (which formats it through sprintf, 1.7k instructions) */
+static void
+ipv4_text(char *text, const unsigned char *b)
+{
+    int i;
+    for (i = 0; i < 4; i++) {
+        unsigned v = b[i];
+        if (v >= 100) *text++ = '0' + v / 100;
+        if (v >= 10) *text++ = '0' + v / 10 % 10;
+        *text++ = '0' + v % 10;
+        *text++ = i < 3 ? '.' : '\0';
+    }
+}
+
 /* The connection's own keys of a request's environment: psgix.io, and the client's address
  * and port (REMOTE_ADDR, REMOTE_PORT) unless it came on a Unix socket */
 static HV *
@@ -279,26 +293,60 @@ peer_env(pTHX_ SV *handle, struct sockaddr_storage *addr)
 {
     HV *peer = newHV();
     char text[INET6_ADDRSTRLEN];
-    const void *ip = NULL;
+    const char *ip = NULL;
     int port = 0;
     (void)hv_stores(peer, "psgix.io", newSVsv(handle));
     if (addr->ss_family == AF_INET) {
         struct sockaddr_in *in = (struct sockaddr_in *)addr;
-        ip   = &in->sin_addr;
+        ipv4_text(text, (const unsigned char *)&in->sin_addr);
+        ip   = text;
         port = ntohs(in->sin_port);
     }
     else if (addr->ss_family == AF_INET6) {
         struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)addr;
-        ip   = &in6->sin6_addr;
+        ip   = inet_ntop(AF_INET6, &in6->sin6_addr, text, sizeof text);
         port = ntohs(in6->sin6_port);
     }
-    if (ip && inet_ntop(addr->ss_family, ip, text, sizeof text)) {
+    if (ip) {
         (void)hv_stores(peer, "REMOTE_ADDR", newSVpv(text, 0));
         (void)hv_stores(peer, "REMOTE_PORT", newSViv(port));
     }
     return peer;
 }
 
+
+/* The handle of the last connection, kept for the next one: a new handle costs perl about 8k
+ * instructions, most of them in making its IO object, which empties perl's cache of class
+ * names (each `Class->method` after it looks its class up again). It is used again only when
+ * nothing but this holds it (no application kept it), it was closed, and nothing was put in
+ * the glob; else it is let go (closing it, when nothing did) and a new one made. */
+static GV *kept_handle = NULL;
+
+static GV *
+spare_handle(pTHX)
+{
+    static HV *stash = NULL;
+    GV *gv = kept_handle;
+    IO *io;
+    if (gv) {
+        io = GvIOp(gv);
+        if (SvREFCNT(gv) == 1 && !SvMAGICAL(gv) && io && SvREFCNT(io) == 1 && !SvMAGICAL(io)
+            && !IoIFP(io) && !IoOFP(io) && !IoDIRP(io) && !GvAV(gv) && !GvHV(gv) && !GvCV(gv)
+            && !GvFORM(gv) && !(GvSV(gv) && SvOK(GvSV(gv)))) {
+            IoLINES(io) = 0;
+            IoPAGE(io) = 0;
+            IoLINES_LEFT(io) = 0;
+            IoFLAGS(io) = 0;
+            return gv;
+        }
+        kept_handle = NULL;
+        SvREFCNT_dec((SV *)gv);
+    }
+    if (!stash) stash = gv_stashpvs("Perennial::HTTP::Core", GV_ADD);
+    gv = (GV *)newSV(0);
+    gv_init_pvn(gv, stash, "__ANONIO__", 10, 0);
+    return kept_handle = gv;
+}
 
 MODULE = Perennial::HTTP::Core    PACKAGE = Perennial::HTTP::Core
 
@@ -584,7 +632,6 @@ xs_accept_client(listener)
     GV *gv;
     IO *io;
     SV *handle;
-    static HV *stash = NULL;
   PPCODE:
     /* A connection, as perl's accept() gives it but as one unbuffered stream for reading and
      * writing: perl opens two buffered ones, each asking the kernel three questions (fcntl,
@@ -598,14 +645,12 @@ xs_accept_client(listener)
         errno = saved_errno;
         XSRETURN_EMPTY;
     }
-    if (!stash) stash = gv_stashpvs("Perennial::HTTP::Core", GV_ADD);
-    gv = (GV *)newSV(0);
-    gv_init_pvn(gv, stash, "__ANONIO__", 10, 0);
+    gv = spare_handle(aTHX);
     io = GvIOn(gv);
     IoIFP(io) = f;
     IoOFP(io) = f;
     IoTYPE(io) = IoTYPE_SOCKET;
-    handle = sv_2mortal(newRV_noinc((SV *)gv));
+    handle = sv_2mortal(newRV_inc((SV *)gv));
     EXTEND(SP, 2);
     PUSHs(handle);
     PUSHs(sv_2mortal(newRV_noinc((SV *)peer_env(aTHX_ handle, &addr))));

@@ -6,6 +6,7 @@ use IO::Socket::UNIX;
 use File::Temp  ();
 use Socket      qw(AF_UNIX PF_UNSPEC SOCK_STREAM SOL_SOCKET SO_SNDBUF);
 use POSIX       ();
+use Scalar::Util ();
 use Time::HiRes ();
 use Perennial::HTTP::Core;
 use Perennial::HTTP::Request qw(parse_head);
@@ -239,6 +240,58 @@ for my $impl ('xs', 'pp') {
     Perennial::HTTP::Core::ready($listener, Time::HiRes::time() + 5);
     my ($conn) = Perennial::HTTP::Core::xs_accept_client($listener);
     is_deeply [PerlIO::get_layers($conn)], ['unix'], 'in C, one unbuffered stream';
+}
+
+# accept_client in C keeps the handle of a connection for the next one: only when it was
+# closed and nothing else holds it or wrote in its glob. An application that kept a
+# connection's handle must never find the next client on it.
+{
+    my $listener = IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => 5)
+        or die "listen: $@";
+    my $next = sub ($from = '127.0.0.1') {
+        my $client = IO::Socket::IP->new(
+            LocalHost => $from,
+            PeerHost  => '127.0.0.1',
+            PeerPort  => $listener->sockport
+        ) or die "connect: $@";
+        my ($conn, $peer) = Perennial::HTTP::Core::xs_accept_client($listener);
+        return ($conn, $peer, $client);
+    };
+    my ($conn, $peer) = $next->();
+    my $first = Scalar::Util::refaddr($conn);
+    close $conn;
+    undef $_ for $conn, $peer;
+    ($conn, $peer) = $next->();
+    is Scalar::Util::refaddr($conn), $first, 'a closed handle nothing holds is used again';
+    ok defined fileno $conn, 'and it is open on the new connection';
+
+    my $kept = $conn;
+    close $conn;
+    undef $_ for $conn, $peer;
+    ($conn, $peer) = $next->();
+    isnt Scalar::Util::refaddr($conn), Scalar::Util::refaddr($kept),
+        'one an application kept is not';
+    ok !defined fileno $kept, 'and stays closed';
+    undef $kept;
+
+    ${*$conn}{mark} = 1;
+    close $conn;
+    undef $_ for $conn, $peer;
+    ($conn, $peer) = $next->();
+    ok !exists ${*$conn}{mark}, 'nor one with a value in its glob';
+
+    # Dropped without a close: the next accept lets it go, and its client sees the end
+    my $client;
+    ($conn, $peer, $client) = $next->();
+    undef $_ for $conn, $peer;
+    ($conn, $peer) = $next->();
+    is sysread($client, my $got, 10), 0, 'a handle dropped open is closed at the next accept';
+
+    # Addresses of every width, written as inet_ntoa writes them
+    for my $from ('127.0.0.1', '127.10.200.3', '127.255.0.99') {
+        (undef, $peer) = $next->($from);
+        is $peer->{REMOTE_ADDR}, $from, "the client's address $from";
+    }
 }
 
 # pid: the process's id, kept in C and forgotten in a forked child
