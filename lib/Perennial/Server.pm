@@ -43,16 +43,18 @@ sub serve ($self, $worker) {
     my $remaining = $worker->{max_requests};
     my $log       = $self->{log};
     my $conn      = $self->_connection_loop($worker);
-    my @fh        = @LISTENING = map { $_->fh } @{$self->{listeners}};
-    if (@fh > 1 || $self->{epoll}) { $_->blocking(0) for @fh }
+    my ($fh, $unix, $accept) = $self->_listening;
     local $SIG{PIPE} = 'IGNORE';
-
     my $reopen = $worker->{reopen} // \0;
+
+    # Only a worker that gave up root publishes its memory (_publish_memory)
+    $self->{memory_due} = $worker->{unprivileged} ? 0 : 9**9**9;
     while (!$$stopping) {
         last                          if $$reopen && !_reopened($worker, $log);
-        $self->_publish_memory($slot) if $worker->{unprivileged};
+        $self->_publish_memory($slot) if Time::HiRes::time() >= $self->{memory_due};
         $board->state($slot, '_');
-        my ($client, $index, $peer, $resumed) = $self->_next_client(\@fh, $stopping) or next;
+        my ($client, $index, $peer, $resumed) = $self->$accept($fh, $stopping) or next;
+        $self->{listeners}[$index]->prepare($client) if $unix->[$index];
 
         # Asked while it waited: the request it took goes to the new logs already
         _reopened($worker, $log) if $$reopen && !$worker->{unprivileged};
@@ -93,6 +95,17 @@ sub _connection_loop ($self, $worker) {
     return $conn;
 }
 
+# The listening sockets (for the accept, not blocking when there are several or an epoll waits
+# on them), which of them are Unix sockets, and the accept that waits on them. Each call on a
+# connection's way costs 1.5k to 3k instructions: the loop makes only those it needs (the
+# memory, when it is due; a connection's timeouts, on a Unix socket).
+sub _listening ($self) {
+    my @fh = @LISTENING = map { $_->fh } @{$self->{listeners}};
+    if (@fh > 1 || $self->{epoll}) { $_->blocking(0) for @fh }
+    my @unix = map { !defined $_->port } @{$self->{listeners}};
+    return (\@fh, \@unix, $self->{epoll} ? \&_accept_epoll : \&_accept);
+}
+
 # The logs reopened, as the manager asked (URG); false when the worker leaves instead: one that
 # gave up root cannot open root's logs, so its successor inherits them
 sub _reopened ($worker, $log) {
@@ -108,11 +121,9 @@ sub _reopened ($worker, $log) {
 
 # A worker that gave up root tells the scoreboard its memory (its siblings, who serve the
 # status pages, cannot read its /proc files): as it starts, then at most every 5 seconds,
-# between connections (smaps_rollup costs about 170 us)
+# between connections (smaps_rollup costs about 170 us); serve asks whether it is due
 sub _publish_memory ($self, $slot) {
-    my $now = Time::HiRes::time();
-    return if $now < ($self->{memory_due} // 0);
-    $self->{memory_due} = $now + 5;
+    $self->{memory_due} = Time::HiRes::time() + 5;
     my $m = Perennial::SizeLimit::memory($$) or return;
     $self->{board}->publish_memory($slot, $m);
 }
@@ -129,15 +140,8 @@ sub _size_limit ($self) {
     };
 }
 
-# A connection just accepted, made ready for its requests, or one back from the parking process
-sub _next_client ($self, $fh, $stopping) {
-    my ($client, $index, $peer, $resumed) = $self->_accept($fh, $stopping) or return ();
-    $self->{listeners}[$index]->prepare($client) unless $resumed;
-    return ($client, $index, $peer, $resumed);
-}
-
+# A connection just accepted (without the epoll below), and the index of its listener
 sub _accept ($self, $fh, $stopping) {
-    return $self->_accept_epoll($fh) if $self->{epoll};
     if (@$fh == 1) {
         my ($client, $peer) = accept_client($fh->[0]);
         return ($client, 0, $peer) if $client;
@@ -162,7 +166,8 @@ sub _accept ($self, $fh, $stopping) {
 # All workers wait on one epoll instance made by the manager. Linux wakes the waiter that
 # came last (LIFO), so under light load the same few workers, with warm caches, take the
 # requests; a blocking accept() wakes them in turn (FIFO) and every request meets a cold one.
-sub _accept_epoll ($self, $fh) {
+# A connection just accepted, or one back from the parking process with its state.
+sub _accept_epoll ($self, $fh, $) {
     my $n = $self->{epoll}->wait(1) or return ();
     my $i = $self->{ready};
     return $self->_resume if $i < 0;
