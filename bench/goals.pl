@@ -119,6 +119,10 @@ sub _ratio ($f, $ours, $theirs, $ka) {
     return $a && $b ? $a / $b : 0;
 }
 
+# Kept alive, with how many of wrk's connections each server left waiting (bench/hello.pl)
 sub _rps ($f, $ours, $theirs, $ka) {
-    return sprintf '%.0f / %.0f req/s', map { ($f->{$_} && $f->{$_}{$ka}) // 0 } $ours, $theirs;
+    my $rps = sprintf '%.0f / %.0f req/s', map { ($f->{$_} && $f->{$_}{$ka}) // 0 } $ours, $theirs;
+    my @starved = map { $f->{$_} && $f->{$_}{starved_on} } $ours, $theirs;
+    return $rps if $ka ne 'on' || grep { !defined } @starved;
+    return "$rps, connections starved $starved[0] / $starved[1] of $f->{connections}";
 }

@@ -56,7 +56,8 @@ for my $ka (0, 1) {
                 port        => $srv{$name}{port},
                 connections => $opt{connections},
                 duration    => $opt{duration},
-                headers     => \@headers
+                headers     => \@headers,
+                starved     => $ka
             );
             push @{$runs{$name}}, $r;
             printf STDERR "round %d %-10s keep-alive %-3s %9.0f req/s\n", $round, $name,
@@ -71,15 +72,18 @@ say '';
 say
     "hello.psgi, $opt{workers} workers each, wrk -t2 -c$opt{connections} -d$opt{duration}s on 127.0.0.1, "
     . "the median of $opt{rounds} rounds";
-say sprintf '%-10s %-10s %10s %10s %10s %8s', 'server', 'keepalive', 'req/s', 'avg ms', 'p99 ms',
-    'errors';
+say sprintf '%-10s %-10s %10s %10s %10s %8s %8s', 'server', 'keepalive', 'req/s', 'avg ms',
+    'p99 ms', 'errors', 'starved';
 for my $ka (0, 1) {
     for my $name (@servers) {
         my $r = $result{$name}{$ka};
-        say sprintf '%-10s %-10s %10.0f %10.2f %10.2f %8d', $name, $ka ? 'on' : 'off',
-            @$r{qw(rps avg_ms p99_ms errors)};
+        say sprintf '%-10s %-10s %10.0f %10.2f %10.2f %8d %8s', $name, $ka ? 'on' : 'off',
+            @$r{qw(rps avg_ms p99_ms errors)}, $ka ? "$r->{starved}/$opt{connections}" : '-';
     }
 }
+say "(starved: wrk's kept-alive connections that had received nothing a third and two thirds "
+    . 'into the run, in the median run; a server that leaves clients waiting serves fewer '
+    . 'of them faster)';
 say '';
 for my $ka (0, 1) {
     my $base = $result{perennial}{$ka} or last;
@@ -96,7 +100,11 @@ record(
         connections => $opt{connections},
         map {
             my $name = $_;
-            ($name => {map { (($_ ? 'on' : 'off') => $result{$name}{$_}{rps}) } 0, 1})
+            (   $name => {
+                    (map { (($_ ? 'on' : 'off') => $result{$name}{$_}{rps}) } 0, 1),
+                    starved_on => $result{$name}{1}{starved}
+                }
+            )
         } @servers
     }
 );
