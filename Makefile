@@ -12,6 +12,7 @@ INSTALL_DEPS ?= sh script/install-deps
 XS_SO = lib/auto/Perennial/HTTP/Core/Core.so \
         lib/auto/Perennial/Executor/CGIPragmas/CGIPragmas.so \
         lib/auto/Perennial/Executor/Environment/Environment.so \
+        lib/auto/Perennial/Executor/Handles/Handles.so \
         lib/auto/Perennial/Executor/Inc/Inc.so \
         lib/auto/Perennial/Executor/Libraries/Libraries.so \
         lib/auto/Perennial/Executor/Output/Output.so \
@@ -26,7 +27,7 @@ XS_SO = lib/auto/Perennial/HTTP/Core/Core.so \
 deps:
 	@sh script/install-deps run test
 
-# The C functions (Perennial::HTTP::Core, Perennial::Executor::CGIPragmas, ::Environment, ::Inc,
+# The C functions (Perennial::HTTP::Core, Perennial::Executor::CGIPragmas, ::Environment, ::Handles, ::Inc,
 # ::Libraries, ::Output, ::Resolver, ::Signals and ::Umask, Perennial::Log::Format,
 # Perennial::Scoreboard);
 # without them Perennial runs their Perl twins

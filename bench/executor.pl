@@ -45,8 +45,10 @@ my $app = Perennial::Executor->new(
     setup_env => $opt{setup_env},
 )->to_app;
 
+# One empty body for every request, as the server keeps one (a handle opened for each request
+# would cost what the server does not pay: perl empties its cache of class names for each)
+open(my $in, '<', \'') or die "Can't open an empty body: $!\n";
 my $request = sub {
-    open(my $in, '<', \'') or die "Can't open an empty body: $!\n";
     my %env = (
         REQUEST_METHOD    => 'GET',
         PATH_INFO         => "/$opt{script}",

@@ -13,7 +13,8 @@ use Perennial::Executor::Compiler;
 use Perennial::Executor::Environment;
 use Perennial::Executor::Errors;
 use Perennial::Executor::Exit;    # Before any script compiles: exit ends the request
-use Perennial::Executor::Front qw(error_page where);
+use Perennial::Executor::Front   qw(error_page where);
+use Perennial::Executor::Handles qw(use_io);
 use Perennial::Executor::Inc;
 use Perennial::Executor::Libraries;
 use Perennial::Executor::Lint;
@@ -53,17 +54,18 @@ sub new ($class, %args) {
     Perennial::Executor::AcceptLoop->watch;            # Or run a FastCGI accept loop
     Perennial::Executor::CGIPragmas->read_defaults;    # What its scripts' pragmas change
     my $self = bless {
-        policy   => $policy,
-        keeps    => $policy->{cache} eq 'mtime',                 # Registry: scripts stay compiled
-        flushes  => $policy->{flush} || $policy->{reset_inc},    # PerlRun: cleaned after each
-        name     => $args{name} // $class,
-        log      => $args{log}  // croak('log is required'),
-        resolver => Perennial::Executor::Resolver->new(root => $args{root}, check => $args{check}),
-        env      => Perennial::Executor::Environment->new(%args),
-        front    => Perennial::Executor::Front->new(%args),
-        site     => undef,
-        home     => getcwd(),
-        umask    => umask,
+        policy    => $policy,
+        keeps     => $policy->{cache} eq 'mtime',                 # Registry: scripts stay compiled
+        flushes   => $policy->{flush} || $policy->{reset_inc},    # PerlRun: cleaned after each
+        name      => $args{name} // $class,
+        log       => $args{log}  // croak('log is required'),
+        resolver  => Perennial::Executor::Resolver->new(root => $args{root}, check => $args{check}),
+        env       => Perennial::Executor::Environment->new(%args),
+        front     => Perennial::Executor::Front->new(%args),
+        site      => undef,
+        home      => getcwd(),
+        umask     => umask,
+        stdout_io => _stdout_io(),
     }, $class;
     $self->{scripts} = Perennial::Executor::Scripts->new(
         policy  => $policy,
@@ -174,12 +176,18 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     $self->{env}->put($env, $hit);
 
     # A script that writes %ENV itself gets the whole environment back afterwards
-    local %ENV   = %ENV if $script->{writes_env};
-    local *STDIN = $env->{'psgi.input'};
+    local %ENV = %ENV if $script->{writes_env};
+
+    # Its handles, each given an IO without emptying perl's cache of class names (Handles)
+    local *STDIN;
+    use_io(\*STDIN, $env->{'psgi.input'});
     local *STDOUT;
+    use_io(\*STDOUT, $self->{stdout_io});
+    $| = 0;    ## no critic (RequireLocalizedPunctuationVars) the kept IO's, set for each request
     tie *STDOUT, 'Perennial::Executor::Output', $out;
     $out->layers($script->{stdout_layers}->copy) if $script->{stdout_layers};
-    local *STDERR = _stderr_of($script);
+    local *STDERR;
+    use_io(\*STDERR, _stderr_of($script));
     my $errors = $script->{stderr};
     $errors->reset_layers($script->{stderr_layers}) if $script->{stderr_layers};
     local $Perennial::Executor::Children::RUNNING = $self->{log};      # Its child processes
@@ -216,12 +224,25 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     {
         no warnings 'untie';   ## no critic (ProhibitNoWarnings) the executor still holds the object
         untie *STDOUT;
+        CORE::close(*STDOUT) if defined CORE::fileno(*STDOUT);    # The script opened it itself
         $errors->end_request;
     }
-    Perennial::Executor::Umask::put_back($self->{umask});    # Only if a umask ran
+    Perennial::Executor::Umask::put_back($self->{umask});         # Only if a umask ran
     chdir $self->{home}      if $script->{goes_home};
     $self->_cleanup($script) if $self->{flushes};
     return ($error, $r);
+}
+
+# The IO object each request's STDOUT is tied on, one for all requests: perl empties its cache
+# of class names whenever it makes an IO object (so every `Class->method` after it looks its
+# class up again), and a new STDOUT tied for each request made one
+sub _stdout_io () {
+    state $io = do {
+        open(my $fh, '<', \'') or die "Can't open a handle for STDOUT: $!\n";
+        CORE::close($fh);
+        *$fh{IO};
+    };
+    return $io;
 }
 
 # The handle tied to the script's error collector (Perennial::Executor::Errors, one per script

@@ -1,0 +1,114 @@
+use v5.36;
+use Test::More;
+use File::Temp ();
+use Perennial::Config;
+use Perennial::Executor;
+use Perennial::Executor::Handles;
+use Perennial::Log;
+
+# A script request's STDIN, STDOUT and STDERR get their IO without emptying perl's cache of
+# class names (Perennial::Executor::Handles); STDOUT's IO is one for every request, so what a
+# request changes on it (autoflush, a file it opened on it) must not reach the next.
+
+# use_io, both twins: the IO of a glob, a glob reference or an IO, in a glob made local
+for my $impl ('xs', 'pp') {
+    my $use_io = \&{"Perennial::Executor::Handles::${impl}_use_io"};
+SKIP: {
+        skip 'the C functions are not built (make xs)', 5 unless defined &$use_io;
+        my $outer = fileno STDIN;
+        open(my $in, '<', \"one\ntwo\n") or die;
+        {
+            local *STDIN;
+            $use_io->(\*STDIN, $in);
+            is scalar <STDIN>, "one\n", "$impl: STDIN reads a glob reference's handle";
+        }
+        is fileno STDIN, $outer, "$impl: and is STDIN again after the scope";
+        {
+            local *STDIN;
+            $use_io->(\*STDIN, *$in{IO});
+            is scalar <STDIN>, "two\n", "$impl: an IO reference's";
+        }
+        {
+            local *STDIN;
+            $use_io->(\*STDIN, *$in);
+            ok eof(STDIN), "$impl: a glob's";
+        }
+        {
+            local *STDIN;
+            $use_io->(\*STDIN, {});
+            ok !defined fileno(STDIN), "$impl: anything else leaves it without a handle";
+        }
+    }
+}
+
+my $dir    = File::Temp::tempdir(CLEANUP => 1);
+my %script = (
+    'flush.pl'  => qq{\$| = 1;\nprint "Content-Type: text/plain\\n\\nflushed";\n},
+    'plain.pl'  => qq{print "Content-Type: text/plain\\n\\nplain";\n},
+    'reopen.pl' =>
+        qq{untie *STDOUT;\nopen(STDOUT, '>', "$dir/out.txt") or die;\nprint "to the file";\n},
+);
+for my $name (keys %script) {
+    open(my $fh, '>', "$dir/$name") or die "Can't write $name: $!";
+    print {$fh} $script{$name};
+    close $fh;
+}
+my $log = Perennial::Log->new(
+    config => Perennial::Config->new(log_level => 'error', error_log => "$dir/error.log"));
+my $app = Perennial::Executor->new(
+    root   => $dir,
+    log    => $log,
+    name   => 'ModPerl::Registry',
+    policy => {cache => 'mtime', flush => 0, reset_inc => 0, chdir => 0},
+)->to_app;
+
+# The response: status, whether it came whole with a length, and its body
+sub run_script ($script) {
+    open(my $in, '<', \'') or die;
+    my %env = (
+        REQUEST_METHOD  => 'GET',
+        PATH_INFO       => "/$script",
+        SCRIPT_NAME     => '/registry',
+        REQUEST_URI     => "/registry/$script",
+        QUERY_STRING    => '',
+        SERVER_PROTOCOL => 'HTTP/1.1',
+        SERVER_NAME     => 'localhost',
+        SERVER_PORT     => 80,
+        REMOTE_ADDR     => '127.0.0.1',
+        'psgi.input'    => $in,
+        'psgi.errors'   => \*STDERR,
+    );
+    my $res = $app->(\%env);
+    return ($res->[0], 1, join '', @{$res->[2]}) if ref $res eq 'ARRAY';
+    my ($status, $whole, $body) = (0, 0, '');
+    $res->(
+        sub ($r) {
+            $status = $r->[0];
+            if ($r->[2]) { $whole = 1; $body = join '', @{$r->[2]}; return }
+            return Local::Writer->new(\$body);
+        }
+    );
+    return ($status, $whole, $body);
+}
+
+# The descriptors this process has open on $file
+sub open_on ($file) {
+    opendir(my $fds, '/proc/self/fd') or die "Can't read /proc/self/fd: $!";
+    return grep { (readlink("/proc/self/fd/$_") // '') eq $file } readdir $fds;
+}
+
+is_deeply [run_script('plain.pl')], [200, 1, 'plain'],   'a script that prints: one whole response';
+is_deeply [run_script('flush.pl')], [200, 0, 'flushed'], 'one that sets $|: streamed';
+is_deeply [run_script('plain.pl')], [200, 1, 'plain'],
+    'the next one starts without autoflush, as with a new STDOUT';
+is + (run_script('reopen.pl'))[0], 500, 'a script that opens STDOUT on a file itself';
+ok -s "$dir/out.txt", 'writes there (and its response has no header: a 500)';
+is_deeply [open_on("$dir/out.txt")], [],                'and the file is closed after its request';
+is_deeply [run_script('plain.pl')],  [200, 1, 'plain'], 'the next request has its own STDOUT';
+
+done_testing;
+
+package Local::Writer;
+sub new   ($class, $body) { bless {body => $body}, $class }
+sub write ($self, $data)  { ${$self->{body}} .= $data; return }
+sub close ($self)         {return}

@@ -1,0 +1,41 @@
+/* A script request's STDIN, STDOUT and STDERR (issue 16). Perl empties its cache of class names
+ * (PL_stashcache) whenever a glob gets an IO object by assignment (`local *STDIN = $fh`, or
+ * `*STDOUT = *FH{IO}`), since a handle could hide a package of the same name; every
+ * `Class->method` and `bless` by name after it looks its class up again through the symbol
+ * table. STDIN, STDOUT and STDERR always are handles, so giving them another IO hides nothing:
+ * this puts the IO in the glob's slot without emptying the cache. The caller makes the glob
+ * local first (`local *STDIN`), so perl puts the old one back, and frees this one's count,
+ * when the scope ends. The Perl twin in lib/Perennial/Executor/Handles.pm assigns. */
+#define PERL_NO_GET_CONTEXT
+#include "EXTERN.h"
+#include "perl.h"
+#include "XSUB.h"
+
+/* The IO object of a glob, a reference to one, or a reference to an IO; NULL for anything else */
+static IO *
+io_of(pTHX_ SV *sv)
+{
+    if (SvROK(sv)) sv = SvRV(sv);
+    if (isGV_with_GP(sv)) return GvIOp((GV *)sv);
+    if (SvTYPE(sv) == SVt_PVIO) return (IO *)sv;
+    return NULL;
+}
+
+MODULE = Perennial::Executor::Handles    PACKAGE = Perennial::Executor::Handles
+
+PROTOTYPES: DISABLE
+
+void
+xs_use_io(glob, handle)
+    SV *glob
+    SV *handle
+  PREINIT:
+    GV *gv;
+    IO *io, *old;
+  CODE:
+    if (!SvROK(glob) || !isGV_with_GP(SvRV(glob))) croak("use_io: not a glob reference");
+    gv  = (GV *)SvRV(glob);
+    io  = io_of(aTHX_ handle);
+    old = GvIOp(gv);
+    GvIOp(gv) = io ? (IO *)SvREFCNT_inc_simple_NN((SV *)io) : NULL;
+    SvREFCNT_dec(old);
