@@ -98,7 +98,9 @@ subtest 'stop, and commands that find no server' => sub {
     my ($out, $code) = $srv->cli('stop', '--pid', $srv->pid_file);
     is $code, 0, 'stop command';
     like $out, qr/manager \d+ stopped/, 'waits for the manager';
-    ok !$srv->alive, 'gone';
+
+    # Its pid file is gone (what `stop` waits for); the process ends just after
+    ok wait_until(sub { !$srv->alive }, 5, 'the manager exited'), 'gone';
     ($out, $code) = $srv->cli('stop', '--pid', $srv->pid_file);
     is $code, 1, 'a second stop fails';
     like $out, qr/Can't find a running server/, 'and says why';
