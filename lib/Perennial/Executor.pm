@@ -14,7 +14,7 @@ use Perennial::Executor::Environment;
 use Perennial::Executor::Errors;
 use Perennial::Executor::Exit;    # Before any script compiles: exit ends the request
 use Perennial::Executor::Front   qw(error_page where);
-use Perennial::Executor::Handles qw(use_io);
+use Perennial::Executor::Handles qw(stdout_io use_io);
 use Perennial::Executor::Inc;
 use Perennial::Executor::Libraries;
 use Perennial::Executor::Lint;
@@ -65,7 +65,7 @@ sub new ($class, %args) {
         site      => undef,
         home      => getcwd(),
         umask     => umask,
-        stdout_io => _stdout_io(),
+        stdout_io => stdout_io(),
     }, $class;
     $self->{scripts} = Perennial::Executor::Scripts->new(
         policy  => $policy,
@@ -231,18 +231,6 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     chdir $self->{home}      if $script->{goes_home};
     $self->_cleanup($script) if $self->{flushes};
     return ($error, $r);
-}
-
-# The IO object each request's STDOUT is tied on, one for all requests: perl empties its cache
-# of class names whenever it makes an IO object (so every `Class->method` after it looks its
-# class up again), and a new STDOUT tied for each request made one
-sub _stdout_io () {
-    state $io = do {
-        open(my $fh, '<', \'') or die "Can't open a handle for STDOUT: $!\n";
-        CORE::close($fh);
-        *$fh{IO};
-    };
-    return $io;
 }
 
 # The handle tied to the script's error collector (Perennial::Executor::Errors, one per script

@@ -3,6 +3,7 @@ use v5.36;
 use Perennial::ModPerl::Const;
 use Perennial::ErrorPage;
 use Perennial::Executor::Environment;
+use Perennial::Executor::Handles qw(stdout_io use_io);
 use Perennial::Executor::Output;
 use Perennial::Watchdog;
 
@@ -73,13 +74,17 @@ sub _run ($self, $env, $r, $out) {
     return $phases->run($r, 'perl_response') unless $self->{perl_script};    # %ENV left clean
     $r->{hit} //= $self->_hit($r);
     $self->{env}->put($env, $r->{hit});
-    local *STDIN = $env->{'psgi.input'};
+    local *STDIN;
+    use_io(\*STDIN, $env->{'psgi.input'});    # Without emptying perl's cache of class names
     local *STDOUT;
+    use_io(\*STDOUT, stdout_io());
+    $| = 0;    ## no critic (RequireLocalizedPunctuationVars) the kept IO's, set for each request
     tie *STDOUT, 'Perennial::Executor::Output', $out;
     my $rc = $phases->run($r, 'perl_response');
     {
         no warnings 'untie';   ## no critic (ProhibitNoWarnings) the executor still holds the object
         untie *STDOUT;
+        CORE::close(*STDOUT) if defined CORE::fileno(*STDOUT);    # A handler opened it itself
     }
     return $rc;
 }

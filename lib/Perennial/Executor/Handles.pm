@@ -9,7 +9,19 @@ use Perennial::Twins;
 # (xs/Handles.xs) puts the IO in place without that, the Perl twin assigns it.
 Perennial::Twins::install(__PACKAGE__, qw(use_io));
 
-our @EXPORT_OK = qw(use_io);
+our @EXPORT_OK = qw(stdout_io use_io);
+
+# The IO object a request's STDOUT is tied on, one for all requests of the process (a tie on an
+# empty local glob made a new one each time). What a request leaves on it is the caller's to
+# undo: `$| = 0` before, and a file the script opened on it itself closed after.
+sub stdout_io () {
+    state $io = do {
+        open(my $fh, '<', \'') or die "Can't open a handle for STDOUT: $!\n";
+        CORE::close($fh);
+        *$fh{IO};
+    };
+    return $io;
+}
 
 # The glob *$glob (made local by the caller, so without an IO) reads and writes through
 # $handle's IO: a glob, a reference to one, or to an IO; anything else leaves it without one
@@ -41,6 +53,16 @@ of class names when it assigns an IO to a glob; the C build does not, since a st
 name hides no package.
 
 =head1 FUNCTIONS
+
+=head2 stdout_io
+
+    local *STDOUT;
+    use_io(\*STDOUT, stdout_io());
+    $| = 0;
+    tie *STDOUT, 'Perennial::Executor::Output', $out;
+
+The one IO object of the process on which each request's STDOUT is tied. The caller sets C<$|>
+to 0 before the script runs, and closes it after if the script opened it on a file itself.
 
 =head2 use_io
 
