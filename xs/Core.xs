@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <unistd.h>
 #include <sys/time.h>
+#include <sys/epoll.h>
 
 /* The framings of a response body, as the Perl side names them */
 static const char *const FRAMING[] = { "length", "chunked", "close", "none" };
@@ -322,10 +323,21 @@ peer_env(pTHX_ SV *handle, struct sockaddr_storage *addr)
  * the glob; else it is let go (closing it, when nothing did) and a new one made. */
 static GV *kept_handle = NULL;
 
+/* A glob for a handle, as perl's anonymous ones */
+static GV *
+new_glob(pTHX)
+{
+    static HV *stash = NULL;
+    GV *gv;
+    if (!stash) stash = gv_stashpvs("Perennial::HTTP::Core", GV_ADD);
+    gv = (GV *)newSV(0);
+    gv_init_pvn(gv, stash, "__ANONIO__", 10, 0);
+    return gv;
+}
+
 static GV *
 spare_handle(pTHX)
 {
-    static HV *stash = NULL;
     GV *gv = kept_handle;
     IO *io;
     if (gv) {
@@ -342,10 +354,23 @@ spare_handle(pTHX)
         kept_handle = NULL;
         SvREFCNT_dec((SV *)gv);
     }
-    if (!stash) stash = gv_stashpvs("Perennial::HTTP::Core", GV_ADD);
-    gv = (GV *)newSV(0);
-    gv_init_pvn(gv, stash, "__ANONIO__", 10, 0);
-    return kept_handle = gv;
+    return kept_handle = new_glob(aTHX);
+}
+
+/* A descriptor as a handle of its own (one unbuffered stream, closed with it); NULL if perl
+ * cannot open it */
+static SV *
+handle_of_fd(pTHX_ int fd)
+{
+    PerlIO *f = PerlIO_openn(aTHX_ ":unix", "r", fd, 0, 0, NULL, 0, NULL);
+    GV *gv;
+    IO *io;
+    if (!f) return NULL;
+    gv = new_glob(aTHX);
+    io = GvIOn(gv);
+    IoIFP(io) = f;
+    IoTYPE(io) = IoTYPE_RDONLY;
+    return newRV_noinc((SV *)gv);
 }
 
 MODULE = Perennial::HTTP::Core    PACKAGE = Perennial::HTTP::Core
@@ -654,3 +679,58 @@ xs_accept_client(listener)
     EXTEND(SP, 2);
     PUSHs(handle);
     PUSHs(sv_2mortal(newRV_noinc((SV *)peer_env(aTHX_ handle, &addr))));
+
+SV *
+xs_waiter(handles)
+    SV *handles
+  PREINIT:
+    AV *av;
+    SV **each;
+    struct epoll_event ev;
+    int ep, i, saved_errno;
+  CODE:
+    /* An epoll instance that watches each handle for input, and says which by its index: the
+     * workers wait on the manager's one (Linux wakes the last to come first, see Server.pm).
+     * Linux::Epoll calls a Perl callback for each ready handle (2.4k instructions a connection);
+     * next_ready returns the index. */
+    if (!SvROK(handles) || SvTYPE(SvRV(handles)) != SVt_PVAV) croak("waiter: not an array reference");
+    av = (AV *)SvRV(handles);
+    ep = epoll_create1(EPOLL_CLOEXEC);
+    if (ep < 0) XSRETURN_UNDEF;
+    for (i = 0; i <= av_len(av); i++) {
+        each = av_fetch(av, i, 0);
+        memset(&ev, 0, sizeof ev);
+        ev.events = EPOLLIN;
+        ev.data.u32 = (uint32_t)i;
+        if (!each || epoll_ctl(ep, EPOLL_CTL_ADD, handle_fd(aTHX_ *each), &ev) < 0) {
+            saved_errno = errno;
+            close(ep);
+            errno = saved_errno;
+            XSRETURN_UNDEF;
+        }
+    }
+    RETVAL = handle_of_fd(aTHX_ ep);
+    if (!RETVAL) {
+        saved_errno = errno;
+        close(ep);
+        errno = saved_errno;
+        XSRETURN_UNDEF;
+    }
+  OUTPUT:
+    RETVAL
+
+void
+xs_next_ready(waiter)
+    SV *waiter
+  PREINIT:
+    struct epoll_event ev;
+    int n;
+  PPCODE:
+    /* The index of a handle that can be read, waiting as long as it takes; nothing after a
+     * signal (its Perl handler has run) or an error, with $! */
+    n = epoll_wait(handle_fd(aTHX_ waiter), &ev, 1, -1);
+    if (n != 1) {
+        if (n < 0 && errno == EINTR) PERL_ASYNC_CHECK();
+        XSRETURN_EMPTY;
+    }
+    mXPUSHu(ev.data.u32);

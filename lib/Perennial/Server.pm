@@ -3,7 +3,7 @@ use v5.36;
 use Errno       qw(EINTR EAGAIN);
 use Time::HiRes ();
 use Perennial::Connection;
-use Perennial::HTTP::Core        qw(accept_client peer_of);
+use Perennial::HTTP::Core        qw(accept_client next_ready peer_of waiter);
 use Perennial::HTTP::ReadTimeout qw(read_timeouts);
 use Perennial::HTTP::Response    ();
 use Perennial::SizeLimit;
@@ -168,9 +168,8 @@ sub _accept ($self, $fh, $stopping) {
 # requests; a blocking accept() wakes them in turn (FIFO) and every request meets a cold one.
 # A connection just accepted, or one back from the parking process with its state.
 sub _accept_epoll ($self, $fh, $) {
-    my $n = $self->{epoll}->wait(1) or return ();
-    my $i = $self->{ready};
-    return $self->_resume if $i < 0;
+    my $i = next_ready($self->{epoll}) // return ();
+    return $self->_resume if $i == @$fh;    # The parking process's handle, after the listeners
     my ($client, $peer) = accept_client($fh->[$i]);
     return ($client, $i, $peer) if $client;
     $self->_accept_failed unless $! == EAGAIN || $! == EINTR;
@@ -178,15 +177,9 @@ sub _accept_epoll ($self, $fh, $) {
 }
 
 sub _epoll ($self) {
-    return unless eval { require Linux::Epoll; 1 };
-    my $epoll     = Linux::Epoll->new;
-    my @listeners = @{$self->{listeners}};
-    for my $i (0 .. $#listeners) {
-        $epoll->add($listeners[$i]->fh, 'in', sub ($events) { $self->{ready} = $i });
-    }
-    $epoll->add($self->{park}->ready_handle, 'in', sub ($events) { $self->{ready} = -1 })
-        if $self->{park};
-    $self->{epoll} = $epoll;
+    my @handles = map { $_->fh } @{$self->{listeners}};
+    push @handles, $self->{park}->ready_handle if $self->{park};
+    $self->{epoll} = waiter(\@handles);
 }
 
 # A parked connection whose next request is arriving (Perennial::Park): taken unless another
@@ -261,9 +254,10 @@ Perennial::Server - a worker's accept loop
 
 Accepts connections on the listeners inherited from the manager and serves each one with
 L<Perennial::Connection>, updating the worker's scoreboard slot (C<_> while waiting). All
-workers wait on one epoll instance that the manager made (L<Linux::Epoll>), which Linux wakes
-last-in first-out, so light load stays on the workers whose caches are warm; without
-Linux::Epoll, one listener is a blocking C<accept> and several are watched with C<select>.
+workers wait on one epoll instance that the manager made (L<Perennial::HTTP::Core>'s
+C<waiter>: in C, or Linux::Epoll's in Perl), which Linux wakes last-in first-out, so light load
+stays on the workers whose caches are warm; without one, one listener is a blocking C<accept>
+and several are watched with C<select>.
 The loop ends when the
 worker's stop flag is set, when the application asks with C<psgix.harakiri.commit>, or after
 the worker's request limit.

@@ -294,6 +294,39 @@ for my $impl ('xs', 'pp') {
     }
 }
 
+# waiter and next_ready: the index of a handle that can be read, in a process forked after the
+# waiter was made too; nothing after a signal, whose handler has run
+for my $impl ('xs', 'pp') {
+    my $waiter = \&{"Perennial::HTTP::Core::${impl}_waiter"};
+    my $next   = \&{"Perennial::HTTP::Core::${impl}_next_ready"};
+    pipe(my $r0, my $w0) or die "pipe: $!";
+    pipe(my $r1, my $w1) or die "pipe: $!";
+    my $w = $waiter->([$r0, $r1]);
+    ok $w, "$impl waiter: made";
+    syswrite $w1, 'x';
+    is $next->($w), 1, "$impl next_ready: the second handle";
+    sysread $r1, my $junk, 1;
+    syswrite $w0, 'x';
+    is $next->($w), 0, "$impl next_ready: then the first";
+    sysread $r0, $junk, 1;
+    my $kid = fork // die "fork: $!";
+
+    if (!$kid) {
+        syswrite $w1, 'y';
+        POSIX::_exit(0);
+    }
+    is $next->($w), 1, "$impl next_ready: a write from a child";
+    waitpid $kid, 0;
+    sysread $r1, $junk, 1;
+    my $caught = 0;
+    local $SIG{ALRM} = sub { $caught++ };
+    my $alarm = fork // die "fork: $!";
+    if (!$alarm) { Time::HiRes::sleep(0.2); kill 'ALRM', getppid; POSIX::_exit(0) }
+    is_deeply [$next->($w)], [], "$impl next_ready: nothing after a signal";
+    is $caught, 1, "$impl next_ready: and the signal's handler ran";
+    waitpid $alarm, 0;
+}
+
 # pid: the process's id, kept in C and forgotten in a forked child
 for my $impl ('xs', 'pp') {
     my $pid = \&{"Perennial::HTTP::Core::${impl}_pid"};

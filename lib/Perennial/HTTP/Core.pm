@@ -12,7 +12,8 @@ use Perennial::Twins;
 # built and PERENNIAL_PURE_PERL is not set; the tests run both.
 
 our @EXPORT_OK
-    = qw(accept_client http_date parse_plain peer_of pid ready response_head write_response);
+    = qw(accept_client http_date next_ready parse_plain peer_of pid ready response_head waiter
+    write_response);
 
 my %OWN
     = ('content-length' => 1, 'transfer-encoding' => 2, connection => 3, date => 4, server => 5);
@@ -21,7 +22,7 @@ my @MONTH = qw(Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec);
 my ($date_second, $date) = (-1, '');
 
 my $IMPLEMENTATION = Perennial::Twins::install(__PACKAGE__,
-    qw(response_head write_response parse_plain ready accept_client pid));
+    qw(response_head write_response parse_plain ready accept_client pid waiter next_ready));
 
 # Which implementation this process runs: 'C' or 'Perl'
 sub implementation () {$IMPLEMENTATION}
@@ -73,6 +74,23 @@ sub pp_parse_plain ($buf, $base, $peer, $limits) {return}
 sub pp_accept_client ($listener) {
     my $peer = accept(my $client, $listener) or return;
     return ($client, {'psgix.io' => $client, _address_and_port($peer)});
+}
+
+# What waits for any of the handles to be readable (an epoll instance: in Perl, Linux::Epoll's,
+# whose callback notes the index), or undef when there can be none
+sub pp_waiter ($handles) {
+    eval { require Linux::Epoll; 1 } or return;
+    my ($epoll, $ready) = (Linux::Epoll->new);
+    for my $i (0 .. $#$handles) {
+        $epoll->add($handles->[$i], 'in', sub ($events) { $ready = $i });
+    }
+    return [$epoll, \$ready];
+}
+
+# The index of a handle that can be read, as long as it takes; nothing after a signal, with $!
+sub pp_next_ready ($waiter) {
+    $waiter->[0]->wait(1) or return;
+    return ${$waiter->[1]};
 }
 
 # The same keys for a connection that came another way (from the parking process): from its
@@ -248,6 +266,21 @@ unbuffered stream (the C<:unix> layer) for reading and writing, where perl's C<a
 buffered ones and asks the kernel six questions about them (C<fcntl>, C<ioctl>, C<lseek>
 each); reads and writes on a client are C<sysread>, C<send> and C<sendmsg>, which no buffer
 stands between.
+
+=head2 waiter
+
+    my $waiter = waiter([$listener, $other]) or fall_back();
+
+What waits for any of the handles to be readable: an epoll instance (Linux::Epoll's in Perl),
+or undef when none can be made. Processes forked after it share it, and Linux wakes the one
+that waited last.
+
+=head2 next_ready
+
+    my $index = next_ready($waiter) // next;
+
+The index, in the list given to C<waiter>, of a handle that can be read, after waiting as long
+as it takes; nothing after a signal (its handler has run) or an error, with C<$!>.
 
 =head2 peer_of
 
