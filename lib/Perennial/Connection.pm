@@ -45,22 +45,23 @@ sub new ($class, %args) {
         body       => $config->limit_request_body,
     );
     my $self = bless {
-        pid        => $$,                     # The worker's (not a process the application forks)
-        after      => $args{after_request},
-        app        => $args{app},
-        log        => $args{log},
-        board      => $args{board},
-        slot       => $args{slot},
-        stopping   => $args{stopping},
-        keep       => $config->keep_alive,
-        keep_max   => $config->max_keep_alive_requests,
-        keep_wait  => $config->keep_alive_timeout,
-        park       => $args{park},                        # Perennial::Park, when idle ones go
-        park_heads => $config->park_slow_heads,
-        park_wait  => $config->park_keep_alive_after,
-        timeout    => $config->timeout,
-        allow      => 'GET, HEAD, POST, OPTIONS' . ($config->trace_enable ? ', TRACE' : ''),
-        limits_of  => [
+        pid         => $$,                     # The worker's (not a process the application forks)
+        after       => $args{after_request},
+        app         => $args{app},
+        log         => $args{log},
+        board       => $args{board},
+        slot        => $args{slot},
+        stopping    => $args{stopping},
+        empty_input => empty_input(),
+        keep        => $config->keep_alive,
+        keep_max    => $config->max_keep_alive_requests,
+        keep_wait   => $config->keep_alive_timeout,
+        park        => $args{park},                        # Perennial::Park, when idle ones go
+        park_heads  => $config->park_slow_heads,
+        park_wait   => $config->park_keep_alive_after,
+        timeout     => $config->timeout,
+        allow       => 'GET, HEAD, POST, OPTIONS' . ($config->trace_enable ? ', TRACE' : ''),
+        limits_of   => [
             map {
                 +{  %limits,
                     unsafe     => $_->{unsafe}     // 0,
@@ -166,7 +167,12 @@ sub _answer ($self, $c, $buf_ref, $env, $served, $remaining) {
     $c->{head_only} = $env->{REQUEST_METHOD} eq 'HEAD';
     my $has_body = defined $env->{CONTENT_LENGTH} || defined $env->{HTTP_TRANSFER_ENCODING};
     return 0 if $has_body && !$self->_read_body($c, $buf_ref, $env);
-    $env->{'psgi.input'} //= $self->{empty_input} = empty_input($self->{empty_input});
+
+    # The empty input, kept while it still is one: a request that closed it, or reopened it on
+    # something else (a script's STDIN is its IO), took its -1 for a descriptor
+    my $in = $self->{empty_input};
+    $env->{'psgi.input'}
+        //= (fileno($in) // 0) == -1 ? $in : ($self->{empty_input} = empty_input());
     return $self->_call_app($c, $env);
 }
 

@@ -16,12 +16,10 @@ our @EXPORT_OK = qw(empty_input input_of receive_body);
 
 my $MEMORY_BODY = 65_536;
 
-# The empty input, $in again while it still is one: a request that closed it, or reopened it
-# on something else (a script's STDIN is an alias of it, and `open STDIN, ...` reopens it),
-# took its -1 for a descriptor, and gets a new one. Opening one for each request cost 7k
-# instructions.
-sub empty_input ($in = undef) {
-    return $in if $in && (fileno($in) // 0) == -1;
+# An empty input, for the caller to keep and hand to each request without a body while it still
+# is one (its fileno is -1: a request that closed it, or reopened it on something else, needs
+# a new one). Opening one for each request cost 7k instructions.
+sub empty_input () {
     open(my $new, '<', \'') or die "Can't open an empty body: $!\n";
     return $new;
 }
@@ -79,7 +77,8 @@ Perennial::HTTP::Input - a request's psgi.input
 =head1 SYNOPSIS
 
     use Perennial::HTTP::Input qw(empty_input input_of receive_body);
-    $kept = $env->{'psgi.input'} = empty_input($kept);    # No body
+    $kept = empty_input() if (fileno($kept) // 0) != -1;    # Closed or reopened: a new one
+    $env->{'psgi.input'} = $kept;                           # No body
     my $body   = {data => '', length => 0};
     my $status = receive_body(sub { sysread $sock, $buf, 65536, length $buf }, \$buf, $body,
         'length', $env->{CONTENT_LENGTH}, $env, $limits);
@@ -97,9 +96,10 @@ past that.
 
 =head2 empty_input
 
-    $kept = empty_input($kept);
+    my $kept = empty_input();
 
-C<$kept> while it is still an empty in-memory handle, a new one otherwise.
+An empty in-memory handle, to keep and hand to each request without a body while its
+C<fileno> is still -1 (a request may close it, or reopen it on something else).
 
 =head2 input_of
 
