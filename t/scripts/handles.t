@@ -1,6 +1,8 @@
 use v5.36;
 use Test::More;
 use File::Temp ();
+use lib 't/lib';
+use Perennial::Test qw(in_process_get);
 use Perennial::Config;
 use Perennial::Executor;
 use Perennial::Executor::Handles;
@@ -62,33 +64,10 @@ my $app = Perennial::Executor->new(
     policy => {cache => 'mtime', flush => 0, reset_inc => 0, chdir => 0},
 )->to_app;
 
-# The response: status, whether it came whole with a length, and its body
+# The response: status, whether it came whole (not streamed), and its body
 sub run_script ($script) {
-    open(my $in, '<', \'') or die;
-    my %env = (
-        REQUEST_METHOD  => 'GET',
-        PATH_INFO       => "/$script",
-        SCRIPT_NAME     => '/registry',
-        REQUEST_URI     => "/registry/$script",
-        QUERY_STRING    => '',
-        SERVER_PROTOCOL => 'HTTP/1.1',
-        SERVER_NAME     => 'localhost',
-        SERVER_PORT     => 80,
-        REMOTE_ADDR     => '127.0.0.1',
-        'psgi.input'    => $in,
-        'psgi.errors'   => \*STDERR,
-    );
-    my $res = $app->(\%env);
-    return ($res->[0], 1, join '', @{$res->[2]}) if ref $res eq 'ARRAY';
-    my ($status, $whole, $body) = (0, 0, '');
-    $res->(
-        sub ($r) {
-            $status = $r->[0];
-            if ($r->[2]) { $whole = 1; $body = join '', @{$r->[2]}; return }
-            return Local::Writer->new(\$body);
-        }
-    );
-    return ($status, $whole, $body);
+    my $res = in_process_get($app, '/registry', $script);
+    return ($res->[0], $res->[3] ? 0 : 1, join '', @{$res->[2]});
 }
 
 # The descriptors this process has open on $file
@@ -107,8 +86,3 @@ is_deeply [open_on("$dir/out.txt")], [],                'and the file is closed 
 is_deeply [run_script('plain.pl')],  [200, 1, 'plain'], 'the next request has its own STDOUT';
 
 done_testing;
-
-package Local::Writer;
-sub new   ($class, $body) { bless {body => $body}, $class }
-sub write ($self, $data)  { ${$self->{body}} .= $data; return }
-sub close ($self)         {return}

@@ -4,6 +4,8 @@ use Cwd qw(abs_path);
 use Perennial::Config;
 use Perennial::Executor;
 use Perennial::Log;
+use lib 't/lib';
+use Perennial::Test qw(in_process_get);
 
 # The umask is put back after a script request in which a umask ran, and only then: the
 # executor's own putting back must not count as one, or every request after the first would
@@ -27,26 +29,7 @@ sub process_umask () {
     return $mask;
 }
 
-sub run_script ($script) {
-    open(my $in, '<', \'') or die;
-    my %env = (
-        REQUEST_METHOD  => 'GET',
-        PATH_INFO       => "/$script",
-        SCRIPT_NAME     => '/registry',
-        REQUEST_URI     => "/registry/$script",
-        QUERY_STRING    => '',
-        SERVER_PROTOCOL => 'HTTP/1.0',
-        SERVER_NAME     => 'localhost',
-        SERVER_PORT     => 80,
-        REMOTE_ADDR     => '127.0.0.1',
-        'psgi.input'    => $in,
-        'psgi.errors'   => \*STDERR,
-    );
-    my $res = $app->(\%env);
-    my $status;
-    ref $res eq 'CODE' ? $res->(sub ($r) { $status = $r->[0]; return }) : ($status = $res->[0]);
-    return $status;
-}
+sub run_script ($script) { in_process_get($app, '/registry', $script)->[0] }
 
 is run_script('pid.pl'), 200, 'a script that leaves the umask alone';
 is run_script('pid.pl'), 200, 'again';

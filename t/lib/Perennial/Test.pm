@@ -463,7 +463,8 @@ sub resident_app ($mode, $root) {
 }
 
 # A GET of $base/$name through a PSGI application called in process, as the server calls it
-# (a delayed response answered through the responder): the response, [status, headers, body]
+# (a delayed response answered through the responder): the response, [status, headers, body];
+# a streamed one's body is the parts written, and a fourth element says 'streamed'
 sub in_process_get ($app, $base, $name) {
     open(my $in, '<', \'') or die "Can't open an empty body: $!";
     my %env = (
@@ -483,7 +484,14 @@ sub in_process_get ($app, $base, $name) {
     my $res = $app->(\%env);
     return $res unless ref $res eq 'CODE';
     my $got;
-    $res->(sub ($r) { $got = $r; return });
+    $res->(
+        sub ($r) {
+            $got = [@$r];
+            return if $r->[2];
+            @$got[2, 3] = ([], 'streamed');    # What is written, in its parts
+            return Perennial::Test::Writer->new($got->[2]);
+        }
+    );
     return $got;
 }
 
@@ -506,6 +514,13 @@ END {
         kill 'KILL', $pid;
         waitpid $pid, 0;
     }
+}
+
+# The writer in_process_get gives a streaming response
+package Perennial::Test::Writer {
+    sub new   ($class, $parts) { bless {parts => $parts}, $class }
+    sub write ($self, $data)   { push @{$self->{parts}}, $data; return }
+    sub close ($self)          {return}
 }
 
 1;
