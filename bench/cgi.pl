@@ -102,7 +102,8 @@ sub _measure ($ka) {
                 path        => $path,
                 connections => 50,
                 duration    => $opt{duration},
-                headers     => \@headers
+                headers     => \@headers,
+                starved     => $ka
             );
             push @{$runs{$label}}, {ab => $ab, wrk => $wrk};
             printf STDERR
@@ -116,9 +117,10 @@ sub _measure ($ka) {
             my $label = $_->[0];
             my $runs  = $runs{$label};
             (   $label => {
-                    ab     => _median(map { $_->{ab}{rps} } @$runs),
-                    wrk    => _median(map { $_->{wrk}{rps} } @$runs),
-                    errors => List::Util::sum(map { $_->{ab}{errors} + $_->{wrk}{errors} } @$runs),
+                    ab      => _median(map { $_->{ab}{rps} } @$runs),
+                    wrk     => _median(map { $_->{wrk}{rps} } @$runs),
+                    errors  => List::Util::sum(map { $_->{ab}{errors} + $_->{wrk}{errors} } @$runs),
+                    starved => List::Util::max(map { $_->{wrk}{starved} // 0 } @$runs),
                 }
             )
         } @rows
@@ -132,13 +134,17 @@ sub _print ($ka, $result) {
         . ($ka ? 'on (ab -k; Starman: off)' : 'off')
         . ", 127.0.0.1; median of $opt{rounds} rounds of ab -c1 -t$opt{seconds} and wrk -t2 -c50 "
         . "-d$opt{duration}s";
-    say sprintf '%-28s %10s %8s %10s %8s %8s', 'server / mode', 'ab -c1', 'x cgi', 'wrk -c50',
-        'x cgi', 'errors';
+    say sprintf '%-28s %10s %8s %10s %8s %8s %8s', 'server / mode', 'ab -c1', 'x cgi',
+        'wrk -c50', 'x cgi', 'errors', 'starved';
     for my $row (@rows) {
         my $r = $result->{$row->[0]};
-        say sprintf '%-28s %10.1f %8.1f %10.1f %8.1f %8d', $row->[0], $r->{ab},
-            _ratio($r->{ab}, $base->{ab}), $r->{wrk}, _ratio($r->{wrk}, $base->{wrk}), $r->{errors};
+        say sprintf '%-28s %10.1f %8.1f %10.1f %8.1f %8d %8s', $row->[0], $r->{ab},
+            _ratio($r->{ab}, $base->{ab}), $r->{wrk}, _ratio($r->{wrk}, $base->{wrk}), $r->{errors},
+            $ka ? "$r->{starved}/50" : '-';
     }
+    say "(starved: the most of wrk's 50 kept-alive connections left without a byte from a "
+        . 'third to two thirds into a run, in any round; see bench/hello.pl)'
+        if $ka;
     say '';
     for my $pair (@pairs) {
         my ($a, $b) = map { $result->{$_} } @$pair;
