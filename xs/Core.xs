@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <sys/time.h>
 #include <sys/epoll.h>
+#include <string.h>
 
 /* The framings of a response body, as the Perl side names them */
 static const char *const FRAMING[] = { "length", "chunked", "close", "none" };
@@ -319,8 +320,9 @@ peer_env(pTHX_ SV *handle, struct sockaddr_storage *addr)
 /* The handle of the last connection, kept for the next one: a new handle costs perl about 8k
  * instructions, most of them in making its IO object, which empties perl's cache of class
  * names (each `Class->method` after it looks its class up again). It is used again only when
- * nothing but this holds it (no application kept it), it was closed, and nothing was put in
- * the glob; else it is let go (closing it, when nothing did) and a new one made. */
+ * nothing but this holds it (no application kept it, nor aliased a glob of its own to it:
+ * the glob's own count), it was closed, not blessed, and nothing was put in the glob; else it
+ * is let go (closing it, when nothing did) and a new one made. */
 static GV *kept_handle = NULL;
 
 /* A glob for a handle, as perl's anonymous ones */
@@ -342,7 +344,8 @@ spare_handle(pTHX)
     IO *io;
     if (gv) {
         io = GvIOp(gv);
-        if (SvREFCNT(gv) == 1 && !SvMAGICAL(gv) && io && SvREFCNT(io) == 1 && !SvMAGICAL(io)
+        if (SvREFCNT(gv) == 1 && GvREFCNT(gv) == 1 && !SvOBJECT(gv) && !SvMAGICAL(gv) && io
+            && SvREFCNT(io) == 1 && !SvMAGICAL(io)
             && !IoIFP(io) && !IoOFP(io) && !IoDIRP(io) && !GvAV(gv) && !GvHV(gv) && !GvCV(gv)
             && !GvFORM(gv) && !(GvSV(gv) && SvOK(GvSV(gv)))) {
             IoLINES(io) = 0;
@@ -727,10 +730,11 @@ xs_next_ready(waiter)
     int n;
   PPCODE:
     /* The index of a handle that can be read, waiting as long as it takes; nothing after a
-     * signal (its Perl handler has run) or an error, with $! */
+     * signal (its Perl handler has run); dies on an error, as Linux::Epoll does */
     n = epoll_wait(handle_fd(aTHX_ waiter), &ev, 1, -1);
+    if (n < 0 && errno != EINTR) croak("Can't wait on the listeners: %s", strerror(errno));
     if (n != 1) {
-        if (n < 0 && errno == EINTR) PERL_ASYNC_CHECK();
+        PERL_ASYNC_CHECK();
         XSRETURN_EMPTY;
     }
     mXPUSHu(ev.data.u32);

@@ -180,6 +180,9 @@ sub _epoll ($self) {
     my @handles = map { $_->fh } @{$self->{listeners}};
     push @handles, $self->{park}->ready_handle if $self->{park};
     $self->{epoll} = waiter(\@handles);
+
+    # Without one, the workers would never take back a parked connection
+    die "Can't make the workers' epoll instance: $!\n" if !$self->{epoll} && $self->{park};
 }
 
 # A parked connection whose next request is arriving (Perennial::Park): taken unless another

@@ -274,6 +274,20 @@ for my $impl ('xs', 'pp') {
     ok !defined fileno $kept, 'and stays closed';
     undef $kept;
 
+    # A glob of the application's own aliased to it (its count, not the reference's), or one
+    # blessed into a class of its own
+    *main::SAVED = $conn;
+    close $conn;
+    undef $_ for $conn, $peer;
+    ($conn, $peer) = $next->();
+    ok !defined fileno(*main::SAVED), 'nor one a glob of the application aliases';
+    undef *main::SAVED;
+    bless $conn, 'Local::Sock';
+    close $conn;
+    undef $_ for $conn, $peer;
+    ($conn, $peer) = $next->();
+    is ref $conn, 'GLOB', 'nor a blessed one';
+
     ${*$conn}{mark} = 1;
     close $conn;
     undef $_ for $conn, $peer;

@@ -87,7 +87,8 @@ sub pp_waiter ($handles) {
     return [$epoll, \$ready];
 }
 
-# The index of a handle that can be read, as long as it takes; nothing after a signal, with $!
+# The index of a handle that can be read, as long as it takes; nothing after a signal (dies on
+# an error)
 sub pp_next_ready ($waiter) {
     $waiter->[0]->wait(1) or return;
     return ${$waiter->[1]};
@@ -280,7 +281,7 @@ that waited last.
     my $index = next_ready($waiter) // next;
 
 The index, in the list given to C<waiter>, of a handle that can be read, after waiting as long
-as it takes; nothing after a signal (its handler has run) or an error, with C<$!>.
+as it takes; nothing after a signal (its handler has run). Dies on an error.
 
 =head2 peer_of
 
