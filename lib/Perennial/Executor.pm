@@ -182,7 +182,7 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     local *STDIN;
     use_io(\*STDIN, $env->{'psgi.input'});
     local *STDOUT;
-    use_io(\*STDOUT, $self->{stdout_io});
+    use_io(\*STDOUT, $self->{stdout_io}) unless tied *{$self->{stdout_io}};    # Not nested
     $| = 0;    ## no critic (RequireLocalizedPunctuationVars) the kept IO's, set for each request
     tie *STDOUT, 'Perennial::Executor::Output', $out;
     $out->layers($script->{stdout_layers}->copy) if $script->{stdout_layers};

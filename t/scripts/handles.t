@@ -45,8 +45,10 @@ SKIP: {
 
 my $dir    = File::Temp::tempdir(CLEANUP => 1);
 my %script = (
-    'flush.pl'  => qq{\$| = 1;\nprint "Content-Type: text/plain\\n\\nflushed";\n},
-    'plain.pl'  => qq{print "Content-Type: text/plain\\n\\nplain";\n},
+    'flush.pl' => qq{\$| = 1;\nprint "Content-Type: text/plain\\n\\nflushed";\n},
+    'plain.pl' => qq{print "Content-Type: text/plain\\n\\nplain";\n},
+    'outer.pl' =>
+        qq{print "Content-Type: text/plain\n\nbefore ";\nmain::inner_request();\nprint "after";\n},
     'reopen.pl' =>
         qq{untie *STDOUT;\nopen(STDOUT, '>', "$dir/out.txt") or die;\nprint "to the file";\n},
 );
@@ -76,7 +78,14 @@ sub open_on ($file) {
     return grep { (readlink("/proc/self/fd/$_") // '') eq $file } readdir $fds;
 }
 
-is_deeply [run_script('plain.pl')], [200, 1, 'plain'],   'a script that prints: one whole response';
+# A request run inside a script's (as an internal redirect runs): each has its own STDOUT
+my $inner;
+sub inner_request () { $inner = [run_script('plain.pl')] }
+
+is_deeply [run_script('plain.pl')], [200, 1, 'plain'], 'a script that prints: one whole response';
+is_deeply [run_script('outer.pl')], [200, 1, 'before after'],
+    'a script that runs another request inside its own keeps its STDOUT';
+is_deeply $inner,                   [200, 1, 'plain'],   'and the inner one has its own';
 is_deeply [run_script('flush.pl')], [200, 0, 'flushed'], 'one that sets $|: streamed';
 is_deeply [run_script('plain.pl')], [200, 1, 'plain'],
     'the next one starts without autoflush, as with a new STDOUT';

@@ -11,16 +11,17 @@ Perennial::Twins::install(__PACKAGE__, qw(use_io));
 
 our @EXPORT_OK = qw(stdout_io use_io);
 
-# The IO object a request's STDOUT is tied on, one for all requests of the process (a tie on an
-# empty local glob made a new one each time). What a request leaves on it is the caller's to
-# undo: `$| = 0` before, and a file the script opened on it itself closed after.
+# A handle whose IO a request's STDOUT is tied on, one for all requests of the process (a tie on
+# an empty local glob made a new IO each time). What a request leaves on it is the caller's to
+# undo: `$| = 0` before, and a file the script opened on it itself closed after; and while it
+# is tied, a request run inside that one (an internal redirect) needs an IO of its own.
 sub stdout_io () {
-    state $io = do {
+    state $handle = do {
         open(my $fh, '<', \'') or die "Can't open a handle for STDOUT: $!\n";
         CORE::close($fh);
-        *$fh{IO};
+        $fh;
     };
-    return $io;
+    return $handle;
 }
 
 # The glob *$glob (made local by the caller, so without an IO) reads and writes through
@@ -57,12 +58,13 @@ name hides no package.
 =head2 stdout_io
 
     local *STDOUT;
-    use_io(\*STDOUT, stdout_io());
+    use_io(\*STDOUT, stdout_io()) unless tied *{stdout_io()};
     $| = 0;
     tie *STDOUT, 'Perennial::Executor::Output', $out;
 
-The one IO object of the process on which each request's STDOUT is tied. The caller sets C<$|>
-to 0 before the script runs, and closes it after if the script opened it on a file itself.
+The handle whose IO, one for the process, each request's STDOUT is tied on. The caller sets
+C<$|> to 0 before the script runs, and closes it after if the script opened it on a file
+itself; a request run while it is tied (inside another) leaves it alone.
 
 =head2 use_io
 
