@@ -45,23 +45,22 @@ sub new ($class, %args) {
         body       => $config->limit_request_body,
     );
     my $self = bless {
-        pid         => $$,                     # The worker's (not a process the application forks)
-        after       => $args{after_request},
-        app         => $args{app},
-        log         => $args{log},
-        board       => $args{board},
-        slot        => $args{slot},
-        stopping    => $args{stopping},
-        empty_input => empty_input(),
-        keep        => $config->keep_alive,
-        keep_max    => $config->max_keep_alive_requests,
-        keep_wait   => $config->keep_alive_timeout,
-        park        => $args{park},                        # Perennial::Park, when idle ones go
-        park_heads  => $config->park_slow_heads,
-        park_wait   => $config->park_keep_alive_after,
-        timeout     => $config->timeout,
-        allow       => 'GET, HEAD, POST, OPTIONS' . ($config->trace_enable ? ', TRACE' : ''),
-        limits_of   => [
+        pid        => $$,                     # The worker's (not a process the application forks)
+        after      => $args{after_request},
+        app        => $args{app},
+        log        => $args{log},
+        board      => $args{board},
+        slot       => $args{slot},
+        stopping   => $args{stopping},
+        keep       => $config->keep_alive,
+        keep_max   => $config->max_keep_alive_requests,
+        keep_wait  => $config->keep_alive_timeout,
+        park       => $args{park},                        # Perennial::Park, when idle ones go
+        park_heads => $config->park_slow_heads,
+        park_wait  => $config->park_keep_alive_after,
+        timeout    => $config->timeout,
+        allow      => 'GET, HEAD, POST, OPTIONS' . ($config->trace_enable ? ', TRACE' : ''),
+        limits_of  => [
             map {
                 +{  %limits,
                     unsafe     => $_->{unsafe}     // 0,
@@ -167,12 +166,7 @@ sub _answer ($self, $c, $buf_ref, $env, $served, $remaining) {
     $c->{head_only} = $env->{REQUEST_METHOD} eq 'HEAD';
     my $has_body = defined $env->{CONTENT_LENGTH} || defined $env->{HTTP_TRANSFER_ENCODING};
     return 0 if $has_body && !$self->_read_body($c, $buf_ref, $env);
-
-    # The empty input, kept while it still is one: a request that closed it, or reopened it on
-    # something else (a script's STDIN is its IO), took its -1 for a descriptor
-    my $in = $self->{empty_input};
-    $env->{'psgi.input'}
-        //= (fileno($in) // 0) == -1 ? $in : ($self->{empty_input} = empty_input());
+    $env->{'psgi.input'} //= ($self->{empty_input} //= $self->_empty_input);
     return $self->_call_app($c, $env);
 }
 
@@ -197,12 +191,24 @@ sub _after_response ($self, $c, $env, $t0, $served) {
     my $log = $env->{'perennial.log'} // $self->{log};
     $log->access($env, $c->{status} // 0, $c->{bytes}, $micros, $c) if $log->{access};
     $self->_cleanups($env) if $env->{'psgix.cleanup.handlers'};
+
+    # The empty input, kept while it still is one: not after a request closed it, reopened it on
+    # something else (a script's STDIN is its IO) or tied it
+    delete $self->{empty_input}
+        if $self->{empty_input}
+        && (Internals::SvREFCNT(${$self->{empty_string}}) != 2 || tied *{$self->{empty_input}});
     $self->{harakiri} = 1
         if $env->{'psgix.harakiri.commit'} || ($self->{after} && $self->{after}->());
     return 0 if !$c->{keep_alive};
     return 1 if !$self->{harakiri};
     $self->{linger} = 1;
     return 0;
+}
+
+# A new empty input for requests without a body, kept with the string it reads
+sub _empty_input ($self) {
+    (my $in, $self->{empty_string}) = empty_input();
+    return $in;
 }
 
 # psgix.cleanup: what the application left to run once the response is sent and logged (mod_perl

@@ -7,7 +7,8 @@ use Perennial::Test::Scripts qw(start_script_server);
 
 # A request without a body reads nothing from psgi.input, whatever an earlier request did to
 # its own: the worker keeps one empty in-memory handle for such requests, and makes a new one
-# when a request closed it or opened it again on a file (a script's STDIN is an alias of it).
+# when a request closed it or opened it again on a file or a string (a script's STDIN is its
+# IO).
 # One worker, so that every request meets what the one before it left.
 
 my $srv = start_server(app => 'input.psgi', workers => 1);
@@ -25,11 +26,11 @@ $srv->stop;
 
 my $scripts = start_script_server();
 for my $mode (qw(perlrun registry)) {
-    for my $what (qw(reopen close)) {
+    for my $what (qw(reopen close string)) {
         like $scripts->get("/$mode/stdin_reopen.pl?$what")->{content}, qr/\Aread 0 \[\]/,
             "/$mode: STDIN empty before the script does $what to it";
         like $scripts->get("/$mode/stdin_reopen.pl")->{content}, qr/\Aread 0 \[\]/,
-            "/$mode: and the next request's STDIN is empty, not the file";
+            "/$mode: and the next request's STDIN is empty, not what it was opened on";
     }
 }
 $scripts->stop;

@@ -16,12 +16,15 @@ our @EXPORT_OK = qw(empty_input input_of receive_body);
 
 my $MEMORY_BODY = 65_536;
 
-# An empty input, for the caller to keep and hand to each request without a body while it still
-# is one (its fileno is -1: a request that closed it, or reopened it on something else, needs
-# a new one). Opening one for each request cost 7k instructions.
+# An empty input, and a reference to the empty string it reads, for the caller to keep and hand
+# to each request without a body while it still is one: while the handle holds the string (the
+# string's count is 2, the handle's and the reference's) and nothing tied it. A request that
+# closed it, or reopened it on anything else (a script's STDIN is its IO), even on a string,
+# must not pass it on. Opening one for each request cost 7k instructions.
 sub empty_input () {
-    open(my $new, '<', \'') or die "Can't open an empty body: $!\n";
-    return $new;
+    my $empty = '';
+    open(my $new, '<', \$empty) or die "Can't open an empty body: $!\n";
+    return ($new, \$empty);
 }
 
 # Moves the body from the buffer, and from the socket through $read (which appends to the
@@ -77,8 +80,9 @@ Perennial::HTTP::Input - a request's psgi.input
 =head1 SYNOPSIS
 
     use Perennial::HTTP::Input qw(empty_input input_of receive_body);
-    $kept = empty_input() if (fileno($kept) // 0) != -1;    # Closed or reopened: a new one
-    $env->{'psgi.input'} = $kept;                           # No body
+    ($kept, $string) = empty_input()                          # Closed, reopened or tied
+        if Internals::SvREFCNT($$string) != 2 || tied *$kept;
+    $env->{'psgi.input'} = $kept;                             # No body
     my $body   = {data => '', length => 0};
     my $status = receive_body(sub { sysread $sock, $buf, 65536, length $buf }, \$buf, $body,
         'length', $env->{CONTENT_LENGTH}, $env, $limits);
@@ -96,10 +100,11 @@ past that.
 
 =head2 empty_input
 
-    my $kept = empty_input();
+    my ($kept, $string) = empty_input();
 
-An empty in-memory handle, to keep and hand to each request without a body while its
-C<fileno> is still -1 (a request may close it, or reopen it on something else).
+An empty in-memory handle and a reference to the string it reads, to keep and hand to each
+request without a body while the handle still holds the string (C<Internals::SvREFCNT> of it is
+2) and is not tied: a request may close it, reopen it on something else, or tie it.
 
 =head2 input_of
 
