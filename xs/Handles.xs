@@ -39,3 +39,18 @@ xs_use_io(glob, handle)
     old = GvIOp(gv);
     GvIOp(gv) = io ? (IO *)SvREFCNT_inc_simple_NN((SV *)io) : NULL;
     SvREFCNT_dec(old);
+
+void
+xs_use_untied_io(glob, handle)
+    SV *glob
+    SV *handle
+  PREINIT:
+    IO *io;
+  CODE:
+    /* The same, unless the IO is tied now (a request's STDOUT, while a request run inside it
+     * uses it): the glob is then left without one, and its tie makes a new one */
+    io = io_of(aTHX_ handle);
+    if (io && SvRMAGICAL(io) && mg_find((SV *)io, PERL_MAGIC_tiedscalar)) XSRETURN_EMPTY;
+    if (!SvROK(glob) || !isGV_with_GP(SvRV(glob))) croak("use_io: not a glob reference");
+    SvREFCNT_dec(GvIOp((GV *)SvRV(glob)));
+    GvIOp((GV *)SvRV(glob)) = io ? (IO *)SvREFCNT_inc_simple_NN((SV *)io) : NULL;

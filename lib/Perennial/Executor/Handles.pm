@@ -7,9 +7,9 @@ use Perennial::Twins;
 # cache of class names whenever a glob is assigned an IO, which made every `Class->method` and
 # `bless` by name after it look its class up again (three times a request); the C
 # (xs/Handles.xs) puts the IO in place without that, the Perl twin assigns it.
-Perennial::Twins::install(__PACKAGE__, qw(use_io));
+Perennial::Twins::install(__PACKAGE__, qw(use_io use_untied_io));
 
-our @EXPORT_OK = qw(stdout_io use_io);
+our @EXPORT_OK = qw(stdout_io use_io use_untied_io);
 
 # A handle whose IO a request's STDOUT is tied on, one for all requests of the process (a tie on
 # an empty local glob made a new IO each time). What a request leaves on it is the caller's to
@@ -30,6 +30,13 @@ sub pp_use_io ($glob, $handle) {
     my $io = ref $handle eq 'IO::File' ? $handle : eval { *$handle{IO} };
     *$glob = $io if $io;
     return;
+}
+
+# The same, unless $handle's IO is tied now (a request's STDOUT while a request run inside it,
+# an internal redirect, uses it): the glob is then left without one, and its tie makes a new one
+sub pp_use_untied_io ($glob, $handle) {
+    return if tied *$handle;
+    return pp_use_io($glob, $handle);
 }
 
 1;
@@ -58,13 +65,19 @@ name hides no package.
 =head2 stdout_io
 
     local *STDOUT;
-    use_io(\*STDOUT, stdout_io()) unless tied *{stdout_io()};
+    use_untied_io(\*STDOUT, stdout_io());
     $| = 0;
     tie *STDOUT, 'Perennial::Executor::Output', $out;
 
 The handle whose IO, one for the process, each request's STDOUT is tied on. The caller sets
 C<$|> to 0 before the script runs, and closes it after if the script opened it on a file
 itself; a request run while it is tied (inside another) leaves it alone.
+
+=head2 use_untied_io
+
+    use_untied_io(\*STDOUT, stdout_io());
+
+As C<use_io>, unless the handle's IO is tied now: then the glob is left as it is.
 
 =head2 use_io
 
