@@ -21,6 +21,19 @@ io_of(pTHX_ SV *sv)
     return NULL;
 }
 
+/* Puts io (or none) in the glob's IO slot, with its count; the slot's old one loses its count */
+static void
+put_io(pTHX_ SV *glob, IO *io)
+{
+    GV *gv;
+    IO *old;
+    if (!SvROK(glob) || !isGV_with_GP(SvRV(glob))) croak("use_io: not a glob reference");
+    gv  = (GV *)SvRV(glob);
+    old = GvIOp(gv);
+    GvIOp(gv) = io ? (IO *)SvREFCNT_inc_simple_NN((SV *)io) : NULL;
+    SvREFCNT_dec(old);
+}
+
 MODULE = Perennial::Executor::Handles    PACKAGE = Perennial::Executor::Handles
 
 PROTOTYPES: DISABLE
@@ -29,16 +42,8 @@ void
 xs_use_io(glob, handle)
     SV *glob
     SV *handle
-  PREINIT:
-    GV *gv;
-    IO *io, *old;
   CODE:
-    if (!SvROK(glob) || !isGV_with_GP(SvRV(glob))) croak("use_io: not a glob reference");
-    gv  = (GV *)SvRV(glob);
-    io  = io_of(aTHX_ handle);
-    old = GvIOp(gv);
-    GvIOp(gv) = io ? (IO *)SvREFCNT_inc_simple_NN((SV *)io) : NULL;
-    SvREFCNT_dec(old);
+    put_io(aTHX_ glob, io_of(aTHX_ handle));
 
 void
 xs_use_untied_io(glob, handle)
@@ -51,6 +56,4 @@ xs_use_untied_io(glob, handle)
      * uses it): the glob is then left without one, and its tie makes a new one */
     io = io_of(aTHX_ handle);
     if (io && SvRMAGICAL(io) && mg_find((SV *)io, PERL_MAGIC_tiedscalar)) XSRETURN_EMPTY;
-    if (!SvROK(glob) || !isGV_with_GP(SvRV(glob))) croak("use_io: not a glob reference");
-    SvREFCNT_dec(GvIOp((GV *)SvRV(glob)));
-    GvIOp((GV *)SvRV(glob)) = io ? (IO *)SvREFCNT_inc_simple_NN((SV *)io) : NULL;
+    put_io(aTHX_ glob, io);
