@@ -46,14 +46,19 @@ xs_use_io(glob, handle)
     put_io(aTHX_ glob, io_of(aTHX_ handle));
 
 void
-xs_use_untied_io(glob, handle)
+xs_use_stdout_io(glob, handle)
     SV *glob
     SV *handle
   PREINIT:
     IO *io;
+    GV *gv;
   CODE:
-    /* The same, unless the IO is tied now (a request's STDOUT, while a request run inside it
-     * uses it): the glob is then left without one, and its tie makes a new one */
+    /* STDOUT for a script's request: handle's IO, unless that is tied now (a request's STDOUT,
+     * while a request run inside it uses it: the glob is then left without one, and its tie
+     * makes a new one); selected, as a new perl starts with it, since a script may have left
+     * another handle selected; and without autoflush, which a script may have left on it */
     io = io_of(aTHX_ handle);
-    if (io && SvRMAGICAL(io) && mg_find((SV *)io, PERL_MAGIC_tiedscalar)) XSRETURN_EMPTY;
-    put_io(aTHX_ glob, io);
+    if (!(io && SvRMAGICAL(io) && mg_find((SV *)io, PERL_MAGIC_tiedscalar))) put_io(aTHX_ glob, io);
+    gv = (GV *)SvRV(glob);
+    if (PL_defoutgv != gv) setdefout(gv);
+    if (GvIOp(gv)) IoFLAGS(GvIOp(gv)) &= ~IOf_FLUSH;

@@ -14,7 +14,7 @@ use Perennial::Executor::Environment;
 use Perennial::Executor::Errors;
 use Perennial::Executor::Exit;    # Before any script compiles: exit ends the request
 use Perennial::Executor::Front   qw(error_page where);
-use Perennial::Executor::Handles qw(stdout_io use_io use_untied_io);
+use Perennial::Executor::Handles qw(stdout_io use_io use_stdout_io);
 use Perennial::Executor::Inc;
 use Perennial::Executor::Libraries;
 use Perennial::Executor::Lint;
@@ -182,8 +182,7 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     local *STDIN;
     use_io(\*STDIN, $env->{'psgi.input'});
     local *STDOUT;
-    use_untied_io(\*STDOUT, $self->{stdout_io});    # Not when a request inside one runs
-    $| = 0;    ## no critic (RequireLocalizedPunctuationVars) the kept IO's, set for each request
+    use_stdout_io(\*STDOUT, $self->{stdout_io});    # Selected, no autoflush; own IO inside one
     tie *STDOUT, 'Perennial::Executor::Output', $out;
     $out->layers($script->{stdout_layers}->copy) if $script->{stdout_layers};
     local *STDERR;

@@ -43,10 +43,34 @@ SKIP: {
     }
 }
 
+# use_stdout_io, both twins: STDOUT gets the kept IO, selected, without the autoflush left on it
+for my $impl ('xs', 'pp') {
+    my $use_stdout_io = \&{"Perennial::Executor::Handles::${impl}_use_stdout_io"};
+SKIP: {
+        skip 'the C functions are not built (make xs)', 3 unless defined &$use_stdout_io;
+        open(my $kept,  '>', \my $into)  or die;
+        open(my $other, '>', \my $elsew) or die;
+        select $kept;
+        $| = 1;
+        my $was = select $other;
+        {
+            local *STDOUT;
+            $use_stdout_io->(\*STDOUT, $kept);
+            is select(), 'main::STDOUT', "$impl: STDOUT is the selected handle again";
+            is $|,       0,              "$impl: without the autoflush a request left on its IO";
+            print 'through';
+        }
+        select $was;
+        is $into, 'through', "$impl: and prints through the kept IO";
+    }
+}
+
 my $dir    = File::Temp::tempdir(CLEANUP => 1);
 my %script = (
-    'flush.pl' => qq{\$| = 1;\nprint "Content-Type: text/plain\\n\\nflushed";\n},
-    'plain.pl' => qq{print "Content-Type: text/plain\\n\\nplain";\n},
+    'flush.pl'   => qq{\$| = 1;\nprint "Content-Type: text/plain\\n\\nflushed";\n},
+    'plain.pl'   => qq{print "Content-Type: text/plain\\n\\nplain";\n},
+    'selects.pl' => qq{\$| = 1;\nprint "Content-Type: text/plain\\n\\nleft";\n}
+        . qq{open(our \$LOG, '>', "$dir/selected.txt") or die;\nselect \$LOG;\n},
     'outer.pl' =>
         qq{print "Content-Type: text/plain\n\nbefore ";\nmain::inner_request();\nprint "after";\n},
     'reopen.pl' =>
@@ -89,6 +113,11 @@ is_deeply $inner,                   [200, 1, 'plain'],   'and the inner one has 
 is_deeply [run_script('flush.pl')], [200, 0, 'flushed'], 'one that sets $|: streamed';
 is_deeply [run_script('plain.pl')], [200, 1, 'plain'],
     'the next one starts without autoflush, as with a new STDOUT';
+is_deeply [run_script('selects.pl')], [200, 0, 'left'],
+    'a script that sets $| and leaves another handle selected: streamed';
+is_deeply [run_script('plain.pl')], [200, 1, 'plain'],
+    'the next one prints to STDOUT, selected again, without autoflush';
+is -s "$dir/selected.txt",         0,   'and nothing of it went to the handle left selected';
 is + (run_script('reopen.pl'))[0], 500, 'a script that opens STDOUT on a file itself';
 ok -s "$dir/out.txt", 'writes there (and its response has no header: a 500)';
 is_deeply [open_on("$dir/out.txt")], [],                'and the file is closed after its request';

@@ -3,7 +3,7 @@ use v5.36;
 use Perennial::ModPerl::Const;
 use Perennial::ErrorPage;
 use Perennial::Executor::Environment;
-use Perennial::Executor::Handles qw(stdout_io use_io use_untied_io);
+use Perennial::Executor::Handles qw(stdout_io use_io use_stdout_io);
 use Perennial::Executor::Output;
 use Perennial::Watchdog;
 
@@ -77,8 +77,7 @@ sub _run ($self, $env, $r, $out) {
     local *STDIN;
     use_io(\*STDIN, $env->{'psgi.input'});    # Without emptying perl's cache of class names
     local *STDOUT;
-    use_untied_io(\*STDOUT, stdout_io());     # Not when a request inside one runs
-    $| = 0;    ## no critic (RequireLocalizedPunctuationVars) the kept IO's, set for each request
+    use_stdout_io(\*STDOUT, stdout_io());     # Selected, no autoflush; its own IO inside one
     tie *STDOUT, 'Perennial::Executor::Output', $out;
     my $rc = $phases->run($r, 'perl_response');
     {
