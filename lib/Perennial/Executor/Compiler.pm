@@ -1,6 +1,7 @@
 package Perennial::Executor::Compiler;
 use v5.36;
 use B ();
+use Perennial::Executor::Compiler::Fresh;
 
 # Turns a CGI script's source into a code reference in its own package: the shebang's -w
 # becomes `use warnings`, `#line` keeps error line numbers true to the file, the text after
@@ -22,7 +23,7 @@ sub compile ($class, %args) {
     our $DATA_IN = undef;
     my @declared = grep { !stash_exists($_) } @{$read->{declares}};
     my ($ends, $inits) = (_count(B::end_av), _count(B::init_av));
-    my $sub   = _eval($read->{text});
+    my $sub   = Perennial::Executor::Compiler::Fresh::compile_text($read->{text});
     my $err   = $@;
     my @ends  = _take_blocks(B::end_av, 0, $ends, $path);
     my @inits = _take_blocks(B::init_av, 1, $inits);
@@ -188,22 +189,6 @@ sub _take_blocks ($av, $at_back, $before, $file = undef) {
     }
     return @taken;
 }
-
-# Compiled far from any lexical, with perl's default pragmas (no strict, no warnings, the
-# default features such as indirect method calls): a script starts as it would under mod_cgi
-## no critic (ProhibitNoStrict ProhibitNoWarnings ProhibitProlongedStrictureOverride RequireArgUnpacking)
-{
-    no strict;
-    no warnings;
-    no feature ':all';
-    use feature ':default';
-
-    # $_[0], not a copy: a lexical here would be visible to the script
-    sub _eval {
-        return eval $_[0];    ## no critic (ProhibitStringyEval) compiling the script is the job
-    }
-}
-## use critic
 
 1;
 
