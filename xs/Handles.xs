@@ -46,19 +46,39 @@ xs_use_io(glob, handle)
     put_io(aTHX_ glob, io_of(aTHX_ handle));
 
 void
-xs_use_stdout_io(glob, handle)
+xs_tie_stdout(glob, handle, out)
     SV *glob
     SV *handle
+    SV *out
   PREINIT:
     IO *io;
     GV *gv;
   CODE:
-    /* STDOUT for a script's request: handle's IO, unless that is tied now (a request's STDOUT,
-     * while a request run inside it uses it: the glob is then left without one, and its tie
-     * makes a new one); selected, as a new perl starts with it, since a script may have left
-     * another handle selected; and without autoflush, which a script may have left on it */
+    /* STDOUT for a script's request, tied to out (a reference to the object, as a TIEHANDLE
+     * that returns its argument would give): handle's IO, unless that is tied now (a request's
+     * STDOUT, while a request run inside it uses it: the glob then gets a new one, as tie
+     * makes it); selected, as a new perl starts with it, since a script may have left another
+     * handle selected; and without autoflush, which a script may have left on it */
+    if (!SvROK(out) || !SvOBJECT(SvRV(out))) croak("tie_stdout: not an object");
     io = io_of(aTHX_ handle);
     if (!(io && SvRMAGICAL(io) && mg_find((SV *)io, PERL_MAGIC_tiedscalar))) put_io(aTHX_ glob, io);
     gv = (GV *)SvRV(glob);
     if (PL_defoutgv != gv) setdefout(gv);
-    if (GvIOp(gv)) IoFLAGS(GvIOp(gv)) &= ~IOf_FLUSH;
+    io = GvIOn(gv);
+    IoFLAGS(io) &= ~IOf_FLUSH;
+    sv_unmagic((SV *)io, PERL_MAGIC_tiedscalar);
+    sv_magic((SV *)io, out, PERL_MAGIC_tiedscalar, NULL, 0);
+
+bool
+xs_untie_stdout(glob)
+    SV *glob
+  PREINIT:
+    IO *io;
+  CODE:
+    /* Its tie gone; true when a file is open on it: one the script opened itself */
+    if (!SvROK(glob) || !isGV_with_GP(SvRV(glob))) croak("untie_stdout: not a glob reference");
+    io = GvIOp((GV *)SvRV(glob));
+    if (io) sv_unmagic((SV *)io, PERL_MAGIC_tiedscalar);
+    RETVAL = io && IoIFP(io) ? TRUE : FALSE;
+  OUTPUT:
+    RETVAL

@@ -14,7 +14,7 @@ use Perennial::Executor::Environment;
 use Perennial::Executor::Errors;
 use Perennial::Executor::Exit;    # Before any script compiles: exit ends the request
 use Perennial::Executor::Front   qw(error_page where);
-use Perennial::Executor::Handles qw(stdout_io use_io use_stdout_io);
+use Perennial::Executor::Handles qw(stdout_io tie_stdout untie_stdout use_io);
 use Perennial::Executor::Inc;
 use Perennial::Executor::Libraries;
 use Perennial::Executor::Lint;
@@ -182,8 +182,7 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     local *STDIN;
     use_io(\*STDIN, $env->{'psgi.input'});
     local *STDOUT;
-    use_stdout_io(\*STDOUT, $self->{stdout_io});    # Selected, no autoflush; own IO inside one
-    tie *STDOUT, 'Perennial::Executor::Output', $out;
+    tie_stdout(\*STDOUT, $self->{stdout_io}, $out);    # Selected, no autoflush, tied to $out
     $out->layers($script->{stdout_layers}->copy) if $script->{stdout_layers};
     local *STDERR;
     use_io(\*STDERR, _stderr_of($script));
@@ -220,13 +219,9 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     my @new = Perennial::Executor::Inc::leave($script, $dir);    # What it loaded as it ran
     $self->_depends($script, $dir, @new)        if @new;
     $self->_lint_handles($script, $hit->{file}) if $script->{lint_handles};
-    {
-        no warnings 'untie';   ## no critic (ProhibitNoWarnings) the executor still holds the object
-        untie *STDOUT;
-        CORE::close(*STDOUT) if defined CORE::fileno(*STDOUT);    # The script opened it itself
-        $errors->end_request;
-    }
-    Perennial::Executor::Umask::put_back($self->{umask});         # Only if a umask ran
+    CORE::close(*STDOUT) if untie_stdout(\*STDOUT);    # A file the script opened on it itself
+    $errors->end_request;
+    Perennial::Executor::Umask::put_back($self->{umask});    # Only if a umask ran
     chdir $self->{home}      if $script->{goes_home};
     $self->_cleanup($script) if $self->{flushes};
     return ($error, $r);

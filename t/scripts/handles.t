@@ -43,25 +43,47 @@ SKIP: {
     }
 }
 
-# use_stdout_io, both twins: STDOUT gets the kept IO, selected, without the autoflush left on it
+# tie_stdout and untie_stdout, both twins: STDOUT gets the kept IO, selected, without the
+# autoflush left on it, tied to the object; untied, a file opened on it is told
+{
+
+    package Collect;
+    sub TIEHANDLE ($class, $self) {$self}
+    sub PRINT     ($self, @text)  { push @$self, @text; 1 }
+}
 for my $impl ('xs', 'pp') {
-    my $use_stdout_io = \&{"Perennial::Executor::Handles::${impl}_use_stdout_io"};
+    my ($tie, $untie)
+        = map { \&{"Perennial::Executor::Handles::${impl}_$_"} } qw(tie_stdout untie_stdout);
 SKIP: {
-        skip 'the C functions are not built (make xs)', 3 unless defined &$use_stdout_io;
-        open(my $kept,  '>', \my $into)  or die;
+        skip 'the C functions are not built (make xs)', 8 unless defined &$tie;
+        open(my $kept,  '<', \'')        or die;    # Closed, as stdout_io's
         open(my $other, '>', \my $elsew) or die;
+        close $kept;
         select $kept;
         $| = 1;
         my $was = select $other;
+        my $out = bless [], 'Collect';
         {
             local *STDOUT;
-            $use_stdout_io->(\*STDOUT, $kept);
+            $tie->(\*STDOUT, $kept, $out);
             is select(), 'main::STDOUT', "$impl: STDOUT is the selected handle again";
             is $|,       0,              "$impl: without the autoflush a request left on its IO";
             print 'through';
+            is tied(*STDOUT), $out, "$impl: tied to the object";
+            ok !$untie->(\*STDOUT), "$impl: untied, with no file of its own";
+            ok !tied(*STDOUT),      "$impl: and no tie left";
+            $tie->(\*STDOUT, $kept, $out);
+            {
+                no warnings 'untie';
+                untie *STDOUT;
+            }
+            open(STDOUT, '>', \my $own) or die;
+            ok $untie->(\*STDOUT), "$impl: one the script opened on it: told";
+            CORE::close(*STDOUT);
         }
         select $was;
-        is $into, 'through', "$impl: and prints through the kept IO";
+        is_deeply $out, ['through'], "$impl: what it printed went to the object";
+        ok !defined fileno($kept), "$impl: and the kept IO is closed again";
     }
 }
 

@@ -3,7 +3,7 @@ use v5.36;
 use Perennial::ModPerl::Const;
 use Perennial::ErrorPage;
 use Perennial::Executor::Environment;
-use Perennial::Executor::Handles qw(stdout_io use_io use_stdout_io);
+use Perennial::Executor::Handles qw(stdout_io tie_stdout untie_stdout use_io);
 use Perennial::Executor::Output;
 use Perennial::Watchdog;
 
@@ -77,14 +77,9 @@ sub _run ($self, $env, $r, $out) {
     local *STDIN;
     use_io(\*STDIN, $env->{'psgi.input'});    # Without emptying perl's cache of class names
     local *STDOUT;
-    use_stdout_io(\*STDOUT, stdout_io());     # Selected, no autoflush; its own IO inside one
-    tie *STDOUT, 'Perennial::Executor::Output', $out;
+    tie_stdout(\*STDOUT, stdout_io(), $out);           # Selected, no autoflush, tied to $out
     my $rc = $phases->run($r, 'perl_response');
-    {
-        no warnings 'untie';   ## no critic (ProhibitNoWarnings) the executor still holds the object
-        untie *STDOUT;
-        CORE::close(*STDOUT) if defined CORE::fileno(*STDOUT);    # A handler opened it itself
-    }
+    CORE::close(*STDOUT) if untie_stdout(\*STDOUT);    # A file the handler opened on it itself
     return $rc;
 }
 

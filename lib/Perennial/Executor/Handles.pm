@@ -7,15 +7,15 @@ use Perennial::Twins;
 # cache of class names whenever a glob is assigned an IO, which made every `Class->method` and
 # `bless` by name after it look its class up again (three times a request); the C
 # (xs/Handles.xs) puts the IO in place without that, the Perl twin assigns it.
-Perennial::Twins::install(__PACKAGE__, qw(use_io use_stdout_io));
+Perennial::Twins::install(__PACKAGE__, qw(use_io tie_stdout untie_stdout));
 
-our @EXPORT_OK = qw(stdout_io use_io use_stdout_io);
+our @EXPORT_OK = qw(stdout_io tie_stdout untie_stdout use_io);
 
 # A handle whose IO a request's STDOUT is tied on, one for all requests of the process (a tie on
 # an empty local glob made a new IO each time). What a request leaves on it is undone: its
-# autoflush by use_stdout_io before the next, and a file the script opened on it itself by the
-# caller, who closes it after; and while it is tied, a request run inside that one (an internal
-# redirect) needs an IO of its own.
+# autoflush by tie_stdout before the next, and a file the script opened on it itself by the
+# caller, who closes it after untie_stdout; and while it is tied, a request run inside that one
+# (an internal redirect) needs an IO of its own.
 sub stdout_io () {
     state $handle = do {
         open(my $fh, '<', \'') or die "Can't open a handle for STDOUT: $!\n";
@@ -33,15 +33,25 @@ sub pp_use_io ($glob, $handle) {
     return;
 }
 
-# STDOUT for a script's request: $handle's IO unless that is tied now (a request's STDOUT while
-# a request run inside it, an internal redirect, uses it: the glob is then left without one, and
-# its tie makes a new one); selected, as in a new perl, since a script may have left another
-# handle selected; and without autoflush, which a script may have left on it
-sub pp_use_stdout_io ($glob, $handle) {
+# STDOUT for a script's request, tied to $out (whose class's TIEHANDLE returns its argument):
+# $handle's IO unless that is tied now (a request's STDOUT while a request run inside it, an
+# internal redirect, uses it: the glob then gets a new one, as tie makes it); selected, as in a
+# new perl, since a script may have left another handle selected; and without autoflush, which
+# a script may have left on it
+sub pp_tie_stdout ($glob, $handle, $out) {
     pp_use_io($glob, $handle) unless tied *$handle;
-    select $glob; ## no critic (ProhibitOneArgSelect) what print with no handle writes to
-    $| = 0;       ## no critic (RequireLocalizedPunctuationVars) the kept IO's, set for each request
+    select $glob;    ## no critic (ProhibitOneArgSelect) what print with no handle writes to
+    $| = 0;          ## no critic (RequireLocalizedPunctuationVars) the kept IO's, for each request
+    tie *$glob, ref $out, $out;
     return;
+}
+
+# Its tie gone; true when a file is open on it: one the script opened itself, for the caller
+# to close
+sub pp_untie_stdout ($glob) {
+    no warnings 'untie';    ## no critic (ProhibitNoWarnings) the executor still holds the object
+    untie *$glob;
+    return defined CORE::fileno(*$glob);
 }
 
 1;
@@ -70,20 +80,28 @@ name hides no package.
 =head2 stdout_io
 
     local *STDOUT;
-    use_stdout_io(\*STDOUT, stdout_io());
-    tie *STDOUT, 'Perennial::Executor::Output', $out;
+    tie_stdout(\*STDOUT, stdout_io(), $out);
+    ...    # the script runs
+    CORE::close(*STDOUT) if untie_stdout(\*STDOUT);
 
-The handle whose IO, one for the process, each request's STDOUT is tied on. The caller closes
-it after the script if the script opened it on a file itself; a request run while it is tied
-(inside another) leaves it alone.
+The handle whose IO, one for the process, each request's STDOUT is tied on. A request run
+while it is tied (inside another) leaves it alone.
 
-=head2 use_stdout_io
+=head2 tie_stdout
 
-    use_stdout_io(\*STDOUT, stdout_io());
+    tie_stdout(\*STDOUT, stdout_io(), $out);
 
-As C<use_io>, unless the handle's IO is tied now: then the glob is left as it is. Either way the
-glob is then the selected handle, without autoflush, as STDOUT is when a new perl starts: a
-script that left another handle selected, or C<$|> set, leaves it to no one after it.
+As C<use_io>, unless the handle's IO is tied now: then the glob gets an IO of its own. Either
+way the glob is then the selected handle, without autoflush, as STDOUT is when a new perl
+starts (a script that left another handle selected, or C<$|> set, leaves it to no one after
+it), tied to C<$out>, an object whose class's C<TIEHANDLE> returns its argument (the C build
+ties it without calling C<TIEHANDLE>).
+
+=head2 untie_stdout
+
+    CORE::close(*STDOUT) if untie_stdout(\*STDOUT);
+
+Unties the glob; true when a file is open on its IO, which only the script can have opened.
 
 =head2 use_io
 
