@@ -182,7 +182,7 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     local *STDIN;
     use_io(\*STDIN, $env->{'psgi.input'});
     local *STDOUT;
-    tie_stdout(\*STDOUT, $self->{stdout_io}, $out);    # Selected, no autoflush, tied to $out
+    my $selected = tie_stdout(\*STDOUT, $self->{stdout_io}, $out);    # No autoflush, tied
     $out->layers($script->{stdout_layers}->copy) if $script->{stdout_layers};
     local *STDERR;
     use_io(\*STDERR, _stderr_of($script));
@@ -195,9 +195,10 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     local $/ = "\n";
     local $,;
     local $\;
-    local $" = ' ';
-    local $; = "\034";
-    local $@ = '';
+    local $"  = ' ';
+    local $;  = "\034";
+    local $@  = '';
+    local $^W = $^W;      # What a script sets is not the next one's
 
     local @ARGV = length $env->{QUERY_STRING} ? $self->{env}->argv($env) : ();    # ISINDEX words
     local @INC  = @{$script->{inc}};    # Its own `use lib` paths, and changes last one request
@@ -219,7 +220,8 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     my @new = Perennial::Executor::Inc::leave($script, $dir);    # What it loaded as it ran
     $self->_depends($script, $dir, @new)        if @new;
     $self->_lint_handles($script, $hit->{file}) if $script->{lint_handles};
-    CORE::close(*STDOUT) if untie_stdout(\*STDOUT);    # A file the script opened on it itself
+    my $opened = untie_stdout(\*STDOUT, $self->{stdout_io}, $out, $selected);
+    CORE::close(*STDOUT) if $opened;    # A file the script opened on it itself
     $errors->end_request;
     Perennial::Executor::Umask::put_back($self->{umask});    # Only if a umask ran
     chdir $self->{home}      if $script->{goes_home};

@@ -2,7 +2,7 @@ use v5.36;
 use Test::More;
 use File::Temp ();
 use lib 't/lib';
-use Perennial::Test qw(in_process_get);
+use Perennial::Test qw(in_process_get slurp);
 use Perennial::Config;
 use Perennial::Executor;
 use Perennial::Executor::Handles;
@@ -55,34 +55,38 @@ for my $impl ('xs', 'pp') {
     my ($tie, $untie)
         = map { \&{"Perennial::Executor::Handles::${impl}_$_"} } qw(tie_stdout untie_stdout);
 SKIP: {
-        skip 'the C functions are not built (make xs)', 8 unless defined &$tie;
+        skip 'the C functions are not built (make xs)', 9 unless defined &$tie;
         open(my $kept,  '<', \'')        or die;    # Closed, as stdout_io's
         open(my $other, '>', \my $elsew) or die;
         close $kept;
-        select $kept;
+        my $was = select $kept;
         $| = 1;
-        my $was = select $other;
+        select $other;
         my $out = bless [], 'Collect';
         {
             local *STDOUT;
-            $tie->(\*STDOUT, $kept, $out);
+            my $selected = $tie->(\*STDOUT, $kept, $out);
             is select(), 'main::STDOUT', "$impl: STDOUT is the selected handle again";
             is $|,       0,              "$impl: without the autoflush a request left on its IO";
             print 'through';
             is tied(*STDOUT), $out, "$impl: tied to the object";
-            ok !$untie->(\*STDOUT), "$impl: untied, with no file of its own";
-            ok !tied(*STDOUT),      "$impl: and no tie left";
-            $tie->(\*STDOUT, $kept, $out);
+            ok !$untie->(\*STDOUT, $kept, $out, $selected),
+                "$impl: untied, with no file of its own";
+            ok !tied(*STDOUT), "$impl: and no tie left";
+            print 'back';
+            $selected = $tie->(\*STDOUT, $kept, $out);
             {
                 no warnings 'untie';
                 untie *STDOUT;
             }
             open(STDOUT, '>', \my $own) or die;
-            ok $untie->(\*STDOUT), "$impl: one the script opened on it: told";
+            ok $untie->(\*STDOUT, $kept, $out, $selected),
+                "$impl: one the script opened on it: told";
             CORE::close(*STDOUT);
         }
         select $was;
         is_deeply $out, ['through'], "$impl: what it printed went to the object";
+        is $elsew, 'back', "$impl: and after, the handle selected before is again";
         ok !defined fileno($kept), "$impl: and the kept IO is closed again";
     }
 }
@@ -97,6 +101,18 @@ my %script = (
         qq{print "Content-Type: text/plain\n\nbefore ";\nmain::inner_request();\nprint "after";\n},
     'reopen.pl' =>
         qq{untie *STDOUT;\nopen(STDOUT, '>', "$dir/out.txt") or die;\nprint "to the file";\n},
+    'outer_select.pl' => qq{print "Content-Type: text/plain\n\nbefore ";\n}
+        . qq{open(my \$log, '>', "$dir/outer_log.txt") or die;\nmy \$was = select \$log;\n}
+        . qq{main::inner_request();\nprint "to its log";\nselect \$was;\nclose \$log;\n}
+        . qq{print "after";\n},
+    'outer_reopen.pl' => qq{untie *STDOUT;\nopen(STDOUT, '>', "$dir/outer.txt") or die;\n}
+        . qq{print "a";\nmain::inner_request();\nprint "b";\n},
+    'assign.pl' => qq{open(my \$fh, '>', "$dir/assigned.txt") or die;\n*STDOUT = \$fh;\n}
+        . qq{print "to the file";\n},
+    'own_tie.pl' => qq{package Own;\nsub TIEHANDLE { bless [] }\nsub PRINT { 1 }\n}
+        . qq{sub UNTIE { \$main::untied++ }\npackage main;\n}
+        . qq{print "Content-Type: text/plain\\n\\nmine";\ntie *STDOUT, 'Own';\nprint "lost";\n},
+    'dowarn.pl' => qq{BEGIN { \$^W = 1 }\n\$^W = 1;\nprint "Content-Type: text/plain\\n\\nset";\n},
 );
 for my $name (keys %script) {
     open(my $fh, '>', "$dir/$name") or die "Can't write $name: $!";
@@ -144,5 +160,27 @@ is + (run_script('reopen.pl'))[0], 500, 'a script that opens STDOUT on a file it
 ok -s "$dir/out.txt", 'writes there (and its response has no header: a 500)';
 is_deeply [open_on("$dir/out.txt")], [],                'and the file is closed after its request';
 is_deeply [run_script('plain.pl')],  [200, 1, 'plain'], 'the next request has its own STDOUT';
+
+is select(), 'main::STDOUT', 'after a script that left its own handle selected, STDOUT is again';
+my $kept = Perennial::Executor::Handles::stdout_io();
+is_deeply [run_script('outer_select.pl')], [200, 1, 'before after'],
+    'a script that selects its own handle and runs a request inside its own';
+is_deeply $inner, [200, 1, 'plain'], 'the inner one prints to its own STDOUT';
+is slurp("$dir/outer_log.txt"), 'to its log', 'and the outer one, after it, to its handle still';
+is + (run_script('outer_reopen.pl'))[0], 500,
+    'a script that reopened STDOUT on a file and runs a request inside its own';
+is_deeply $inner, [200, 1, 'plain'], 'the inner one has its own STDOUT';
+is slurp("$dir/outer.txt"),        'ab', 'and the outer one\'s file is not closed under it';
+is + (run_script('assign.pl'))[0], 500,  'a script that assigns a handle of its own to *STDOUT';
+is slurp("$dir/assigned.txt"),     'to the file', 'writes there, closed after its request';
+ok !tied(*$kept), 'and the kept STDOUT is not left tied to its request';
+is_deeply [run_script('plain.pl')], [200, 1, 'plain'], 'the next request prints as always';
+our $untied = 0;
+is_deeply [run_script('own_tie.pl')], [200, 1, 'mine'],
+    'a script that ties STDOUT to a class of its own';
+is $untied, 1, 'has that class\'s UNTIE called, as untie calls it';
+is $^W,     0, 'before a script that sets $^W';
+is_deeply [run_script('dowarn.pl')], [200, 1, 'set'], 'one that sets $^W, at BEGIN and as it runs';
+is $^W, 0, 'leaves it as it was after its request';
 
 done_testing;

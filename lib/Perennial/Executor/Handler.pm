@@ -77,9 +77,10 @@ sub _run ($self, $env, $r, $out) {
     local *STDIN;
     use_io(\*STDIN, $env->{'psgi.input'});    # Without emptying perl's cache of class names
     local *STDOUT;
-    tie_stdout(\*STDOUT, stdout_io(), $out);           # Selected, no autoflush, tied to $out
-    my $rc = $phases->run($r, 'perl_response');
-    CORE::close(*STDOUT) if untie_stdout(\*STDOUT);    # A file the handler opened on it itself
+    my $selected = tie_stdout(\*STDOUT, stdout_io(), $out);             # No autoflush, tied to $out
+    my $rc       = $phases->run($r, 'perl_response');
+    my $opened   = untie_stdout(\*STDOUT, stdout_io(), $out, $selected);
+    CORE::close(*STDOUT) if $opened;    # A file the handler opened on it itself
     return $rc;
 }
 

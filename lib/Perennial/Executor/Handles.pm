@@ -1,6 +1,7 @@
 package Perennial::Executor::Handles;
 use v5.36;
-use Exporter qw(import);
+use Exporter     qw(import);
+use Scalar::Util qw(refaddr);
 use Perennial::Twins;
 
 # A script's STDIN, STDOUT and STDERR, given another handle's IO for a request. Perl empties its
@@ -14,8 +15,8 @@ our @EXPORT_OK = qw(stdout_io tie_stdout untie_stdout use_io);
 # A handle whose IO a request's STDOUT is tied on, one for all requests of the process (a tie on
 # an empty local glob made a new IO each time). What a request leaves on it is undone: its
 # autoflush by tie_stdout before the next, and a file the script opened on it itself by the
-# caller, who closes it after untie_stdout; and while it is tied, a request run inside that one
-# (an internal redirect) needs an IO of its own.
+# caller, who closes it after untie_stdout; and while it is in use, a request run inside that
+# one (an internal redirect) needs an IO of its own.
 sub stdout_io () {
     state $handle = do {
         open(my $fh, '<', \'') or die "Can't open a handle for STDOUT: $!\n";
@@ -34,23 +35,27 @@ sub pp_use_io ($glob, $handle) {
 }
 
 # STDOUT for a script's request, tied to $out (whose class's TIEHANDLE returns its argument):
-# $handle's IO unless that is tied now (a request's STDOUT while a request run inside it, an
-# internal redirect, uses it: the glob then gets a new one, as tie makes it); selected, as in a
-# new perl, since a script may have left another handle selected; and without autoflush, which
-# a script may have left on it
+# $handle's IO while it is free, neither tied nor open (not while a request run inside another,
+# an internal redirect, finds it the outer one's: the glob then gets a new one, as tie makes
+# it); selected, as in a new perl, since a script may have left another handle selected; and
+# without autoflush, which a script may have left on it. Returns what was selected before.
 sub pp_tie_stdout ($glob, $handle, $out) {
-    pp_use_io($glob, $handle) unless tied *$handle;
-    select $glob;    ## no critic (ProhibitOneArgSelect) what print with no handle writes to
-    $| = 0;          ## no critic (RequireLocalizedPunctuationVars) the kept IO's, for each request
+    pp_use_io($glob, $handle) unless tied *$handle || defined CORE::fileno($handle);
+    my $was = select $glob;  ## no critic (ProhibitOneArgSelect) what print with no handle writes to
+    $| = 0;    ## no critic (RequireLocalizedPunctuationVars) the kept IO's, for each request
     tie *$glob, ref $out, $out;
-    return;
+    return $was;
 }
 
-# Its tie gone; true when a file is open on it: one the script opened itself, for the caller
-# to close
-sub pp_untie_stdout ($glob) {
+# After the request: its tie gone; the kept IO untied too if it is still tied to $out (a script
+# that assigned another handle to the glob left it so); $was selected again. True when a file
+# is open on the glob's IO: one the script opened itself, for the caller to close.
+sub pp_untie_stdout ($glob, $handle, $out, $was) {
     no warnings 'untie';    ## no critic (ProhibitNoWarnings) the executor still holds the object
     untie *$glob;
+    my $kept = tied *$handle;
+    untie *$handle if ref $kept && refaddr($kept) == refaddr($out);
+    select $was    if defined $was;    ## no critic (ProhibitOneArgSelect) as before the request
     return defined CORE::fileno(*$glob);
 }
 
@@ -80,28 +85,30 @@ name hides no package.
 =head2 stdout_io
 
     local *STDOUT;
-    tie_stdout(\*STDOUT, stdout_io(), $out);
+    my $selected = tie_stdout(\*STDOUT, stdout_io(), $out);
     ...    # the script runs
-    CORE::close(*STDOUT) if untie_stdout(\*STDOUT);
+    CORE::close(*STDOUT) if untie_stdout(\*STDOUT, stdout_io(), $out, $selected);
 
 The handle whose IO, one for the process, each request's STDOUT is tied on. A request run
-while it is tied (inside another) leaves it alone.
+while it is in use (inside another) gets one of its own.
 
 =head2 tie_stdout
 
-    tie_stdout(\*STDOUT, stdout_io(), $out);
+    my $selected = tie_stdout(\*STDOUT, stdout_io(), $out);
 
-As C<use_io>, unless the handle's IO is tied now: then the glob gets an IO of its own. Either
-way the glob is then the selected handle, without autoflush, as STDOUT is when a new perl
-starts (a script that left another handle selected, or C<$|> set, leaves it to no one after
-it), tied to C<$out>, an object whose class's C<TIEHANDLE> returns its argument (the C build
-ties it without calling C<TIEHANDLE>).
+As C<use_io>, unless the handle's IO is tied or open now: then the glob gets an IO of its own.
+Either way the glob is then the selected handle, without autoflush, as STDOUT is when a new
+perl starts, and tied to C<$out>, an object whose class's C<TIEHANDLE> returns its argument
+(the C build ties it without calling C<TIEHANDLE>). Returns the handle selected before.
 
 =head2 untie_stdout
 
-    CORE::close(*STDOUT) if untie_stdout(\*STDOUT);
+    CORE::close(*STDOUT) if untie_stdout(\*STDOUT, stdout_io(), $out, $selected);
 
-Unties the glob; true when a file is open on its IO, which only the script can have opened.
+Unties the glob (calling C<UNTIE> when the script tied it to a class of its own that has
+one), and the kept handle's IO if it is still tied to C<$out>; selects C<$selected> again, so a
+handle the script left selected is not the process's after it. True when a file is open on
+the glob's IO, which only the script can have opened.
 
 =head2 use_io
 
