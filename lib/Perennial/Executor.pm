@@ -195,10 +195,9 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     local $/ = "\n";
     local $,;
     local $\;
-    local $"  = ' ';
-    local $;  = "\034";
-    local $@  = '';
-    local $^W = $^W;      # What a script sets is not the next one's
+    local $" = ' ';
+    local $; = "\034";
+    local $@ = '';
 
     local @ARGV = length $env->{QUERY_STRING} ? $self->{env}->argv($env) : ();    # ISINDEX words
     local @INC  = @{$script->{inc}};    # Its own `use lib` paths, and changes last one request
@@ -249,8 +248,10 @@ sub _call ($self, $script, $hit, $env, $out, $phased) {
         *{"$script->{data_in}::DATA"} = $data;
     }
 
-    # Its signal handlers (Perennial::Executor::Signals) and locale are put back afterwards
+    # Its signal handlers (Perennial::Executor::Signals), locale and $^W are put back afterwards
+    # ($^W by hand, if it changed: a local of it cost 3.5k)
     my $signals = Perennial::Executor::Signals::snapshot($script->{signals});
+    my $dowarn  = $^W;
     my $locale  = $script->{locale} ? POSIX::setlocale(POSIX::LC_ALL()) : undef;
     Perennial::ModPerl->begin($env, $hit, $out, $self->{site}, $phased);
     my $r    = $script->{request} ? Perennial::ModPerl->current : undef;
@@ -268,6 +269,7 @@ sub _call ($self, $script, $hit, $env, $out, $phased) {
     $r = Perennial::ModPerl->end;    # The request object, if anything asked for it
     Perennial::Executor::Signals::restore($signals);
     POSIX::setlocale(POSIX::LC_ALL(), $locale) if defined $locale;
+    $^W = $dowarn if $^W != $dowarn;    ## no critic (RequireLocalizedPunctuationVars) see above
     return ($err, $r);
 }
 
