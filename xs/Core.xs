@@ -729,9 +729,12 @@ xs_next_ready(waiter)
     struct epoll_event ev;
     int n;
   PPCODE:
-    /* The index of a handle that can be read, waiting as long as it takes; nothing after a
-     * signal (its Perl handler has run); dies on an error, as Linux::Epoll does */
-    n = epoll_wait(handle_fd(aTHX_ waiter), &ev, 1, -1);
+    /* The index of a handle that can be read, waiting at most a second; nothing after a
+     * signal (its Perl handler has run) or the second. A signal whose Perl handler ran just
+     * before the wait began (perl runs them between ops) would not end a wait without end:
+     * a worker told to stop there slept on, so the caller looks at its flag each second. Dies
+     * on an error, as Linux::Epoll does. */
+    n = epoll_wait(handle_fd(aTHX_ waiter), &ev, 1, 1000);
     if (n < 0 && errno != EINTR) croak("Can't wait on the listeners: %s", strerror(errno));
     if (n != 1) {
         PERL_ASYNC_CHECK();

@@ -339,6 +339,18 @@ for my $impl ('xs', 'pp') {
     is_deeply [$next->($w)], [], "$impl next_ready: nothing after a signal";
     is $caught, 1, "$impl next_ready: and the signal's handler ran";
     waitpid $alarm, 0;
+
+    # A signal handled just before the wait began does not end it: the wait must end by
+    # itself, so that the caller looks at what the handler set (a worker told to stop). The
+    # alarm only turns a wait without end into a failure here.
+    my $returned = eval {
+        local $SIG{ALRM} = sub { die "still waiting\n" };
+        alarm 10;
+        my @got = $next->($w);
+        alarm 0;
+        "@got";
+    };
+    is $returned, '', "$impl next_ready: with nothing to read and no signal, nothing, in time";
 }
 
 # pid: the process's id, kept in C and forgotten in a forked child

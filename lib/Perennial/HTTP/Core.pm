@@ -87,10 +87,10 @@ sub pp_waiter ($handles) {
     return [$epoll, \$ready];
 }
 
-# The index of a handle that can be read, as long as it takes; nothing after a signal (dies on
-# an error)
+# The index of a handle that can be read, waiting at most a second; nothing after a signal or
+# the second (dies on an error)
 sub pp_next_ready ($waiter) {
-    $waiter->[0]->wait(1) or return;
+    $waiter->[0]->wait(1, 1) or return;
     return ${$waiter->[1]};
 }
 
@@ -280,8 +280,10 @@ that waited last.
 
     my $index = next_ready($waiter) // next;
 
-The index, in the list given to C<waiter>, of a handle that can be read, after waiting as long
-as it takes; nothing after a signal (its handler has run). Dies on an error.
+The index, in the list given to C<waiter>, of a handle that can be read, after waiting at most
+a second; nothing after a signal (its handler has run) or when the second passed, so that the
+caller looks again at what a signal handler may have set just before the wait began (perl
+runs its handlers between ops, and such a signal would not end the wait). Dies on an error.
 
 =head2 peer_of
 
