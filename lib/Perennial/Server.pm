@@ -152,7 +152,7 @@ sub _accept ($self, $fh, $stopping) {
     }
     my $rin = '';
     vec($rin, fileno $_, 1) = 1 for @$fh;
-    my $n = select(my $rout = $rin, undef, undef, undef);
+    my $n = select(my $rout = $rin, undef, undef, 1);    # At most a second, as next_ready waits
     return () if $n <= 0 || $$stopping;
     for my $i (0 .. $#$fh) {
         next unless vec($rout, fileno $fh->[$i], 1);
