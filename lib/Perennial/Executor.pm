@@ -199,6 +199,11 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     local $; = "\034";
     local $@ = '';
 
+    # $^W as the worker has it (PerlSwitches -w), whatever the script, its UNTIE or destructors
+    # set, on every way out (read first: `local $^W = $^W` localizes before it reads, giving 0)
+    my $dowarn = $^W;
+    local $^W = $dowarn;
+
     local @ARGV = length $env->{QUERY_STRING} ? $self->{env}->argv($env) : ();    # ISINDEX words
     local @INC  = @{$script->{inc}};    # Its own `use lib` paths, and changes last one request
     local $^T   = time;
@@ -248,18 +253,24 @@ sub _call ($self, $script, $hit, $env, $out, $phased) {
         *{"$script->{data_in}::DATA"} = $data;
     }
 
-    # Its signal handlers (Perennial::Executor::Signals), locale and $^W are put back afterwards
-    # ($^W by hand, if it changed: a local of it cost 3.5k)
+    # Its signal handlers (Perennial::Executor::Signals) and locale are put back afterwards
     my $signals = Perennial::Executor::Signals::snapshot($script->{signals});
-    my $dowarn  = $^W;
     my $locale  = $script->{locale} ? POSIX::setlocale(POSIX::LC_ALL()) : undef;
     Perennial::ModPerl->begin($env, $hit, $out, $self->{site}, $phased);
     my $r    = $script->{request} ? Perennial::ModPerl->current : undef;
     my $file = $hit->{file};
     my $pid  = local $Perennial::Executor::Exit::IN_REQUEST = pid();
-    my $ok   = eval { $script->{code}->($r // (), $file); 1 };
-    my $err  = $ok
-        || Perennial::Executor::Exit->caught($@) ? undef : ($@ || 'unknown error') =~ s/\s+\z//r;
+    my ($ok, $ran) = (0, 0);
+    {    # A `last`, `next` or `redo` at the script's top level ends here: perl refuses them
+        last if $ran++;    # After a redo
+        $ok  = eval { $script->{code}->($r // (), $file); 1 };
+        $ran = -1;
+    }
+    my $err
+        = $ran != -1
+        ? q{Can't "last", "next" or "redo" outside a loop block (at the script's top level)}
+        : $ok || Perennial::Executor::Exit->caught($@) ? undef
+        :                                                ($@ || 'unknown error') =~ s/\s+\z//r;
     Perennial::Executor::Exit->child_ends($err) if pid() != $pid;    # In a process it forked
 
     for my $end (@{$script->{ends}}) {
@@ -269,7 +280,6 @@ sub _call ($self, $script, $hit, $env, $out, $phased) {
     $r = Perennial::ModPerl->end;    # The request object, if anything asked for it
     Perennial::Executor::Signals::restore($signals);
     POSIX::setlocale(POSIX::LC_ALL(), $locale) if defined $locale;
-    $^W = $dowarn if $^W != $dowarn;    ## no critic (RequireLocalizedPunctuationVars) see above
     return ($err, $r);
 }
 

@@ -6,18 +6,19 @@ use Perennial::Test
 use Perennial::Test::Apache qw(answer_of apache_available apache_head start_apache);
 
 # Output as mod_cgi gives it, for what a resident script cannot give by printing alone: the
-# pragmas a new perl starts with, a die after the head, an nph- script's own framing, the output
-# of child processes in the order it was written, the body a child reads, a forked copy of the
-# script. Each script is requested from mod_cgi (Apache, started here) and from Perennial in
-# CGI, PerlRun and Registry mode, and every answer is compared with mod_cgi's, which is compared
-# with the one written beside it.
+# pragmas a new perl starts with, a `last` outside a loop, a die after the head, an nph-
+# script's own framing, the output of child processes in the order it was written, the body a
+# child reads, a forked copy of the script. Each script is requested from mod_cgi (Apache,
+# started here) and from Perennial in CGI, PerlRun and Registry mode, and every answer is
+# compared with mod_cgi's, which is compared with the one written beside it.
 plan skip_all => 'apache2 is not installed (make test installs it)' unless apache_available();
 
 my $dir = scratch_dir();
 my $cgi = "$dir/cgi-bin";
 mkdir $cgi or die "$cgi: $!";
 my @scripts
-    = qw(die_partial.pl die_buffered.pl nph-chunked.pl children.pl child_stdin.pl fork.pl pragmas.pl);
+    = qw(die_partial.pl die_buffered.pl nph-chunked.pl children.pl child_stdin.pl fork.pl pragmas.pl
+    last.pl);
 write_file("$cgi/$_", slurp("t/cgi-bin/$_"), 0755) for @scripts;
 system("chmod -R a+rX $dir") == 0 or die;    # Apache's children run as www-data
 
@@ -55,6 +56,7 @@ my @rows = (
             '9 system, last'
         ]
     ],
+    ['last.pl',        '',                 [200, "before\n"]],
     ['pragmas.pl',     '',                 [200, "no strict\nuse 5.012: strict\nwarnings: 0\n"]],
     ['child_stdin.pl', 'the body, unread', [200, "cat read: the body, unread\nend\n"]],
     [   'fork.pl',

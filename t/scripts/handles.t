@@ -110,9 +110,11 @@ my %script = (
     'assign.pl' => qq{open(my \$fh, '>', "$dir/assigned.txt") or die;\n*STDOUT = \$fh;\n}
         . qq{print "to the file";\n},
     'own_tie.pl' => qq{package Own;\nsub TIEHANDLE { bless [] }\nsub PRINT { 1 }\n}
-        . qq{sub UNTIE { \$main::untied++ }\npackage main;\n}
+        . qq{sub UNTIE { \$main::untied++; \$^W = 1 }\npackage main;\n}
         . qq{print "Content-Type: text/plain\\n\\nmine";\ntie *STDOUT, 'Own';\nprint "lost";\n},
     'dowarn.pl' => qq{BEGIN { \$^W = 1 }\n\$^W = 1;\nprint "Content-Type: text/plain\\n\\nset";\n},
+    'init_warn.pl' => qq{INIT { \$^W = 1 }\nprint "Content-Type: text/plain\\n\\nW=\$^W";\n},
+    'nowarn.pl'    => qq{\$^W = 0;\nprint "Content-Type: text/plain\\n\\nW=\$^W";\n},
 );
 for my $name (keys %script) {
     open(my $fh, '>', "$dir/$name") or die "Can't write $name: $!";
@@ -179,8 +181,17 @@ our $untied = 0;
 is_deeply [run_script('own_tie.pl')], [200, 1, 'mine'],
     'a script that ties STDOUT to a class of its own';
 is $untied, 1, 'has that class\'s UNTIE called, as untie calls it';
+is $^W,     0, 'and what its UNTIE set to $^W is not the worker\'s after it';
 is $^W,     0, 'before a script that sets $^W';
 is_deeply [run_script('dowarn.pl')], [200, 1, 'set'], 'one that sets $^W, at BEGIN and as it runs';
-is $^W, 0, 'leaves it as it was after its request';
+is $^W,                               0,   'leaves it as it was after its request';
+is + (run_script('init_warn.pl'))[0], 200, 'one that sets $^W in an INIT block';
+is $^W,                               0,   'and it is put back after the compile too';
+{
+    local $^W = 1;    # PerlSwitches -w
+    is_deeply [run_script('nowarn.pl')], [200, 1, 'W=0'],
+        'a worker with $^W on: a script sets it off';
+    is $^W, 1, 'and the worker keeps it on after the request';
+}
 
 done_testing;

@@ -23,11 +23,11 @@ sub compile ($class, %args) {
     our $DATA_IN = undef;
     my @declared = grep { !stash_exists($_) } @{$read->{declares}};
     my ($ends, $inits) = (_count(B::end_av), _count(B::init_av));
-    my $dowarn = $^W;                   # A script's BEGIN { $^W = 1 } is not the worker's after it
-    my $sub    = Perennial::Executor::Compiler::Fresh::compile_text($read->{text});
-    my $err    = $@;
-    $^W = $dowarn if $^W != $dowarn;    ## no critic (RequireLocalizedPunctuationVars) put back
-    my @ends  = _take_blocks(B::end_av,  0, $ends, $path);
+    my $dowarn = $^W;    # What a script's BEGIN or INIT sets is not the worker's after it
+    local $^W = $dowarn;
+    my $sub   = Perennial::Executor::Compiler::Fresh::compile_text($read->{text});
+    my $err   = $@;
+    my @ends  = _take_blocks(B::end_av, 0, $ends, $path);
     my @inits = _take_blocks(B::init_av, 1, $inits);
     die $err =~ s/\s+\z//r . "\n" unless ref $sub eq 'CODE';
 
