@@ -273,14 +273,30 @@ sub _call ($self, $script, $hit, $env, $out, $phased) {
         :                                                ($@ || 'unknown error') =~ s/\s+\z//r;
     Perennial::Executor::Exit->child_ends($err) if pid() != $pid;    # In a process it forked
 
-    for my $end (@{$script->{ends}}) {
-        eval { $end->(); 1 } or $self->{log}->error("$file: END block died: " . ($@ =~ s/\s+\z//r));
-    }
+    $self->_run_ends($script->{ends}, $file)       if @{$script->{ends}};
     Perennial::Executor::Children->give_back($out) if $out->{children};
     $r = Perennial::ModPerl->end;    # The request object, if anything asked for it
     Perennial::Executor::Signals::restore($signals);
     POSIX::setlocale(POSIX::LC_ALL(), $locale) if defined $locale;
     return ($err, $r);
+}
+
+# The END blocks the script declared, after each of its requests, as perl runs them at exit: one
+# that dies, or leaves by `last`, `next` or `redo` (perl refuses those there), is logged and
+# the others still run; one that calls exit ends only itself
+sub _run_ends ($self, $ends, $file) {
+    for my $end (@$ends) {
+        my ($ok, $ran) = (0, 0);
+        {
+            last if $ran++;    # After a redo
+            $ok  = eval { $end->(); 1 } || Perennial::Executor::Exit->caught($@);
+            $ran = -1;
+        }
+        next if $ok;
+        my $why = $ran != -1 ? q{Can't "last", "next" or "redo" outside a loop block} : $@;
+        $self->{log}->error("$file: END block died: " . ($why =~ s/\s+\z//r));
+    }
+    return;
 }
 
 # A kept script depends on what it loaded as it ran (and the Perl status page says so)

@@ -43,6 +43,11 @@ my @cases = (
     ],
     ['module_end.pl', {map { $_ => [('ledger open') x 3] } qw(cgi-bin perlrun registry)}],
     ['end.pl',        {map { $_ => [("body\nEND ran") x 3] } qw(cgi-bin perlrun registry)}],
+    [   'end_last.pl',
+        {   map { $_ => [("body\nthird END\nsecond END\nfirst END") x 3] }
+                qw(cgi-bin perlrun registry)
+        }
+    ],
     [   'phases.pl',
         {   'cgi-bin' => [('BEGIN CHECK INIT main') x 3],
             perlrun   => [('BEGIN CHECK INIT main') x 3],
