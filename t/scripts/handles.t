@@ -55,7 +55,7 @@ for my $impl ('xs', 'pp') {
     my ($tie, $untie)
         = map { \&{"Perennial::Executor::Handles::${impl}_$_"} } qw(tie_stdout untie_stdout);
 SKIP: {
-        skip 'the C functions are not built (make xs)', 9 unless defined &$tie;
+        skip 'the C functions are not built (make xs)', 11 unless defined &$tie;
         open(my $kept,  '<', \'')        or die;    # Closed, as stdout_io's
         open(my $other, '>', \my $elsew) or die;
         close $kept;
@@ -85,6 +85,14 @@ SKIP: {
             CORE::close(*STDOUT);
         }
         select $was;
+        {
+            local *STDOUT;
+            my $selected = $tie->(\*STDOUT, $kept, $out);
+            $_ = 'junk' for tied *STDOUT;    # perl's own untie would crash on it
+            ok !$untie->(\*STDOUT, $kept, $out, $selected),
+                "$impl: a tie whose object a script overwrote: untied";
+            ok !tied(*STDOUT), "$impl: and no tie left";
+        }
         is_deeply $out, ['through'], "$impl: what it printed went to the object";
         is $elsew, 'back', "$impl: and after, the handle selected before is again";
         ok !defined fileno($kept), "$impl: and the kept IO is closed again";

@@ -52,6 +52,11 @@ sub pp_tie_stdout ($glob, $handle, $out) {
 # is open on the glob's IO: one the script opened itself, for the caller to close.
 sub pp_untie_stdout ($glob, $handle, $out, $was) {
     no warnings 'untie';    ## no critic (ProhibitNoWarnings) the executor still holds the object
+
+    # A tie whose object a script overwrote with a plain value (`$_ = 1 for tied *STDOUT`) makes
+    # perl's untie crash: tied to the output again first, it unties
+    my $tie = tied *$glob;
+    tie *$glob, ref $out, $out if defined $tie && !ref $tie;
     untie *$glob;
     my $kept = tied *$handle;
     untie *$handle if ref $kept && refaddr($kept) == refaddr($out);
