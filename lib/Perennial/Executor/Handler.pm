@@ -28,6 +28,7 @@ sub new ($class, %args) {
         perl_script => ($args{handler} // '') eq 'perl-script' ? 1 : 0,
         env         => Perennial::Executor::Environment->new(%args, bare_path_info => 1),
         hits        => {},
+        stdout_io   => stdout_io(),
     }, $class;
 }
 
@@ -77,9 +78,9 @@ sub _run ($self, $env, $r, $out) {
     local *STDIN;
     use_io(\*STDIN, $env->{'psgi.input'});    # Without emptying perl's cache of class names
     local *STDOUT;
-    my $selected = tie_stdout(\*STDOUT, stdout_io(), $out);             # No autoflush, tied to $out
+    my $selected = tie_stdout(\*STDOUT, $self->{stdout_io}, $out);              # No autoflush, tied
     my $rc       = $phases->run($r, 'perl_response');
-    my $opened   = untie_stdout(\*STDOUT, stdout_io(), $out, $selected);
+    my $opened   = untie_stdout(\*STDOUT, $self->{stdout_io}, $out, $selected);
     CORE::close(*STDOUT) if $opened;    # A file the handler opened on it itself
     return $rc;
 }
