@@ -260,17 +260,7 @@ sub _call ($self, $script, $hit, $env, $out, $phased) {
     my $r    = $script->{request} ? Perennial::ModPerl->current : undef;
     my $file = $hit->{file};
     my $pid  = local $Perennial::Executor::Exit::IN_REQUEST = pid();
-    my ($ok, $ran) = (0, 0);
-    {    # A `last`, `next` or `redo` at the script's top level ends here: perl refuses them
-        last if $ran++;    # After a redo
-        $ok  = eval { $script->{code}->($r // (), $file); 1 };
-        $ran = -1;
-    }
-    my $err
-        = $ran != -1
-        ? q{Can't "last", "next" or "redo" outside a loop block (at the script's top level)}
-        : $ok || Perennial::Executor::Exit->caught($@) ? undef
-        :                                                ($@ || 'unknown error') =~ s/\s+\z//r;
+    my $err  = Perennial::Executor::Exit::run($script->{code}, $r // (), $file);
     Perennial::Executor::Exit->child_ends($err) if pid() != $pid;    # In a process it forked
 
     $self->_run_ends($script->{ends}, $file)       if @{$script->{ends}};
@@ -286,15 +276,8 @@ sub _call ($self, $script, $hit, $env, $out, $phased) {
 # the others still run; one that calls exit ends only itself
 sub _run_ends ($self, $ends, $file) {
     for my $end (@$ends) {
-        my ($ok, $ran) = (0, 0);
-        {
-            last if $ran++;    # After a redo
-            $ok  = eval { $end->(); 1 } || Perennial::Executor::Exit->caught($@);
-            $ran = -1;
-        }
-        next if $ok;
-        my $why = $ran != -1 ? q{Can't "last", "next" or "redo" outside a loop block} : $@;
-        $self->{log}->error("$file: END block died: " . ($why =~ s/\s+\z//r));
+        my $err = Perennial::Executor::Exit::run($end) // next;
+        $self->{log}->error("$file: END block died: $err");
     }
     return;
 }

@@ -25,6 +25,22 @@ sub end_request ($class, $code = 0) { die bless {code => $code}, $class }
 # Whether an error is an exit that ended the code
 sub caught ($class, $err) { blessed $err && $err->isa(__PACKAGE__) ? 1 : 0 }
 
+# Runs code of the request's (a script, an END block of one) as perl runs a program's main line:
+# undef when it returned or called exit, else why it failed, as the log says it. A `last`,
+# `next` or `redo` outside any loop of its own ends here, as the error perl gives it there
+# (it would otherwise unwind into the loops of the executor and the server).
+sub run ($code, @args) {
+    my ($ok, $ran) = (0, 0);
+    {
+        last if $ran++;    # After a redo
+        $ok  = eval { $code->(@args); 1 };
+        $ran = -1;
+    }
+    return q{Can't "last", "next" or "redo" outside a loop block} if $ran != -1;
+    return                                                        if $ok || __PACKAGE__->caught($@);
+    return ($@ || 'unknown error') =~ s/\s+\z//r;
+}
+
 # A process forked by the code came back to its runner (it returned, or died, instead of
 # calling exit): it ends there, as a script's process ends at the end of the script, with
 # perl's status for an error
@@ -45,8 +61,7 @@ Perennial::Executor::Exit - exit ends the request, not the worker
 =head1 SYNOPSIS
 
     my $pid = local $Perennial::Executor::Exit::IN_REQUEST = $$;
-    my $ok  = eval { $script->(); 1 };
-    Perennial::Executor::Exit->child_ends($ok ? undef : $@) if $$ != $pid;
-    my $failed = !$ok && !Perennial::Executor::Exit->caught($@);
+    my $err = Perennial::Executor::Exit::run($script, @args);    # undef: returned or exit
+    Perennial::Executor::Exit->child_ends($err) if $$ != $pid;
 
 =cut
