@@ -93,10 +93,12 @@ sub end ($class) {
     return $r;
 }
 
+# A request's cleanups: the pushed PerlCleanupHandlers in the order pushed, then the pool's in
+# the reverse order of their registration, as APR runs a pool's cleanups
 sub _cleanups ($class, $r) {
     my @cleanups = (
         (map { ['pushed handler', $_, $r] } @{$r->{cleanup} // []}),
-        (map { ['pool cleanup',   @$_] } $r->{pool} ? @{$r->{pool}{cleanups}} : ())
+        (map { ['pool cleanup',   @$_] } $r->{pool} ? reverse @{$r->{pool}{cleanups}} : ())
     );
     $class->run_phase(PerlCleanupHandler => $r->_log, \@cleanups, $r) if @cleanups;
     return;
@@ -105,8 +107,8 @@ sub _cleanups ($class, $r) {
 sub current ($class, @ignored) { $NOW //= @PENDING ? $class->_make(@PENDING) : undef }
 
 # Runs [name, code, arguments] as the phase named, for the request $r if there is one: the
-# worker's child init and exit hooks, a request's cleanups. One that dies is logged with its
-# name, and the rest run; one that calls exit has ended.
+# worker's child init and exit hooks, a request's cleanups. One that dies (or leaves by last
+# outside a loop) is logged with its name, and the rest run; one that calls exit has ended.
 sub run_phase ($class, $phase, $log, $calls, $r = undef) {
     for my $call (@$calls) {
         my ($name, $code, @args) = @$call;
@@ -114,23 +116,24 @@ sub run_phase ($class, $phase, $log, $calls, $r = undef) {
             $class->in_phase($phase, $r, sub () { $code->(@args) });
             1;
         };
-        next if Perennial::Executor::Exit->caught($@);
         $log->error("$phase $name failed in worker $$: " . ($@ =~ s/\s+\z//r)) if $log;
     }
     return;
 }
 
 # Runs code as the phase named (what current_callback says meanwhile), with $r as the request
-# that Apache2::RequestUtil->request gives, and exit ending the code rather than the worker
+# that Apache2::RequestUtil->request gives: what it returned (undef after exit, which ends the
+# code rather than the worker); it dies with the error, as the log says it, of code that died
+# or left by last, next or redo outside a loop of its own (as under mod_perl, where perl's
+# caller is C: such a jump would otherwise end a loop of the server's)
 sub in_phase ($class, $phase, $r, $code) {
     local $RUNNING = $phase;
     local $NOW     = $r;
     my $pid = local $Perennial::Executor::Exit::IN_REQUEST = $$;
     my $rc;
-    my $ok  = eval { $rc = $code->(); 1 };
-    my $err = $@;
-    Perennial::Executor::Exit->child_ends($ok ? undef : $err) if $$ != $pid;
-    die $err unless $ok;
+    my $err = Perennial::Executor::Exit::run(sub () { $rc = $code->() });
+    Perennial::Executor::Exit->child_ends($err) if $$ != $pid;
+    die "$err\n"                                if defined $err;
     return $rc;
 }
 
@@ -256,7 +259,7 @@ first phase to the cleanups, which scripts and handlers of the request get too.
 
 =head2 in_phase, run_phase, phase
 
-    my $rc = Perennial::ModPerl->in_phase(PerlAccessHandler => sub { ... });
+    my $rc = Perennial::ModPerl->in_phase(PerlAccessHandler => $r, sub { ... });
     Perennial::ModPerl->run_phase(PerlChildInitHandler => $log, [[$name, $code, @args]]);
     my $name = Perennial::ModPerl->phase;    # what ModPerl::Util::current_callback says
 

@@ -59,7 +59,7 @@ my @requests = (
     ['/arrow'],
     (   map { ["/codes?$_"] }
             qw(empty status notfound redirect custom customurl internal declined
-            done die printhead stdout one err_headers x)
+            done die last cleanups printhead stdout one err_headers x)
     ),
     (map { ["/codes?$_"] } qw(customscript custom401)),
     (map { ["/pcodes?$_"] } qw(empty status redirect custom internal declined stdout)),
@@ -130,6 +130,10 @@ my $log = $srv->error_log;
 like $log, qr/refused by PerlAccessHandler \(403\): GET \/guarded/, 'an access refusal is logged';
 like $log, qr/PerlResponseHandler Demo::Codes failed: handler died on purpose/,
     'a handler that died is logged with its name';
+like $log, qr/PerlResponseHandler Demo::Codes failed: Can.t "last"/,
+    'a handler that left by last is logged as perl says it';
+like $log, qr/PerlCleanupHandler pool cleanup failed in worker \d+: Can.t "last"/,
+    'so is a cleanup, and the cleanups after it run (the phases log above)';
 like $log, qr/PerlResponseHandler returned 1 after it sent a body: the body stands/,
     'a return value that is not an answer is logged';
 $srv->stop;

@@ -4,7 +4,6 @@ use Perennial::ModPerl::Const;
 use Scalar::Util qw(looks_like_number);
 use Perennial::Config::Handlers;
 use Perennial::Executor::Environment;
-use Perennial::Executor::Exit;
 use Perennial::ModPerl;
 use Perennial::ModPerl::Handler;
 
@@ -187,7 +186,6 @@ sub _call ($self, $r, $key, $name) {
             sub () { Perennial::ModPerl::Handler->call($handler, $r) });
     };
     if (my $err = $@) {
-        return $OK if Perennial::Executor::Exit->caught($err);
         $r->log_error("$phase $name failed: " . ($err =~ s/\s+\z//r));
         $r->{died} = 1;
         return 500;

@@ -2,6 +2,7 @@ package Demo::Codes;
 use strict;
 use warnings;
 use Apache2::RequestRec ();
+use APR::Pool           ();
 use APR::Table          ();
 use Apache2::RequestIO  ();
 use Apache2::Response   ();
@@ -66,6 +67,25 @@ sub handler {
         return Apache2::Const::DONE;
     }
     die "handler died on purpose\n" if $what eq 'die';
+    if ($what eq 'cleanups')
+    {    # pool cleanups: each runs, in APR's order, after one that left by last
+        my $file = $r->dir_config('LogTo');
+        my $note = sub {
+            open my $fh, '>>', $file or die "Can't open $file: $!";
+            print $fh "$_[0]\n";
+            close $fh;
+        };
+        $r->pool->cleanup_register(sub { $note->('pool cleanup registered first') });
+        $r->pool->cleanup_register(sub {last});
+        $r->pool->cleanup_register(sub { $note->('pool cleanup registered last') });
+        $r->content_type('text/plain');
+        $r->print("cleanups\n");
+        return Apache2::Const::OK;
+    }
+    if ($what eq 'last') {    # loop control outside a loop: the error perl gives, a 500
+        $r->content_type('text/plain');
+        last;
+    }
     if ($what eq 'printhead') {
         $r->print("Content-Type: text/x-printed\n\nbody\n");
         return Apache2::Const::OK;
