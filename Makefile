@@ -10,6 +10,7 @@ INSTALL_DEPS ?= sh script/install-deps
 
 # The C functions of the hot path, each built from xs/NAME.xs
 XS_SO = lib/auto/Perennial/HTTP/Core/Core.so \
+        lib/auto/Perennial/Executor/Blocks/Blocks.so \
         lib/auto/Perennial/Executor/CGIPragmas/CGIPragmas.so \
         lib/auto/Perennial/Executor/Environment/Environment.so \
         lib/auto/Perennial/Executor/Handles/Handles.so \
@@ -27,8 +28,9 @@ XS_SO = lib/auto/Perennial/HTTP/Core/Core.so \
 deps:
 	@sh script/install-deps run test
 
-# The C functions (Perennial::HTTP::Core, Perennial::Executor::CGIPragmas, ::Environment, ::Handles, ::Inc,
-# ::Libraries, ::Output, ::Resolver, ::Signals and ::Umask, Perennial::Log::Format,
+# The C functions (Perennial::HTTP::Core, Perennial::Executor::Blocks, ::CGIPragmas,
+# ::Environment, ::Handles, ::Inc, ::Libraries, ::Output, ::Resolver, ::Signals and ::Umask,
+# Perennial::Log::Format,
 # Perennial::Scoreboard);
 # without them Perennial runs their Perl twins
 xs: $(XS_SO)

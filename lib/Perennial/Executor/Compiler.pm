@@ -1,6 +1,6 @@
 package Perennial::Executor::Compiler;
 use v5.36;
-use B ();
+use Perennial::Executor::Blocks;
 use Perennial::Executor::Compiler::Fresh;
 
 # Turns a CGI script's source into a code reference in its own package: the shebang's -w
@@ -22,16 +22,19 @@ sub compile ($class, %args) {
     my $read = _read_once($args{texts}, $path, $package, $args{source}, $args{closures});
     our $DATA_IN = undef;
     my @declared = grep { !stash_exists($_) } @{$read->{declares}};
-    my ($ends, $inits) = (_count(B::end_av), _count(B::init_av));
+    my ($ends, $inits) = Perennial::Executor::Blocks::counts();
     my $dowarn = $^W;    # What a script's BEGIN or INIT sets is not the worker's after it
     local $^W = $dowarn;
-    my $sub   = Perennial::Executor::Compiler::Fresh::compile_text($read->{text});
-    my $err   = $@;
-    my @ends  = _take_blocks(B::end_av, 0, $ends, $path);
-    my @inits = _take_blocks(B::init_av, 1, $inits);
+    my $sub = Perennial::Executor::Compiler::Fresh::compile_text($read->{text});
+    my $err = $@;
+    my ($ends_now, $inits_now) = Perennial::Executor::Blocks::counts();
+    my ($new_ends, $new_inits)
+        = $ends_now != $ends || $inits_now != $inits
+        ? Perennial::Executor::Blocks::take($ends, $inits, $path)
+        : ([], []);
     die $err =~ s/\s+\z//r . "\n" unless ref $sub eq 'CODE';
 
-    for my $init (@inits) {
+    for my $init (@$new_inits) {
         eval { $init->(); 1 } or die(($@ =~ s/\s+\z//r) . "\nINIT failed--call queue aborted\n");
     }
     my $data = $read->{data};
@@ -40,7 +43,7 @@ sub compile ($class, %args) {
         (@declared     ? (packages => \@declared)           : ()),
         code => $sub,
         data => $data,
-        ends => \@ends,
+        ends => $new_ends,
         %{$read->{uses}},
         package => $package,
     };
@@ -165,31 +168,6 @@ sub _writes_env ($code) {
         || $code =~ /delete\s+\$ENV/
         || $code =~ /local\s+%ENV/
         || $code =~ /\bputenv\b/ ? 1 : 0;
-}
-
-sub _count ($av) { $av->isa('B::AV') ? scalar @{$av->object_2svref} : 0 }
-
-# Perl puts new END blocks at the front of their list and INIT blocks at the back;
-# the new ones are taken out, in the order perl would run them. END blocks then run after
-# every request and not again at worker exit (as mod_perl does for Registry scripts). With
-# $file, only the blocks written in that file are taken: the END block of a module the script
-# loads (Log::Log4perl's, which empties its loggers) stays perl's, for the worker's exit.
-sub _take_blocks ($av, $at_back, $before, $file = undef) {
-    return () unless $av->isa('B::AV');
-    my $list = $av->object_2svref;
-    my $new  = @$list - $before;
-    return () if $new <= 0;
-    my $first = $at_back ? $before : 0;
-    my @taken;
-
-    # From the last new one back, so that the places of those still to look at do not move;
-    # the blocks left are never copied (perl cannot copy a CV held in an array)
-    for my $at (reverse $first .. $first + $new - 1) {
-        my $cv = B::svref_2object(\$list->[$at]);
-        next unless $cv->isa('B::CV') && (!defined $file || $cv->FILE eq $file);
-        unshift @taken, map { B::svref_2object(\$_)->object_2svref } splice @$list, $at, 1;
-    }
-    return @taken;
 }
 
 1;
