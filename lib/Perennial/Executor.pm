@@ -302,7 +302,7 @@ sub _lint_handles ($self, $script, $file) {
 # not modules
 sub _cleanup ($self, $script) {
     my $policy = $self->{policy};
-    Symbol::delete_package($_)
+    Perennial::Executor::Compiler::delete_package($_)
         for $policy->{flush} ? ($script->{package}, @{$script->{packages} // []}) : ();
     $script->forget_own if $policy->{reset_inc};
     return;

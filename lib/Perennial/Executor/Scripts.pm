@@ -52,7 +52,7 @@ sub prepare ($self, $hit) {
     # (Its name is made once: PerlRun compiles on every request, and making it cost 40k.)
     my $package = $self->{package_of}{$hit->{file}}
         //= Perennial::Executor::Compiler->package_for($self->{root_ns}, $hit->{file});
-    if    ($cached)        { Symbol::delete_package($package) }
+    if    ($cached)        { Perennial::Executor::Compiler::delete_package($package) }
     elsif ($self->{keeps}) { _earlier_package_gone($package) }
     my $chdir = $self->{policy}{chdir};
     chdir $hit->{dir} or return (undef, "Can't chdir to the script's directory: $!") if $chdir;
@@ -88,7 +88,8 @@ sub _still_good ($self, $cached, $hit) {
 # starts afresh too, rather than redefining its subs with a warning each. Only executors that
 # keep scripts ask: PerlRun's packages go after each request.
 sub _earlier_package_gone ($package) {
-    Symbol::delete_package($package) if Perennial::Executor::Compiler::stash_exists($package);
+    Perennial::Executor::Compiler::delete_package($package)
+        if Perennial::Executor::Compiler::stash_exists($package);
     return;
 }
 

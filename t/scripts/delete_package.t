@@ -1,0 +1,62 @@
+use v5.36;
+use Test::More;
+use Symbol ();
+use Perennial::Executor::Compiler;
+
+# PerlRun empties a script's package after each request with Compiler::delete_package, which
+# does what Symbol::delete_package does, faster: two packages made alike, one deleted by each,
+# must be left alike (the symbol tables, and what kept references to their contents still see)
+sub make ($name) {
+    my $code = <<"CODE";
+package $name;
+our \$scalar = 'a scalar';
+our \@array  = (1, 2);
+our \%hash   = (k => 'v');
+sub named { 'named' }
+sub stub;
+use constant CONSTANT => 42;
+package ${name}::Inner;
+sub inner { 'inner' }
+package $name;
+open(DATA, '<', \\"data\\n") or die;
+[\\&named, \\\$scalar, \\\@array, bless({}, '$name'), \\&${name}::Inner::inner]
+CODE
+    my $kept = eval $code or die $@;  ## no critic (ProhibitStringyEval) packages made to be deleted
+    return $kept;
+}
+
+sub state_of ($name, $parent, $leaf, $kept) {
+    no strict 'refs';                 ## no critic (ProhibitNoStrict) the packages, by name
+    return {
+        in_parent   => exists $parent->{"${leaf}::"}      ? 1 : 0,
+        sub_named   => defined &{"${name}::named"}        ? 1 : 0,
+        inner       => defined &{"${name}::Inner::inner"} ? 1 : 0,
+        kept_sub    => $kept->[0]->(),
+        kept_scalar => ${$kept->[1]},
+        kept_array  => "@{$kept->[2]}",
+        object      => ref $kept->[3],
+        kept_inner  => $kept->[4]->(),
+    };
+}
+
+my $symbol = make('Perennial::Test::ByPackage::Symbol');
+my $ours   = make('Perennial::Test::ByPackage::Ours');
+ok defined &Perennial::Test::ByPackage::Ours::named, 'the packages are made';
+Symbol::delete_package('Perennial::Test::ByPackage::Symbol');
+Perennial::Executor::Compiler::delete_package('Perennial::Test::ByPackage::Ours');
+my $parent = \%Perennial::Test::ByPackage::;
+my $want   = state_of('Perennial::Test::ByPackage::Symbol', $parent, 'Symbol', $symbol);
+my $got    = state_of('Perennial::Test::ByPackage::Ours',   $parent, 'Ours',   $ours);
+$want->{object} =~ s/Symbol/Ours/;
+is_deeply $got, $want, 'left as Symbol::delete_package leaves a package' or diag explain $got;
+is $got->{in_parent}, 0, 'the symbol table is out of its parent';
+is $got->{sub_named}, 0, 'its subs are gone by name';
+
+# A package of main::, and one that does not exist
+make('PerennialTestTopLevel');
+Perennial::Executor::Compiler::delete_package('PerennialTestTopLevel');
+ok !exists $main::{'PerennialTestTopLevel::'}, 'a package of main:: goes from main::';
+Perennial::Executor::Compiler::delete_package('Perennial::Test::ByPackage::Never');
+ok !exists $parent->{'Never::'}, 'a package that did not exist is not made';
+
+done_testing;
