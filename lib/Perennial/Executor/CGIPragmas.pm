@@ -37,9 +37,9 @@ sub pp_same_values ($refs, $values) {
 # Whether they hold their defaults is asked first (setting and reading the fifteen one by one
 # in Perl cost 88k instructions on every PerlRun request): they are set, and what changed is
 # worked out, only when they do not.
-sub around_compile ($class, $compile) {
+sub around_compile ($class, $compile, @args) {
     _set(_defaults()) if defined &CGI::initialize_globals && !_at_defaults();
-    my @result = $compile->();
+    my @result = $compile->(@args);
     return (@result, undef) unless defined &CGI::initialize_globals;    # The script has no CGI.pm
     return (@result, undef) if _at_defaults();
     my %after   = _values();
@@ -122,7 +122,7 @@ Perennial::Executor::CGIPragmas - CGI.pm's pragmas stay with the script that ask
 
 =head1 SYNOPSIS
 
-    my ($compiled, $pragmas) = Perennial::Executor::CGIPragmas->around_compile(sub { compile() });
+    my ($compiled, $pragmas) = Perennial::Executor::CGIPragmas->around_compile(\&compile, @args);
     Perennial::Executor::CGIPragmas->reset($pragmas);    # before each request
 
 =head1 DESCRIPTION
@@ -137,7 +137,10 @@ compiles anew).
 
 =head2 around_compile
 
-    my (@result, $pragmas) = Perennial::Executor::CGIPragmas->around_compile($code);
+    my (@result, $pragmas) = Perennial::Executor::CGIPragmas->around_compile($code, @args);
+
+What C<< $code->(@args) >> returns, then what the compile changed of CGI.pm's pragma variables
+(undef: nothing).
 
 =head2 read_defaults
 

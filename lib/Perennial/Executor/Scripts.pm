@@ -1,6 +1,7 @@
 package Perennial::Executor::Scripts;
 use v5.36;
 use Cwd            ();
+use Fcntl          qw(O_RDONLY);
 use File::Basename qw(basename dirname);
 use Symbol         ();
 use Time::HiRes    ();
@@ -94,10 +95,8 @@ sub _earlier_package_gone ($package) {
 }
 
 sub _compile ($self, $hit, $package, $began) {
-    my $file = $hit->{file};
-    open(my $fh, '<:raw', $file) or return (undef, "Can't read script: $!");
-    my $source = do { local $/; <$fh> };
-    close $fh;
+    my $file   = $hit->{file};
+    my $source = _slurp($file) // return (undef, "Can't read script: $!");
 
     # A script's `use lib` belongs to that script: kept with it, not left for the others. Its
     # BEGIN blocks see $0 as its path, and so does FindBin if the script is the first to load it
@@ -118,22 +117,20 @@ sub _compile ($self, $hit, $package, $began) {
         = @{$kept->{warnings}[$reload] //= _warnings_of($self->{log}, $file, $reload)};
     local $SIG{__WARN__} = $on_warning;
 
-    my $compile = sub () {
-        Perennial::Executor::CGIPragmas->around_compile(
-            sub () {
-                Perennial::Executor::Compiler->compile(
-                    path     => $file,
-                    package  => $package,
-                    source   => $source,
-                    closures => $self->{keeps},
-                    texts    => $self->{texts}    # PerlRun: the same text, read once
-                );
-            }
-        );
-    };
-
+    my @compile = (
+        \&Perennial::Executor::Compiler::compile, 'Perennial::Executor::Compiler',
+        path     => $file,
+        package  => $package,
+        source   => $source,
+        closures => $self->{keeps},
+        texts    => $self->{texts}    # PerlRun: the same text, read once
+    );
     my $layers = _layers_for($source, $warn);
-    my ($compiled, $pragmas) = eval { $layers ? _with_layers($layers, $compile) : $compile->() };
+    my ($compiled, $pragmas) = eval {
+        $layers
+            ? _with_layers($layers, @compile)
+            : Perennial::Executor::CGIPragmas->around_compile(@compile);
+    };
     return (undef, $@ =~ s/\s+\z//r) unless $compiled;
     $self->{log}->warn("$file: -T is ignored: taint mode belongs to the whole interpreter")
         if $compiled->{taint};
@@ -172,6 +169,15 @@ sub _compile ($self, $hit, $package, $began) {
     );
 }
 
+# A file's bytes, read without perl's buffered layer (open with :raw and a readline cost PerlRun
+# 8k instructions a request more); undef, with $!, if it cannot be read
+sub _slurp ($file) {
+    sysopen(my $fh, $file, O_RDONLY) or return;
+    my ($bytes, $got) = ('');
+    1 while $got = sysread($fh, $bytes, 65_536, length $bytes);
+    return defined $got ? $bytes : ();
+}
+
 # What is kept of a file from compile to compile, one record per file: its error collector and
 # the handle its requests get as STDERR (tied to the collector by the executor at the first
 # request), and its warning handlers. PerlRun's script is new on every request, and making
@@ -206,12 +212,12 @@ sub _warnings_of ($log, $file, $reload) {
 }
 
 # Compiles with STDOUT and STDERR standing in for the script's, to record the layers it pushes
-sub _with_layers ($layers, $compile) {
+sub _with_layers ($layers, @compile) {
     local *STDOUT;
     local *STDERR;
     tie *STDOUT, 'Perennial::Executor::Layers', $layers->{stdout};
     tie *STDERR, 'Perennial::Executor::Layers', $layers->{stderr};
-    my @got = eval { $compile->() };
+    my @got = eval { Perennial::Executor::CGIPragmas->around_compile(@compile) };
     my $err = $@;
     {
         no warnings 'untie';    ## no critic (ProhibitNoWarnings) $layers still holds the objects
