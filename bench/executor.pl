@@ -13,7 +13,8 @@ use Perennial::Bench::Options qw(options);
 # The cost of running a script resident, without the network: the executor's PSGI app called
 # in-process for one script, best of several rounds, in microseconds per request. No FindBin
 # here: the executor sets FindBin's variables for each script when something loaded it, and
-# the server does not.
+# the server does not. --preload CGI loads CGI.pm first, as a site's startup.pl (or PerlModule
+# CGI) does: it then works through mod_perl's request object.
 
 my %opt = (
     script    => 'hello.pl',
@@ -26,15 +27,27 @@ my %opt = (
 options(
     \%opt,
     'Usage: perl bench/executor.pl [--script hello.pl] [--mode registry|perlrun]'
-        . ' [--check always|never|N] [--setup-env 0|1] [--requests 5000] [--rounds 5]',
+        . ' [--check always|never|N] [--setup-env 0|1] [--requests 5000] [--rounds 5]'
+        . ' [--preload CGI]',
     'script=s',
     'requests=i',
     'rounds=i',
     'check=s',
     'setup_env|setup-env=i',
-    'mode=s'
+    'mode=s',
+    'preload=s'
 );
 die "--mode is registry or perlrun\n" unless $opt{mode} =~ /\A(?:registry|perlrun)\z/;
+
+# --preload NAME: a module loaded first, as `PerlModule NAME` loads it in Perennial's manager
+# (and a tuned mod_perl site's startup.pl): with MOD_PERL set, so that CGI.pm works through
+# the request object, as under mod_perl
+if (my $module = $opt{preload}) {
+    die "--preload takes a module name\n" unless $module =~ /\A\w+(?:::\w+)*\z/;
+    local $ENV{MOD_PERL}             = 'mod_perl/2.0.12';
+    local $ENV{MOD_PERL_API_VERSION} = 2;
+    require(($module =~ s{::}{/}gr) . '.pm');
+}
 my $log = Perennial::Log->new(config => Perennial::Config->new(log_level => 'warn'));
 my $app = Perennial::Executor->new(
     root      => "$HOME/examples/cgi-bin",

@@ -81,12 +81,13 @@ my @requests = (
     ['/static-guarded/none.txt', 'X-Let-In: yes'],
     ['/registry/notes.pl'],
     ['/registry/notes.pl/more'],
+    (map { (["/plainreg/cgipm.pl$_"], ["/registry/cgipm.pl$_"]) } '?what=plain&b=2', ''),
 );
 
 # The fields the application's choices decide; Date, Server, framing and keep-alive are the
 # server's
 my %COMPARED = map { $_ => 1 } qw(content-type location x-handler x-err x-out www-authenticate
-    last-modified etag);
+    last-modified etag set-cookie);
 
 for my $req (@requests) {
     my ($path, @headers) = @$req;
@@ -108,6 +109,20 @@ my @phases = map { [split /\n/, slurp("$dir{$_}/logs/phases.log")] } qw(apache p
 ok scalar(@{$phases[0]}), 'the log and cleanup handlers ran under Apache';
 is_deeply $phases[1], $phases[0], 'and under Perennial they saw the same requests, in order'
     or diag explain \@phases;
+
+# CGI.pm preloaded works through the request object (send_cgi_header) in Perennial too (after
+# the phases' log is compared: these go to Perennial only); where
+# ModPerl::Registry is wrong, Perennial answers as mod_cgi does: a status of the script's own
+# is the response's (Apache sends 200 and its error page after the script's body), and a
+# redirect with no body has none (Apache adds its page)
+for my $loc (qw(plainreg registry)) {
+    my $status = answer_of($port{perennial}, \%COMPARED, GET => "/$loc/cgipm.pl?what=status");
+    is_deeply [@$status{qw(status body)}], [404, "not here\n"],
+        "/$loc: CGI.pm's header with a status of its own";
+    my $moved = answer_of($port{perennial}, \%COMPARED, GET => "/$loc/cgipm.pl?what=redirect");
+    is_deeply [@$moved{qw(status body)}, grep {/^location/} @{$moved->{head}}],
+        [302, '', 'location: /hello'], "/$loc: CGI.pm's redirect";
+}
 
 # A handler's forked child that returns ends there (Perennial only: under Apache it would go
 # on as a second server process)

@@ -1,0 +1,22 @@
+# CGI.pm loaded at start (PerlModule CGI), so that it works through mod_perl's request object:
+# its header, a status of its own, a redirect, a cookie and the query string, read through $r
+use strict;
+use warnings;
+use CGI;
+my $q    = CGI->new;
+my $what = $q->param('what') // '';
+if ($what eq 'redirect') {
+    print $q->redirect('/hello');
+}
+elsif ($what eq 'status') {
+    print $q->header(-status => '404 Not Here', -type => 'text/plain');
+    print "not here\n";
+}
+else {
+    print $q->header(
+        -type    => 'text/plain',
+        -charset => 'utf-8',
+        -cookie  => $q->cookie(-name => 'seen', -value => 'yes', -path => '/')
+    );
+    print "what=$what mod_perl=$CGI::MOD_PERL names=", join(',', $q->param), "\n";
+}
