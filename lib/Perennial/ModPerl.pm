@@ -3,6 +3,7 @@ use v5.36;
 use Scalar::Util ();
 use Perennial::Config::Conditional;
 use Perennial::Executor::Exit;
+use Perennial::HTTP::Core qw(pid);
 use Perennial::ModPerl::Access;
 use Perennial::ModPerl::Const;
 use Perennial::ModPerl::RequestIO;
@@ -110,13 +111,14 @@ sub current ($class, @ignored) { $NOW //= @PENDING ? $class->_make(@PENDING) : u
 # worker's child init and exit hooks, a request's cleanups. One that dies (or leaves by last
 # outside a loop) is logged with its name, and the rest run; one that calls exit has ended.
 sub run_phase ($class, $phase, $log, $calls, $r = undef) {
+    local $RUNNING = $phase;
+    local $NOW     = $r;
+    my $pid = local $Perennial::Executor::Exit::IN_REQUEST = pid();
     for my $call (@$calls) {
         my ($name, $code, @args) = @$call;
-        next if eval {
-            $class->in_phase($phase, $r, sub () { $code->(@args) });
-            1;
-        };
-        $log->error("$phase $name failed in worker $$: " . ($@ =~ s/\s+\z//r)) if $log;
+        my $err = Perennial::Executor::Exit::run($code, @args);
+        Perennial::Executor::Exit->child_ends($err) if pid() != $pid;    # A process it forked
+        $log->error("$phase $name failed in worker $pid: $err") if defined $err && $log;
     }
     return;
 }
@@ -129,10 +131,10 @@ sub run_phase ($class, $phase, $log, $calls, $r = undef) {
 sub in_phase ($class, $phase, $r, $code) {
     local $RUNNING = $phase;
     local $NOW     = $r;
-    my $pid = local $Perennial::Executor::Exit::IN_REQUEST = $$;
+    my $pid = local $Perennial::Executor::Exit::IN_REQUEST = pid();
     my $rc;
     my $err = Perennial::Executor::Exit::run(sub () { $rc = $code->() });
-    Perennial::Executor::Exit->child_ends($err) if $$ != $pid;
+    Perennial::Executor::Exit->child_ends($err) if pid() != $pid;
     die "$err\n"                                if defined $err;
     return $rc;
 }
