@@ -16,7 +16,9 @@ use Perennial::Bench::Record  qw(record);
 # requests after a warm-up, less that of a run that only warms up, is the N requests' work:
 # with KeepAlive off a new connection each (ab), with it on all on one (ab -k).
 # System calls and the kernel's work are not in it: see `strace -c` for those
-# (docs/design-notes.md).
+# (docs/design-notes.md). --preload CGI: the script servers load CGI.pm at start (PerlModule),
+# as a tuned site does; under Perennial it then works through the request object, as under
+# mod_perl, where a CGI.pm the script loads reads the CGI environment.
 
 my %opt = (
     requests  => 1000,
@@ -28,8 +30,9 @@ my %opt = (
 options(
     \%opt,
     'Usage: perl bench/instructions.pl [--script hello.pl] [--requests 1000] [--warm 50] '
-        . '[--what scripts,psgi] [--keepalive off,on] [--record FILE]',
+        . '[--what scripts,psgi] [--keepalive off,on] [--preload CGI] [--record FILE]',
     'requests=i',
+    'preload=s',
     'script=s',
     'warm=i',
     'what=s',
@@ -74,7 +77,8 @@ for my $ka (@modes) {
     say '';
     say "user-space instructions per request (callgrind, one worker, "
         . "$opt{requests} sequential requests after $opt{warm} to warm up, KeepAlive "
-        . ($ka ? 'on' : 'off') . ')';
+        . ($ka           ? 'on'                              : 'off')
+        . ($opt{preload} ? ", $opt{preload} loaded at start" : '') . ')';
     say sprintf '%-26s %14s %10s', 'server / mode', 'instructions', 'x base';
     for my $row (@rows) {
         my ($label, $base) = @$row[0, 3];
@@ -129,6 +133,7 @@ sub _run ($server, $path, $ka, $requests) {
         single    => 1,
         keepalive => $ka,
         scripts   => $scripts,
+        preload   => $opt{preload},
         app       => $hello,
         probe     => $path,
         timeout   => 180,
