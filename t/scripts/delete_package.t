@@ -52,6 +52,28 @@ is_deeply $got, $want, 'left as Symbol::delete_package leaves a package' or diag
 is $got->{in_parent}, 0, 'the symbol table is out of its parent';
 is $got->{sub_named}, 0, 'its subs are gone by name';
 
+# Freeing a glob can run a DESTROY that deletes another entry of the same table (here: an object
+# that empties the package its class is in, which lies in the table being emptied): the loop
+# must not meet that entry freed ("Use of freed value in iteration"). Twenty packages, as the
+# order of a table's entries decides whether the loop meets it.
+{
+
+    package Perennial::Test::Maker;
+    sub new     ($class, $in) { bless {pkg => "${in}::Made"}, $class }
+    sub DESTROY ($self)       { Perennial::Executor::Compiler::delete_package($self->{pkg}) }
+}
+my @failed;
+for my $n (1 .. 20) {
+    my $name = "Perennial::Test::Freed::P$n";
+    no strict 'refs';    ## no critic (ProhibitNoStrict) packages made to be deleted
+    @{"${name}::Made::ISA"} = ('Perennial::Test::Maker');
+    ${"${name}::maker"}     = Perennial::Test::Maker->new($name);
+    @{"${name}::list"}      = (1 .. 3);
+    *{"${name}::f"}         = sub {1};
+    eval { Perennial::Executor::Compiler::delete_package($name); 1 } or push @failed, "$n: $@";
+}
+is_deeply \@failed, [], 'a DESTROY that deletes another entry as the package goes';
+
 # A package of main::, and one that does not exist
 make('PerennialTestTopLevel');
 Perennial::Executor::Compiler::delete_package('PerennialTestTopLevel');

@@ -143,8 +143,11 @@ sub delete_package ($name) {
     }
     my $glob   = $parent->{"${leaf}::"} or return;
     my $symtab = *{$glob}{HASH}         or return;
-    for my $entry (values %$symtab) {
-        undef *$entry if ref \$entry eq 'GLOB';    # A sub's stub or a constant is a plain value
+
+    # Through references, which keep each glob alive: freeing one can run a DESTROY that
+    # deletes another entry of this table, which an alias would then point at freed
+    for my $entry (\(values %$symtab)) {
+        undef *$$entry if ref $entry eq 'GLOB';    # A sub's stub or a constant is a plain value
     }
     %$symtab = ();
     delete $parent->{"${leaf}::"};
