@@ -81,13 +81,15 @@ my @requests = (
     ['/static-guarded/none.txt', 'X-Let-In: yes'],
     ['/registry/notes.pl'],
     ['/registry/notes.pl/more'],
-    (map { (["/plainreg/cgipm.pl$_"], ["/registry/cgipm.pl$_"]) } '?what=plain&b=2', ''),
+    (   map { (["/plainreg/cgipm.pl$_"], ["/registry/cgipm.pl$_"]) } '?what=plain&b=2',
+        '', '?what=crlf', '?what=utf8'
+    ),
 );
 
 # The fields the application's choices decide; Date, Server, framing and keep-alive are the
 # server's
 my %COMPARED = map { $_ => 1 } qw(content-type location x-handler x-err x-out www-authenticate
-    last-modified etag set-cookie);
+    last-modified etag set-cookie content-disposition);
 
 for my $req (@requests) {
     my ($path, @headers) = @$req;

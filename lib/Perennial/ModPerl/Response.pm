@@ -59,14 +59,7 @@ sub no_cache ($self, $on = 1) {
 # CGI.pm's header under mod_perl: when nothing set through the object is to be merged with it,
 # the output reads it as a printed head, in C (through Perl, 20k instructions a request)
 sub send_cgi_header ($self, $text) {
-    if (   !$self->{head_set}
-        && !$self->{head_sent}
-        && !$self->{module}
-        && !defined($\)
-        && !defined($,)
-        && !utf8::is_utf8($text)
-        && $text =~ /\n\r?\n/)
-    {
+    if (_printable_head($self, $text)) {
         my $out = $self->{out};
         $self->{head_sent} = 1;
         local $out->{request};    # Which it would ask for a head of its own: there is none
@@ -78,6 +71,18 @@ sub send_cgi_header ($self, $text) {
     $self->{head_sent} = 1;
     $self->{out}->add($body) if defined $body && length $body;
     return;
+}
+
+# Whether the head, printed, gives what send_cgi_header's split and add give: nothing set or
+# sent through the object, not a handler module's, a whole head of bytes and the output waiting
+# for one, and nothing that a print adds or changes (no $, or $\, no autoflush, no layers of
+# STDOUT's, not an nph- script's)
+sub _printable_head ($self, $text) {
+    my $out = $self->{out};
+    return 0 if $self->{head_set} || $self->{head_sent} || $self->{module};
+    return 0 if defined($,)       || defined($\)        || $|;
+    return 0 if !$out             || $out->{headers}    || $out->{layers} || $out->{nph};
+    return !utf8::is_utf8($text) && $text =~ /\n\r?\n/;
 }
 
 # mod_perl 1: the head goes now, with an optional content type

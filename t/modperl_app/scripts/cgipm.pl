@@ -8,6 +8,11 @@ my $what = $q->param('what') // '';
 if ($what eq 'redirect') {
     print $q->redirect('/hello');
 }
+elsif ($what eq 'crlf' || $what eq 'utf8') {    # STDOUT's layers apply to the body only
+    binmode STDOUT, $what eq 'crlf' ? ':crlf' : ':encoding(UTF-8)';
+    print $q->header(-type => 'text/plain', -attachment => "caf\xc3\xa9.txt");
+    print "hi\n";
+}
 elsif ($what eq 'status') {
     print $q->header(-status => '404 Not Here', -type => 'text/plain');
     print "not here\n";
