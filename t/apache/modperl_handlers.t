@@ -126,6 +126,11 @@ for my $loc (qw(plainreg registry)) {
         [302, '', 'location: /hello'], "/$loc: CGI.pm's redirect";
 }
 
+# A handler that dies with an exception object that is false dies all the same (Perennial only:
+# mod_perl looks at $@ as a boolean and answers 200), and its text is logged
+is answer_of($port{perennial}, {}, GET => '/codes?falseobj')->{status}, 500,
+    'a handler that dies with a false exception object: 500';
+
 # A handler's forked child that returns ends there (Perennial only: under Apache it would go
 # on as a second server process)
 my $worker = ($srv->slots)[0]{pid};
@@ -147,6 +152,8 @@ my $log = $srv->error_log;
 like $log, qr/refused by PerlAccessHandler \(403\): GET \/guarded/, 'an access refusal is logged';
 like $log, qr/PerlResponseHandler Demo::Codes failed: handler died on purpose/,
     'a handler that died is logged with its name';
+like $log, qr/PerlResponseHandler Demo::Codes failed: a false exception object/,
+    "and its object's text is logged";
 like $log, qr/PerlResponseHandler Demo::Codes failed: Can.t "last"/,
     'a handler that left by last is logged as perl says it';
 like $log, qr/PerlCleanupHandler pool cleanup failed in worker \d+: Can.t "last"/,

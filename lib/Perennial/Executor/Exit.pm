@@ -38,7 +38,8 @@ sub run ($code, @args) {
     }
     return q{Can't "last", "next" or "redo" outside a loop block} if $ran != -1;
     return                                                        if $ok || __PACKAGE__->caught($@);
-    return ($@ || 'unknown error') =~ s/\s+\z//r;
+    my $err = "$@" =~ s/\s+\z//r;    # An object that is false is an error too: its text
+    return length $err ? $err : 'unknown error';
 }
 
 # A process forked by the code came back to its runner (it returned, or died, instead of

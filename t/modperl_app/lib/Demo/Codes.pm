@@ -82,7 +82,10 @@ sub handler {
         $r->print("cleanups\n");
         return Apache2::Const::OK;
     }
-    if ($what eq 'last') {    # loop control outside a loop: the error perl gives, a 500
+    if ($what eq 'falseobj') {    # An exception object that is false: still a death (Perennial)
+        die bless {}, 'Demo::Codes::False';
+    }
+    if ($what eq 'last') {        # loop control outside a loop: the error perl gives, a 500
         $r->content_type('text/plain');
         last;
     }
@@ -104,5 +107,9 @@ sub handler {
     $r->print("default\n");
     return Apache2::Const::OK;
 }
+
+# An exception that is false as a boolean, and says so as a string
+package Demo::Codes::False;
+use overload bool => sub {0}, '""' => sub {'a false exception object'}, fallback => 1;
 
 1;
