@@ -74,6 +74,11 @@ for my $n (1 .. 20) {
 }
 is_deeply \@failed, [], 'a DESTROY that deletes another entry as the package goes';
 
+# A name with the table's trailing ::, as Symbol takes it too
+make('Perennial::Test::Trailing');
+Perennial::Executor::Compiler::delete_package('Perennial::Test::Trailing::');
+ok !exists $Perennial::Test::{'Trailing::'}, 'a name ending in :: is the package before it';
+
 # A package of main::, and one that does not exist
 make('PerennialTestTopLevel');
 Perennial::Executor::Compiler::delete_package('PerennialTestTopLevel');

@@ -135,7 +135,7 @@ sub stash_exists ($name) {
 # name with two patterns, 10k instructions of a PerlRun request. (Walking the tables from
 # main:: in Perl, to make nothing, cost 28k more than one lookup by name, made in C.)
 sub delete_package ($name) {
-    my ($stem, $leaf) = $name =~ /\A(?:(.*)::)?([^:]+)\z/ or return;
+    my ($stem, $leaf) = $name =~ /\A(?:(.*)::)?([^:]+)(?:::)?\z/ or return;    # Foo:: is Foo
     my $parent = \%main::;
     if (defined $stem) {
         no strict 'refs';    ## no critic (ProhibitNoStrict) the parent's table, by name
@@ -249,7 +249,8 @@ object comes (one that does not gets it only if it asks, with C<< ->request >>).
     Perennial::Executor::Compiler::delete_package('Perennial::ROOT::PerlRun::x');
 
 What Symbol's C<delete_package> does: every glob of the package undefined, its symbol table
-emptied and taken out of its parent's. A package that does not exist is left alone.
+emptied and taken out of its parent's. A package that does not exist is left alone; a name may
+end in the table's C<::>, as Symbol takes it.
 
 =head2 stash_exists
 
