@@ -8,6 +8,7 @@ use Time::HiRes ();
 use Perennial::Config;
 use Perennial::Executor;
 use Perennial::Log;
+use Perennial::Preload;
 use Perennial::Bench::Options qw(options);
 
 # The cost of running a script resident, without the network: the executor's PSGI app called
@@ -39,16 +40,12 @@ options(
 );
 die "--mode is registry or perlrun\n" unless $opt{mode} =~ /\A(?:registry|perlrun)\z/;
 
-# --preload NAME: a module loaded first, as `PerlModule NAME` loads it in Perennial's manager
-# (and a tuned mod_perl site's startup.pl): with MOD_PERL set, so that CGI.pm works through
-# the request object, as under mod_perl
-if (my $module = $opt{preload}) {
-    die "--preload takes a module name\n" unless $module =~ /\A\w+(?:::\w+)*\z/;
-    local $ENV{MOD_PERL}             = 'mod_perl/2.0.12';
-    local $ENV{MOD_PERL_API_VERSION} = 2;
-    require(($module =~ s{::}{/}gr) . '.pm');
-}
 my $log = Perennial::Log->new(config => Perennial::Config->new(log_level => 'warn'));
+
+# --preload NAME: loaded first by what loads `PerlModule NAME` in Perennial's manager (with
+# MOD_PERL set, so that CGI.pm works through the request object, as under mod_perl)
+Perennial::Preload->new(log => $log)->load(Perennial::Config->new(modules => [$opt{preload}]))
+    if $opt{preload};
 my $app = Perennial::Executor->new(
     root      => "$HOME/examples/cgi-bin",
     log       => $log,
