@@ -48,13 +48,15 @@ sub prepare ($self, $hit) {
     my $cached = $self->{cache}{$hit->{file}};
     return ($cached, undef) if $cached && $self->_still_good($cached, $hit);
 
-    # A changed script starts from an empty package: no stale subs, no "redefined" warnings.
-    # It compiles where it will run, so a BEGIN-time require of a relative path finds its file.
-    # (Its name is made once: PerlRun compiles on every request, and making it cost 40k.)
+    # A changed script starts from an empty package: no stale subs, no "redefined" warnings;
+    # so does one that the generation before a graceful restart compiled in this process (the
+    # manager). Only executors that keep scripts have one to empty: PerlRun's packages go
+    # after each request. It compiles where it will run, so a BEGIN-time require of a relative
+    # path finds its file. (Its name is made once: PerlRun compiles on every request, and
+    # making it cost 40k.)
     my $package = $self->{package_of}{$hit->{file}}
         //= Perennial::Executor::Compiler->package_for($self->{root_ns}, $hit->{file});
-    if    ($cached)        { Perennial::Executor::Compiler::delete_package($package) }
-    elsif ($self->{keeps}) { _earlier_package_gone($package) }
+    Perennial::Executor::Compiler::delete_package($package) if $self->{keeps};
     my $chdir = $self->{policy}{chdir};
     chdir $hit->{dir} or return (undef, "Can't chdir to the script's directory: $!") if $chdir;
     Perennial::Executor::Inc::enter();
@@ -83,15 +85,6 @@ sub _still_good ($self, $cached, $hit) {
         && $cached->{mtime} == $hit->{mtime}
         && $cached->{size} == $hit->{size}
         && !($cached->{deps} && $self->_libraries_changed($cached, $hit));
-}
-
-# A script the generation before a graceful restart compiled in this process (the manager)
-# starts afresh too, rather than redefining its subs with a warning each. Only executors that
-# keep scripts ask: PerlRun's packages go after each request.
-sub _earlier_package_gone ($package) {
-    Perennial::Executor::Compiler::delete_package($package)
-        if Perennial::Executor::Compiler::stash_exists($package);
-    return;
 }
 
 sub _compile ($self, $hit, $package, $began) {
