@@ -111,32 +111,36 @@ sub current ($class, @ignored) { $NOW //= @PENDING ? $class->_make(@PENDING) : u
 # worker's child init and exit hooks, a request's cleanups. One that dies (or leaves by last
 # outside a loop) is logged with its name, and the rest run; one that calls exit has ended.
 sub run_phase ($class, $phase, $log, $calls, $r = undef) {
-    local $RUNNING = $phase;
-    local $NOW     = $r;
-    my $pid = local $Perennial::Executor::Exit::IN_REQUEST = pid();
     for my $call (@$calls) {
         my ($name, $code, @args) = @$call;
-        my $err = Perennial::Executor::Exit::run($code, @args);
-        Perennial::Executor::Exit->child_ends($err) if pid() != $pid;    # A process it forked
-        $log->error("$phase $name failed in worker $pid: $err") if defined $err && $log;
+        my $err = _run_as($phase, $r, $code, @args) // next;
+        $log->error("$phase $name failed in worker $$: $err") if $log;
     }
     return;
 }
 
-# Runs code as the phase named (what current_callback says meanwhile), with $r as the request
-# that Apache2::RequestUtil->request gives: what it returned (undef after exit, which ends the
-# code rather than the worker); it dies with the error, as the log says it, of code that died
-# or left by last, next or redo outside a loop of its own (as under mod_perl, where perl's
-# caller is C: such a jump would otherwise end a loop of the server's)
+# Runs code as the phase named, as _run_as does: what it returned (undef after exit); it dies
+# with the error, as the log says it, of code that died or left by last, next or redo outside
+# a loop of its own
 sub in_phase ($class, $phase, $r, $code) {
+    my $rc;
+    my $err = _run_as($phase, $r, sub () { $rc = $code->() });
+    die "$err\n" if defined $err;
+    return $rc;
+}
+
+# Code run as the phase named (what current_callback says meanwhile), with $r as the request
+# that Apache2::RequestUtil->request gives, exit ending the code rather than the worker, and a
+# last, next or redo outside its own loops its error (as under mod_perl, where perl's caller
+# is C: such a jump would otherwise end a loop of the server's): undef, or why it failed. A
+# process it forked that comes back here ends here.
+sub _run_as ($phase, $r, $code, @args) {
     local $RUNNING = $phase;
     local $NOW     = $r;
     my $pid = local $Perennial::Executor::Exit::IN_REQUEST = pid();
-    my $rc;
-    my $err = Perennial::Executor::Exit::run(sub () { $rc = $code->() });
+    my $err = Perennial::Executor::Exit::run($code, @args);
     Perennial::Executor::Exit->child_ends($err) if pid() != $pid;
-    die "$err\n"                                if defined $err;
-    return $rc;
+    return $err;
 }
 
 # The request object that runs code on, for the time it runs: an internal redirect's own
