@@ -48,6 +48,22 @@ plain_args(pTHX_ SV **args, I32 n)
     return 1;
 }
 
+/* Whether a request object (mod_perl's $r, a hash) attached to the output has a head of its
+ * own that a printed head is read over or gives way to: one set through it and not sent yet,
+ * or a handler module's. The Perl's add asks the object (head_for_output); a request that has
+ * none changes nothing of a print, which is then the C's as without a request. */
+static int
+request_head(pTHX_ HV *self)
+{
+    SV **r = hv_fetchs(self, "request", 0);
+    HV *req;
+    if (!r || !SvTRUE(*r)) return 0;
+    if (!SvROK(*r) || SvTYPE(SvRV(*r)) != SVt_PVHV) return 1;    /* Not known: the Perl's */
+    req = (HV *)SvRV(*r);
+    if (IS_SET(req, "head_sent")) return 0;
+    return IS_SET(req, "head_set") || IS_SET(req, "module");
+}
+
 /* Whether the output is in a state the C knows: nothing set that the Perl's add looks at
  * first (child processes, a request object's head, layers, nph, an error, a local redirect);
  * 1 before the header block is read, 2 after */
@@ -58,7 +74,7 @@ plain_state(pTHX_ HV *self)
         || IS_SET(self, "local") || IS_SET(self, "nph"))
         return 0;
     if (IS_SET(self, "headers")) return 2;
-    return IS_SET(self, "request") || IS_SET(self, "base") || IS_SET(self, "error") ? 0 : 1;
+    return request_head(aTHX_ self) || IS_SET(self, "base") || IS_SET(self, "error") ? 0 : 1;
 }
 
 /* The Perl's print, with the same arguments */

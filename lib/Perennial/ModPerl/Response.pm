@@ -61,8 +61,7 @@ sub no_cache ($self, $on = 1) {
 sub send_cgi_header ($self, $text) {
     if (_printable_head($self, $text)) {
         my $out = $self->{out};
-        $self->{head_sent} = 1;
-        local $out->{request};    # Which it would ask for a head of its own: there is none
+        $self->{head_sent} = 1;    # So the output asks the object for no head of its own
         $out->PRINT($text);
         return;
     }
@@ -157,7 +156,8 @@ sub unprinted_response ($self) {
 }
 
 # Asked by the output before the first bytes: the head set through the object, and whether
-# those bytes are a printed head to merge over it
+# those bytes are a printed head to merge over it. (The output's print in C, xs/Output.xs,
+# reads the same three fields to know that there is none: head_sent, head_set, module.)
 sub head_for_output ($self, $bytes) {
     return () if $self->{head_sent};
     return (0, $self->head_fields)    # A handler's: printed bytes are body
