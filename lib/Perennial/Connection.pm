@@ -118,15 +118,18 @@ sub _requests ($self, $sock, $buf_ref, $base, $peer, $remaining, $served, $began
         ($len, $status, $env) = $self->_read_head($sock, $buf_ref, $base, $peer, $t0, $served, $n)
             unless $len;
         last unless $env;
-        my $c = Perennial::HTTP::Response->for_request($sock, $env, $t0, $self->{timeout},
-            $self->{spooling});
         $board->request_start($slot, $env, $t0, $served++);
-        if ($status) { $self->_refuse($c, $status, $env, 'bad request') }
+        my $c;
+        if ($status) {
+            $c = Perennial::HTTP::Response->for_request($sock, $env, $t0, $self->{timeout},
+                $self->{spooling}, 0);
+            $self->_refuse($c, $status, $env, 'bad request');
+        }
         else {
             substr $$buf_ref, 0, $len, '';
             $env->{'perennial.head_bytes'} = $len;
             $remaining-- if defined $remaining;
-            $self->_answer($c, $buf_ref, $env, $served, $remaining);
+            $c = $self->_answer($sock, $buf_ref, $env, $t0, $served, $remaining);
         }
         last if !$self->_after_response($c, $env, $t0, $served);
         last if !length $$buf_ref && !$self->_next_request($sock, $self->{listener}, $served);
@@ -145,10 +148,10 @@ sub _resumed ($self, $resumed) {
     return $resumed->{started};
 }
 
-# A request whose head was good: whether the connection may stay open after it (what HTTP and
-# the configuration allow), its body when it has one (a length or a Transfer-Encoding; most
-# requests have neither), then the application
-sub _answer ($self, $c, $buf_ref, $env, $served, $remaining) {
+# A request whose head was good: its response (returned), which says whether the connection may
+# stay open after it (what HTTP and the configuration allow); its body when it has one (a length
+# or a Transfer-Encoding; most requests have neither), then the application
+sub _answer ($self, $sock, $buf_ref, $env, $t0, $served, $remaining) {
 
     # HTTP/1.1 keeps the connection unless the client says close, HTTP/1.0 only when it asks;
     # neither past MaxKeepAliveRequests, the worker's last request, or a stop
@@ -157,17 +160,22 @@ sub _answer ($self, $c, $buf_ref, $env, $served, $remaining) {
         = $env->{SERVER_PROTOCOL} eq 'HTTP/1.1'
         ? !defined $conn || $conn !~ /\bclose\b/i
         : defined $conn && $conn  =~ /\bkeep-alive\b/i;
-    $c->{keep_alive}
-        = $wanted
-        && $self->{keep}
-        && !${$self->{stopping}}
-        && !(defined $remaining && $remaining <= 0)
-        && !($self->{keep_max}  && $served >= $self->{keep_max}) ? 1 : 0;
-    $c->{head_only} = $env->{REQUEST_METHOD} eq 'HEAD';
+    my $c = Perennial::HTTP::Response->for_request(
+        $sock, $env, $t0,
+        $self->{timeout},
+        $self->{spooling},
+        (          $wanted
+                && $self->{keep}
+                && !${$self->{stopping}}
+                && !(defined $remaining && $remaining <= 0)
+                && !($self->{keep_max}  && $served >= $self->{keep_max}) ? 1 : 0
+        )
+    );
     my $has_body = defined $env->{CONTENT_LENGTH} || defined $env->{HTTP_TRANSFER_ENCODING};
-    return 0 if $has_body && !$self->_read_body($c, $buf_ref, $env);
+    return $c if $has_body && !$self->_read_body($c, $buf_ref, $env);
     $env->{'psgi.input'} //= ($self->{empty_input} //= $self->_empty_input);
-    return $self->_call_app($c, $env);
+    $self->_call_app($c, $env);
+    return $c;
 }
 
 # After a response: the scoreboard's counts, the access log line, what the application left to
@@ -280,7 +288,7 @@ sub _call_app ($self, $c, $env) {
     return 1 if $ok;
     my $err = ($@ || 'unknown error') =~ s/\s+\z//r;
     $self->{log}->error("app died: $err (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})");
-    $c->{keep_alive} = 0;
+    $c->close_after;
     _answer_instead($c, 500);
     return 0;
 }
@@ -310,7 +318,7 @@ sub _read_body ($self, $c, $buf_ref, $env) {
             //= "its body did not arrive within $body->{late} ($body->{length} bytes came)";
         return $self->_refuse($c, $status, $env, 'bad or late body');
     }
-    if (!$status) { $c->{keep_alive} = 0; $c->{status} = 400; return 0 }
+    if (!$status) { $c->unanswered(400); return 0 }
     $env->{CONTENT_LENGTH} = $body->{length};
     delete $env->{HTTP_TRANSFER_ENCODING};
     $env->{'psgi.input'} = input_of($body);
@@ -399,9 +407,8 @@ sub _hand_rest ($self, $c, $served) {
     # Kept alive, it waits in the parking process for its next request once the rest is sent
     @state{qw(idle served)} = ($self->{keep_wait}, $served) if $c->{keep_alive};
     return $c->finish unless $self->{park}->park($c->{sock}, \%state);
-    delete($c->{spool})->discard;
-    $self->{parked}  = 1;
-    $c->{keep_alive} = 0;
+    $c->spool_handed;
+    $self->{parked} = 1;
     $self->{log}->info('response handed to the parking process, the client takes it slowly: '
             . "$left bytes left of it ($state{buffer})");
     return 1;

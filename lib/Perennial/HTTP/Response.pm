@@ -25,17 +25,40 @@ my @STATUS_LINE = ({}, {});                # "HTTP/1.1 200 OK\r\n", made once pe
 sub new ($class, %fields) { bless {bytes => 0, %fields}, $class }
 
 # The response to a request read from $sock, as the connection loop makes one for each request
-# (its arguments in order: named ones cost twice the instructions, and this runs every request)
-sub for_request ($class, $sock, $env, $t0, $timeout, $may_spool) {
+# (its arguments in order: named ones cost twice the instructions, and this runs every request);
+# $keep_alive, whether the connection may stay open after it (what HTTP and the configuration
+# allow), is the loop's to say, once, here. (A refused request's method may be anything, or
+# none; its answer is an error, which has a body whatever the method.)
+sub for_request ($class, $sock, $env, $t0, $timeout, $may_spool, $keep_alive) {
     return bless {
-        bytes     => 0,
-        sock      => $sock,
-        env       => $env,
-        t0        => $t0,
-        timeout   => $timeout,
-        may_spool => $may_spool,
-        http11    => $env->{SERVER_PROTOCOL} eq 'HTTP/1.1'
+        bytes      => 0,
+        sock       => $sock,
+        env        => $env,
+        t0         => $t0,
+        timeout    => $timeout,
+        may_spool  => $may_spool,
+        keep_alive => $keep_alive,
+        head_only  => ($env->{REQUEST_METHOD} // '') eq 'HEAD',
+        http11     => $env->{SERVER_PROTOCOL} eq 'HTTP/1.1'
     }, $class;
+}
+
+# The connection closes after this response, whatever was allowed: the application died
+sub close_after ($self) { $self->{keep_alive} = 0; return }
+
+# No response can go: the client closed, or went silent, while its body came. The connection
+# closes, and the access log has $status.
+sub unanswered ($self, $status) {
+    @$self{qw(keep_alive status)} = (0, $status);
+    return;
+}
+
+# The rest a slow reader had not taken went with the connection to the parking process: this
+# worker has nothing left to send, and the connection is no longer its own to keep
+sub spool_handed ($self) {
+    delete($self->{spool})->discard;
+    $self->{keep_alive} = 0;
+    return;
 }
 
 # An answer of the server's own in place of any other, which closes the connection: the
@@ -250,11 +273,22 @@ connection must close), C<timeout>, and whatever the caller keeps with it (C<env
 
 =head2 for_request
 
-    my $res = Perennial::HTTP::Response->for_request($sock, $env, $t0, $timeout, $may_spool);
+    my $res = Perennial::HTTP::Response->for_request($sock, $env, $t0, $timeout, $may_spool,
+        $keep_alive);
 
 The response to a request: C<new> with the fields the connection loop sets for each request
-(C<http11> from the environment's protocol; C<may_spool> when a slow reader's rest may wait
-for the parking process, L<Perennial::HTTP::Delivery>).
+(C<http11> from the environment's protocol, C<head_only> from its method; C<may_spool> when a
+slow reader's rest may wait for the parking process, L<Perennial::HTTP::Delivery>;
+C<keep_alive> when the connection may stay open after it). The object is the only writer of its fields; the
+loop reads them (C<status>, C<bytes>, C<keep_alive>, C<spool>, C<broken>) once it is done.
+
+=head2 close_after, unanswered, spool_handed
+
+    $res->close_after;          # the application died: the connection closes after the 500
+    $res->unanswered(400);      # the body never came: nothing is sent, the log says 400
+    $res->spool_handed;         # the rest went to the parking process with the connection
+
+What the connection loop learns as it goes that ends the connection after this response.
 
 =head2 error
 
