@@ -14,11 +14,18 @@ array_of(pTHX_ SV *ref)
     return (AV *)SvRV(ref);
 }
 
-/* Both undefined, or the same string */
+/* Both undefined, or the same string. Two integers that are only integers are compared as
+ * such: CGI.pm's reset sets its numbers anew each request, and sv_eq would write each out as
+ * a string again (4k instructions a request for the fifteen). */
 static int
 same(pTHX_ SV *a, SV *b)
 {
     if (!SvOK(a) || !SvOK(b)) return !SvOK(a) && !SvOK(b);
+    if ((SvFLAGS(a) & (SVf_IOK | SVf_NOK | SVf_POK | SVf_ROK)) == SVf_IOK
+        && (SvFLAGS(b) & (SVf_IOK | SVf_NOK | SVf_POK | SVf_ROK)) == SVf_IOK)
+        return SvIsUV(a) == SvIsUV(b) ? SvIVX(a) == SvIVX(b)
+               : SvIsUV(a)             ? SvIVX(b) >= 0 && SvUVX(a) == (UV)SvIVX(b)
+                                       : SvIVX(a) >= 0 && SvUVX(b) == (UV)SvIVX(a);
     return sv_eq(a, b);
 }
 

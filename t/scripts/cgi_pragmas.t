@@ -24,6 +24,16 @@ subtest 'same_values: C and Perl agree' => sub {
         [[\$a, \$b],      [1, undef, ''],    0, 'fewer variables than values'],
         [[\$a],           [2],               0, 'another value'],
         [[],              [],                1, 'none'],
+
+        # Integers that are only integers (CGI.pm's reset sets them so): the C compares them
+        # as numbers, which must give what their strings give
+        [[\(my $five    = 5)],  [5], 1, 'two integers'],
+        [[\(my $six     = 5)],  [6], 0, 'two other integers'],
+        [[\(my $minus   = -1)], [~0], 0, 'minus one and the largest unsigned'],
+        [[\(my $largest = ~0)], [~0], 1, 'the largest unsigned twice'],
+        [[\(my $zero    = 0)], [-0],   1, 'zero and minus zero, as integers'],
+        [[\(my $five2   = 5)], ['05'], 0, 'an integer and another string of it'],
+        [[\(my $five3   = 5)], [5.0],  1, 'an integer and the same number as a float'],
     );
     for my $case (@cases) {
         my ($refs, $values, $want, $label) = @$case;
