@@ -9,7 +9,9 @@
 #include "XSUB.h"
 
 /* Whether two handlers are the same: the same code (or glob), or the same name ('IGNORE',
- * 'DEFAULT', a sub's), or both unset */
+ * 'DEFAULT', a sub's), or both unset. A handler set is %SIG's element itself, whose get magic
+ * copies it onto itself: its value is read as it lies (sv_eq's magic was 350 instructions a
+ * compare, 3.5k a request). */
 static int
 same_handler(pTHX_ SV *a, SV *b)
 {
@@ -17,7 +19,7 @@ same_handler(pTHX_ SV *a, SV *b)
     if (!b || !SvOK(b)) return 0;
     if (SvROK(a) || SvROK(b)) return SvROK(a) && SvROK(b) && SvRV(a) == SvRV(b);
     if (isGV_with_GP(a) || isGV_with_GP(b)) return a == b;
-    return sv_eq(a, b);
+    return sv_eq_flags(a, b, 0);
 }
 
 /* The slot of a signal number, or the __DIE__ hook (number SIG_SIZE) */
