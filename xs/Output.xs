@@ -376,7 +376,7 @@ xs_PRINT(self, ...)
             call_method("flush", G_DISCARD);
             LEAVE;
         }
-        RETVAL = newSViv(1);
+        RETVAL = &PL_sv_yes;    /* Immortal: no new value a print */
     }
   OUTPUT:
     RETVAL
