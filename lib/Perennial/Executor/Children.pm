@@ -36,7 +36,7 @@ sub lend ($class, $out, $log) {
     my $body = _unread_body(\*STDIN);
     $lend{0} = $body if $body;
     my $lent = {};
-    $out->{children} = {read => $out_read, pid => $$, lent => $lent, stderr => $err_read};
+    $out->lend_children({read => $out_read, pid => $$, lent => $lent, stderr => $err_read});
     for my $fd (sort keys %lend) {
         $WORKER{$fd} //= POSIX::dup($fd) // return _refused($log, $!);
         POSIX::dup2(fileno $lend{$fd}, $fd) // return _refused($log, $!);
@@ -49,11 +49,9 @@ sub lend ($class, $out, $log) {
 # tied), and the worker has its descriptors back. Children still running write on to files
 # that nobody reads.
 sub give_back ($class, $out) {
-    my $children = $out->{children};
-    POSIX::dup2($WORKER{$_}, $_) for keys %{$children->{lent}};    # First: nothing of ours
-    $out->take_children;                                           # can write to the files
-    delete $out->{children};
-    my $errors = tied *STDERR;
+    POSIX::dup2($WORKER{$_}, $_) for keys %{$out->children->{lent}};    # First: nothing of ours
+    my $children = $out->take_back_children;                            # can write to the files
+    my $errors   = tied *STDERR;
     while (sysread $children->{stderr}, my $part, 65_536) {
         $errors->take($part) if ref $errors eq 'Perennial::Executor::Errors';
     }
@@ -104,7 +102,7 @@ sub FLUSH ($self, @ignored) {
     my $out = tied *STDOUT;
     Perennial::Executor::Children->lend($out, $log)
         if ref $out eq "Perennial::Executor::Output"
-        && !$out->{children}
+        && !$out->children
         && $Perennial::Executor::Exit::IN_REQUEST == $$;
     return 0;
 }
@@ -122,7 +120,7 @@ Perennial::Executor::Children - a resident script's child processes write to its
     Perennial::Executor::Children->watch;    # once per process
     local $Perennial::Executor::Children::RUNNING = $log;
     run_script();    # STDOUT tied to its output, STDERR to its errors, STDIN its body
-    Perennial::Executor::Children->give_back($out) if $out->{children};
+    Perennial::Executor::Children->give_back($out) if $out->children;
 
 =head1 DESCRIPTION
 

@@ -78,6 +78,18 @@ sub _with_children ($self, $bytes) {
 # What the script's child processes wrote since it last printed, before what it prints next
 sub take_children ($self) { $self->_with_children('') }
 
+# The script's child processes were lent files of their own (Perennial::Executor::Children):
+# what they write there is read before each of the script's own bytes, until they are taken
+# back. The lending, or nothing.
+sub lend_children ($self, $lent) { $self->{children} = $lent; return }
+sub children      ($self)        { $self->{children} }
+
+# The children's last bytes, then the output is the script's alone again; the lending
+sub take_back_children ($self) {
+    $self->take_children;
+    return delete $self->{children};
+}
+
 # A process the script forked prints where its own children would: to descriptor 1, which the
 # script's process reads
 sub _to_descriptor_1 ($bytes) {
