@@ -302,6 +302,8 @@ sub _lint_handles ($self, $script, $file) {
 # not modules
 sub _cleanup ($self, $script) {
     my $policy = $self->{policy};
+
+    $script->let_go;    # First, so that its subs die with their globs
     Perennial::Executor::Compiler::delete_package($_)
         for $policy->{flush} ? ($script->{package}, @{$script->{packages} // []}) : ();
     $script->forget_own if $policy->{reset_inc};

@@ -27,6 +27,14 @@ sub own_file ($self, $key, $value) {
     return;
 }
 
+# Its code and END blocks, let go of before its package is emptied (PerlRun, after each
+# request): a sub that outlives its glob is renamed __ANON__ by perl, which looks a package and
+# a glob up by name, 5k instructions a request. The script does not run again.
+sub let_go ($self) {
+    delete @$self{qw(code ends)};
+    return;
+}
+
 # PerlRun: the files it required are forgotten, so they load again next time
 sub forget_own ($self) {
     delete $self->{own};
@@ -91,6 +99,10 @@ those libraries were last looked at and looks once at the handles the first requ
 =head2 new, failed
 
 =head2 own_file, forget_own
+
+=head2 let_go
+
+    $script->let_go;    # PerlRun, before its package is emptied: it does not run again
 
 =head2 depends_on
 
