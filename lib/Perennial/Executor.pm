@@ -247,10 +247,11 @@ sub _stderr_of ($script) {
 # The script's code, with its request object (mod_perl's $r) when it asks for one: its error,
 # if it had one, and the request object, if anything made it
 sub _call ($self, $script, $hit, $env, $out, $phased) {
+
+    # Its DATA from the start, as in a new perl: the same handle opened again, not a new one,
+    # whose IO object would empty perl's cache of class names
     if (defined $script->{data}) {
-        open(my $data, '<', \$script->{data}) or return "Can't open DATA: $!";
-        no strict 'refs';  ## no critic (ProhibitNoStrict) the script's own DATA handle, per request
-        *{"$script->{data_in}::DATA"} = $data;
+        open($script->{data_in}, '<', \$script->{data}) or return "Can't open DATA: $!";
     }
 
     # Its signal handlers (Perennial::Executor::Signals) and locale are put back afterwards

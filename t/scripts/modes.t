@@ -30,6 +30,11 @@ my @cases = (
                 qw(cgi-bin perlrun registry)
         }
     ],
+    [   'data_close.pl',
+        {   map { $_ => [("first: line one\nafter the end: nothing") x 3] }
+                qw(cgi-bin perlrun registry)
+        }
+    ],
     [   'data_package.pl',
         {   map { $_ => [('Blog::DATA: 2 lines, first: template line') x 3] }
                 qw(cgi-bin perlrun registry)

@@ -39,14 +39,21 @@ sub compile ($class, %args) {
     }
     my $data = $read->{data};
     return {
-        (defined $data ? (data_in  => $DATA_IN // $package) : ()),
-        (@declared     ? (packages => \@declared)           : ()),
+        (defined $data ? (data_in  => _data_glob($DATA_IN // $package)) : ()),
+        (@declared     ? (packages => \@declared)                       : ()),
         code => $sub,
         data => $data,
         ends => $new_ends,
         %{$read->{uses}},
         package => $package,
     };
+}
+
+# The DATA handle's glob in the package that holds __DATA__ (the script's, or the last it
+# declared before it): each request opens it on the data again
+sub _data_glob ($package) {
+    no strict 'refs';    ## no critic (ProhibitNoStrict) the script's own DATA handle
+    return \*{"${package}::DATA"};
 }
 
 # What a text says, worked out once for each text when the caller keeps them: PerlRun compiles
