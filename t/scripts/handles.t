@@ -123,6 +123,8 @@ my %script = (
     'dowarn.pl' => qq{BEGIN { \$^W = 1 }\n\$^W = 1;\nprint "Content-Type: text/plain\\n\\nset";\n},
     'init_warn.pl' => qq{INIT { \$^W = 1 }\nprint "Content-Type: text/plain\\n\\nW=\$^W";\n},
     'nowarn.pl'    => qq{\$^W = 0;\nprint "Content-Type: text/plain\\n\\nW=\$^W";\n},
+    'tell.pl'      => qq{print "Content-Type: text/plain\\n\\n";\n}
+        . qq{my \$seek = seek(STDOUT, 0, 0) ? 'yes' : 'no';\nprint "tell=", tell(STDOUT), " seek=\$seek";\n},
 );
 for my $name (keys %script) {
     open(my $fh, '>', "$dir/$name") or die "Can't write $name: $!";
@@ -155,6 +157,8 @@ my $inner;
 sub inner_request () { $inner = [run_script('plain.pl')] }
 
 is_deeply [run_script('plain.pl')], [200, 1, 'plain'], 'a script that prints: one whole response';
+is_deeply [run_script('tell.pl')], [200, 1, 'tell=-1 seek=no'],
+    'a script that asks where STDOUT is, or seeks it: a stream, as under mod_perl (it died)';
 is_deeply [run_script('outer.pl')], [200, 1, 'before after'],
     'a script that runs another request inside its own keeps its STDOUT';
 is_deeply $inner,                   [200, 1, 'plain'],   'and the inner one has its own';

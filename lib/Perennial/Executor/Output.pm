@@ -254,6 +254,11 @@ sub EOF       ($self)         {1}
 sub FILENO    ($self)         {undef}
 sub OPEN      ($self, @args)  {0}
 
+# A response is a stream, as mod_perl's layer is: no place to tell or seek to (-1 and false, as
+# mod_perl answers; a tie without them made `tell STDOUT` die, a 500)
+sub TELL ($self)                   {-1}
+sub SEEK ($self, $offset, $whence) {0}
+
 # binmode: the layers' bytes are what the client gets (Perennial::Executor::Layers)
 sub BINMODE ($self, @layer) { $self->layers->push_layers(@layer) }
 
