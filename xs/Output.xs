@@ -22,15 +22,16 @@ enum {
     K_HEAD, K_BODY, K_STATUS, K_AUTOFLUSH, K_HEAD_SENT, K_HEAD_SET, K_MODULE, K_COUNT
 };
 
+#define KEY(name) {name, sizeof(name) - 1, 0}    /* Its length from the literal, its hash at load */
+
 static struct key {
     const char *name;
     I32 len;
     U32 hash;
 } keys[K_COUNT] = {
-    {"closed", 6, 0},    {"children", 8, 0}, {"layers", 6, 0},    {"local", 5, 0},
-    {"nph", 3, 0},       {"headers", 7, 0},  {"request", 7, 0},   {"base", 4, 0},
-    {"error", 5, 0},     {"head", 4, 0},     {"body", 4, 0},      {"status", 6, 0},
-    {"autoflush", 9, 0}, {"head_sent", 9, 0}, {"head_set", 8, 0}, {"module", 6, 0},
+    KEY("closed"), KEY("children"), KEY("layers"), KEY("local"), KEY("nph"), KEY("headers"),
+    KEY("request"), KEY("base"), KEY("error"), KEY("head"), KEY("body"), KEY("status"),
+    KEY("autoflush"), KEY("head_sent"), KEY("head_set"), KEY("module"),
 };
 
 /* The value's place under a key, made when lval is set; NULL when there is none */

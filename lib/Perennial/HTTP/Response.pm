@@ -279,8 +279,9 @@ connection must close), C<timeout>, and whatever the caller keeps with it (C<env
 The response to a request: C<new> with the fields the connection loop sets for each request
 (C<http11> from the environment's protocol, C<head_only> from its method; C<may_spool> when a
 slow reader's rest may wait for the parking process, L<Perennial::HTTP::Delivery>;
-C<keep_alive> when the connection may stay open after it). The object is the only writer of its fields; the
-loop reads them (C<status>, C<bytes>, C<keep_alive>, C<spool>, C<broken>) once it is done.
+C<keep_alive> when the connection may stay open after it). The object is the only writer of
+its fields; the loop reads them (C<status>, C<bytes>, C<keep_alive>, C<spool>, C<broken>) once
+it is done.
 
 =head2 close_after, unanswered, spool_handed
 
