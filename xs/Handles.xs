@@ -68,6 +68,62 @@ untie_io(pTHX_ IO *io, SV *ours)
     sv_unmagic((SV *)io, PERL_MAGIC_tiedscalar);
 }
 
+/* What opens and closes a request's STDOUT on its output (its PerlIO layer, xs/Output.xs, where
+ * this is defined too), found once through PL_modglobal; NULL while the output's C is not
+ * loaded (then STDOUT is tied to the output, as by the Perl twin) */
+struct output_api {
+    int (*attach)(pTHX_ IO *io, SV *out);
+    int (*detach)(pTHX_ IO *io, SV *out);
+    int (*idle)(pTHX_ IO *io);
+};
+
+static struct output_api *
+output_api(pTHX)
+{
+    static struct output_api *api;
+    SV **sv;
+    if (!api && (sv = hv_fetchs(PL_modglobal, "Perennial::Executor::Output::api", 0))
+        && SvIOK(*sv))
+        api = INT2PTR(struct output_api *, SvIV(*sv));
+    return api;
+}
+
+/* A handle's format state ($~, $^, $=, $-, $%) as a new handle has it, since a request's
+ * STDOUT is one IO for the process */
+static void
+fresh_formats(IO *io)
+{
+    Safefree(IoFMT_NAME(io));
+    Safefree(IoTOP_NAME(io));
+    IoFMT_NAME(io)   = NULL;
+    IoTOP_NAME(io)   = NULL;
+    IoFMT_GV(io)     = NULL;
+    IoTOP_GV(io)     = NULL;
+    IoLINES(io)      = 0;
+    IoPAGE(io)       = 0;
+    IoPAGE_LEN(io)   = 60;
+    IoLINES_LEFT(io) = 0;
+}
+
+/* The Perl twin of a function, with the same arguments: where the output's layer is not */
+static SV *
+perl_twin(pTHX_ const char *name, I32 ax, I32 items)
+{
+    dSP;
+    I32 i;
+    SV *ret;
+    ENTER;
+    SAVETMPS;
+    PUSHMARK(SP);
+    EXTEND(SP, items);
+    for (i = 0; i < items; i++) PUSHs(PL_stack_base[ax + i]);
+    PUTBACK;
+    ret = call_pv(name, G_SCALAR) ? newSVsv(*PL_stack_sp) : newSV(0);
+    FREETMPS;
+    LEAVE;
+    return ret;
+}
+
 MODULE = Perennial::Executor::Handles    PACKAGE = Perennial::Executor::Handles
 
 PROTOTYPES: DISABLE
@@ -80,67 +136,88 @@ xs_use_io(glob, handle)
     put_io(aTHX_ glob, io_of(aTHX_ handle));
 
 SV *
-xs_tie_stdout(glob, handle, out)
+xs_open_stdout(glob, handle, out, layers = &PL_sv_undef)
     SV *glob
     SV *handle
     SV *out
+    SV *layers
   PREINIT:
     IO *io;
     GV *gv;
-    SV *obj;
+    struct output_api *api;
   CODE:
-    /* STDOUT for a script's request, tied to out (a new reference to the object, as a
-     * TIEHANDLE that returns its argument would give): handle's IO while it is free, neither
-     * tied nor open (not while a request run inside another, an internal redirect, finds it
-     * the outer one's: the glob then gets a new one, as tie makes it); selected, as a new perl
-     * starts with it, since a script may have left another handle selected; and without
-     * autoflush, which a script may have left on it. Returns what was selected, for
-     * untie_stdout to select again. */
-    if (!SvROK(out) || !SvOBJECT(SvRV(out))) croak("tie_stdout: not an object");
-    if (!SvROK(glob) || !isGV_with_GP(SvRV(glob))) croak("tie_stdout: not a glob reference");
-    io = io_of(aTHX_ handle);
-    if (io && !is_tied(aTHX_ io) && !IoIFP(io)) put_io(aTHX_ glob, io);
-    gv     = (GV *)SvRV(glob);
-    RETVAL = PL_defoutgv ? newRV_inc((SV *)PL_defoutgv) : &PL_sv_undef;
-    if (PL_defoutgv != gv) setdefout(gv);
-    io = GvIOn(gv);
-    IoFLAGS(io) &= ~IOf_FLUSH;
-    sv_unmagic((SV *)io, PERL_MAGIC_tiedscalar);
-    obj = newRV_inc(SvRV(out));
-    sv_magic((SV *)io, obj, PERL_MAGIC_tiedscalar, NULL, 0);
-    SvREFCNT_dec(obj);
+    /* STDOUT for a script's request, a handle on its output (the output's layer): handle's IO
+     * while it is free (as the Perl twin), selected, without autoflush, with the layers the
+     * script pushed as it compiled ($layers, Perennial::Executor::Layers). Returns what was
+     * selected. Tied, as by the Perl twin, where the output's C is not loaded. */
+    if (!(api = output_api(aTHX))) {
+        RETVAL = perl_twin(aTHX_ "Perennial::Executor::Handles::pp_open_stdout", ax, items);
+    }
+    else {
+        if (!SvROK(out) || !SvOBJECT(SvRV(out))) croak("open_stdout: not an object");
+        if (!SvROK(glob) || !isGV_with_GP(SvRV(glob))) croak("open_stdout: not a glob reference");
+        io = io_of(aTHX_ handle);
+        if (io && !is_tied(aTHX_ io) && (!IoIFP(io) || api->idle(aTHX_ io))) put_io(aTHX_ glob, io);
+        gv     = (GV *)SvRV(glob);
+        RETVAL = PL_defoutgv ? newRV_inc((SV *)PL_defoutgv) : &PL_sv_undef;
+        if (PL_defoutgv != gv) setdefout(gv);
+        io = GvIOn(gv);
+        IoFLAGS(io) &= ~IOf_FLUSH;
+        sv_unmagic((SV *)io, PERL_MAGIC_tiedscalar);
+        if (IoFMT_NAME(io) || IoTOP_NAME(io) || IoLINES(io) || IoPAGE(io) || IoLINES_LEFT(io))
+            fresh_formats(io);
+        if (!api->attach(aTHX_ io, out))
+            croak("Can't open STDOUT on the response: %s", Strerror(errno));
+        if (SvOK(layers)) {    /* As the script's binmode pushed them as it compiled */
+            dSP;
+            const char *names;
+            PUSHMARK(SP);
+            XPUSHs(layers);
+            PUTBACK;
+            ENTER;
+            SAVETMPS;
+            if (call_method("perlio", G_SCALAR)) {
+                SPAGAIN;
+                names = SvPV_nolen(POPs);
+                PUTBACK;
+                if (*names) (void)PerlIO_apply_layers(aTHX_ IoOFP(io), "w", names);
+            }
+            FREETMPS;
+            LEAVE;
+        }
+    }
   OUTPUT:
     RETVAL
 
 bool
-xs_untie_stdout(glob, handle, out, was)
+xs_close_stdout(glob, handle, out, was)
     SV *glob
     SV *handle
     SV *out
     SV *was
   PREINIT:
-    IO *io;
-    IO *kept;
-    MAGIC *mg;
-    SV *obj;
+    IO *io, *kept;
+    SV *twin;
+    struct output_api *api;
   CODE:
-    /* After the request: its tie gone (with its class's UNTIE, as untie calls it, when the
-     * script tied it to a class of its own); the kept IO untied too if it is still tied to
-     * out (a script that assigned another handle to the glob left it so); what was selected
-     * before, selected again. True when a file is open on the glob's IO: one the script
-     * opened itself, for the caller to close. */
-    if (!SvROK(glob) || !isGV_with_GP(SvRV(glob))) croak("untie_stdout: not a glob reference");
-    io = GvIOp((GV *)SvRV(glob));
-    untie_io(aTHX_ io, out);
-    kept = io_of(aTHX_ handle);
-    if (kept && kept != io && SvRMAGICAL(kept)
-        && (mg = mg_find((SV *)kept, PERL_MAGIC_tiedscalar))
-        && (obj = SvTIED_obj((SV *)kept, mg)) && SvROK(obj) && SvROK(out)
-        && SvRV(obj) == SvRV(out))
-        sv_unmagic((SV *)kept, PERL_MAGIC_tiedscalar);
-    if (SvROK(was) && isGV_with_GP(SvRV(was)) && PL_defoutgv != (GV *)SvRV(was))
-        setdefout((GV *)SvRV(was));
-    io     = GvIOp((GV *)SvRV(glob));
-    RETVAL = io && IoIFP(io) ? TRUE : FALSE;
+    /* After the request: the output's handle idle again, or closed (what perl's buffer holds
+     * goes to the output first), or its tie gone, as by the Perl twin; what was selected
+     * before, selected again. True when a file is open on the glob's IO: one the script opened
+     * itself, for the caller to close. */
+    if (!(api = output_api(aTHX))) {
+        twin   = perl_twin(aTHX_ "Perennial::Executor::Handles::pp_close_stdout", ax, items);
+        RETVAL = SvTRUE(twin);
+        SvREFCNT_dec(twin);
+    }
+    else {
+        if (!SvROK(glob) || !isGV_with_GP(SvRV(glob))) croak("close_stdout: not a glob reference");
+        io = GvIOp((GV *)SvRV(glob));
+        untie_io(aTHX_ io, out);    /* The script tied it to a class of its own */
+        RETVAL = api->detach(aTHX_ io, out) ? TRUE : FALSE;
+        kept   = io_of(aTHX_ handle);    /* A script that gave the glob another IO left it on */
+        if (kept && kept != io) (void)api->detach(aTHX_ kept, out);
+        if (SvROK(was) && isGV_with_GP(SvRV(was)) && PL_defoutgv != (GV *)SvRV(was))
+            setdefout((GV *)SvRV(was));
+    }
   OUTPUT:
     RETVAL

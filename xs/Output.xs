@@ -9,6 +9,7 @@
 #include "EXTERN.h"
 #include "perl.h"
 #include "XSUB.h"
+#include "perliol.h"
 
 #define BUFFER 8192
 #define HEAD_LIMIT 65536
@@ -19,7 +20,7 @@
  * seed are the process's, the same for every hash, so a hash computed once stays right. */
 enum {
     K_CLOSED, K_CHILDREN, K_LAYERS, K_LOCAL, K_NPH, K_HEADERS, K_REQUEST, K_BASE, K_ERROR,
-    K_HEAD, K_BODY, K_STATUS, K_AUTOFLUSH, K_HEAD_SENT, K_HEAD_SET, K_MODULE, K_COUNT
+    K_HEAD, K_BODY, K_STATUS, K_AUTOFLUSH, K_HEAD_SENT, K_HEAD_SET, K_MODULE, K_HANDLES, K_COUNT
 };
 
 #define KEY(name) {name, sizeof(name) - 1, 0}    /* Its length from the literal, its hash at load */
@@ -31,7 +32,7 @@ static struct key {
 } keys[K_COUNT] = {
     KEY("closed"), KEY("children"), KEY("layers"), KEY("local"), KEY("nph"), KEY("headers"),
     KEY("request"), KEY("base"), KEY("error"), KEY("head"), KEY("body"), KEY("status"),
-    KEY("autoflush"), KEY("head_sent"), KEY("head_set"), KEY("module"),
+    KEY("autoflush"), KEY("head_sent"), KEY("head_set"), KEY("module"), KEY("handles"),
 };
 
 /* The value's place under a key, made when lval is set; NULL when there is none */
@@ -288,23 +289,19 @@ head_end(const char *p, STRLEN len, STRLEN *rest)
  * head the C does not read (past ASCII, bad: the Perl says why) or past its limit. The Perl's
  * add cost about 25k instructions for CGI.pm's header. */
 static int
-print_head(pTHX_ HV *self, SV **args, I32 n, SV **body)
+print_head(pTHX_ HV *self, const char *bytes, STRLEN n, SV **body)
 {
     SV **now = fetch_key(aTHX_ self, K_HEAD, 1), **to;
     STRLEN was, len, rest;
     SSize_t end;
     const char *p;
     struct head got;
-    I32 i;
     *body = NULL;
     if (!now) return 0;
     if (!SvOK(*now)) sv_setpvs(*now, "");
     if (!SvPOK(*now) || SvUTF8(*now)) return 0;
     was = SvCUR(*now);
-    for (i = 0; i < n; i++) {
-        const char *a = SvPV_const(args[i], len);
-        sv_catpvn(*now, a, len);
-    }
+    sv_catpvn(*now, bytes, n);
     p   = SvPV_const(*now, len);
     end = head_end(p, len, &rest);
     if (end < 0 && len <= HEAD_LIMIT) return 1;    /* Not whole yet */
@@ -324,20 +321,389 @@ print_head(pTHX_ HV *self, SV **args, I32 n, SV **body)
     return 1;
 }
 
-/* A print after the header block is read: appended to the body, which is returned */
+/* Bytes after the header block is read: appended to the body, which is returned */
 static SV *
-print_body(pTHX_ HV *self, SV **args, I32 n)
+print_body(pTHX_ HV *self, const char *bytes, STRLEN n)
 {
     SV **body = fetch_key(aTHX_ self, K_BODY, 1);
-    I32 i;
     if (!body) croak("print: no body");
     if (!SvOK(*body)) sv_setpvs(*body, "");
-    for (i = 0; i < n; i++) {
-        STRLEN len;
-        const char *p = SvPV_const(args[i], len);
-        sv_catpvn(*body, p, len);
-    }
+    sv_catpvn(*body, bytes, n);
     return *body;
+}
+
+/* A method of the output's Perl with one argument, or none: its answer's truth */
+static int
+call_output(pTHX_ SV *self, const char *method, SV *arg)
+{
+    dSP;
+    int count, ok;
+    ENTER;
+    SAVETMPS;
+    PUSHMARK(SP);
+    EXTEND(SP, 2);
+    PUSHs(self);
+    if (arg) PUSHs(arg);
+    PUTBACK;
+    count = call_method(method, G_SCALAR);
+    SPAGAIN;
+    ok = count && SvTRUE(TOPs);
+    if (count) (void)POPs;
+    PUTBACK;
+    FREETMPS;
+    LEAVE;
+    return ok;
+}
+
+/* Bytes for the output, added as the Perl's add adds them: in C in the state the C knows
+ * (the head read once whole, then the body, sent by the Perl's flush once past the buffer),
+ * else by the Perl's add. False once the output is known to be bad. */
+static int
+add_bytes(pTHX_ SV *self, HV *h, const char *p, STRLEN len)
+{
+    SV *body  = NULL;
+    int state = plain_state(aTHX_ h);
+    if (state == 1 && !print_head(aTHX_ h, p, len, &body)) state = 0;
+    else if (state == 2) body = print_body(aTHX_ h, p, len);
+    if (!state) return call_output(aTHX_ self, "add", sv_2mortal(newSVpvn(p, len)));
+    if (body && SvCUR(body) > BUFFER) (void)call_output(aTHX_ self, "flush", NULL);
+    return 1;
+}
+
+
+/* A resident script's STDOUT as a PerlIO layer of the output's own (issue 16), as mod_perl's
+ * STDOUT is its :Apache2 layer: a print through the tie cost 3.1k instructions (perl's tie
+ * call, then the C PRINT's lookups), against 0.5k under mod_perl. The handle is this layer
+ * under perl's own buffer (:perlio), so a print is perl copying bytes, and the output takes
+ * them in pieces of up to 8 KiB, when the script flushes ($| on), when a process is made
+ * (perl flushes every handle first) and when the request ends. While a request object ($r)
+ * answers for the output, the buffer goes: its methods add to the output directly, and a
+ * print must be there before them, as under mod_perl. Being a real handle, STDOUT can be
+ * duplicated (`open my $save, '>&STDOUT'`), takes a format's `write`, and tells how many
+ * bytes went out, as a pipe does under mod_cgi. */
+typedef struct {
+    struct _PerlIO base;
+    SV *out;          /* A counted reference to the output */
+    Off_t written;    /* Bytes taken, which tell reports */
+} PerlIOOutput;
+
+static HV *
+layer_output(PerlIOOutput *l)
+{
+    return l->out && SvROK(l->out) ? (HV *)SvRV(l->out) : NULL;
+}
+
+/* The duplicates of the output's handle (`open my $save, '>&STDOUT'`) count on it: the output
+ * closes when the last of its handles closes (a script that saved STDOUT and reopened it on a
+ * file has its response still), and a handle that closes while the count is 0 is the last */
+static void
+closing(pTHX_ HV *h)
+{
+    SV **count = fetch_key(aTHX_ h, K_HANDLES, 0);
+    if (count && SvIV(*count) > 0) sv_setiv(*count, SvIV(*count) - 1);
+    else store_key(aTHX_ h, K_CLOSED, newSViv(1));
+}
+
+static IV
+output_pushed(pTHX_ PerlIO *f, const char *mode, SV *arg, PerlIO_funcs *tab)
+{
+    PerlIOOutput *l = PerlIOSelf(f, PerlIOOutput);
+    if (!arg || !SvROK(arg) || SvTYPE(SvRV(arg)) != SVt_PVHV || !SvOBJECT(SvRV(arg))) {
+        SETERRNO(EINVAL, LIB_INVARG);    /* binmode STDOUT, ':perennial' by a script */
+        return -1;
+    }
+    l->out     = newRV_inc(SvRV(arg));
+    l->written = 0;
+    return PerlIOBase_pushed(aTHX_ f, mode, NULL, tab);
+}
+
+static IV
+output_popped(pTHX_ PerlIO *f)
+{
+    PerlIOOutput *l = PerlIOSelf(f, PerlIOOutput);
+    SV *out = l->out;
+    l->out = NULL;
+    SvREFCNT_dec(out);
+    return PerlIOBase_popped(aTHX_ f);
+}
+
+static SSize_t
+output_write(pTHX_ PerlIO *f, const void *bytes, Size_t count)
+{
+    PerlIOOutput *l = PerlIOSelf(f, PerlIOOutput);
+    HV *h = layer_output(l);
+    if (!h || !(PerlIOBase(f)->flags & PERLIO_F_CANWRITE)) {
+        SETERRNO(EBADF, SS_IVCHAN);
+        return -1;
+    }
+    if (!count) return 0;
+    if (!add_bytes(aTHX_ l->out, h, (const char *)bytes, count)) {
+        SETERRNO(EPIPE, SS_IVCHAN);    /* The response takes no more: closed, or bad */
+        return -1;
+    }
+    l->written += count;
+    return (SSize_t)count;
+}
+
+/* A flush sends what the output has when the script asked for it ($| on the selected handle,
+ * as the tie's print looked at it); the flush perl makes before a process starts only hands
+ * the bytes over, so that they keep their place before the process's */
+static IV
+output_flush(pTHX_ PerlIO *f)
+{
+    HV *h = layer_output(PerlIOSelf(f, PerlIOOutput));
+    if (h && autoflush(aTHX) && IS_SET(h, K_HEADERS) && !IS_SET(h, K_LOCAL)
+        && !IS_SET(h, K_CLOSED))
+        (void)call_output(aTHX_ PerlIOSelf(f, PerlIOOutput)->out, "flush", NULL);
+    return 0;
+}
+
+static IV
+output_close(pTHX_ PerlIO *f)
+{
+    HV *h   = layer_output(PerlIOSelf(f, PerlIOOutput));
+    IV code = PerlIOBase_close(aTHX_ f);
+    if (h) closing(aTHX_ h);
+    return code;
+}
+
+static SV *
+output_getarg(pTHX_ PerlIO *f, CLONE_PARAMS *param, int flags)
+{
+    PerlIOOutput *l = PerlIOSelf(f, PerlIOOutput);
+    PERL_UNUSED_ARG(param);
+    PERL_UNUSED_ARG(flags);
+    return l->out ? newSVsv(l->out) : newSV(0);
+}
+
+static PerlIO *
+output_dup(pTHX_ PerlIO *f, PerlIO *o, CLONE_PARAMS *param, int flags)
+{
+    HV *h = layer_output(PerlIOSelf(o, PerlIOOutput));
+    SV **count;
+    f = PerlIOBase_dup(aTHX_ f, o, param, flags);
+    if (f && h && (count = fetch_key(aTHX_ h, K_HANDLES, 1)))
+        sv_setiv(*count, (SvOK(*count) ? SvIV(*count) : 0) + 1);
+    return f;
+}
+
+/* No descriptor: a process the script makes writes to the files the output lends it
+ * (Perennial::Executor::Children) */
+static IV
+output_fileno(pTHX_ PerlIO *f)
+{
+    PERL_UNUSED_ARG(f);
+    return -1;
+}
+
+static Off_t
+output_tell(pTHX_ PerlIO *f)
+{
+    return PerlIOSelf(f, PerlIOOutput)->written;
+}
+
+static IV
+output_seek(pTHX_ PerlIO *f, Off_t offset, int whence)
+{
+    PERL_UNUSED_ARG(f);
+    PERL_UNUSED_ARG(offset);
+    PERL_UNUSED_ARG(whence);
+    SETERRNO(ESPIPE, LIB_INVARG);    /* A response is a stream */
+    return -1;
+}
+
+PERLIO_FUNCS_DECL(PerlIO_output) = {
+    sizeof(PerlIO_funcs), "perennial", sizeof(PerlIOOutput), PERLIO_K_RAW,
+    output_pushed, output_popped, NULL, PerlIOBase_binmode, output_getarg, output_fileno,
+    output_dup, NULL, NULL, output_write, output_seek, output_tell, output_close, output_flush,
+    NULL, PerlIOBase_eof, PerlIOBase_error, PerlIOBase_clearerr, PerlIOBase_setlinebuf,
+    NULL, NULL, NULL, NULL, NULL
+};
+
+/* The lowest layer of a handle */
+static PerlIO *
+bottom_of(PerlIO *f)
+{
+    while (PerlIOValid(PerlIONext(f))) f = PerlIONext(f);
+    return f;
+}
+
+/* Whether a handle is the output's: this layer at its bottom, for out (or any output) */
+static int
+is_output(pTHX_ PerlIO *f, SV *out)
+{
+    PerlIO *b;
+    PerlIOOutput *l;
+    if (!PerlIOValid(f)) return 0;
+    b = bottom_of(f);
+    if (PerlIOBase(b)->tab != PERLIO_FUNCS_CAST(&PerlIO_output)) return 0;
+    l = PerlIOSelf(b, PerlIOOutput);
+    return !out || (l->out && SvROK(out) && SvRV(l->out) == SvRV(out));
+}
+
+/* A request's STDOUT, as Handles (xs/Handles.xs) opens and closes it, through PL_modglobal.
+ * The handle of the process's one STDOUT IO is kept from one request to the next (no handle to
+ * make, push and free, and no buffer to allocate, each request), idle between them: this
+ * layer, with no output, under perl's buffer, nothing else pushed. */
+struct output_api {
+    int (*attach)(pTHX_ IO *io, SV *out);
+    int (*detach)(pTHX_ IO *io, SV *out);
+    int (*idle)(pTHX_ IO *io);
+};
+
+/* The idle handle's buffer layer, if io has one */
+static PerlIO *
+idle_handle(pTHX_ IO *io)
+{
+    PerlIO *f = IoOFP(io), *b;
+    if (!f || !PerlIOValid(f) || PerlIOBase(f)->tab != PERLIO_FUNCS_CAST(&PerlIO_perlio)) return NULL;
+    b = PerlIONext(f);
+    if (!PerlIOValid(b) || PerlIOBase(b)->tab != PERLIO_FUNCS_CAST(&PerlIO_output)
+        || PerlIOValid(PerlIONext(b)) || PerlIOSelf(b, PerlIOOutput)->out)
+        return NULL;
+    return f;
+}
+
+static int
+api_idle(pTHX_ IO *io)
+{
+    return io && idle_handle(aTHX_ io) ? 1 : 0;
+}
+
+/* Gives io a handle on out: its idle one, or a new one (the layer, under perl's buffer unless
+ * a request object answers for the output). False, with errno, if none could be made. */
+static int
+api_attach(pTHX_ IO *io, SV *out)
+{
+    PerlIO *f = idle_handle(aTHX_ io), *b;
+    HV *h     = (HV *)SvRV(out);
+    if (f && !IS_SET(h, K_REQUEST)) {
+        b = PerlIONext(f);
+        PerlIOSelf(b, PerlIOOutput)->out     = newRV_inc((SV *)h);
+        PerlIOSelf(b, PerlIOOutput)->written = 0;
+        PerlIOSelf(f, PerlIOBuf)->posn       = 0;    /* tell, as on a new handle */
+        if (PerlIOBase(f)->flags & PERLIO_F_WRBUF)    /* Printed while idle: to no request */
+            PerlIOSelf(f, PerlIOBuf)->ptr = PerlIOSelf(f, PerlIOBuf)->end = PerlIOSelf(f, PerlIOBuf)->buf;
+        PerlIOBase(f)->flags &= ~(PERLIO_F_UTF8 | PERLIO_F_ERROR | PERLIO_F_EOF | PERLIO_F_WRBUF);
+        return 1;
+    }
+    if (IoOFP(io)) (void)PerlIO_close(IoOFP(io));    /* Idle, but a request object's turn */
+    IoIFP(io) = IoOFP(io) = NULL;
+    if (!(f = PerlIO_allocate(aTHX))) return 0;
+    if (!PerlIO_push(aTHX_ f, PERLIO_FUNCS_CAST(&PerlIO_output), "w", out)) return 0;
+    if (!IS_SET(h, K_REQUEST)
+        && !PerlIO_push(aTHX_ f, PERLIO_FUNCS_CAST(&PerlIO_perlio), "w", NULL)) {
+        PerlIO_close(f);
+        return 0;
+    }
+    IoIFP(io) = IoOFP(io) = f;
+    IoTYPE(io)            = IoTYPE_WRONLY;
+    return 1;
+}
+
+/* The request ended: io's handle on out (if it has one) gives the output what its buffer holds
+ * and goes idle, in its shape still, or closes; and the output takes nothing more, from any
+ * handle (a duplicate of STDOUT a script kept in a global would otherwise write into a
+ * response that is over). True when io has a handle that is not an output's: a file the
+ * script opened on it itself. */
+static int
+api_detach(pTHX_ IO *io, SV *out)
+{
+    PerlIO *f = io ? IoOFP(io) : NULL, *b;
+    PerlIOOutput *l;
+    SV *was;
+    int own = 0;
+    if (f && PerlIOValid(f) && !is_output(aTHX_ f, NULL)) own = 1;
+    else if (f && PerlIOValid(f) && (l = PerlIOSelf(b = bottom_of(f), PerlIOOutput))->out
+             && SvROK(out) && SvRV(l->out) == SvRV(out)) {
+        if (PerlIOBase(f)->tab == PERLIO_FUNCS_CAST(&PerlIO_perlio) && PerlIONext(f) == b
+            && PerlIO_flush(f) == 0 && !(PerlIOBase(f)->flags & PERLIO_F_ERROR)) {
+            was    = l->out;    /* Its bytes are in: idle, for the next request */
+            l->out = NULL;
+            SvREFCNT_dec(was);
+        }
+        else {
+            (void)PerlIO_close(f);
+            IoIFP(io) = IoOFP(io) = NULL;
+            IoTYPE(io)            = IoTYPE_CLOSED;
+        }
+    }
+    if (SvROK(out) && SvTYPE(SvRV(out)) == SVt_PVHV)
+        store_key(aTHX_ (HV *)SvRV(out), K_CLOSED, newSViv(1));
+    return own;
+}
+
+static struct output_api output_api = {api_attach, api_detach, api_idle};
+
+/* *main::STDOUT, found as the module loads: a `local *STDOUT` gives it another GP, not
+ * another GV */
+static GV *stdout_gv;
+
+/* syswrite on the output's handle, which has no descriptor: the bytes go to the output after
+ * what perl's buffer holds, as through the tie (mod_perl's layer drops them). Perl's own rules
+ * for its arguments. */
+static OP *(*next_ck_syswrite)(pTHX_ OP *);
+
+static OP *
+syswrite_output(pTHX_ PerlIO *f)
+{
+    dSP;
+    dMARK;
+    dORIGMARK;
+    SV *bufsv;
+    const char *buf;
+    STRLEN blen;
+    IV length, offset = 0;
+    SSize_t done;
+    PerlIO *b = bottom_of(f);
+    MARK++;    /* The handle */
+    bufsv = *++MARK;
+    if (PerlIO_isutf8(f)) Perl_croak(aTHX_ "syswrite() isn't allowed on :utf8 handles");
+    if (DO_UTF8(bufsv)) {
+        bufsv = sv_2mortal(newSVsv(bufsv));
+        if (!sv_utf8_downgrade(bufsv, TRUE)) Perl_croak(aTHX_ "Wide character in syswrite");
+    }
+    buf    = SvPV_const(bufsv, blen);
+    length = (IV)blen;
+    if (MARK < SP) {
+        length = SvIVx(*++MARK);
+        if (length < 0) Perl_croak(aTHX_ "Negative length");
+    }
+    if (MARK < SP) {
+        offset = SvIVx(*++MARK);
+        if (offset < 0) {
+            if (-offset > (IV)blen) Perl_croak(aTHX_ "Offset outside string");
+            offset += (IV)blen;
+        }
+        else if (offset > (IV)blen) Perl_croak(aTHX_ "Offset outside string");
+    }
+    if (length > (IV)blen - offset) length = (IV)blen - offset;
+    SP = ORIGMARK;
+    PUTBACK;
+    done = PerlIO_flush(f) == 0 ? output_write(aTHX_ b, buf + offset, (Size_t)length) : -1;
+    SPAGAIN;
+    if (done < 0) PUSHs(&PL_sv_undef);
+    else mPUSHi(done);
+    RETURN;
+}
+
+static OP *
+pp_syswrite_output(pTHX)
+{
+    SV **mark = PL_stack_base + TOPMARK;
+    GV *gv    = mark + 1 < PL_stack_sp ? (GV *)mark[1] : NULL;
+    IO *io    = gv && isGV_with_GP(gv) ? GvIO(gv) : NULL;
+    PerlIO *f = io && !SvTIED_mg((SV *)io, PERL_MAGIC_tiedscalar) ? IoOFP(io) : NULL;
+    if (f && is_output(aTHX_ f, NULL)) return syswrite_output(aTHX_ f);
+    return PL_ppaddr[OP_SYSWRITE](aTHX);
+}
+
+static OP *
+ck_syswrite(pTHX_ OP *o)
+{
+    o = next_ck_syswrite(aTHX_ o);
+    if (o->op_type == OP_SYSWRITE) o->op_ppaddr = pp_syswrite_output;
+    return o;
 }
 
 MODULE = Perennial::Executor::Output    PACKAGE = Perennial::Executor::Output
@@ -348,35 +714,88 @@ BOOT:
 {
     int k;
     for (k = 0; k < K_COUNT; k++) PERL_HASH(keys[k].hash, keys[k].name, keys[k].len);
+    PerlIO_define_layer(aTHX_ PERLIO_FUNCS_CAST(&PerlIO_output));
+    (void)hv_stores(PL_modglobal, "Perennial::Executor::Output::api",
+                    newSViv(PTR2IV(&output_api)));
+    stdout_gv = gv_fetchpvs("STDOUT", GV_ADD | GV_NOTQUAL, SVt_PVIO);
+    wrap_op_checker(OP_SYSWRITE, ck_syswrite, &next_ck_syswrite);
 }
+
+# The output that the script's STDOUT writes to now, if it is one (for the hook that hears a
+# process being made, Perennial::Executor::Children)
+SV *
+xs_on_stdout()
+  PREINIT:
+    IO *io;
+    PerlIO *f;
+    MAGIC *mg;
+  CODE:
+    io     = GvIO(stdout_gv);
+    f      = io ? IoOFP(io) : NULL;
+    RETVAL = &PL_sv_undef;
+    if (f && is_output(aTHX_ f, NULL)) {
+        PerlIOOutput *l = PerlIOSelf(bottom_of(f), PerlIOOutput);
+        if (l->out) RETVAL = newSVsv(l->out);
+    }
+    else if (io && (mg = SvTIED_mg((SV *)io, PERL_MAGIC_tiedscalar))    /* Tied to one */
+             && sv_isa(SvTIED_obj((SV *)io, mg), "Perennial::Executor::Output"))
+        RETVAL = newSVsv(SvTIED_obj((SV *)io, mg));
+  OUTPUT:
+    RETVAL
+
+# A request object now answers for the output ($r, Perennial::ModPerl): what the script's
+# STDOUT holds goes to the output, and its prints go straight there from now on
+void
+xs_unbuffer(self)
+    SV *self
+  PREINIT:
+    IO *io;
+    PerlIO *f;
+    U32 utf8;
+  CODE:
+    io = GvIO(stdout_gv);
+    f  = io ? IoOFP(io) : NULL;
+    if (f && is_output(aTHX_ f, self) && PerlIOBase(f)->tab == PERLIO_FUNCS_CAST(&PerlIO_perlio)
+        && bottom_of(f) == PerlIONext(f)) {
+        utf8 = PerlIOBase(f)->flags & PERLIO_F_UTF8;    /* binmode :utf8 is the top layer's */
+        (void)PerlIO_flush(f);
+        PerlIO_pop(aTHX_ f);
+        PerlIOBase(f)->flags |= utf8;
+    }
 
 SV *
 xs_PRINT(self, ...)
     SV *self
   PREINIT:
     HV *h;
-    SV **flag, *body = NULL;
+    SV **flag, *body = NULL, *joined = NULL;
+    const char *p = NULL;
+    STRLEN len = 0;
     int state = 0;
+    I32 i;
   CODE:
     h = SvROK(self) && SvTYPE(SvRV(self)) == SVt_PVHV ? (HV *)SvRV(self) : NULL;
     if (h && plain_args(aTHX_ &ST(1), items - 1)) state = plain_state(aTHX_ h);
-    if (state == 1 && !print_head(aTHX_ h, &ST(1), items - 1, &body)) state = 0;
-    else if (state == 2) body = print_body(aTHX_ h, &ST(1), items - 1);
+    if (state && items == 2) p = SvPV_const(ST(1), len);
+    else if (state) {    /* The arguments as one string, as print joins them */
+        joined = sv_2mortal(newSVpvs(""));
+        for (i = 1; i < items; i++) {
+            STRLEN n;
+            const char *a = SvPV_const(ST(i), n);
+            sv_catpvn(joined, a, n);
+        }
+        p = SvPV_const(joined, len);
+    }
+    if (state == 1 && !print_head(aTHX_ h, p, len, &body)) state = 0;
+    else if (state == 2) body = print_body(aTHX_ h, p, len);
     if (!state) {
         RETVAL = SvREFCNT_inc(perl_print(aTHX_ ax, items));
     }
     else {
         flag = fetch_key(aTHX_ h, K_AUTOFLUSH, 0);    /* $| is off: as the Perl notes it */
         if (flag && SvTRUE(*flag)) sv_setiv(*flag, 0);
-        if (body && SvCUR(body) > BUFFER) {    /* Past the buffer: the Perl's flush sends it */
-            dSP;
-            ENTER;
-            PUSHMARK(SP);
-            XPUSHs(self);
-            PUTBACK;
-            call_method("flush", G_DISCARD);
-            LEAVE;
-        }
+        if (body && SvCUR(body) > BUFFER)    /* Past the buffer: the Perl's flush sends it */
+            (void)call_output(aTHX_ self, "flush", NULL);
         RETVAL = &PL_sv_yes;    /* Immortal: no new value a print */
     }
   OUTPUT:

@@ -14,7 +14,7 @@ use Perennial::Executor::Environment;
 use Perennial::Executor::Errors;
 use Perennial::Executor::Exit;    # Before any script compiles: exit ends the request
 use Perennial::Executor::Front   qw(error_page where);
-use Perennial::Executor::Handles qw(stdout_io tie_stdout untie_stdout use_io);
+use Perennial::Executor::Handles qw(stdout_io open_stdout close_stdout use_io);
 use Perennial::Executor::Inc;
 use Perennial::Executor::Libraries;
 use Perennial::Executor::Lint;
@@ -181,9 +181,11 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     # Its handles, each given an IO without emptying perl's cache of class names (Handles)
     local *STDIN;
     use_io(\*STDIN, $env->{'psgi.input'});
-    local *STDOUT;
-    my $selected = tie_stdout(\*STDOUT, $self->{stdout_io}, $out);    # No autoflush, tied
-    $out->layers($script->{stdout_layers}->copy) if $script->{stdout_layers};
+    local *STDOUT;    # On its output, without autoflush, with the layers it pushed compiling
+    my $selected = open_stdout(\*STDOUT, $self->{stdout_io}, $out, $script->{stdout_layers});
+    ## no critic (RequireLocalizedPunctuationVars) local above: its `format STDOUT`, for write
+    *STDOUT = $script->{format} if $script->{format};
+    ## use critic
     local *STDERR;
     use_io(\*STDERR, _stderr_of($script));
     my $errors = $script->{stderr};
@@ -224,7 +226,7 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     my @new = Perennial::Executor::Inc::leave($script, $dir);    # What it loaded as it ran
     $self->_depends($script, $dir, @new)        if @new;
     $self->_lint_handles($script, $hit->{file}) if $script->{lint_handles};
-    my $opened = untie_stdout(\*STDOUT, $self->{stdout_io}, $out, $selected);
+    my $opened = close_stdout(\*STDOUT, $self->{stdout_io}, $out, $selected);
     CORE::close(*STDOUT) if $opened;    # A file the script opened on it itself
     $errors->end_request;
     Perennial::Executor::Umask::put_back($self->{umask});    # Only if a umask ran

@@ -40,7 +40,7 @@ sub begin ($class, $env, $hit, $out, $site, $r = undef) {
     if ($r) {
         @$r{qw(hit out site filename path_info)}
             = ($hit, $out, $site, $hit->{file}, $hit->{path_info});
-        $out->{request} = $r;
+        $out->attach_request($r);
         return $NOW = $r;
     }
     @PENDING = ($env, $hit, $out, $site);
@@ -77,7 +77,7 @@ sub _make ($class, $env, $hit, $out, $site) {
         time      => time,
         },
         'Apache2::RequestRec';
-    $out->{request} = $r                        if $out;
+    $out->attach_request($r)                    if $out;
     Scalar::Util::weaken($r->{prev}{next} = $r) if $r->{prev};
     return $r;
 }
@@ -89,7 +89,7 @@ sub end ($class) {
     @PENDING = ();
     my $r = $NOW // return;
     undef $NOW;
-    delete $r->{out}{request} if $r->{out};
+    $r->{out}->detach_request if $r->{out};
     $class->_cleanups($r) unless $r->{phased};
     return $r;
 }

@@ -9,7 +9,7 @@ use v5.36;
 # request has been looked at (Perennial::Executor).
 
 # Fields: code, package, data, data_in (the DATA glob of the package __DATA__ is in), ends,
-# packages, taint, signals, locale, request, writes_env, chdirs (the compiler's); cgi_pragmas,
+# packages, format, taint, signals, locale, request, writes_env, chdirs (the compiler's); cgi_pragmas,
 # stdout_layers, stderr_layers, mtime, inc, findbin, warn, stderr, stderr_handle, compiled_at,
 # compile_ms, checked, lint_handles, goes_home (the executor's)
 # (the compiler's hash becomes the object: nothing is copied on PerlRun's compile per request)

@@ -43,59 +43,76 @@ SKIP: {
     }
 }
 
-# tie_stdout and untie_stdout, both twins: STDOUT gets the kept IO, selected, without the
-# autoflush left on it, tied to the object; untied, a file opened on it is told
-{
-
-    package Collect;
-    sub TIEHANDLE ($class, $self) {$self}
-    sub PRINT     ($self, @text)  { push @$self, @text; 1 }
-}
+# open_stdout and close_stdout, both twins: STDOUT gets the kept IO, selected, without the
+# autoflush left on it, writing to the output (a handle on it in C, tied to it in Perl); closed,
+# a file opened on it is told
 for my $impl ('xs', 'pp') {
-    my ($tie, $untie)
-        = map { \&{"Perennial::Executor::Handles::${impl}_$_"} } qw(tie_stdout untie_stdout);
+    my ($open, $close)
+        = map { \&{"Perennial::Executor::Handles::${impl}_$_"} } qw(open_stdout close_stdout);
 SKIP: {
-        skip 'the C functions are not built (make xs)', 11 unless defined &$tie;
+        skip 'the C functions are not built (make xs)', 13 unless defined &$open;
         open(my $kept,  '<', \'')        or die;    # Closed, as stdout_io's
         open(my $other, '>', \my $elsew) or die;
         close $kept;
         my $was = select $kept;
         $| = 1;
         select $other;
-        my $out = bless [], 'Collect';
+        my @sent;
+        my $out
+            = Perennial::Executor::Output->for_script(sub ($res) { push @sent, $res; return }, 0);
         {
             local *STDOUT;
-            my $selected = $tie->(\*STDOUT, $kept, $out);
+            my $selected = $open->(\*STDOUT, $kept, $out);
             is select(), 'main::STDOUT', "$impl: STDOUT is the selected handle again";
             is $|,       0,              "$impl: without the autoflush a request left on its IO";
-            print 'through';
-            is tied(*STDOUT), $out, "$impl: tied to the object";
-            ok !$untie->(\*STDOUT, $kept, $out, $selected),
-                "$impl: untied, with no file of its own";
-            ok !tied(*STDOUT), "$impl: and no tie left";
+            print "Content-Type: text/plain\n\nthrough";
+            is Perennial::Executor::Output::on_stdout(), $out, "$impl: writing to the output";
+            ok !$close->(\*STDOUT, $kept, $out, $selected),
+                "$impl: closed, with no file of its own";
+            ok !defined Perennial::Executor::Output::on_stdout(), "$impl: and not on it any more";
             print 'back';
-            $selected = $tie->(\*STDOUT, $kept, $out);
+            my $other_out = Perennial::Executor::Output->for_script(sub { }, 0);
+            $selected = $open->(\*STDOUT, $kept, $other_out);
             {
                 no warnings 'untie';
                 untie *STDOUT;
             }
             open(STDOUT, '>', \my $own) or die;
-            ok $untie->(\*STDOUT, $kept, $out, $selected),
+            ok $close->(\*STDOUT, $kept, $other_out, $selected),
                 "$impl: one the script opened on it: told";
             CORE::close(*STDOUT);
         }
         select $was;
         {
             local *STDOUT;
-            my $selected = $tie->(\*STDOUT, $kept, $out);
-            $_ = 'junk' for tied *STDOUT;    # perl's own untie would crash on it
-            ok !$untie->(\*STDOUT, $kept, $out, $selected),
+            my $selected = $open->(\*STDOUT, $kept, $out);
+            $_ = 'junk' for grep {defined} tied *STDOUT;    # perl's own untie would crash on it
+            ok !$close->(\*STDOUT, $kept, $out, $selected),
                 "$impl: a tie whose object a script overwrote: untied";
             ok !tied(*STDOUT), "$impl: and no tie left";
         }
-        is_deeply $out, ['through'], "$impl: what it printed went to the object";
+        is $out->finish, undef, "$impl: the output ends";
+        is_deeply \@sent, [[200, ['Content-Type', 'text/plain'], ['through']]],
+            "$impl: with what was printed to it";
         is $elsew, 'back', "$impl: and after, the handle selected before is again";
-        ok !defined fileno($kept), "$impl: and the kept IO is closed again";
+        {
+            no warnings 'closed';
+            ok !(print({$kept} 'nowhere') && $kept->flush),
+                "$impl: and the kept IO writes to no request (idle)";
+            print {$kept} 'nowhere either';
+        }
+        my @next;
+        my $next
+            = Perennial::Executor::Output->for_script(sub ($res) { push @next, $res; return }, 0);
+        {
+            local *STDOUT;
+            my $selected = $open->(\*STDOUT, $kept, $next);
+            print "Content-Type: text/plain\n\nnext";
+            $close->(\*STDOUT, $kept, $next, $selected);
+        }
+        $next->finish;
+        is_deeply \@next, [[200, ['Content-Type', 'text/plain'], ['next']]],
+            "$impl: what was printed to it between requests is not the next request's";
     }
 }
 
@@ -125,6 +142,27 @@ my %script = (
     'nowarn.pl'    => qq{\$^W = 0;\nprint "Content-Type: text/plain\\n\\nW=\$^W";\n},
     'tell.pl'      => qq{print "Content-Type: text/plain\\n\\n";\n}
         . qq{my \$seek = seek(STDOUT, 0, 0) ? 'yes' : 'no';\nprint "tell=", tell(STDOUT), " seek=\$seek";\n},
+
+    # What a handle does that a tie could not (the C's STDOUT is a handle on the output)
+    'dup.pl' => qq{open(my \$save, '>&STDOUT') or die "dup: \$!";\n}
+        . qq{print "Content-Type: text/plain\\n\\n";\n}
+        . qq{open(STDOUT, '>', "$dir/dup.txt") or die "file: \$!";\nprint "to the file";\n}
+        . qq{open(STDOUT, '>&', \$save) or die "back: \$!";\nprint "back";\n},
+    'kept_dup.pl' => qq{open(our \$SAVE, '>&STDOUT') or die "dup: \$!" unless \$SAVE;\n}
+        . qq{print {\$SAVE} "late " if \$main::late++;\n}
+        . qq{print "Content-Type: text/plain\\n\\nnow";\n},
+    'format.pl' => qq{#!/usr/bin/perl -w\nour (\$name, \$n);\nformat STDOUT =\n\@<<<< \@>>>\n}
+        . qq{\$name, \$n\n.\nprint "Content-Type: text/plain\\n\\n";\n}
+        . qq{for (['ann', 1], ['bob', 22]) { (\$name, \$n) = \@\$_; write }\n},
+    'format2.pl' => qq{#!/usr/bin/perl -w\nformat STDOUT =\nsecond\n.\n}
+        . qq{print "Content-Type: text/plain\\n\\n";\nwrite;\n},
+    'format_name.pl' => qq{format MINE =\nmine\n.\nprint "Content-Type: text/plain\\n\\n\$~ ";\n}
+        . qq{\$~ = 'MINE';\nwrite;\n},
+    'syswrite.pl' => qq{syswrite STDOUT, "Content-Type: text/plain\\n\\n";\nprint "a";\n}
+        . qq{my \$n = syswrite(STDOUT, "xbcx", 2, 1);\nmy \$m = syswrite(STDOUT, "--de", 9, -2);\n}
+        . qq{print "f \$n \$m";\n},
+    'syswrite_wide.pl' =>
+        qq{print "Content-Type: text/plain\\n\\n";\nsyswrite STDOUT, "\\x{263a}";\n},
 );
 for my $name (keys %script) {
     open(my $fh, '>', "$dir/$name") or die "Can't write $name: $!";
@@ -157,8 +195,38 @@ my $inner;
 sub inner_request () { $inner = [run_script('plain.pl')] }
 
 is_deeply [run_script('plain.pl')], [200, 1, 'plain'], 'a script that prints: one whole response';
-is_deeply [run_script('tell.pl')], [200, 1, 'tell=-1 seek=no'],
-    'a script that asks where STDOUT is, or seeks it: a stream, as under mod_perl (it died)';
+my $handle = defined &Perennial::Executor::Handles::xs_open_stdout && !$ENV{PERENNIAL_PURE_PERL};
+SKIP: {
+    skip 'STDOUT is a tie without the C functions (make xs)', 15 unless $handle;
+    is_deeply [run_script('tell.pl')], [200, 1, 'tell=26 seek=no'],
+        'a script that asks where STDOUT is: the bytes printed, as perl counts them on '
+        . "mod_cgi's pipe; it cannot seek (the tie had no tell: it died)";
+    is_deeply [run_script('dup.pl')], [200, 1, 'back'],
+        'a script that saves STDOUT, reopens it on a file and restores it: its response';
+    is slurp("$dir/dup.txt"), 'to the file', 'and the file has what it printed between';
+    is_deeply [run_script('kept_dup.pl')], [200, 1, 'now'],
+        'a script that keeps a duplicate of STDOUT in a global';
+    is_deeply [run_script('kept_dup.pl')], [200, 1, 'now'],
+        'prints to it in a later request: nothing reaches that request';
+    is_deeply [run_script('format.pl')], [200, 1, "ann      1\nbob     22\n"],
+        'a script with a format STDOUT: write writes it';
+    is_deeply [run_script('format2.pl')], [200, 1, "second\n"], 'another with its own';
+    is_deeply [run_script('format.pl')], [200, 1, "ann      1\nbob     22\n"],
+        'and the first has its own still';
+    unlike slurp("$dir/error.log"), qr/redefined/, 'without a warning that one redefined the other';
+    is_deeply [run_script('format_name.pl')], [200, 1, "STDOUT mine\n"],
+        'a script that names its format ($~)';
+    is_deeply [run_script('format_name.pl')], [200, 1, "STDOUT mine\n"],
+        'finds the default name again on its next request, as on a new handle';
+    is_deeply [run_script('syswrite.pl')], [200, 1, 'abcdef 2 2'],
+        'syswrite to STDOUT: its bytes in their place, with its length and offset';
+    is_deeply [run_script('syswrite_wide.pl')], [200, 1, ''],
+        'and a wide character dies, as syswrite does (after its head: the head stands)';
+    like slurp("$dir/error.log"),
+        qr/Wide character in syswrite at \Q$dir\E\/syswrite_wide.pl line 2/,
+        'the log says where';
+    is_deeply [run_script('plain.pl')], [200, 1, 'plain'], 'the next request prints as always';
+}
 is_deeply [run_script('outer.pl')], [200, 1, 'before after'],
     'a script that runs another request inside its own keeps its STDOUT';
 is_deeply $inner,                   [200, 1, 'plain'],   'and the inner one has its own';

@@ -37,10 +37,8 @@ sub watch ($class) {
 
 sub _accept : prototype($) ($request) {
     return _next_turn(1) if $LOOP;
-    my $out = tied *STDOUT;
-    return $REAL->($request)
-        unless ref $out eq 'Perennial::Executor::Output'
-        && $Perennial::Executor::Exit::IN_REQUEST == $$;
+    my $out = Perennial::Executor::Output::on_stdout();
+    return $REAL->($request) unless $out && $Perennial::Executor::Exit::IN_REQUEST == $$;
     return 0           if !$out->{accepted}++;    # The first: the request running
     return _fork($out) if $out->{keep_loop};
     Perennial::Executor::Exit->end_request;       # PerlRun starts every request afresh
@@ -70,12 +68,20 @@ sub _fork ($out) {
     @SIG{@signals} = ('DEFAULT') x @signals; ## no critic (RequireLocalizedPunctuationVars) for good
     $0 = "perennial accept loop: $0";        ## no critic (RequireLocalizedPunctuationVars) for good
     $loop->autoflush(1);
-    my @layers = map { $_ && $_->{layers} } $out, scalar tied *STDERR;    # The script's, kept
+
+    # The script's layers, kept: of its STDOUT, a handle on the output (or tied to it, by the
+    # Perl twin), and of its tied STDERR
+    my @layers = (
+        $out->{layers} // Perennial::Executor::Layers->of_handle(\*STDOUT),
+        (tied(*STDERR) // {})->{layers}
+    );
+    $out->close;    # The worker's response: nothing of this process reaches it
     {
         no warnings 'untie';    ## no critic (ProhibitNoWarnings) the worker's objects stay behind
         untie *STDOUT;
         untie *STDERR;
     }
+    CORE::close(*STDOUT);
     tie *STDOUT, __PACKAGE__ . '::Stream', $loop, 'O', $layers[0];
     tie *STDERR, __PACKAGE__ . '::Stream', $loop, 'E', $layers[1];
     $LOOP = $loop;

@@ -99,9 +99,9 @@ sub WRITE  ($self, $buf, @ignored) { length $buf }
 
 sub FLUSH ($self, @ignored) {
     my $log = $Perennial::Executor::Children::RUNNING or return 0;
-    my $out = tied *STDOUT;
+    my $out = Perennial::Executor::Output::on_stdout();
     Perennial::Executor::Children->lend($out, $log)
-        if ref $out eq "Perennial::Executor::Output"
+        if $out
         && !$out->children
         && $Perennial::Executor::Exit::IN_REQUEST == $$;
     return 0;

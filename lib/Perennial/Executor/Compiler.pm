@@ -7,6 +7,8 @@ use Perennial::Executor::Compiler::Fresh;
 # becomes `use warnings`, `#line` keeps error line numbers true to the file, the text after
 # __END__ or __DATA__ is kept for a per-request DATA handle, and the END blocks the script
 # declares are taken out of perl's global list so the executor can run them after each request.
+# A `format STDOUT` it declares is kept with it, for its STDOUT on each request (a format is
+# the glob's, and each request's STDOUT is a glob of its own).
 # CHECK and INIT blocks, which perl only queues ("Too late to run INIT block") when code is
 # compiled at run time, run once the script has compiled, as they would in a new perl: a CHECK
 # block at the start of a line becomes a UNITCHECK block (run, last first, at the end of the
@@ -25,8 +27,17 @@ sub compile ($class, %args) {
     my ($ends, $inits) = Perennial::Executor::Blocks::counts();
     my $dowarn = $^W;    # What a script's BEGIN or INIT sets is not the worker's after it
     local $^W = $dowarn;
-    my $sub = Perennial::Executor::Compiler::Fresh::compile_text($read->{text});
-    my $err = $@;
+
+    # A `format STDOUT` of its own compiles where no other script's is, so that none is
+    # redefined (perl's warning) or replaced for another script; the first one finds none
+    my $other = *STDOUT{FORMAT};
+    my $io    = $other && *STDOUT{IO};
+    local *STDOUT if $io;    # (`local *STDOUT = $io` would keep the format)
+    *STDOUT = $io if $io;    ## no critic (RequireLocalizedPunctuationVars) local just above
+    my $sub    = Perennial::Executor::Compiler::Fresh::compile_text($read->{text});
+    my $err    = $@;
+    my $format = *STDOUT{FORMAT};
+    undef $format if $other && $format && $format == $other;
     my ($ends_now, $inits_now) = Perennial::Executor::Blocks::counts();
     my ($new_ends, $new_inits)
         = $ends_now != $ends || $inits_now != $inits
@@ -41,6 +52,7 @@ sub compile ($class, %args) {
     return {
         (defined $data ? (data_in  => _data_glob($DATA_IN // $package)) : ()),
         (@declared     ? (packages => \@declared)                       : ()),
+        ($format       ? (format   => $format)                          : ()),
         code => $sub,
         data => $data,
         ends => $new_ends,

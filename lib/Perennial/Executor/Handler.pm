@@ -3,7 +3,7 @@ use v5.36;
 use Perennial::ModPerl::Const;
 use Perennial::ErrorPage;
 use Perennial::Executor::Environment;
-use Perennial::Executor::Handles qw(stdout_io tie_stdout untie_stdout use_io);
+use Perennial::Executor::Handles qw(stdout_io open_stdout close_stdout use_io);
 use Perennial::Executor::Output;
 use Perennial::Watchdog;
 
@@ -41,10 +41,10 @@ sub serve ($self, $env, $r, $declined) {
 sub respond ($self, $env, $r, $respond, $declined) {
     my $out = Perennial::Executor::Output->new(respond => $respond);
     @$r{qw(out module)} = ($out, 1);
-    $r->{environment}   = $self->{env};    # Its CGI variables, for subprocess_env
-    $out->{request}     = $r;
+    $r->{environment} = $self->{env};      # Its CGI variables, for subprocess_env
+    $out->attach_request($r);
     my $rc = $self->_run($env, $r, $out);
-    delete $out->{request};
+    $out->detach_request;
     return if $out->handed_over;           # $r->internal_redirect answered
     return $self->_after_output($r, $out, $rc, $respond)
         if $out->printed || $rc == $OK || $rc == $DONE;
@@ -78,9 +78,9 @@ sub _run ($self, $env, $r, $out) {
     local *STDIN;
     use_io(\*STDIN, $env->{'psgi.input'});    # Without emptying perl's cache of class names
     local *STDOUT;
-    my $selected = tie_stdout(\*STDOUT, $self->{stdout_io}, $out);              # No autoflush, tied
+    my $selected = open_stdout(\*STDOUT, $self->{stdout_io}, $out);    # No autoflush, its output
     my $rc       = $phases->run($r, 'perl_response');
-    my $opened   = untie_stdout(\*STDOUT, $self->{stdout_io}, $out, $selected);
+    my $opened   = close_stdout(\*STDOUT, $self->{stdout_io}, $out, $selected);
     CORE::close(*STDOUT) if $opened;    # A file the handler opened on it itself
     return $rc;
 }

@@ -49,6 +49,29 @@ sub push_layers ($self, $layers = ':raw') {
     return 1;
 }
 
+# The layers of a real handle above its lowest (a script's STDOUT, a handle on its output), as
+# these; undef when none changes the bytes
+sub of_handle ($class, $fh) {
+    my $self = $class->new;
+    my (undef, @names) = PerlIO::get_layers($fh);
+    for my $name (@names) {
+        if    ($name eq 'crlf')                    { $self->{crlf}     = 1 }
+        elsif ($name =~ /\Aencoding\(([^)]+)\)\z/) { $self->{encoding} = Encode::find_encoding($1) }
+        elsif ($name eq 'utf8' && !$self->{encoding}) {
+            $self->{encoding} = Encode::find_encoding('utf8');    # The flag alone: :utf8
+        }
+    }
+    return $self->any ? $self : undef;
+}
+
+# The layers as binmode takes them, for a real handle: CRLF below the encoding, as bytes() makes
+# them; '' for none
+sub perlio ($self) {
+    my $enc = $self->{encoding};
+    return ($self->{crlf} ? ':crlf' : '')
+        . (!$enc ? '' : $enc->name eq 'utf8' ? ':utf8' : ':encoding(' . $enc->name . ')');
+}
+
 # The bytes a handle with these layers writes for the text
 sub bytes ($self, $text) {
     $text =~ s/\n/\r\n/g if $self->{crlf};

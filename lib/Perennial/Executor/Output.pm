@@ -18,8 +18,9 @@ sub field_name () {$FIELD_NAME}
 my $BUFFER     = 8192;
 my $HEAD_LIMIT = 65_536;
 
-# print and the header block's reading: in C (xs/Output.xs), or their Perl twins below
-Perennial::Twins::install(__PACKAGE__, qw(PRINT parse_cgi_headers));
+# print and the header block's reading: in C (xs/Output.xs), or their Perl twins below; and
+# with the C, the PerlIO layer that a script's STDOUT is (Perennial::Executor::Handles)
+Perennial::Twins::install(__PACKAGE__, qw(PRINT parse_cgi_headers unbuffer on_stdout));
 
 sub new ($class, %args) { $class->for_script($args{respond}, $args{nph}) }
 
@@ -140,7 +141,29 @@ sub hand_over ($self, $res) {
 }
 
 sub handed_over ($self) { $self->{handed} }
-sub has_head    ($self) { $self->{headers} ? 1 : 0 }
+
+# A request object (mod_perl's $r, Perennial::ModPerl) answers for the output from now on: its
+# methods add to it directly, so the script's prints must reach it as they are made, not from
+# perl's buffer later
+sub attach_request ($self, $r) {
+    $self->{request} = $r;
+    unbuffer($self);
+    return;
+}
+
+# The request object no longer answers for it (its script or handler ended)
+sub detach_request ($self) { delete $self->{request}; return }
+
+# What the script's STDOUT buffered goes to the output, and its prints from now on; a tied
+# STDOUT (the Perl twin) has no buffer
+sub pp_unbuffer ($self) {return}
+
+# The output the script's STDOUT writes to now, if it is one
+sub pp_on_stdout () {
+    my $tied = tied *STDOUT;
+    return ref $tied eq __PACKAGE__ ? $tied : undef;
+}
+sub has_head ($self) { $self->{headers} ? 1 : 0 }
 
 # A Location that is a local path, with no Status: RFC 3875's local redirect, when it can still
 # be followed (nothing went out, the output is good)
