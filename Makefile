@@ -35,6 +35,9 @@ deps:
 # without them Perennial runs their Perl twins
 xs: $(XS_SO)
 
+# A C file that an .xs includes (xs/NAME.xs has #include "FILE.c")
+lib/auto/Perennial/Executor/Output/Output.so: xs/OutputLayer.c
+
 .SECONDEXPANSION:
 $(XS_SO): %.so: xs/$$(notdir $$*).xs script/build-xs
 	@$(INSTALL_DEPS) run
