@@ -144,6 +144,7 @@ xs_open_stdout(glob, handle, out, layers = &PL_sv_undef)
   PREINIT:
     IO *io;
     GV *gv;
+    SV *was;
     struct output_api *api;
   CODE:
     /* STDOUT for a script's request, a handle on its output (the output's layer): handle's IO
@@ -159,15 +160,17 @@ xs_open_stdout(glob, handle, out, layers = &PL_sv_undef)
         io = io_of(aTHX_ handle);
         if (io && !is_tied(aTHX_ io) && (!IoIFP(io) || api->idle(aTHX_ io))) put_io(aTHX_ glob, io);
         gv     = (GV *)SvRV(glob);
-        RETVAL = PL_defoutgv ? newRV_inc((SV *)PL_defoutgv) : &PL_sv_undef;
+        was = PL_defoutgv ? sv_2mortal(newRV_inc((SV *)PL_defoutgv)) : &PL_sv_undef;
         if (PL_defoutgv != gv) setdefout(gv);
         io = GvIOn(gv);
         IoFLAGS(io) &= ~IOf_FLUSH;
         sv_unmagic((SV *)io, PERL_MAGIC_tiedscalar);
-        if (IoFMT_NAME(io) || IoTOP_NAME(io) || IoLINES(io) || IoPAGE(io) || IoLINES_LEFT(io))
+        if (IoFMT_NAME(io) || IoTOP_NAME(io) || IoLINES(io) || IoPAGE(io) || IoLINES_LEFT(io)
+            || IoPAGE_LEN(io) != 60)
             fresh_formats(io);
         if (!api->attach(aTHX_ io, out))
             croak("Can't open STDOUT on the response: %s", Strerror(errno));
+        RETVAL = SvREFCNT_inc(was);
         if (SvOK(layers)) {    /* As the script's binmode pushed them as it compiled */
             dSP;
             const char *names;

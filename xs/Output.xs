@@ -384,7 +384,6 @@ BOOT:
     PerlIO_define_layer(aTHX_ PERLIO_FUNCS_CAST(&PerlIO_output));
     (void)hv_stores(PL_modglobal, "Perennial::Executor::Output::api",
                     newSViv(PTR2IV(&output_api)));
-    stdout_gv = gv_fetchpvs("STDOUT", GV_ADD | GV_NOTQUAL, SVt_PVIO);
     wrap_op_checker(OP_SYSWRITE, ck_syswrite, &next_ck_syswrite);
 }
 
@@ -397,7 +396,7 @@ xs_on_stdout()
     PerlIO *f;
     MAGIC *mg;
   CODE:
-    io     = GvIO(stdout_gv);
+    io     = stdout_io(aTHX);
     f      = io ? IoOFP(io) : NULL;
     RETVAL = &PL_sv_undef;
     if (f && is_output(aTHX_ f, NULL)) {
@@ -420,7 +419,7 @@ xs_unbuffer(self)
     PerlIO *f;
     U32 utf8;
   CODE:
-    io = GvIO(stdout_gv);
+    io = stdout_io(aTHX);
     f  = io ? IoOFP(io) : NULL;
     if (f && is_output(aTHX_ f, self) && PerlIOBase(f)->tab == PERLIO_FUNCS_CAST(&PerlIO_perlio)
         && bottom_of(f) == PerlIONext(f)) {

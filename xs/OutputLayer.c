@@ -107,11 +107,17 @@ output_getarg(pTHX_ PerlIO *f, CLONE_PARAMS *param, int flags)
     return l->out ? newSVsv(l->out) : newSV(0);
 }
 
+/* A duplicate on the same output; none for a thread perl starts (param set: a copy of every
+ * handle for the new interpreter), which must not touch the output of this one's request */
 static PerlIO *
 output_dup(pTHX_ PerlIO *f, PerlIO *o, CLONE_PARAMS *param, int flags)
 {
     HV *h = layer_output(PerlIOSelf(o, PerlIOOutput));
     SV **count;
+    if (param) {
+        SETERRNO(EBADF, SS_IVCHAN);
+        return NULL;
+    }
     f = PerlIOBase_dup(aTHX_ f, o, param, flags);
     if (f && h && (count = fetch_key(aTHX_ h, K_HANDLES, 1)))
         sv_setiv(*count, (SvOK(*count) ? SvIV(*count) : 0) + 1);
@@ -195,10 +201,22 @@ idle_handle(pTHX_ IO *io)
     return f;
 }
 
+/* A handle whose every layer a script popped (`binmode STDOUT, ':pop'` twice) is no handle:
+ * perl counts its place as free and gives it to the next handle opened */
+static void
+forget_emptied(pTHX_ IO *io)
+{
+    if (io && IoOFP(io) && !PerlIOValid(IoOFP(io))) {
+        IoIFP(io) = IoOFP(io) = NULL;
+        IoTYPE(io)            = IoTYPE_CLOSED;
+    }
+}
+
 static int
 api_idle(pTHX_ IO *io)
 {
-    return io && idle_handle(aTHX_ io) ? 1 : 0;
+    forget_emptied(aTHX_ io);
+    return io && (!IoOFP(io) || idle_handle(aTHX_ io)) ? 1 : 0;
 }
 
 /* Gives io a handle on out: its idle one, or a new one (the layer, under perl's buffer unless
@@ -240,10 +258,12 @@ api_attach(pTHX_ IO *io, SV *out)
 static int
 api_detach(pTHX_ IO *io, SV *out)
 {
-    PerlIO *f = io ? IoOFP(io) : NULL, *b;
+    PerlIO *f, *b;
     PerlIOOutput *l;
     SV *was;
     int own = 0;
+    forget_emptied(aTHX_ io);
+    f = io ? IoOFP(io) : NULL;
     if (f && PerlIOValid(f) && !is_output(aTHX_ f, NULL)) own = 1;
     else if (f && PerlIOValid(f) && (l = PerlIOSelf(b = bottom_of(f), PerlIOOutput))->out
              && SvROK(out) && SvRV(l->out) == SvRV(out)) {
@@ -266,9 +286,14 @@ api_detach(pTHX_ IO *io, SV *out)
 
 static struct output_api output_api = {api_attach, api_detach, api_idle};
 
-/* *main::STDOUT, found as the module loads: a `local *STDOUT` gives it another GP, not
- * another GV */
-static GV *stdout_gv;
+/* The IO of *main::STDOUT now (a `local *STDOUT` gives the glob another GP), found in the
+ * calling interpreter's own symbol table */
+static IO *
+stdout_io(pTHX)
+{
+    GV *gv = gv_fetchpvs("main::STDOUT", 0, SVt_PVIO);
+    return gv ? GvIO(gv) : NULL;
+}
 
 /* syswrite on the output's handle, which has no descriptor: the bytes go to the output after
  * what perl's buffer holds, as through the tie (mod_perl's layer drops them). Perl's own rules
@@ -289,12 +314,14 @@ syswrite_output(pTHX_ PerlIO *f)
     PerlIO *b = bottom_of(f);
     MARK++;    /* The handle */
     bufsv = *++MARK;
+    SETERRNO(0, 0);
     if (PerlIO_isutf8(f)) Perl_croak(aTHX_ "syswrite() isn't allowed on :utf8 handles");
+    buf = SvPV_const(bufsv, blen);    /* First, as perl reads it: magic and overloading */
     if (DO_UTF8(bufsv)) {
-        bufsv = sv_2mortal(newSVsv(bufsv));
-        if (!sv_utf8_downgrade(bufsv, TRUE)) Perl_croak(aTHX_ "Wide character in syswrite");
+        SV *bytes = newSVpvn_flags(buf, blen, SVf_UTF8 | SVs_TEMP);
+        if (!sv_utf8_downgrade(bytes, TRUE)) Perl_croak(aTHX_ "Wide character in syswrite");
+        buf = SvPV_const(bytes, blen);
     }
-    buf    = SvPV_const(bufsv, blen);
     length = (IV)blen;
     if (MARK < SP) {
         length = SvIVx(*++MARK);

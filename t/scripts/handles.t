@@ -1,5 +1,6 @@
 use v5.36;
 use Test::More;
+use Config     ();
 use File::Temp ();
 use lib 't/lib';
 use Perennial::Test qw(in_process_get slurp);
@@ -161,6 +162,13 @@ my %script = (
     'syswrite.pl' => qq{syswrite STDOUT, "Content-Type: text/plain\\n\\n";\nprint "a";\n}
         . qq{my \$n = syswrite(STDOUT, "xbcx", 2, 1);\nmy \$m = syswrite(STDOUT, "--de", 9, -2);\n}
         . qq{print "f \$n \$m";\n},
+    'syswrite_capture.pl' => qq{print "Content-Type: text/plain\\n\\n";\n}
+        . qq{"\\x{263a}" =~ /(.)/;\nsyswrite STDOUT, \$1;\n},
+    'page_length.pl' => qq{print "Content-Type: text/plain\\n\\n\$=";\n\$= = 5;\n},
+    'pop_twice.pl'   => qq{print "Content-Type: text/plain\\n\\nx";\n}
+        . qq{binmode STDOUT, ':pop';\nbinmode STDOUT, ':pop';\n},
+    'thread.pl' => qq{use threads;\nprint "Content-Type: text/plain\\n\\nmain ";\n}
+        . qq{threads->create(sub { print "thread " })->join;\nprint "after";\n},
     'syswrite_wide.pl' =>
         qq{print "Content-Type: text/plain\\n\\n";\nsyswrite STDOUT, "\\x{263a}";\n},
 );
@@ -197,7 +205,7 @@ sub inner_request () { $inner = [run_script('plain.pl')] }
 is_deeply [run_script('plain.pl')], [200, 1, 'plain'], 'a script that prints: one whole response';
 my $handle = defined &Perennial::Executor::Handles::xs_open_stdout && !$ENV{PERENNIAL_PURE_PERL};
 SKIP: {
-    skip 'STDOUT is a tie without the C functions (make xs)', 15 unless $handle;
+    skip 'STDOUT is a tie without the C functions (make xs)', 22 unless $handle;
     is_deeply [run_script('tell.pl')], [200, 1, 'tell=26 seek=no'],
         'a script that asks where STDOUT is: the bytes printed, as perl counts them on '
         . "mod_cgi's pipe; it cannot seek (the tie had no tell: it died)";
@@ -225,6 +233,27 @@ SKIP: {
     like slurp("$dir/error.log"),
         qr/Wide character in syswrite at \Q$dir\E\/syswrite_wide.pl line 2/,
         'the log says where';
+    is + (run_script('syswrite_capture.pl'))[2], '',
+        'and a wide character in $1 too, as perl reads the value first';
+    is_deeply [map { (run_script('page_length.pl'))[2] } 1, 2], [60, 60],
+        'a script that sets $= leaves the next request the default page length';
+    is + (run_script('pop_twice.pl'))[0], 200, 'a script that pops every layer of STDOUT';
+    open(my $later, '>', "$dir/later.txt") or die;
+    is_deeply [run_script('plain.pl')], [200, 1, 'plain'], 'the next request has a STDOUT again';
+    print {$later} 'mine';
+    close $later;
+    is slurp("$dir/later.txt"), 'mine', 'and a handle opened after it is its own';
+SKIP: {
+        skip 'this perl has no threads', 2
+            unless $Config::Config{useithreads} && eval {
+            require threads;
+            1;
+            };
+        is_deeply [map { [run_script('thread.pl')] } 1 .. 3], [([200, 1, 'main after']) x 3],
+            'a script that starts a thread: its own prints, request after request (the '
+            . "thread's copy of STDOUT writes to no response)";
+        is_deeply [run_script('plain.pl')], [200, 1, 'plain'], 'and the next request as always';
+    }
     is_deeply [run_script('plain.pl')], [200, 1, 'plain'], 'the next request prints as always';
 }
 is_deeply [run_script('outer.pl')], [200, 1, 'before after'],
