@@ -35,8 +35,9 @@ deps:
 # without them Perennial runs their Perl twins
 xs: $(XS_SO)
 
-# A C file that an .xs includes (xs/NAME.xs has #include "FILE.c")
-lib/auto/Perennial/Executor/Output/Output.so: xs/OutputLayer.c
+# The C files that an .xs includes (#include "FILE")
+lib/auto/Perennial/Executor/Output/Output.so: xs/OutputLayer.c xs/OutputApi.h
+lib/auto/Perennial/Executor/Handles/Handles.so: xs/OutputApi.h
 
 .SECONDEXPANSION:
 $(XS_SO): %.so: xs/$$(notdir $$*).xs script/build-xs

@@ -68,22 +68,17 @@ untie_io(pTHX_ IO *io, SV *ours)
     sv_unmagic((SV *)io, PERL_MAGIC_tiedscalar);
 }
 
-/* What opens and closes a request's STDOUT on its output (its PerlIO layer, xs/Output.xs, where
- * this is defined too), found once through PL_modglobal; NULL while the output's C is not
- * loaded (then STDOUT is tied to the output, as by the Perl twin) */
-struct output_api {
-    int (*attach)(pTHX_ IO *io, SV *out);
-    int (*detach)(pTHX_ IO *io, SV *out);
-    int (*idle)(pTHX_ IO *io);
-};
+/* What opens and closes a request's STDOUT on its output (its PerlIO layer, xs/OutputLayer.c),
+ * found once through PL_modglobal; NULL while the output's C is not loaded (then STDOUT is
+ * tied to the output, as by the Perl twin) */
+#include "OutputApi.h"
 
 static struct output_api *
 output_api(pTHX)
 {
     static struct output_api *api;
     SV **sv;
-    if (!api && (sv = hv_fetchs(PL_modglobal, "Perennial::Executor::Output::api", 0))
-        && SvIOK(*sv))
+    if (!api && (sv = hv_fetchs(PL_modglobal, OUTPUT_API_KEY, 0)) && SvIOK(*sv))
         api = INT2PTR(struct output_api *, SvIV(*sv));
     return api;
 }

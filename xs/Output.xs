@@ -382,8 +382,7 @@ BOOT:
     int k;
     for (k = 0; k < K_COUNT; k++) PERL_HASH(keys[k].hash, keys[k].name, keys[k].len);
     PerlIO_define_layer(aTHX_ PERLIO_FUNCS_CAST(&PerlIO_output));
-    (void)hv_stores(PL_modglobal, "Perennial::Executor::Output::api",
-                    newSViv(PTR2IV(&output_api)));
+    (void)hv_stores(PL_modglobal, OUTPUT_API_KEY, newSViv(PTR2IV(&output_api)));
     wrap_op_checker(OP_SYSWRITE, ck_syswrite, &next_ck_syswrite);
 }
 

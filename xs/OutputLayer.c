@@ -178,26 +178,29 @@ is_output(pTHX_ PerlIO *f, SV *out)
     return !out || (l->out && SvROK(out) && SvRV(l->out) == SvRV(out));
 }
 
-/* A request's STDOUT, as Handles (xs/Handles.xs) opens and closes it, through PL_modglobal.
- * The handle of the process's one STDOUT IO is kept from one request to the next (no handle to
+/* A request's STDOUT, as Handles (xs/Handles.xs) opens and closes it (xs/OutputApi.h). The
+ * handle of the process's one STDOUT IO is kept from one request to the next (no handle to
  * make, push and free, and no buffer to allocate, each request), idle between them: this
  * layer, with no output, under perl's buffer, nothing else pushed. */
-struct output_api {
-    int (*attach)(pTHX_ IO *io, SV *out);
-    int (*detach)(pTHX_ IO *io, SV *out);
-    int (*idle)(pTHX_ IO *io);
-};
+#include "OutputApi.h"
 
-/* The idle handle's buffer layer, if io has one */
+/* Whether a handle is in the shape it is kept in: perl's buffer on this layer, nothing else */
+static int
+idle_shape(pTHX_ PerlIO *f)
+{
+    PerlIO *b;
+    if (!PerlIOValid(f) || PerlIOBase(f)->tab != PERLIO_FUNCS_CAST(&PerlIO_perlio)) return 0;
+    b = PerlIONext(f);
+    return PerlIOValid(b) && PerlIOBase(b)->tab == PERLIO_FUNCS_CAST(&PerlIO_output)
+        && !PerlIOValid(PerlIONext(b));
+}
+
+/* The idle handle's buffer layer, if io has one: kept in shape, on no output */
 static PerlIO *
 idle_handle(pTHX_ IO *io)
 {
-    PerlIO *f = IoOFP(io), *b;
-    if (!f || !PerlIOValid(f) || PerlIOBase(f)->tab != PERLIO_FUNCS_CAST(&PerlIO_perlio)) return NULL;
-    b = PerlIONext(f);
-    if (!PerlIOValid(b) || PerlIOBase(b)->tab != PERLIO_FUNCS_CAST(&PerlIO_output)
-        || PerlIOValid(PerlIONext(b)) || PerlIOSelf(b, PerlIOOutput)->out)
-        return NULL;
+    PerlIO *f = IoOFP(io);
+    if (!f || !idle_shape(aTHX_ f) || PerlIOSelf(PerlIONext(f), PerlIOOutput)->out) return NULL;
     return f;
 }
 
@@ -258,17 +261,17 @@ api_attach(pTHX_ IO *io, SV *out)
 static int
 api_detach(pTHX_ IO *io, SV *out)
 {
-    PerlIO *f, *b;
+    PerlIO *f;
     PerlIOOutput *l;
     SV *was;
     int own = 0;
-    forget_emptied(aTHX_ io);
+    forget_emptied(aTHX_ io);    /* Then f is a handle, or none */
     f = io ? IoOFP(io) : NULL;
-    if (f && PerlIOValid(f) && !is_output(aTHX_ f, NULL)) own = 1;
-    else if (f && PerlIOValid(f) && (l = PerlIOSelf(b = bottom_of(f), PerlIOOutput))->out
-             && SvROK(out) && SvRV(l->out) == SvRV(out)) {
-        if (PerlIOBase(f)->tab == PERLIO_FUNCS_CAST(&PerlIO_perlio) && PerlIONext(f) == b
-            && PerlIO_flush(f) == 0 && !(PerlIOBase(f)->flags & PERLIO_F_ERROR)) {
+    if (f && !is_output(aTHX_ f, NULL)) own = 1;
+    else if (f && is_output(aTHX_ f, out)) {
+        l = PerlIOSelf(bottom_of(f), PerlIOOutput);
+        if (idle_shape(aTHX_ f) && PerlIO_flush(f) == 0
+            && !(PerlIOBase(f)->flags & PERLIO_F_ERROR)) {
             was    = l->out;    /* Its bytes are in: idle, for the next request */
             l->out = NULL;
             SvREFCNT_dec(was);

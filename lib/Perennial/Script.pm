@@ -9,9 +9,9 @@ use v5.36;
 # request has been looked at (Perennial::Executor).
 
 # Fields: code, package, data, data_in (the DATA glob of the package __DATA__ is in), ends,
-# packages, format, taint, signals, locale, request, writes_env, chdirs (the compiler's); cgi_pragmas,
-# stdout_layers, stderr_layers, mtime, inc, findbin, warn, stderr, stderr_handle, compiled_at,
-# compile_ms, checked, lint_handles, goes_home (the executor's)
+# packages, format (its own `format STDOUT`), taint, signals, locale, request, writes_env, chdirs
+# (the compiler's); cgi_pragmas, stdout_layers, stderr_layers, mtime, inc, findbin, warn, stderr,
+# stderr_handle, compiled_at, compile_ms, checked, lint_handles, goes_home (the executor's)
 # (the compiler's hash becomes the object: nothing is copied on PerlRun's compile per request)
 sub new ($class, $compiled, $more) {
     @$compiled{keys %$more} = values %$more;

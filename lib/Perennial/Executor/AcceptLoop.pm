@@ -69,12 +69,7 @@ sub _fork ($out) {
     $0 = "perennial accept loop: $0";        ## no critic (RequireLocalizedPunctuationVars) for good
     $loop->autoflush(1);
 
-    # The script's layers, kept: of its STDOUT, a handle on the output (or tied to it, by the
-    # Perl twin), and of its tied STDERR
-    my @layers = (
-        $out->{layers} // Perennial::Executor::Layers->of_handle(\*STDOUT),
-        (tied(*STDERR) // {})->{layers}
-    );
+    my @layers = ($out->stdout_layers, (tied(*STDERR) // {})->{layers});    # The script's, kept
     $out->close;    # The worker's response: nothing of this process reaches it
     {
         no warnings 'untie';    ## no critic (ProhibitNoWarnings) the worker's objects stay behind

@@ -28,7 +28,7 @@ sub watch ($class) {
 }
 
 # From the hook, in the worker, when the running script is about to start its first process:
-# its output ($out, the tied STDOUT) keeps what the children were lent
+# its output ($out, the script's STDOUT) keeps what the children were lent
 sub lend ($class, $out, $log) {
     my ($out_read, $out_write) = _sink() or return _refused($log, $!);
     my ($err_read, $err_write) = _sink() or return _refused($log, $!);
@@ -119,7 +119,7 @@ Perennial::Executor::Children - a resident script's child processes write to its
 
     Perennial::Executor::Children->watch;    # once per process
     local $Perennial::Executor::Children::RUNNING = $log;
-    run_script();    # STDOUT tied to its output, STDERR to its errors, STDIN its body
+    run_script();    # STDOUT on its output, STDERR tied to its errors, STDIN its body
     Perennial::Executor::Children->give_back($out) if $out->children;
 
 =head1 DESCRIPTION

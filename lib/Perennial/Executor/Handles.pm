@@ -13,7 +13,7 @@ Perennial::Twins::install(__PACKAGE__, qw(use_io open_stdout close_stdout));
 
 our @EXPORT_OK = qw(stdout_io open_stdout close_stdout use_io);
 
-# A handle whose IO a request's STDOUT is tied on, one for all requests of the process (a tie on
+# A handle whose IO a request's STDOUT is on, one for all requests of the process (a handle on
 # an empty local glob made a new IO each time). What a request leaves on it is undone: its
 # autoflush by open_stdout before the next, and a file the script opened on it itself by the
 # caller, who closes it after close_stdout; and while it is in use, a request run inside that

@@ -50,16 +50,12 @@ sub push_layers ($self, $layers = ':raw') {
 }
 
 # The layers of a real handle above its lowest (a script's STDOUT, a handle on its output), as
-# these; undef when none changes the bytes
+# these; undef when none changes the bytes. perl names an encoding's flag `utf8` after it.
 sub of_handle ($class, $fh) {
     my $self = $class->new;
     my (undef, @names) = PerlIO::get_layers($fh);
     for my $name (@names) {
-        if    ($name eq 'crlf')                    { $self->{crlf}     = 1 }
-        elsif ($name =~ /\Aencoding\(([^)]+)\)\z/) { $self->{encoding} = Encode::find_encoding($1) }
-        elsif ($name eq 'utf8' && !$self->{encoding}) {
-            $self->{encoding} = Encode::find_encoding('utf8');    # The flag alone: :utf8
-        }
+        $self->push_layers(":$name") unless $name eq 'utf8' && $self->{encoding};
     }
     return $self->any ? $self : undef;
 }

@@ -141,6 +141,7 @@ sub hand_over ($self, $res) {
 }
 
 sub handed_over ($self) { $self->{handed} }
+sub has_head    ($self) { $self->{headers} ? 1 : 0 }
 
 # A request object (mod_perl's $r, Perennial::ModPerl) answers for the output from now on: its
 # methods add to it directly, so the script's prints must reach it as they are made, not from
@@ -163,7 +164,12 @@ sub pp_on_stdout () {
     my $tied = tied *STDOUT;
     return ref $tied eq __PACKAGE__ ? $tied : undef;
 }
-sub has_head ($self) { $self->{headers} ? 1 : 0 }
+
+# The layers of the script's STDOUT now (Perennial::Executor::Layers, or undef): the tie's, or
+# those above the output's on its handle
+sub stdout_layers ($self) {
+    return $self->{layers} // Perennial::Executor::Layers->of_handle(\*STDOUT);
+}
 
 # A Location that is a local path, with no Status: RFC 3875's local redirect, when it can still
 # be followed (nothing went out, the output is good)
