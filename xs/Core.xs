@@ -376,6 +376,225 @@ handle_of_fd(pTHX_ int fd)
     return newRV_noinc((SV *)gv);
 }
 
+/* A plain request: what HttpProtocolOptions Strict serves as it is, and that C can read as
+ * Perennial::HTTP::Request reads it. Its environment (a new hash) and the head's length in
+ * *head_len; anything else returns NULL, and the Perl judge reads it from the start: this
+ * function refuses nothing. */
+static HV *
+plain_head(pTHX_ SV *buf, HV *base, HV *peer, HV *limits, STRLEN *head_len)
+{
+    STRLEN size, mlen, i, path_end, tlen;
+    const char *b, *end, *p, *target;
+    SV **flag;
+    const char *names[MAX_PLAIN_FIELDS], *values[MAX_PLAIN_FIELDS];
+    STRLEN nlens[MAX_PLAIN_FIELDS], vlens[MAX_PLAIN_FIELDS];
+    int fields = 0, http11, f, has_host = -1;
+    IV line_limit, field_limit, field_count;
+    SV *path;
+    HV *env, *hosts = NULL;
+    SV **hosts_sv;
+    char key[MAX_PLAIN_NAME + 6];
+
+    flag = hv_fetchs(limits, "unsafe", 0);
+    if (flag && SvTRUE(*flag)) return NULL;
+    flag = hv_fetchs(limits, "registered", 0);
+    if (flag && SvTRUE(*flag)) return NULL;
+    b = SvPV_const(buf, size);
+    end = b + size;
+    line_limit = limit_of(aTHX_ limits, "line", 4, 8190);
+    field_limit = limit_of(aTHX_ limits, "field_size", 10, 8190);
+    field_count = limit_of(aTHX_ limits, "fields", 6, 100);
+    hosts_sv = hv_fetchs(limits, "hosts", 0);
+    if (hosts_sv && SvROK(*hosts_sv) && SvTYPE(SvRV(*hosts_sv)) == SVt_PVHV)
+        hosts = (HV *)SvRV(*hosts_sv);
+
+    /* The request line: METHOD SP /target SP HTTP/1.x CRLF */
+    for (p = b; p < end && *p >= 'A' && *p <= 'Z'; p++) ;
+    mlen = p - b;
+    if (p >= end || *p != ' ' || !plain_method(b, mlen)) return NULL;
+    target = ++p;
+    if (p >= end || *p != '/') return NULL;
+    path_end = 0;
+    for (; p < end && *p != ' '; p++) {
+        unsigned char c = *p;
+        if (c <= 0x20 || c >= 0x7f || c == '#') return NULL;
+        if (c == '?' && !path_end) path_end = p - target;
+    }
+    tlen = p - target;
+    if (!path_end) path_end = tlen;
+    if (end - p < 11 || memNE(p, " HTTP/1.", 8) || (p[8] != '0' && p[8] != '1')
+        || p[9] != '\r' || p[10] != '\n')
+        return NULL;
+    http11 = p[8] == '1';
+    p += 11;
+    if ((IV)(p - b - 1) > line_limit) return NULL;
+
+    /* Header lines: token ":" OWS value CRLF, within the limits, each name once, no Expect */
+    while (1) {
+        const char *name = p, *value;
+        if (end - p >= 2 && p[0] == '\r' && p[1] == '\n') { p += 2; break; }
+        while (p < end && is_tchar(*p)) p++;
+        if (p >= end || *p != ':' || p == name || p - name > MAX_PLAIN_NAME) return NULL;
+        if (fields >= MAX_PLAIN_FIELDS || fields >= field_count) return NULL;
+        nlens[fields] = p - name;
+        names[fields] = name;
+        for (p++; p < end && (*p == ' ' || *p == '\t'); p++) ;
+        value = p;
+        for (; p < end; p++) {
+            unsigned char c = *p;
+            if (c == '\r' || (c < 0x20 && c != '\t') || c == 0x7f) break;
+        }
+        if (end - p < 2 || p[0] != '\r' || p[1] != '\n') return NULL;
+        if ((IV)(p - name) > field_limit) return NULL;
+        values[fields] = value;
+        vlens[fields] = p - value;
+        for (f = 0; f < fields; f++)
+            if (nlens[f] == nlens[fields] && strncasecmp(names[f], name, nlens[f]) == 0)
+                return NULL;
+        if (nlens[fields] == 6 && strncasecmp(name, "expect", 6) == 0) return NULL;
+        if (nlens[fields] == 4 && strncasecmp(name, "host", 4) == 0) has_host = fields;
+        fields++;
+        p += 2;
+    }
+
+    /* The Host: one the Perl judge has found good on these limits (it keeps its judgements) */
+    if (has_host < 0 ? http11 : !hosts) return NULL;
+    if (has_host >= 0) {
+        SV **known = hv_fetch(hosts, values[has_host], vlens[has_host], 0);
+        if (!known || !SvTRUE(*known)) return NULL;
+    }
+
+    /* The path, its %XX decoded: no NUL, no dot segment, nothing the judge would change */
+    path = sv_2mortal(newSV(path_end + 1));
+    SvPOK_on(path);
+    {
+        char *d = SvPVX(path);
+        for (i = 0; i < path_end; i++) {
+            char c = target[i];
+            if (c == '%') {
+                int hi, lo;
+                if (i + 2 >= path_end) return NULL;
+                hi = hex_value(target[i + 1]);
+                lo = hex_value(target[i + 2]);
+                if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) return NULL;
+                c = (char)(hi * 16 + lo);
+                i += 2;
+            }
+            *d++ = c;
+        }
+        *d = '\0';
+        SvCUR_set(path, d - SvPVX(path));
+    }
+    if (strstr(SvPVX(path), "/.") || memmem(target, tlen, "%00", 3)) return NULL;
+
+    env = env_from(aTHX_ base, peer, fields + 6 + 4);    /* The line's 6, then Perl's */
+    (void)hv_stores(env, "REQUEST_METHOD", newSVpvn(b, mlen));
+    (void)hv_stores(env, "REQUEST_URI", newSVpvn(target, tlen));
+    (void)hv_stores(env, "SCRIPT_NAME", newSVpvs(""));
+    (void)hv_stores(env, "PATH_INFO", SvREFCNT_inc_simple_NN(path));
+    (void)hv_stores(env, "QUERY_STRING",
+                    path_end < tlen ? newSVpvn(target + path_end + 1, tlen - path_end - 1)
+                                    : newSVpvs(""));
+    (void)hv_stores(env, "SERVER_PROTOCOL", newSVpvn(http11 ? "HTTP/1.1" : "HTTP/1.0", 8));
+    for (f = 0; f < fields; f++) {
+        STRLEN k = 0, n = nlens[f];
+        const char *name = names[f];
+        if (!((n == 14 && strncasecmp(name, "content-length", 14) == 0)
+              || (n == 12 && strncasecmp(name, "content-type", 12) == 0))) {
+            memcpy(key, "HTTP_", 5);
+            k = 5;
+        }
+        for (i = 0; i < n; i++) key[k++] = name[i] == '-' ? '_' : toUPPER(name[i]);
+        (void)hv_store(env, key, k, newSVpvn(values[f], vlens[f]), 0);
+    }
+    *head_len = p - b;
+    return env;
+}
+
+
+/* Writes a response with an array body, its head and body in one sendmsg, without waiting (a
+ * client slow to take it is the caller's to wait for, within Timeout): what was written (-1,
+ * errno set, on an error), the head in *head (a mortal), its framing, length and keep_alive as
+ * build_head sets them, the body's length in *total (0 when the framing sends none) */
+static ssize_t
+send_response(pTHX_ int fd, SV *status_line, IV status, SV *headers, SV *body, IV http11,
+              IV head_only, IV *keep_alive, SV *server_line, SV **head, int *framing,
+              SV **length, STRLEN *total)
+{
+    AV *av;
+    SSize_t i, last, parts;
+    SV *joined = NULL, *body_length;
+    STRLEN len;
+    struct iovec iov[MAX_PARTS + 1];
+    struct msghdr msg;
+    ssize_t n;
+
+    if (!SvROK(body) || SvTYPE(SvRV(body)) != SVt_PVAV)
+        croak("Not an ARRAY reference");
+    av = (AV *)SvRV(body);
+    last = av_top_index(av);
+    parts = last + 1;
+    *total = 0;
+    if (parts > MAX_PARTS) {
+        joined = sv_2mortal(newSVpvs(""));
+        for (i = 0; i <= last; i++) {
+            SV **part = av_fetch(av, i, 0);
+            const char *p = bytes_of(aTHX_ part ? *part : NULL, &len, "the response body");
+            sv_catpvn(joined, p, len);
+        }
+        parts = 1;
+        iov[1].iov_base = SvPVX(joined);
+        iov[1].iov_len = SvCUR(joined);
+        *total = SvCUR(joined);
+    }
+    else {
+        for (i = 0; i <= last; i++) {
+            SV **part = av_fetch(av, i, 0);
+            iov[i + 1].iov_base
+                = (void *)bytes_of(aTHX_ part ? *part : NULL, &len, "the response body");
+            iov[i + 1].iov_len = len;
+            *total += len;
+        }
+    }
+    body_length = sv_2mortal(newSVuv(*total));
+    *head = build_head(aTHX_ status_line, status, headers, body_length, http11, head_only,
+                       keep_alive, server_line, framing, length);
+    if (*framing == F_NONE) { parts = 0; *total = 0; }
+    iov[0].iov_base = SvPVX(*head);
+    iov[0].iov_len = SvCUR(*head);
+    Zero(&msg, 1, struct msghdr);
+    msg.msg_iov = iov;
+    msg.msg_iovlen = parts + 1;
+    n = sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n < 0 && errno == ENOTSOCK) n = writev(fd, iov, parts + 1);
+    return n;
+}
+
+/* Whether a descriptor can be read (or has ended), or with write can take more, before the
+ * deadline (an epoch time; one look when it has passed); a signal does not cut the wait */
+static int
+fd_ready(pTHX_ int fd, NV until, IV write)
+{
+    struct pollfd pfd;
+    struct timeval now;
+    NV left;
+    int n;
+    pfd.fd = fd;
+    pfd.events = write ? POLLOUT : POLLIN;
+    while (1) {
+        gettimeofday(&now, NULL);
+        left = until - (now.tv_sec + now.tv_usec / 1e6);
+        pfd.revents = 0;
+        /* Milliseconds, a wait past 24 days cut to it (poll takes an int) */
+        n = poll(&pfd, 1, left <= 0 ? 0 : left > 2000000 ? 2000000000 : (int)(left * 1000 + 0.999));
+        if (n > 0) return 1;
+        if (n == 0 || errno != EINTR) return 0;
+        PERL_ASYNC_CHECK();    /* Perl's handlers run now, as after select in Perl */
+    }
+}
+
+#include "Loop.c"
+
 MODULE = Perennial::HTTP::Core    PACKAGE = Perennial::HTTP::Core
 
 PROTOTYPES: DISABLE
@@ -425,54 +644,13 @@ xs_write_response(handle, status_line, status, headers, body, http11, head_only,
     IV keep_alive
     SV *server_line
   PREINIT:
-    AV *av;
-    SSize_t i, last, parts;
-    SV *head, *length, *joined = NULL, *body_length;
-    int framing, fd, saved_errno;
-    STRLEN total = 0, len;
-    struct iovec iov[MAX_PARTS + 1];
-    struct msghdr msg;
+    SV *head, *length;
+    int framing, saved_errno;
+    STRLEN total;
     ssize_t n;
   PPCODE:
-    if (!SvROK(body) || SvTYPE(SvRV(body)) != SVt_PVAV)
-        croak("Not an ARRAY reference");
-    fd = handle_fd(aTHX_ handle);
-    av = (AV *)SvRV(body);
-    last = av_top_index(av);
-    parts = last + 1;
-    if (parts > MAX_PARTS) {
-        joined = sv_2mortal(newSVpvs(""));
-        for (i = 0; i <= last; i++) {
-            SV **part = av_fetch(av, i, 0);
-            const char *p = bytes_of(aTHX_ part ? *part : NULL, &len, "the response body");
-            sv_catpvn(joined, p, len);
-        }
-        parts = 1;
-        iov[1].iov_base = SvPVX(joined);
-        iov[1].iov_len = SvCUR(joined);
-        total = SvCUR(joined);
-    }
-    else {
-        for (i = 0; i <= last; i++) {
-            SV **part = av_fetch(av, i, 0);
-            iov[i + 1].iov_base
-                = (void *)bytes_of(aTHX_ part ? *part : NULL, &len, "the response body");
-            iov[i + 1].iov_len = len;
-            total += len;
-        }
-    }
-    body_length = sv_2mortal(newSVuv(total));
-    head = build_head(aTHX_ status_line, status, headers, body_length, http11, head_only,
-                      &keep_alive, server_line, &framing, &length);
-    if (framing == F_NONE) { parts = 0; total = 0; }
-    iov[0].iov_base = SvPVX(head);
-    iov[0].iov_len = SvCUR(head);
-    Zero(&msg, 1, struct msghdr);
-    msg.msg_iov = iov;
-    msg.msg_iovlen = parts + 1;
-    /* Without waiting: a client slow to take it is the caller's to wait for, within Timeout */
-    n = sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
-    if (n < 0 && errno == ENOTSOCK) n = writev(fd, iov, parts + 1);
+    n = send_response(aTHX_ handle_fd(aTHX_ handle), status_line, status, headers, body, http11,
+                      head_only, &keep_alive, server_line, &head, &framing, &length, &total);
     saved_errno = errno;
     EXTEND(SP, 6);
     PUSHs(n < 0 ? &PL_sv_undef : sv_2mortal(newSViv(n)));
@@ -490,135 +668,13 @@ xs_parse_plain(buf, base, peer, limits)
     HV *peer
     HV *limits
   PREINIT:
-    STRLEN size, mlen, i, path_end, tlen;
-    const char *b, *end, *p, *target;
-    SV **flag;
-    const char *names[MAX_PLAIN_FIELDS], *values[MAX_PLAIN_FIELDS];
-    STRLEN nlens[MAX_PLAIN_FIELDS], vlens[MAX_PLAIN_FIELDS];
-    int fields = 0, http11, f, has_host = -1;
-    IV line_limit, field_limit, field_count;
-    SV *path;
-    HV *env, *hosts = NULL;
-    SV **hosts_sv;
-    char key[MAX_PLAIN_NAME + 6];
+    STRLEN len;
+    HV *env;
   PPCODE:
-    /* A plain request: what HttpProtocolOptions Strict serves as it is, and that C can read
-     * as Perennial::HTTP::Request reads it. Anything else returns nothing, and the Perl judge
-     * reads it from the start: this function refuses nothing. */
-    flag = hv_fetchs(limits, "unsafe", 0);
-    if (flag && SvTRUE(*flag)) XSRETURN_EMPTY;
-    flag = hv_fetchs(limits, "registered", 0);
-    if (flag && SvTRUE(*flag)) XSRETURN_EMPTY;
-    b = SvPV_const(buf, size);
-    end = b + size;
-    line_limit = limit_of(aTHX_ limits, "line", 4, 8190);
-    field_limit = limit_of(aTHX_ limits, "field_size", 10, 8190);
-    field_count = limit_of(aTHX_ limits, "fields", 6, 100);
-    hosts_sv = hv_fetchs(limits, "hosts", 0);
-    if (hosts_sv && SvROK(*hosts_sv) && SvTYPE(SvRV(*hosts_sv)) == SVt_PVHV)
-        hosts = (HV *)SvRV(*hosts_sv);
-
-    /* The request line: METHOD SP /target SP HTTP/1.x CRLF */
-    for (p = b; p < end && *p >= 'A' && *p <= 'Z'; p++) ;
-    mlen = p - b;
-    if (p >= end || *p != ' ' || !plain_method(b, mlen)) XSRETURN_EMPTY;
-    target = ++p;
-    if (p >= end || *p != '/') XSRETURN_EMPTY;
-    path_end = 0;
-    for (; p < end && *p != ' '; p++) {
-        unsigned char c = *p;
-        if (c <= 0x20 || c >= 0x7f || c == '#') XSRETURN_EMPTY;
-        if (c == '?' && !path_end) path_end = p - target;
-    }
-    tlen = p - target;
-    if (!path_end) path_end = tlen;
-    if (end - p < 11 || memNE(p, " HTTP/1.", 8) || (p[8] != '0' && p[8] != '1')
-        || p[9] != '\r' || p[10] != '\n')
-        XSRETURN_EMPTY;
-    http11 = p[8] == '1';
-    p += 11;
-    if ((IV)(p - b - 1) > line_limit) XSRETURN_EMPTY;
-
-    /* Header lines: token ":" OWS value CRLF, within the limits, each name once, no Expect */
-    while (1) {
-        const char *name = p, *value;
-        if (end - p >= 2 && p[0] == '\r' && p[1] == '\n') { p += 2; break; }
-        while (p < end && is_tchar(*p)) p++;
-        if (p >= end || *p != ':' || p == name || p - name > MAX_PLAIN_NAME) XSRETURN_EMPTY;
-        if (fields >= MAX_PLAIN_FIELDS || fields >= field_count) XSRETURN_EMPTY;
-        nlens[fields] = p - name;
-        names[fields] = name;
-        for (p++; p < end && (*p == ' ' || *p == '\t'); p++) ;
-        value = p;
-        for (; p < end; p++) {
-            unsigned char c = *p;
-            if (c == '\r' || (c < 0x20 && c != '\t') || c == 0x7f) break;
-        }
-        if (end - p < 2 || p[0] != '\r' || p[1] != '\n') XSRETURN_EMPTY;
-        if ((IV)(p - name) > field_limit) XSRETURN_EMPTY;
-        values[fields] = value;
-        vlens[fields] = p - value;
-        for (f = 0; f < fields; f++)
-            if (nlens[f] == nlens[fields] && strncasecmp(names[f], name, nlens[f]) == 0)
-                XSRETURN_EMPTY;
-        if (nlens[fields] == 6 && strncasecmp(name, "expect", 6) == 0) XSRETURN_EMPTY;
-        if (nlens[fields] == 4 && strncasecmp(name, "host", 4) == 0) has_host = fields;
-        fields++;
-        p += 2;
-    }
-
-    /* The Host: one the Perl judge has found good on these limits (it keeps its judgements) */
-    if (has_host < 0 ? http11 : !hosts) XSRETURN_EMPTY;
-    if (has_host >= 0) {
-        SV **known = hv_fetch(hosts, values[has_host], vlens[has_host], 0);
-        if (!known || !SvTRUE(*known)) XSRETURN_EMPTY;
-    }
-
-    /* The path, its %XX decoded: no NUL, no dot segment, nothing the judge would change */
-    path = sv_2mortal(newSV(path_end + 1));
-    SvPOK_on(path);
-    {
-        char *d = SvPVX(path);
-        for (i = 0; i < path_end; i++) {
-            char c = target[i];
-            if (c == '%') {
-                int hi, lo;
-                if (i + 2 >= path_end) XSRETURN_EMPTY;
-                hi = hex_value(target[i + 1]);
-                lo = hex_value(target[i + 2]);
-                if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) XSRETURN_EMPTY;
-                c = (char)(hi * 16 + lo);
-                i += 2;
-            }
-            *d++ = c;
-        }
-        *d = '\0';
-        SvCUR_set(path, d - SvPVX(path));
-    }
-    if (strstr(SvPVX(path), "/.") || memmem(target, tlen, "%00", 3)) XSRETURN_EMPTY;
-
-    env = env_from(aTHX_ base, peer, fields + 6 + 4);    /* The line's 6, then Perl's */
-    (void)hv_stores(env, "REQUEST_METHOD", newSVpvn(b, mlen));
-    (void)hv_stores(env, "REQUEST_URI", newSVpvn(target, tlen));
-    (void)hv_stores(env, "SCRIPT_NAME", newSVpvs(""));
-    (void)hv_stores(env, "PATH_INFO", SvREFCNT_inc_simple_NN(path));
-    (void)hv_stores(env, "QUERY_STRING",
-                    path_end < tlen ? newSVpvn(target + path_end + 1, tlen - path_end - 1)
-                                    : newSVpvs(""));
-    (void)hv_stores(env, "SERVER_PROTOCOL", newSVpvn(http11 ? "HTTP/1.1" : "HTTP/1.0", 8));
-    for (f = 0; f < fields; f++) {
-        STRLEN k = 0, n = nlens[f];
-        const char *name = names[f];
-        if (!((n == 14 && strncasecmp(name, "content-length", 14) == 0)
-              || (n == 12 && strncasecmp(name, "content-type", 12) == 0))) {
-            memcpy(key, "HTTP_", 5);
-            k = 5;
-        }
-        for (i = 0; i < n; i++) key[k++] = name[i] == '-' ? '_' : toUPPER(name[i]);
-        (void)hv_store(env, key, k, newSVpvn(values[f], vlens[f]), 0);
-    }
+    env = plain_head(aTHX_ buf, base, peer, limits, &len);
+    if (!env) XSRETURN_EMPTY;
     EXTEND(SP, 2);
-    PUSHs(sv_2mortal(newSViv(p - b)));
+    PUSHs(sv_2mortal(newSViv(len)));
     PUSHs(sv_2mortal(newRV_noinc((SV *)env)));
 
 int
@@ -626,26 +682,8 @@ xs_ready(handle, until, write = 0)
     SV *handle
     NV until
     IV write
-  PREINIT:
-    struct pollfd pfd;
-    struct timeval now;
-    NV left;
-    int n;
   CODE:
-    /* Whether the socket can be read (or has ended), or with write can take more, before the
-     * deadline (an epoch time; one look when it has passed); a signal does not cut the wait */
-    pfd.fd = handle_fd(aTHX_ handle);
-    pfd.events = write ? POLLOUT : POLLIN;
-    while (1) {
-        gettimeofday(&now, NULL);
-        left = until - (now.tv_sec + now.tv_usec / 1e6);
-        pfd.revents = 0;
-        /* Milliseconds, a wait past 24 days cut to it (poll takes an int) */
-        n = poll(&pfd, 1, left <= 0 ? 0 : left > 2000000 ? 2000000000 : (int)(left * 1000 + 0.999));
-        if (n > 0) { RETVAL = 1; break; }
-        if (n == 0 || errno != EINTR) { RETVAL = 0; break; }
-        PERL_ASYNC_CHECK();    /* Perl's handlers run now, as after select in Perl */
-    }
+    RETVAL = fd_ready(aTHX_ handle_fd(aTHX_ handle), until, write);
   OUTPUT:
     RETVAL
 
@@ -741,3 +779,44 @@ xs_next_ready(waiter)
         XSRETURN_EMPTY;
     }
     mXPUSHu(ev.data.u32);
+
+# The connection loop's usual requests (xs/Loop.c): (served, remaining) and, when the Perl is
+# to go on with a request, its time, what the read returned, and its head's length and
+# environment when it was read
+void
+xs_serve_plain(self, sock, buf_ref, base, peer, served, remaining)
+    SV *self
+    SV *sock
+    SV *buf_ref
+    SV *base
+    SV *peer
+    IV served
+    SV *remaining
+  PREINIT:
+    struct conn_loop l;
+    NV t0 = 0;
+    ssize_t n = 0;
+    HV *env = NULL;
+    STRLEN len = 0;
+    SV *left;
+    int going_on, saved_errno;
+  PPCODE:
+    if (!loop_setup(aTHX_ &l, self, sock, buf_ref, base, peer))
+        croak("serve_plain: not a connection loop");
+    left = sv_2mortal(newSVsv(remaining));
+    PUTBACK;
+    going_on = run_loop(aTHX_ &l, &served, left, &t0, &n, &env, &len);
+    saved_errno = errno;
+    SPAGAIN;
+    EXTEND(SP, 6);
+    PUSHs(sv_2mortal(newSViv(served)));
+    PUSHs(left);
+    if (going_on) {
+        PUSHs(sv_2mortal(newSVnv(t0)));
+        PUSHs(n < 0 ? &PL_sv_undef : sv_2mortal(newSViv(n)));
+        if (env) {
+            PUSHs(sv_2mortal(newSVuv(len)));
+            PUSHs(sv_2mortal(newRV_noinc((SV *)env)));
+        }
+    }
+    errno = saved_errno;    /* $! for the caller, after a read that failed */

@@ -18,8 +18,11 @@ use Perennial::Log::Format       ();
 
 my $READ_SIZE = 65_536;
 
-# Plain heads are read in C when it was built (in Perl, the judge reads every head)
+# Plain heads are read in C when it was built (in Perl, the judge reads every head), and the
+# usual requests are served by the loop in C (xs/Loop.c), which calls back the methods below
+# that it names
 my $PLAIN_IN_C = Perennial::HTTP::Core::implementation() eq 'C';
+my $LOOP_IN_C  = $PLAIN_IN_C;
 
 # Answers the request the application is running with $status when nothing of the response
 # went out yet, and logs it; false when no application is running in this process (a child it
@@ -99,21 +102,22 @@ sub serve ($self, $sock, $base, $peer, $remaining, $listener = 0, $resumed = und
 
 sub wants_exit ($self) { $self->{harakiri} }
 
-# The requests of a connection, one after another, $served of them before; the count after
+# The requests of a connection, one after another, $served of them before; the count after.
+# The usual ones are served by the loop in C (xs/Loop.c), which gives a request back here where
+# it is Perl's: before its head was read (with what the read returned), or with the head read.
 sub _requests ($self, $sock, $buf_ref, $base, $peer, $remaining, $served, $began) {
     my ($board, $slot) = @$self{qw(board slot)};
     while (1) {
-        $board->state($slot, 'R');
-        my $t0 = $began // Time::HiRes::time();
-        undef $began;
-
-        # The usual case, without a call: the head came whole with the first read, and it is
-        # plain (read in C). Anything else, and what that read returned, is _read_head's.
-        my ($len, $status, $env, $n);
-        if (!$self->{late_head}) {
-            $n = length $$buf_ref || sysread $sock, $$buf_ref, $READ_SIZE;
-            ($len, $env) = parse_plain($$buf_ref, $base, $peer, $self->{limits})
-                if $PLAIN_IN_C && $n && index($$buf_ref, "\r\n\r\n") >= 0;
+        my ($len, $status, $env, $n, $t0);
+        if ($LOOP_IN_C && !defined $began && !$self->{late_head}) {
+            ($served, $remaining, $t0, $n, $len, $env)
+                = Perennial::HTTP::Core::xs_serve_plain($self, $sock, $buf_ref, $base, $peer,
+                $served, $remaining);
+            return $served if !defined $t0;    # Closed, lingering or parked
+        }
+        else {
+            ($t0, $n, $len, $env) = $self->_begin($sock, $buf_ref, $base, $peer, $began);
+            undef $began;
         }
         ($len, $status, $env) = $self->_read_head($sock, $buf_ref, $base, $peer, $t0, $served, $n)
             unless $len;
@@ -132,9 +136,22 @@ sub _requests ($self, $sock, $buf_ref, $base, $peer, $remaining, $served, $began
             $c = $self->_answer($sock, $buf_ref, $env, $t0, $served, $remaining);
         }
         last if !$self->_after_response($c, $env, $t0, $served);
-        last if !length $$buf_ref && !$self->_next_request($sock, $self->{listener}, $served);
+        last if !length $$buf_ref && !$self->_next_request($sock, $served);
     }
     return $served;
+}
+
+# A request the Perl loop begins itself (the first of a connection back from the parking
+# process, or every one without the loop in C): its time, what the first read returned, and
+# its head when it came whole with that read and is plain (read in C). Anything else, and what
+# that read returned, is _read_head's.
+sub _begin ($self, $sock, $buf_ref, $base, $peer, $began) {
+    $self->{board}->state($self->{slot}, 'R');
+    my $t0 = $began // Time::HiRes::time();
+    return ($t0) if $self->{late_head};
+    my $n = length $$buf_ref || sysread $sock, $$buf_ref, $READ_SIZE;
+    return ($t0, $n) unless $PLAIN_IN_C && $n && index($$buf_ref, "\r\n\r\n") >= 0;
+    return ($t0, $n, parse_plain($$buf_ref, $base, $peer, $self->{limits}));
 }
 
 # A connection back from the parking process: a head it began before keeps its time (returned),
@@ -236,14 +253,22 @@ sub _cleanups ($self, $env) {
 # parking process, which holds it for the rest of KeepAliveTimeout, and goes back to its
 # listeners. (It keeps the connection when the channel is full, and when it is stopping: the
 # next request is then served here, with Connection: close.)
-sub _next_request ($self, $sock, $listener, $served) {
+sub _next_request ($self, $sock, $served) {
     $self->{board}->state($self->{slot}, 'K');
     my $now  = Time::HiRes::time();
     my $park = !${$self->{stopping}} && $self->{park};
     return 1 if ready($sock, $now + ($park ? $self->{park_wait} : $self->{keep_wait}));
+    return $self->_still_idle($sock, $served, $now, $park);
+}
+
+# A kept-alive connection still idle after the first wait ($now, when it began): ParkKeepAliveAfter
+# with parking on ($park), when it goes to the parking process or, when the channel is full,
+# waits for the rest of KeepAliveTimeout here; else KeepAliveTimeout, and it is closed lingering
+sub _still_idle ($self, $sock, $served, $now, $park) {
     if ($park) {
         my $until = $now + $self->{keep_wait};
-        if ($park->park($sock, {listener => $listener, served => $served, until => $until})) {
+        my %state = (listener => $self->{listener}, served => $served, until => $until);
+        if ($self->{park}->park($sock, \%state)) {
             $self->{parked} = 1;
             return 0;
         }
@@ -264,29 +289,39 @@ sub _call_app ($self, $c, $env) {
     $self->{in_app} = $c;    # For abort_request, while the application runs
     my $ok = eval {
         my $res = $self->{app}->($env);
-
-        # The virtual host that took it, for the status pages (%v is the access log's)
-        $self->{board}->set($self->{slot}, vhost => $env->{'perennial.vhost'})
-            if defined $env->{'perennial.vhost'};
-        if (ref $res eq 'CODE') {
-            my $writer;
-            $res->(
-                sub ($r) {
-                    if (defined $r->[2]) { $c->respond($r); return }
-                    $c->start($r->[0], $r->[1]);
-                    return $writer = $c;    # The response is its own writer
-                }
-            );
-            $writer->close if $writer;
-            die "the application's streaming callback returned without responding\n"
-                unless $c->{status};
-        }
-        else { $c->respond($res) }
-        1;
+        $self->_respond($c, $env, $res);
     };
     delete $self->{in_app};
-    return 1 if $ok;
-    my $err = ($@ || 'unknown error') =~ s/\s+\z//r;
+    return $ok ? 1 : $self->_app_failed($c, $env, $@);
+}
+
+# The application's response written (in its eval): the virtual host that took it noted for the
+# status pages (%v is the access log's), then its body, or the streaming interface. (The loop in
+# C calls it for a response it does not write itself.)
+sub _respond ($self, $c, $env, $res) {
+    $self->{board}->set($self->{slot}, vhost => $env->{'perennial.vhost'})
+        if defined $env->{'perennial.vhost'};
+    if (ref $res eq 'CODE') {
+        my $writer;
+        $res->(
+            sub ($r) {
+                if (defined $r->[2]) { $c->respond($r); return }
+                $c->start($r->[0], $r->[1]);
+                return $writer = $c;    # The response is its own writer
+            }
+        );
+        $writer->close if $writer;
+        die "the application's streaming callback returned without responding\n"
+            unless $c->{status};
+    }
+    else { $c->respond($res) }
+    return 1;
+}
+
+# An application that died, or its response did: the error log says so, and the client gets a
+# 500 when nothing of the response went yet; the connection closes after it
+sub _app_failed ($self, $c, $env, $error) {
+    my $err = ($error || 'unknown error') =~ s/\s+\z//r;
     $self->{log}->error("app died: $err (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})");
     $c->close_after;
     _answer_instead($c, 500);
@@ -544,6 +579,16 @@ application. Time limits are the socket's own (set once on the listener), and th
 wait is one C<poll> (L<Perennial::HTTP::Core>'s C<ready>). A plain request head is read by
 L<Perennial::HTTP::Core>'s C<parse_plain> when the C functions are built; any other by
 L<Perennial::HTTP::Request>.
+
+With the C functions built, the usual requests do not go through this Perl at all: the loop in
+C (F<xs/Loop.c>, C<xs_serve_plain>) serves a plain head without a body whose application
+answers with an array, with the same scoreboard writes, keep-alive decision, response object
+and access log line, and gives the rest back to this loop, where its methods do it as they do
+without the C: a request with a body, any head but a plain one, a streaming or handle body,
+an application that dies, a slow reader, cleanup handlers, a size limit, parking. Which
+requests those are, and what the C saves (a kept-alive PSGI request in 63k instructions
+instead of 109k), is in F<docs/design-notes.md>. Under C<PERENNIAL_PURE_PERL> this Perl serves
+every request, and the tests run again on it (F<t/http/pure_perl.t>).
 
 
 =head1 METHODS

@@ -11,18 +11,24 @@ use Perennial::Test::Scripts qw(start_script_server);
 # IO).
 # One worker, so that every request meets what the one before it left.
 
-my $srv = start_server(app => 'input.psgi', workers => 1);
-is $srv->get('/')->{content}, 'read 0 []', 'an empty body reads as empty';
-for my $what (qw(close reopen binmode)) {
-    $srv->get("/?$what");
-    is $srv->get('/')->{content}, 'read 0 []', "after a request that did $what to it: empty";
+# With an access log and without: the loop in C looks at the input itself only without one
+for my $logged (1, 0) {
+    my $with = $logged ? 'with an access log' : 'without one';
+    my $srv  = start_server(app => 'input.psgi', workers => 1, access_log => $logged);
+    is $srv->get('/')->{content}, 'read 0 []', "$with: an empty body reads as empty";
+    for my $what (qw(close reopen binmode)) {
+        $srv->get("/?$what");
+        is $srv->get('/')->{content}, 'read 0 []',
+            "$with: after a request that did $what to it: empty";
+    }
+    my $post = HTTP::Tiny->new(keep_alive => 0)
+        ->post('http://127.0.0.1:' . $srv->port . '/', {content => 'abc'});
+    is $post->{content},          'read 3 [abc]', "$with: a body is its own";
+    is $srv->get('/')->{content}, 'read 0 []',    "$with: and the next without one is empty again";
+    unlike $srv->error_log, qr/closed filehandle|on unopened/,
+        "$with: no warning of a closed handle";
+    $srv->stop;
 }
-my $post = HTTP::Tiny->new(keep_alive => 0)
-    ->post('http://127.0.0.1:' . $srv->port . '/', {content => 'abc'});
-is $post->{content},          'read 3 [abc]', 'a body is its own';
-is $srv->get('/')->{content}, 'read 0 []',    'and the next without one is empty again';
-unlike $srv->error_log, qr/closed filehandle|on unopened/, 'no warning of a closed handle';
-$srv->stop;
 
 my $scripts = start_script_server();
 for my $mode (qw(perlrun registry)) {

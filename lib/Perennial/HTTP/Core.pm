@@ -307,4 +307,16 @@ every read (a fork forgets it in the child, through C<pthread_atfork>).
 
     say Perennial::HTTP::Core::implementation();    # C or Perl
 
+=head2 xs_serve_plain
+
+    my ($served, $remaining, $t0, $n, $len, $env) = Perennial::HTTP::Core::xs_serve_plain(
+        $connection, $sock, \$buf, $listener_env, $peer_env, $served, $remaining);
+
+C only, with no Perl twin of its own: L<Perennial::Connection>'s loop is its twin. Serves the
+connection's usual requests (F<xs/Loop.c>: a plain head without a body, answered with an
+array), calling back the connection's methods for what it leaves to Perl, and returns the
+counts. C<$t0> is undef when the connection is over (closed, lingering or parked); else the
+Perl goes on with a request it began: its time, what the read returned (undef after an error,
+with C<$!>), and, when its head was read, its length and environment.
+
 =cut

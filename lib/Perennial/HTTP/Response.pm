@@ -19,8 +19,10 @@ use Perennial::HTTP::Sendfile;
 
 our @EXPORT_OK = qw(plain_response server_tokens);
 
-my $SERVER      = "Server: Perennial\r\n"; # ServerTokens' choice, set once at start
-my @STATUS_LINE = ({}, {});                # "HTTP/1.1 200 OK\r\n", made once per version and status
+# ServerTokens' choice, set once at start; "HTTP/1.1 200 OK\r\n", made once per version and
+# status. (Package variables: the connection loop in C, xs/Loop.c, writes with them too.)
+our $SERVER      = "Server: Perennial\r\n";
+our @STATUS_LINE = ({}, {});
 
 sub new ($class, %fields) { bless {bytes => 0, %fields}, $class }
 
@@ -147,8 +149,14 @@ sub respond ($self, $res) {
     );
     @$self{qw(status res_headers head_bytes)} = ($status, $headers, length $head);
     if (($n // -1) == length($head) + $sent) { $self->{bytes} += $sent; return 1 }
+    return written_in_part($self, 0 + $!, $n, $head, $sent, $body);
+}
+
+# A response of which one write sent $n bytes (undef: none, with $errno): the rest of its head
+# and array body goes as the client takes it, within Timeout
+sub written_in_part ($self, $errno, $n, $head, $sent, $body) {
     my $data = $head . ($sent ? join('', @$body) : '');
-    return count_sent($self, write_rest($self, 0 + $!, $n, \$data), $sent);
+    return count_sent($self, write_rest($self, $errno, $n, \$data), $sent);
 }
 
 # A body that is a handle: sent from a file with sendfile when it is one, else read and sent
@@ -304,6 +312,14 @@ says why the request was refused. Replaces whatever head was prepared.
     $res->respond([$status, $headers, $body]) or return;
 
 Writes a whole response; false when it could not all go.
+
+=head2 written_in_part
+
+    $res->written_in_part($errno, $n, $head, $body_bytes, $body) or return;
+
+After one write of an array response sent C<$n> bytes of it (undef, with C<$errno>, when it
+failed): sends the rest as the client takes it, within Timeout, and counts the body's bytes;
+false when it could not all go. C<respond> ends with it, and so does the connection loop in C.
 
 =head2 start
 

@@ -39,7 +39,7 @@ sub scratch_dir () {
 
 # bin/perennial serving $args{conf} (and $args{app}), with its pid file, logs and scoreboard
 # in a scratch directory; log_on_stderr: no ErrorLog, as a site without one, the server's
-# stderr going to the same error.log
+# stderr going to the same error.log; access_log => 0: no CustomLog, as a site without one
 sub start_server (%args) {
     my $dir    = scratch_dir();
     my $listen = IO::Socket::IP->new(
@@ -52,7 +52,7 @@ sub start_server (%args) {
     open(my $fh, '>', $conf) or die "Can't write $conf: $!";
     print {$fh} "PidFile $dir/perennial.pid\n",
         ($args{log_on_stderr} ? () : "ErrorLog $dir/error.log\n"),
-        "CustomLog $dir/access.log\nLogLevel info\n";
+        (($args{access_log} // 1) ? "CustomLog $dir/access.log\n" : ()), "LogLevel info\n";
     print {$fh} $args{conf} // '';
     close $fh;
     my $app = $args{app} && "$ROOT/t/psgi/$args{app}";

@@ -1,0 +1,111 @@
+use v5.36;
+use lib 't/lib';
+use Test::More;
+use Perennial::Test qw(raw_request start_server);
+
+# One connection's requests, pipelined in one write, where the loop in C (xs/Loop.c) and the
+# Perl loop take turns: the C serves a plain head without a body whose answer is an array, and
+# gives the rest to the Perl (a body, OPTIONS *, a target the Perl judge reads, a streaming or
+# handle body, cleanup handlers, an application that dies). Every answer comes, in order, on
+# the one connection, and what each request leaves (the buffer's next request, the
+# scoreboard's counts, the access log) is there for the next. With and without an access log:
+# the C writes a request's counts itself only when there is none.
+
+# The responses in $out, in order: [status, {headers}, body]; $no_body says which have none
+# (the answers to HEAD); and what was left after them
+sub responses_of ($out, @no_body) {
+    my @got;
+    while ($out =~ s{\AHTTP/1\.[01] (\d{3}) [^\r\n]*\r\n((?:[^\r\n]+\r\n)*)\r\n}{}) {
+        my ($status, %h) = ($1);
+        for (split /\r\n/, $2) {
+            my ($name, $value) = split /:\s*/, $_, 2;
+            $h{lc $name} = $value;
+        }
+        my $body = '';
+        if    (shift @no_body)               { }
+        elsif (defined $h{'content-length'}) { $body = substr $out, 0, $h{'content-length'}, '' }
+        elsif (($h{'transfer-encoding'} // '') eq 'chunked') {
+            while ($out =~ s/\A([0-9a-f]+)\r\n//i) {
+                my $size = hex $1;
+                $body .= substr $out, 0, $size, '';
+                $out =~ s/\A\r\n//;
+                last unless $size;
+            }
+        }
+        push @got, [$status, \%h, $body];
+    }
+    return (\@got, $out);
+}
+
+# The requests served on the one worker so far (the scoreboard's count)
+sub served ($srv) {
+    my $sum = 0;
+    $sum += $_->{requests} for $srv->slots;
+    return $sum;
+}
+
+my @asked = (
+    ["GET /a HTTP/1.1\r\nHost: x\r\n\r\n",                            "GET /a  0\n"],
+    ["POST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello", "POST /b  5\n"],
+    ["GET /c?stream HTTP/1.1\r\nHost: x\r\n\r\n",                     "GET /c stream 0\n"],
+    ["OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n",                         ''],
+    ["HEAD /e HTTP/1.1\r\nHost: x\r\n\r\n",                           ''],
+    ["GET http://x/f HTTP/1.1\r\nHost: x\r\n\r\n",                    "GET /f  0\n"],
+    ["GET /g?handle HTTP/1.1\r\nHost: x\r\n\r\n",                     "GET /g handle 0\n"],
+    ["GET /h?cleanup HTTP/1.1\r\nHost: x\r\n\r\n",                    "GET /h cleanup 0\n"],
+    ["GET /i HTTP/1.1\r\nHost: x\r\n\r\n",                            "GET /i  0\n"],
+    ["GET /j HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",       "GET /j  0\n"],
+    ["GET /never HTTP/1.1\r\nHost: x\r\n\r\n",                        undef],
+);
+my @answered = grep { defined $_->[1] } @asked;
+
+for my $logged (1, 0) {
+    my $with   = $logged ? 'with an access log' : 'without an access log';
+    my $srv    = start_server(app => 'turns.psgi', workers => 1, access_log => $logged);
+    my $before = served($srv);
+    my $out    = raw_request($srv->port, join('', map { $_->[0] } @asked));
+    my ($got, $left) = responses_of($out, map { $_->[0] =~ /\AHEAD / ? 1 : 0 } @answered);
+    is scalar(@$got), scalar(@answered), "$with: every request before the close is answered";
+    is $left,         '', "$with: nothing after the last answer (the connection closed there)";
+    is_deeply [map { $_->[0] } @$got], [(200) x @answered], "$with: each with a 200";
+
+    for my $i (0 .. $#answered) {
+        next unless length $answered[$i][1];
+        is $got->[$i][2], $answered[$i][1], "$with: answer " . ($i + 1) . " is its request's";
+    }
+    like $got->[3][1]{allow}, qr/\AGET, HEAD, POST, OPTIONS/, "$with: OPTIONS * is the server's";
+    is $got->[4][1]{'content-length'}, length("HEAD /e  0\n"),
+        "$with: HEAD has the length of the body it did not send";
+    is $got->[-1][1]{connection}, 'close', "$with: the last says close";
+    ok !defined $got->[$_][1]{connection}, "$with: answer " . ($_ + 1) . " keeps the connection"
+        for 0 .. $#answered - 1;
+    is served($srv) - $before, scalar(@answered), "$with: the scoreboard counted each request";
+    if ($logged) {
+        my @lines = grep {/"[A-Z]+ /} split /\n/, $srv->access_log;
+        is_deeply [map { /"([A-Z]+ \S+)/       ? $1 : '?' } @lines[-@answered .. -1]],
+            [map { $_->[0] =~ /\A([A-Z]+ \S+)/ ? $1 : '?' } @answered],
+            'each request has its access log line, in order';
+    }
+
+    # An application that dies: a 500, and the connection closes after it (what it sent after
+    # is not read)
+    $out = raw_request($srv->port,
+        "GET /x?die HTTP/1.1\r\nHost: x\r\n\r\nGET /y HTTP/1.1\r\nHost: x\r\n\r\n");
+    ($got, $left) = responses_of($out);
+    is_deeply [map { $_->[0] } @$got], [500], "$with: an application that died is a 500, alone";
+    is $got->[0][1]{connection}, 'close', "$with: which closes the connection";
+    like $srv->error_log, qr/app died: asked to die \(request GET \/x\?die\)/,
+        "$with: the error log says so";
+    $srv->stop;
+}
+
+# MaxRequestsPerChild counts the requests the C serves: the last one a worker may serve says
+# close, and the worker is replaced
+my $srv   = start_server(app => 'turns.psgi', workers => 1, conf => "MaxRequestsPerChild 3\n");
+my $out   = raw_request($srv->port, "GET /k HTTP/1.1\r\nHost: x\r\n\r\n" x 5);
+my ($got) = responses_of($out);
+is scalar(@$got), 3, 'MaxRequestsPerChild 3: three answers on a connection of five requests';
+is $got->[2][1]{connection}, 'close', 'the third says close';
+$srv->stop;
+
+done_testing;
