@@ -162,6 +162,16 @@ plain_array(pTHX_ SV *ref, int pairs)
     return 1;
 }
 
+/* The connection's handle still open on the descriptor the loop writes to (an application
+ * may close psgix.io, and a file opened after it take the number) */
+static int
+still_open(pTHX_ struct conn_loop *l)
+{
+    IO *io = sv_2io(l->sock);
+    PerlIO *f = io ? IoOFP(io) : NULL;
+    return f && PerlIO_fileno(f) == l->fd;
+}
+
 /* The status line the Perl response has made for this version and status, or NULL */
 static SV *
 known_status_line(pTHX_ struct conn_loop *l, IV http11, SV *status)
@@ -187,6 +197,7 @@ write_usual(pTHX_ struct conn_loop *l, HV *c, SV *c_ref, HV *env, SV *res)
     ssize_t n;
 
     if (!res || !SvROK(res) || SvTYPE(SvRV(res)) != SVt_PVAV || SvRMAGICAL(SvRV(res))) return 0;
+    if (!still_open(aTHX_ l)) return 0;    /* The application closed psgix.io: the Perl's */
     r = (AV *)SvRV(res);
     if (av_top_index(r) != 2 || DEFINED_IN(env, "perennial.vhost")) return 0;
     status = av_fetch(r, 0, 0);

@@ -1,6 +1,7 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
+use File::Spec;
 use Perennial::Test qw(raw_request start_server);
 
 # One connection's requests, pipelined in one write, where the loop in C (xs/Loop.c) and the
@@ -97,6 +98,21 @@ for my $logged (1, 0) {
     like $srv->error_log, qr/app died: asked to die \(request GET \/x\?die\)/,
         "$with: the error log says so";
     $srv->stop;
+}
+
+# An application that closes the connection's handle and opens a file before it answers: the
+# answer goes nowhere (the error log says why), never into the file that took the number
+{
+    my $srv   = start_server(app => 'turns.psgi', workers => 1, access_log => 0);
+    my ($pid) = $srv->pids;
+    my $file  = File::Spec->tmpdir . "/perennial-turns-$pid";
+    my $out   = raw_request($srv->port, "GET /z?close HTTP/1.1\r\nHost: x\r\n\r\n");
+    is $out, '', 'an application that closed the connection: no answer on it';
+    ok -e $file, 'the application opened its file';
+    is -s $file, 0, 'and nothing of the answer went into it';
+    like $srv->error_log, qr/app died: .*not an open handle/, 'the error log says why';
+    $srv->stop;
+    unlink $file;
 }
 
 # MaxRequestsPerChild counts the requests the C serves: the last one a worker may serve says

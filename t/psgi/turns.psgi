@@ -1,14 +1,23 @@
 use v5.36;
+use File::Spec;
 
 # Says what it was asked ("METHOD PATH QUERY BODY-LENGTH"), in the form the query names:
 # ?stream (the streaming interface), ?handle (a file handle body), ?die (it dies), ?cleanup
-# (a cleanup handler), else an array body
+# (a cleanup handler), ?close (below), else an array body
 sub ($env) {
     my $body = '';
     while ($env->{'psgi.input'}->read(my $buf, 65536)) { $body .= $buf }
     my $q    = $env->{QUERY_STRING};
     my $said = "$env->{REQUEST_METHOD} $env->{PATH_INFO} $q " . length($body) . "\n";
     die "asked to die\n" if $q eq 'die';
+
+    # ?close: the application closes the connection's handle and opens a file, which may take
+    # its number, before it answers (kept open past the answer)
+    if ($q eq 'close') {
+        close $env->{'psgix.io'};
+        open($main::KEPT, '>', File::Spec->tmpdir . "/perennial-turns-$$")
+            or die "Can't open a file: $!\n";
+    }
     my @head = ('Content-Type' => 'text/plain');
     if ($q eq 'stream') {
         return sub ($respond) {
