@@ -376,6 +376,40 @@ handle_of_fd(pTHX_ int fd)
     return newRV_noinc((SV *)gv);
 }
 
+/* A connection, as perl's accept() gives it but as one unbuffered stream for reading and
+ * writing: perl opens two buffered ones, each asking the kernel three questions (fcntl, ioctl,
+ * lseek) a socket never needs answered. Its handle (a mortal reference) and, in *peer, the
+ * connection's keys of a request's environment; NULL, errno set, when there is none. */
+static SV *
+accept_connection(pTHX_ int listener, HV **peer)
+{
+    struct sockaddr_storage addr;
+    socklen_t len = sizeof addr;
+    int fd, saved_errno;
+    PerlIO *f;
+    GV *gv;
+    IO *io;
+    SV *handle;
+
+    fd = accept4(listener, (struct sockaddr *)&addr, &len, SOCK_CLOEXEC);
+    if (fd < 0) return NULL;
+    f = PerlIO_openn(aTHX_ ":unix", "r+", fd, 0, 0, NULL, 0, NULL);
+    if (!f) {
+        saved_errno = errno;
+        close(fd);
+        errno = saved_errno;
+        return NULL;
+    }
+    gv = spare_handle(aTHX);
+    io = GvIOn(gv);
+    IoIFP(io) = f;
+    IoOFP(io) = f;
+    IoTYPE(io) = IoTYPE_SOCKET;
+    handle = sv_2mortal(newRV_inc((SV *)gv));
+    *peer = peer_env(aTHX_ handle, &addr);
+    return handle;
+}
+
 /* A plain request: what HttpProtocolOptions Strict serves as it is, and that C can read as
  * Perennial::HTTP::Request reads it. Its environment (a new hash) and the head's length in
  * *head_len; anything else returns NULL, and the Perl judge reads it from the start: this
@@ -691,35 +725,14 @@ void
 xs_accept_client(listener)
     SV *listener
   PREINIT:
-    struct sockaddr_storage addr;
-    socklen_t len = sizeof addr;
-    int fd, saved_errno;
-    PerlIO *f;
-    GV *gv;
-    IO *io;
     SV *handle;
+    HV *peer;
   PPCODE:
-    /* A connection, as perl's accept() gives it but as one unbuffered stream for reading and
-     * writing: perl opens two buffered ones, each asking the kernel three questions (fcntl,
-     * ioctl, lseek) a socket never needs answered */
-    fd = accept4(handle_fd(aTHX_ listener), (struct sockaddr *)&addr, &len, SOCK_CLOEXEC);
-    if (fd < 0) XSRETURN_EMPTY;
-    f = PerlIO_openn(aTHX_ ":unix", "r+", fd, 0, 0, NULL, 0, NULL);
-    if (!f) {
-        saved_errno = errno;
-        close(fd);
-        errno = saved_errno;
-        XSRETURN_EMPTY;
-    }
-    gv = spare_handle(aTHX);
-    io = GvIOn(gv);
-    IoIFP(io) = f;
-    IoOFP(io) = f;
-    IoTYPE(io) = IoTYPE_SOCKET;
-    handle = sv_2mortal(newRV_inc((SV *)gv));
+    handle = accept_connection(aTHX_ handle_fd(aTHX_ listener), &peer);
+    if (!handle) XSRETURN_EMPTY;
     EXTEND(SP, 2);
     PUSHs(handle);
-    PUSHs(sv_2mortal(newRV_noinc((SV *)peer_env(aTHX_ handle, &addr))));
+    PUSHs(sv_2mortal(newRV_noinc((SV *)peer)));
 
 SV *
 xs_waiter(handles)
@@ -820,3 +833,33 @@ xs_serve_plain(self, sock, buf_ref, base, peer, served, remaining)
         }
     }
     errno = saved_errno;    /* $! for the caller, after a read that failed */
+
+# The worker's accept loop in C (xs/Loop.c): the requests served, and whether the next
+# connection is the Perl's to take
+void
+xs_serve_connections(conn, waiter, listeners, bases, unix_flags, stopping, reopen, memory_due, remaining)
+    SV *conn
+    SV *waiter
+    SV *listeners
+    SV *bases
+    SV *unix_flags
+    SV *stopping
+    SV *reopen
+    NV memory_due
+    SV *remaining
+  PREINIT:
+    IV served;
+    int take;
+  PPCODE:
+    if (!SvROK(listeners) || SvTYPE(SvRV(listeners)) != SVt_PVAV || !SvROK(bases)
+        || SvTYPE(SvRV(bases)) != SVt_PVAV || !SvROK(unix_flags)
+        || SvTYPE(SvRV(unix_flags)) != SVt_PVAV || !SvROK(stopping) || !SvROK(reopen))
+        croak("serve_connections: bad arguments");
+    PUTBACK;
+    served = accept_loop(aTHX_ conn, handle_fd(aTHX_ waiter), (AV *)SvRV(listeners),
+                         (AV *)SvRV(bases), (AV *)SvRV(unix_flags), stopping, reopen,
+                         memory_due, remaining, &take);
+    SPAGAIN;
+    EXTEND(SP, 2);
+    PUSHs(sv_2mortal(newSViv(served)));
+    PUSHs(take ? &PL_sv_yes : &PL_sv_no);

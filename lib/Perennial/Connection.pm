@@ -93,11 +93,27 @@ sub serve ($self, $sock, $base, $peer, $remaining, $listener = 0, $resumed = und
     $self->{listener} = $listener;
     my $began = $resumed && $self->_resumed($resumed);
     my $now   = $self->_requests($sock, \$buf, $base, $peer, $remaining, $served, $began);
+    $self->_end_connection($sock, \$buf, $now);
+    return $now - $served;
+}
+
+# The rest of a connection the worker's accept loop in C began (xs/Loop.c): the request it gave
+# to the Perl (@begun: its time, the bytes in the buffer, its head's length and environment when
+# it read the head), the requests after it, and the connection's end; the number served on it
+sub serve_rest ($self, $sock, $buf_ref, $base, $peer, $remaining, $served, @begun) {
+    my $now = $self->_requests($sock, $buf_ref, $base, $peer, $remaining, $served, \@begun);
+    $self->_end_connection($sock, $buf_ref, $now);
+    return $now;
+}
+
+# A connection's end, $served requests on it: closed, lingering when requests may still be on
+# their way, or let go when it went to the parking process
+sub _end_connection ($self, $sock, $buf_ref, $served) {
     $self->{board}->state($self->{slot}, 'C');
     delete $self->{head_back};
     if (delete $self->{parked}) { CORE::close($sock) }
-    else { close_connection($sock, length $buf, $now, delete $self->{linger}) }
-    return $now - $served;
+    else { close_connection($sock, length $$buf_ref, $served, delete $self->{linger}) }
+    return;
 }
 
 sub wants_exit ($self) { $self->{harakiri} }
@@ -144,8 +160,9 @@ sub _requests ($self, $sock, $buf_ref, $base, $peer, $remaining, $served, $began
 # A request the Perl loop begins itself (the first of a connection back from the parking
 # process, or every one without the loop in C): its time, what the first read returned, and
 # its head when it came whole with that read and is plain (read in C). Anything else, and what
-# that read returned, is _read_head's.
+# that read returned, is _read_head's. (One the accept loop in C began, $began is what it has.)
 sub _begin ($self, $sock, $buf_ref, $base, $peer, $began) {
+    return @$began if ref $began;
     $self->{board}->state($self->{slot}, 'R');
     my $t0 = $began // Time::HiRes::time();
     return ($t0) if $self->{late_head};

@@ -21,6 +21,9 @@ sub new ($class, %args) {
     return $self;
 }
 
+# Connections are accepted and served by the loop in C (xs/Loop.c) when it was built
+my $ACCEPT_IN_C = Perennial::HTTP::Core::implementation() eq 'C';
+
 # What the worker loop keeps for its own ending and for a process the application forks: the
 # listening sockets and the connection loop (the request path itself keeps no globals)
 my @LISTENING;
@@ -47,19 +50,24 @@ sub serve ($self, $worker) {
     local $SIG{PIPE} = 'IGNORE';
     my $reopen = $worker->{reopen} // \0;
 
+    my $in_c = $ACCEPT_IN_C && $self->{epoll};
+
     # Only a worker that gave up root publishes its memory (_publish_memory)
     $self->{memory_due} = $worker->{unprivileged} ? 0 : 9**9**9;
     while (!$$stopping) {
         last                          if $$reopen && !_reopened($worker, $log);
         $self->_publish_memory($slot) if Time::HiRes::time() >= $self->{memory_due};
-        $board->state($slot, '_');
-        my ($client, $index, $peer, $resumed) = $self->$accept($fh, $stopping) or next;
-        $self->{listeners}[$index]->prepare($client) if $unix->[$index];
 
-        # Asked while it waited: the request it took goes to the new logs already
-        _reopened($worker, $log) if $$reopen && !$worker->{unprivileged};
-        my $served
-            = $conn->serve($client, $self->{base}[$index], $peer, $remaining, $index, $resumed);
+        # The loop in C accepts and serves connections while nothing here is due, and leaves
+        # to the Perl a connection it does not take
+        my ($served, $take)
+            = $in_c
+            ? Perennial::HTTP::Core::xs_serve_connections(
+            $conn,     $self->{epoll}, $fh, $self->{base}, $unix,
+            $stopping, $reopen,        $self->{memory_due}, $remaining
+            )
+            : (0, 1);
+        $served += $self->_take($conn, $worker, $accept, $fh, $unix, $remaining) // 0 if $take;
         if (defined $remaining && ($remaining -= $served) <= 0) {
             $self->{log}
                 ->info("worker $$ reached MaxRequestsPerChild ($worker->{max_requests} requests)");
@@ -69,6 +77,17 @@ sub serve ($self, $worker) {
     }
     $board->state($slot, $$stopping ? 'I' : 'C');
     return 0;
+}
+
+# The next connection, taken and served here: its requests, or nothing when none came
+sub _take ($self, $conn, $worker, $accept, $fh, $unix, $remaining) {
+    $self->{board}->state($worker->{slot}, '_');
+    my ($client, $index, $peer, $resumed) = $self->$accept($fh, $worker->{stopping}) or return;
+    $self->{listeners}[$index]->prepare($client) if $unix->[$index];
+
+    # Asked while it waited: the request it took goes to the new logs already
+    _reopened($worker, $self->{log}) if ${$worker->{reopen} // \0} && !$worker->{unprivileged};
+    return $conn->serve($client, $self->{base}[$index], $peer, $remaining, $index, $resumed);
 }
 
 # The worker's connection loop, and its watchdog, which the request path arms through the
