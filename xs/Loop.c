@@ -89,6 +89,18 @@ has_word(const char *s, STRLEN len, const char *word, STRLEN wlen)
     return 0;
 }
 
+/* Whether the call_sv or call_method just made with G_EVAL died: perl empties $@ when the call
+ * returns normally, so anything there is the call's error (an object, even a false one) */
+static int
+died(pTHX)
+{
+    SV *err = ERRSV;
+    return SvROK(err) || SvTRUE(err);
+}
+
+/* The error of the call that died, kept from what runs after it (a mortal copy) */
+#define KEEP_ERROR() sv_mortalcopy(ERRSV)
+
 /* A method of an object, called with the arguments given, in scalar context: its result (a
  * new reference the caller owns, or NULL when it died under G_EVAL) */
 static SV *
@@ -108,20 +120,15 @@ call_on(pTHX_ SV *object, const char *method, I32 flags, int argc, SV **argv)
     SPAGAIN;
     if (count == 1) result = newSVsv(POPs);
     PUTBACK;
+
+    /* Whether it died, asked before the temporaries go: a DESTROY among them may set $@ */
+    if ((flags & G_EVAL) && died(aTHX)) {
+        SvREFCNT_dec(result);
+        result = NULL;
+    }
     FREETMPS;
     LEAVE;
-    if ((flags & G_EVAL) && SvTRUE(ERRSV)) {
-        if (result) SvREFCNT_dec(result);
-        return NULL;
-    }
     return result;
-}
-
-/* The error of the last eval, as a mortal copy (the next Perl call may change $@) */
-static SV *
-last_error(pTHX)
-{
-    return sv_mortalcopy(ERRSV);
 }
 
 /* An application that died, or a response that died on its way: the Perl's answer (500) */
@@ -162,12 +169,21 @@ plain_array(pTHX_ SV *ref, int pairs)
     return 1;
 }
 
+/* The IO of a reference to a glob, or NULL: an application may have emptied the glob
+ * (`undef *{$env->{'psgix.io'}}`), where perl's sv_2io would die outside any eval */
+static IO *
+handle_io(SV *handle)
+{
+    SV *gv = handle && SvROK(handle) ? SvRV(handle) : NULL;
+    return gv && isGV_with_GP(gv) ? GvIOp((GV *)gv) : NULL;
+}
+
 /* The connection's handle still open on the descriptor the loop writes to (an application
  * may close psgix.io, and a file opened after it take the number) */
 static int
 still_open(pTHX_ struct conn_loop *l)
 {
-    IO *io = sv_2io(l->sock);
+    IO *io = handle_io(l->sock);
     PerlIO *f = io ? IoOFP(io) : NULL;
     return f && PerlIO_fileno(f) == l->fd;
 }
@@ -192,7 +208,7 @@ write_usual(pTHX_ struct conn_loop *l, HV *c, SV *c_ref, HV *env, SV *res)
     AV *r;
     SV **status, **headers, **body, *line, *head, *length;
     IV http11 = TRUE_IN(c, "http11"), keep_alive = TRUE_IN(c, "keep_alive");
-    int framing;
+    int framing, failed;
     STRLEN total;
     ssize_t n;
 
@@ -211,6 +227,7 @@ write_usual(pTHX_ struct conn_loop *l, HV *c, SV *c_ref, HV *env, SV *res)
     n = send_response(aTHX_ l->fd, line, SvIV(*status), *headers, *body, http11,
                       TRUE_IN(c, "head_only"), &keep_alive, l->server, &head, &framing, &length,
                       &total);
+    failed = n < 0 ? errno : 0;
     (void)hv_stores(c, "framing", newSVpv(FRAMING[framing], 0));
     (void)hv_stores(c, "length", length ? newSVsv(length) : newSV(0));
     (void)hv_stores(c, "keep_alive", newSViv(keep_alive));
@@ -224,14 +241,14 @@ write_usual(pTHX_ struct conn_loop *l, HV *c, SV *c_ref, HV *env, SV *res)
     {
         /* What the client did not take at once goes as it can, within Timeout */
         SV *argv[5], *done;
-        argv[0] = sv_2mortal(newSViv(n < 0 ? errno : 0));
+        argv[0] = sv_2mortal(newSViv(failed));
         argv[1] = n < 0 ? &PL_sv_undef : sv_2mortal(newSViv(n));
         argv[2] = head;
         argv[3] = sv_2mortal(newSVuv(total));
         argv[4] = *body;
         done = call_on(aTHX_ c_ref, "written_in_part", G_EVAL, 5, argv);
         if (done) SvREFCNT_dec(done);
-        else app_failed(aTHX_ l, c_ref, sv_2mortal(newRV_inc((SV *)env)), last_error(aTHX));
+        else app_failed(aTHX_ l, c_ref, sv_2mortal(newRV_inc((SV *)env)), KEEP_ERROR());
     }
     return 1;
 }
@@ -338,7 +355,7 @@ static int
 serve_request(pTHX_ struct conn_loop *l, SV *env_ref, NV t0, STRLEN len, IV *served, SV *remaining)
 {
     HV *env = (HV *)SvRV(env_ref);
-    SV *c_ref, *res = NULL, *input;
+    SV *c_ref, *res = NULL, *input, *error = NULL;
     HV *c;
     int keep;
     dSP;
@@ -364,10 +381,12 @@ serve_request(pTHX_ struct conn_loop *l, SV *env_ref, NV t0, STRLEN len, IV *ser
         res = newSVsv(POPs);
         PUTBACK;
     }
+    /* Asked before the application's temporaries go (a DESTROY among them may set $@) */
+    if (died(aTHX)) error = newSVsv(ERRSV);
     FREETMPS;
     LEAVE;
     if (res) sv_2mortal(res);
-    if (SvTRUE(ERRSV)) app_failed(aTHX_ l, c_ref, env_ref, last_error(aTHX));
+    if (error) app_failed(aTHX_ l, c_ref, env_ref, sv_2mortal(error));
     else if (!write_usual(aTHX_ l, c, c_ref, env, res)) {
         SV *argv[3], *done;
         argv[0] = c_ref;
@@ -375,7 +394,7 @@ serve_request(pTHX_ struct conn_loop *l, SV *env_ref, NV t0, STRLEN len, IV *ser
         argv[2] = res ? res : &PL_sv_undef;
         done = call_on(aTHX_ l->self_ref, "_respond", G_EVAL, 3, argv);
         if (done) SvREFCNT_dec(done);
-        else app_failed(aTHX_ l, c_ref, env_ref, last_error(aTHX));
+        else app_failed(aTHX_ l, c_ref, env_ref, KEEP_ERROR());
     }
     (void)hv_deletes(l->self, "in_app", G_DISCARD);
     keep = after_response(aTHX_ l, c_ref, c, env_ref, env, t0, *served);
@@ -390,6 +409,7 @@ next_request(pTHX_ struct conn_loop *l, IV served)
     NV now;
     int park;
     l->slot[0] = 'K';
+    PERL_ASYNC_CHECK();    /* A stop that came while the C wrote: its flag, before parking */
     now = now_time();
     park = !SvTRUE(SvRV(l->stopping)) && l->park && SvTRUE(l->park);
     if (fd_ready(aTHX_ l->fd, now + (park ? l->park_wait : l->keep_wait), 0)) return 1;
@@ -551,7 +571,7 @@ run_loop(pTHX_ struct conn_loop *l, IV *served, SV *remaining, NV *t0, ssize_t *
 static void
 close_handle(pTHX_ SV *handle)
 {
-    IO *io = sv_2io(handle);
+    IO *io = handle_io(handle);
     if (!io || !IoIFP(io)) return;
     PerlIO_close(IoIFP(io));
     IoIFP(io) = NULL;

@@ -123,6 +123,24 @@ for my $logged (1, 0) {
     unlink $file;
 }
 
+# What an application leaves behind as it answers is not its failure: a temporary whose DESTROY
+# runs a failing eval (perl does not keep $@ from it). And an application that empties the
+# connection's glob fails alone: its worker lives on.
+{
+    my $srv = start_server(app => 'turns.psgi', workers => 1, access_log => 0);
+    wait_until(sub { $srv->idle == 1 }, 10, 'the worker');
+    my ($pid) = $srv->pids;
+    my $out   = raw_request($srv->port, "GET /d?destroy HTTP/1.1\r\nHost: x\r\n\r\n" x 3);
+    my ($got) = responses_of($out);
+    is_deeply [map { $_->[0] } @$got], [200, 200, 200],
+        'a DESTROY that sets $@ as the answer goes: every answer a 200';
+    unlike $srv->error_log, qr/app died/, 'and no application died';
+    raw_request($srv->port, "GET /u?undef HTTP/1.1\r\nHost: x\r\n\r\n");
+    is $srv->get('/after')->{content}, "GET /after  0\n", 'after one that emptied its glob, served';
+    is_deeply [$srv->pids], [$pid], 'by the same worker';
+    $srv->stop;
+}
+
 # MaxRequestsPerChild counts the requests the C serves: the last one a worker may serve says
 # close, and the worker is replaced
 my $srv   = start_server(app => 'turns.psgi', workers => 1, conf => "MaxRequestsPerChild 3\n");

@@ -81,6 +81,7 @@ subtest 'a response header in the format, for a request refused before any respo
         workers => 1,
         conf    => qq{CustomLog $dir/o.log "%>s %{Content-Type}o"\n}
     );
+    wait_until(sub { $srv->idle == 1 }, 10, 'the worker');    # Its pid is in its slot then
     my $pid = ($srv->slots)[0]{pid};
     like raw_request($srv->port, "BAD REQUEST LINE\r\n\r\n"), qr{\AHTTP/1\.\d 400 },
         'a request line that is not one: 400';

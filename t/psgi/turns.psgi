@@ -1,9 +1,19 @@
 use v5.36;
 use File::Spec;
 
+# A temporary whose DESTROY runs a failing eval (?destroy)
+package Turns::Guard {
+    sub new  ($class)       { bless {}, $class }
+    sub said ($self, $said) {$said}
+
+    sub DESTROY ($self) {
+        eval { die "a cleanup that failed quietly\n" }
+    }
+}
+
 # Says what it was asked ("METHOD PATH QUERY BODY-LENGTH"), in the form the query names:
 # ?stream (the streaming interface), ?handle (a file handle body), ?die (it dies), ?cleanup
-# (a cleanup handler), ?close (below), else an array body
+# (a cleanup handler), ?close, ?undef and ?destroy (below), else an array body
 sub ($env) {
     my $body = '';
     while ($env->{'psgi.input'}->read(my $buf, 65536)) { $body .= $buf }
@@ -32,5 +42,13 @@ sub ($env) {
     }
     push @{$env->{'psgix.cleanup.handlers'}}, sub ($e) { $e->{cleaned} = 1 }
         if $q eq 'cleanup';
+
+    # ?undef: the application empties the connection's glob (its handle goes with it)
+    undef *{$env->{'psgix.io'}} if $q eq 'undef';
+
+    # ?destroy: a temporary whose DESTROY runs a failing eval as the application returns
+    return [200, [@head, 'Content-Length' => length $said], [Turns::Guard->new->said($said)]]
+        if $q eq 'destroy';
     return [200, [@head, 'Content-Length' => length $said], [$said]];
 };
+
