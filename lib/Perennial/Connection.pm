@@ -643,6 +643,16 @@ neither hash is changed.
 C<$remaining> (or undef) is how many more requests this worker may serve; C<$listener> the
 index of the listener the connection came on (0 when left out).
 
+=head2 serve_rest
+
+    my $served = $conn->serve_rest($socket, \$buf, $listener_env, $peer_env, $remaining,
+        $served_before, $t0, $bytes, $head_length, $env);
+
+For the worker's accept loop in C (F<xs/Loop.c>): goes on with a connection it accepted, from
+a request it leaves to the Perl (its time, the bytes in the buffer, and its head's length and
+environment when it read the head), serves the rest of the connection and ends it; returns the
+number of requests served on it in all.
+
 =head2 wants_exit
 
     exit if $conn->wants_exit;

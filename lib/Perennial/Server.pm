@@ -284,6 +284,14 @@ The loop ends when the
 worker's stop flag is set, when the application asks with C<psgix.harakiri.commit>, or after
 the worker's request limit.
 
+With the C functions built and the epoll made, the waiting, accepting and serving is done by
+the accept loop in C (F<xs/Loop.c>, C<xs_serve_connections>) for as long as nothing is due
+here: a stop, a reopen of the logs, the worker's memory to publish, the request limit, an exit
+asked for, a second without a connection, or a connection that is the Perl's to take (on a Unix
+listener, a parked one coming back, an accept that failed). The C returns the requests it
+served, and this loop does what is due, takes the connection when it is its own, and calls it
+again.
+
 =head1 METHODS
 
 =head2 new

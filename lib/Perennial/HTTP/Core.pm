@@ -319,4 +319,14 @@ counts. C<$t0> is undef when the connection is over (closed, lingering or parked
 Perl goes on with a request it began: its time, what the read returned (undef after an error,
 with C<$!>), and, when its head was read, its length and environment.
 
+=head2 xs_serve_connections
+
+    my ($served, $take) = Perennial::HTTP::Core::xs_serve_connections($connection, $epoll,
+        \@listeners, \@listener_envs, \@is_unix, \$stopping, \$reopen, $memory_due, $remaining);
+
+C only: the worker's accept loop (L<Perennial::Server>'s is its twin). Waits on the workers'
+epoll, accepts and serves connection after connection with C<xs_serve_plain>'s loop, and
+returns the requests served when anything is due in the Perl loop, and C<$take> true when the
+next connection is the Perl's to take.
+
 =cut
