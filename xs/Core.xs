@@ -628,6 +628,7 @@ fd_ready(pTHX_ int fd, NV until, IV write)
 }
 
 #include "Loop.c"
+#include "Accept.c"
 
 MODULE = Perennial::HTTP::Core    PACKAGE = Perennial::HTTP::Core
 
