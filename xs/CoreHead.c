@@ -1,0 +1,206 @@
+/* A plain request head read in C: included by Core.xs (the Perl judge,
+ * lib/Perennial/HTTP/Request.pm, reads every other head, and all of them in Perl). */
+
+/* RFC 9110's tchar */
+static int
+is_tchar(unsigned char c)
+{
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return 1;
+    return c && strchr("!#$%&'*+-.^`|~", c) != NULL;    /* '_' aside: see parse_plain */
+}
+
+static int
+hex_value(unsigned char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* A limit from the limits hash, or a default */
+static IV
+limit_of(pTHX_ HV *limits, const char *key, I32 klen, IV otherwise)
+{
+    SV **v = hv_fetch(limits, key, klen, 0);
+    return v && SvOK(*v) ? SvIV(*v) : otherwise;
+}
+
+/* A copy of the listener's and the connection's keys, in a hash sized for the request's keys
+ * besides ($more: its fields, its line's and those the Perl adds), so that it never grows: a
+ * hash bigger than it needs costs as much as one that grows, in the making and the freeing.
+ * The listener's hash is copied whole by newHVhv, bucket by bucket, which costs less than a
+ * store of each key (2.6k instructions of a kept-alive PSGI request); the copy has the size of
+ * the listener's hash, so that hash is given the size the copy needs, once (its keys and
+ * values do not change). */
+static HV *
+env_from(pTHX_ HV *base, HV *peer, IV more)
+{
+    HV *env;
+    HE *he;
+    IV want = HvUSEDKEYS(base) + HvUSEDKEYS(peer) + more;
+    if ((IV)HvMAX(base) + 1 < want) hv_ksplit(base, want);
+    env = newHVhv(base);
+    hv_iterinit(peer);
+    while ((he = hv_iternext(peer))) {
+        I32 klen = HeKLEN(he);
+        if (klen == HEf_SVKEY) {
+            (void)hv_store_ent(env, HeSVKEY(he), newSVsv(HeVAL(he)), 0);
+            continue;
+        }
+        (void)hv_common_key_len(env, HeKEY(he), HeKUTF8(he) ? -klen : klen,
+                                HV_FETCH_ISSTORE, newSVsv(HeVAL(he)), HeHASH(he));
+    }
+    return env;
+}
+
+/* Methods a plain request has; any other goes the whole way through the Perl judge */
+static int
+plain_method(const char *m, STRLEN len)
+{
+    switch (len) {
+    case 3: return memEQ(m, "GET", 3) || memEQ(m, "PUT", 3);
+    case 4: return memEQ(m, "HEAD", 4) || memEQ(m, "POST", 4);
+    case 5: return memEQ(m, "PATCH", 5);
+    case 6: return memEQ(m, "DELETE", 6);
+    case 7: return memEQ(m, "OPTIONS", 7);
+    }
+    return 0;
+}
+
+#define MAX_PLAIN_FIELDS 100
+
+/* A plain request: what HttpProtocolOptions Strict serves as it is, and that C can read as
+ * Perennial::HTTP::Request reads it. Its environment (a new hash) and the head's length in
+ * *head_len; anything else returns NULL, and the Perl judge reads it from the start: this
+ * function refuses nothing. */
+static HV *
+plain_head(pTHX_ SV *buf, HV *base, HV *peer, HV *limits, STRLEN *head_len)
+{
+    STRLEN size, mlen, i, path_end, tlen;
+    const char *b, *end, *p, *target;
+    SV **flag;
+    const char *names[MAX_PLAIN_FIELDS], *values[MAX_PLAIN_FIELDS];
+    STRLEN nlens[MAX_PLAIN_FIELDS], vlens[MAX_PLAIN_FIELDS];
+    int fields = 0, http11, f, has_host = -1;
+    IV line_limit, field_limit, field_count;
+    SV *path;
+    HV *env, *hosts = NULL;
+    SV **hosts_sv;
+    char key[MAX_PLAIN_NAME + 6];
+
+    flag = hv_fetchs(limits, "unsafe", 0);
+    if (flag && SvTRUE(*flag)) return NULL;
+    flag = hv_fetchs(limits, "registered", 0);
+    if (flag && SvTRUE(*flag)) return NULL;
+    b = SvPV_const(buf, size);
+    end = b + size;
+    line_limit = limit_of(aTHX_ limits, "line", 4, 8190);
+    field_limit = limit_of(aTHX_ limits, "field_size", 10, 8190);
+    field_count = limit_of(aTHX_ limits, "fields", 6, 100);
+    hosts_sv = hv_fetchs(limits, "hosts", 0);
+    if (hosts_sv && SvROK(*hosts_sv) && SvTYPE(SvRV(*hosts_sv)) == SVt_PVHV)
+        hosts = (HV *)SvRV(*hosts_sv);
+
+    /* The request line: METHOD SP /target SP HTTP/1.x CRLF */
+    for (p = b; p < end && *p >= 'A' && *p <= 'Z'; p++) ;
+    mlen = p - b;
+    if (p >= end || *p != ' ' || !plain_method(b, mlen)) return NULL;
+    target = ++p;
+    if (p >= end || *p != '/') return NULL;
+    path_end = 0;
+    for (; p < end && *p != ' '; p++) {
+        unsigned char c = *p;
+        if (c <= 0x20 || c >= 0x7f || c == '#') return NULL;
+        if (c == '?' && !path_end) path_end = p - target;
+    }
+    tlen = p - target;
+    if (!path_end) path_end = tlen;
+    if (end - p < 11 || memNE(p, " HTTP/1.", 8) || (p[8] != '0' && p[8] != '1')
+        || p[9] != '\r' || p[10] != '\n')
+        return NULL;
+    http11 = p[8] == '1';
+    p += 11;
+    if ((IV)(p - b - 1) > line_limit) return NULL;
+
+    /* Header lines: token ":" OWS value CRLF, within the limits, each name once, no Expect */
+    while (1) {
+        const char *name = p, *value;
+        if (end - p >= 2 && p[0] == '\r' && p[1] == '\n') { p += 2; break; }
+        while (p < end && is_tchar(*p)) p++;
+        if (p >= end || *p != ':' || p == name || p - name > MAX_PLAIN_NAME) return NULL;
+        if (fields >= MAX_PLAIN_FIELDS || fields >= field_count) return NULL;
+        nlens[fields] = p - name;
+        names[fields] = name;
+        for (p++; p < end && (*p == ' ' || *p == '\t'); p++) ;
+        value = p;
+        for (; p < end; p++) {
+            unsigned char c = *p;
+            if (c == '\r' || (c < 0x20 && c != '\t') || c == 0x7f) break;
+        }
+        if (end - p < 2 || p[0] != '\r' || p[1] != '\n') return NULL;
+        if ((IV)(p - name) > field_limit) return NULL;
+        values[fields] = value;
+        vlens[fields] = p - value;
+        for (f = 0; f < fields; f++)
+            if (nlens[f] == nlens[fields] && strncasecmp(names[f], name, nlens[f]) == 0)
+                return NULL;
+        if (nlens[fields] == 6 && strncasecmp(name, "expect", 6) == 0) return NULL;
+        if (nlens[fields] == 4 && strncasecmp(name, "host", 4) == 0) has_host = fields;
+        fields++;
+        p += 2;
+    }
+
+    /* The Host: one the Perl judge has found good on these limits (it keeps its judgements) */
+    if (has_host < 0 ? http11 : !hosts) return NULL;
+    if (has_host >= 0) {
+        SV **known = hv_fetch(hosts, values[has_host], vlens[has_host], 0);
+        if (!known || !SvTRUE(*known)) return NULL;
+    }
+
+    /* The path, its %XX decoded: no NUL, no dot segment, nothing the judge would change */
+    path = sv_2mortal(newSV(path_end + 1));
+    SvPOK_on(path);
+    {
+        char *d = SvPVX(path);
+        for (i = 0; i < path_end; i++) {
+            char c = target[i];
+            if (c == '%') {
+                int hi, lo;
+                if (i + 2 >= path_end) return NULL;
+                hi = hex_value(target[i + 1]);
+                lo = hex_value(target[i + 2]);
+                if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) return NULL;
+                c = (char)(hi * 16 + lo);
+                i += 2;
+            }
+            *d++ = c;
+        }
+        *d = '\0';
+        SvCUR_set(path, d - SvPVX(path));
+    }
+    if (strstr(SvPVX(path), "/.") || memmem(target, tlen, "%00", 3)) return NULL;
+
+    env = env_from(aTHX_ base, peer, fields + 6 + 4);    /* The line's 6, then Perl's */
+    (void)hv_stores(env, "REQUEST_METHOD", newSVpvn(b, mlen));
+    (void)hv_stores(env, "REQUEST_URI", newSVpvn(target, tlen));
+    (void)hv_stores(env, "SCRIPT_NAME", newSVpvs(""));
+    (void)hv_stores(env, "PATH_INFO", SvREFCNT_inc_simple_NN(path));
+    (void)hv_stores(env, "QUERY_STRING",
+                    path_end < tlen ? newSVpvn(target + path_end + 1, tlen - path_end - 1)
+                                    : newSVpvs(""));
+    (void)hv_stores(env, "SERVER_PROTOCOL", newSVpvn(http11 ? "HTTP/1.1" : "HTTP/1.0", 8));
+    for (f = 0; f < fields; f++) {
+        STRLEN k = 0, n = nlens[f];
+        const char *name = names[f];
+        if (!((n == 14 && strncasecmp(name, "content-length", 14) == 0)
+              || (n == 12 && strncasecmp(name, "content-type", 12) == 0))) {
+            memcpy(key, "HTTP_", 5);
+            k = 5;
+        }
+        for (i = 0; i < n; i++) key[k++] = name[i] == '-' ? '_' : toUPPER(name[i]);
+        (void)hv_store(env, key, k, newSVpvn(values[f], vlens[f]), 0);
+    }
+    *head_len = p - b;
+    return env;
+}
