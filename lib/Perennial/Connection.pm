@@ -7,10 +7,9 @@ use Perennial::HTTP::Close       qw(close_connection);
 use Perennial::HTTP::Core        qw(parse_plain ready);
 use Perennial::HTTP::Input       qw(empty_input input_of receive_body);
 use Perennial::HTTP::ReadTimeout qw(read_deadline read_timeouts);
-use Perennial::HTTP::Request     qw(head_ready parse_head);
+use Perennial::HTTP::Refused     qw(head_failed judged_head refusal_line request_of);
 use Perennial::HTTP::Response    ();
 use Perennial::HTTP::Spool       ();
-use Perennial::Log::Format       ();
 
 # The hot path: one connection, its requests one after another (read, parse, call the app,
 # write, keep alive). Kept small and behind a narrow interface, new() and serve(), so that it
@@ -222,11 +221,11 @@ sub _after_response ($self, $c, $env, $t0, $served) {
     $self->_hand_rest($c, $served) if $c->{spool};    # What a slow reader has not taken yet
     my $micros = int((Time::HiRes::time() - $t0) * 1e6);
     $self->{board}->request_done($self->{slot}, $c->{bytes}, $micros, $served);
-    $self->{log}->info("response cut short, $c->{broken} (" . _request_of($env) . ')')
+    $self->{log}->info("response cut short, $c->{broken} (" . request_of($env) . ')')
         if $c->{too_slow};
     $self->{log}->info('a slow reader\'s rest did not fit in a spool (64 MB each, ParkSpoolLimit '
             . 'in all): its worker wrote it itself ('
-            . _request_of($env) . ')')
+            . request_of($env) . ')')
         if $c->{spool_full};
 
     # No call at all for a log with no access log (its own list of them, read where it lies)
@@ -406,18 +405,19 @@ sub _body_reader ($self, $sock, $buf_ref, $body) {
 # gets RequestReadTimeout's header limit from $t0, as it grows with the bytes that come (or
 # Timeout in all from its first byte), empty lines before it included.
 sub _read_head ($self, $sock, $buf_ref, $base, $peer, $t0, $served, $n) {
-    return _head_failed(undef, $base, $peer, $buf_ref, 408, delete $self->{late_head})
+    return head_failed(undef, $base, $peer, $buf_ref, 408, delete $self->{late_head})
         if $self->{late_head};
     my ($scan, $env);
     while (1) {
         $n //= $self->_read_again($sock, $buf_ref);
         if (!$n) {
             return () unless length $$buf_ref;
-            return _head_failed($env, $base, $peer, $buf_ref, defined $n ? 400 : 408, 'Timeout');
+            return head_failed($env, $base, $peer, $buf_ref, defined $n ? 400 : 408, 'Timeout');
         }
 
         # (A whole plain head at the first look was read in C by the caller: the judge's here)
-        my ($len, $status) = $self->_judged_head($buf_ref, $env //= {%$base, %$peer}, \$scan);
+        my ($len, $status)
+            = judged_head($buf_ref, $env //= {%$base, %$peer}, \$scan, $self->{limits});
         return ($len, 0, $env) if $len;
 
         # The parser empties the environment of a head it cannot read (a target whose "%"
@@ -425,7 +425,7 @@ sub _read_head ($self, $sock, $buf_ref, $base, $peer, $t0, $served, $n) {
         return ($len, $status, {%$base, %$peer, %$env}) if $status;
         return () if $self->_park_head($sock, $buf_ref, $t0, $served);
         my $late = $self->_head_wait($sock, $buf_ref, $t0);
-        return _head_failed($env, $base, $peer, $buf_ref, 408, $late) if $late;
+        return head_failed($env, $base, $peer, $buf_ref, 408, $late) if $late;
         $n = sysread $sock, $$buf_ref, $READ_SIZE, length $$buf_ref;
     }
 }
@@ -453,7 +453,7 @@ sub _hand_rest ($self, $c, $served) {
         quiet    => $self->{timeout},
         file     => $file,
         left     => $left,
-        buffer   => _request_of($c->{env}),    # For the parking process's log line, should it fail
+        buffer   => request_of($c->{env}),    # For the parking process's log line, should it fail
     );
 
     # Kept alive, it waits in the parking process for its next request once the rest is sent
@@ -464,12 +464,6 @@ sub _hand_rest ($self, $c, $served) {
     $self->{log}->info('response handed to the parking process, the client takes it slowly: '
             . "$left bytes left of it ($state{buffer})");
     return 1;
-}
-
-# The request and its client, as log lines name them
-sub _request_of ($env) {
-    return "request $env->{REQUEST_METHOD} $env->{REQUEST_URI}, client "
-        . ($env->{REMOTE_ADDR} // 'unix socket');
 }
 
 # A head that came in part goes to the parking process, which reads the rest (true when it
@@ -497,46 +491,6 @@ sub _park_head ($self, $sock, $buf_ref, $t0, $served) {
     return 1;
 }
 
-# The Perl judge of the head in $buf: its length when it is whole and good, (0, status) when it
-# is refused, () while more is needed (when head_ready says a look is worth it, each byte
-# looked at once)
-sub _judged_head ($self, $buf_ref, $env, $scan_ref) {
-    my $limits = $self->{limits};
-    my $ready
-        = $$scan_ref
-        ? head_ready($buf_ref, $$scan_ref, $limits)
-        : index($$buf_ref, "\r\n\r\n") >= 0 || head_ready($buf_ref, $$scan_ref = {}, $limits);
-    my $len = $ready ? parse_head($buf_ref, $env, $limits) : 0;
-    return $len if $len > 0;
-    return ()   if !$len;
-    _name_refused($env, $buf_ref);
-    return (0, -$len);
-}
-
-# A head that did not come whole: the client closed after part of it (400), or it did not
-# arrive within the time $limit allows (408: RequestReadTimeout, or Timeout for one read)
-sub _head_failed ($env, $base, $peer, $buf_ref, $status, $limit) {
-    $env //= {%$base, %$peer};
-    my $bytes = length $$buf_ref;
-    $env->{'perennial.refused'}
-        = $status == 408
-        ? "its head is incomplete after $limit ($bytes bytes came)"
-        : "its head is incomplete: the client ended the connection after $bytes bytes";
-    _name_refused($env, $buf_ref);
-    return (0, $status, $env);
-}
-
-# A refused head may not have parsed: the log and the scoreboard show what was sent
-sub _name_refused ($env, $buf_ref) {
-    my ($line) = $$buf_ref =~ /\A([^\r\n]{0,200})/;
-    $env->{'perennial.line'} = $line // '';
-    my ($method, $uri, $proto) = split ' ', $line // '';
-    $env->{REQUEST_METHOD} //= $method // '-';
-    $env->{REQUEST_URI}    //= $uri    // '-';
-    $env->{SERVER_PROTOCOL}
-        //= defined $proto && $proto =~ m{\AHTTP/1\.[01]\z} ? $proto : 'HTTP/1.0';
-}
-
 # After a read that failed: undef on timeout or error; a signal never ends a request (as _read)
 sub _read_again ($self, $sock, $buf_ref) { $! == EINTR ? $self->_read($sock, $buf_ref) : undef }
 
@@ -551,23 +505,10 @@ sub _read ($self, $sock, $buf_ref) {
     }
 }
 
-# A refusal: its log line (the rule, the request line as sent, the client, the bytes that broke
-# the rule, escaped as the access log escapes a client's bytes) and the answer, whose body says
-# why in the server's words
+# A refusal: its log line (Perennial::HTTP::Refused's) and the answer, whose body says why in
+# the server's words
 sub _refuse ($self, $c, $status, $env, $why) {
-    $why .= ", $env->{'perennial.refused'}" if defined $env->{'perennial.refused'};
-    my $bytes = $env->{'perennial.offending'};
-    $bytes = Perennial::Log::Format::clean($bytes) if defined $bytes;
-    $self->{log}->info(
-        "$why: $status (request '"
-            . (
-            $env->{'perennial.line'}
-                // "$env->{REQUEST_METHOD} $env->{REQUEST_URI} " . $env->{SERVER_PROTOCOL}
-            )
-            . "', client "
-            . ($env->{REMOTE_ADDR} // 'unix socket')
-            . (defined $bytes ? ", sent '$bytes'" : '') . ')'
-    );
+    $self->{log}->info(refusal_line($why, $status, $env));
     $c->error($status, $env->{'perennial.refused'});
     return 0;
 }
