@@ -32,15 +32,13 @@
 /* Whether the connection may stay open after this request (_answer's decision): what the
  * client asked, KeepAlive, the stop flag, the requests left, MaxKeepAliveRequests */
 static int
-may_keep(pTHX_ struct conn_loop *l, HV *env, IV served, SV *remaining)
+may_keep(pTHX_ struct conn_loop *l, HV *env, int http11, IV served, SV *remaining)
 {
-    SV *conn = DEFINED_IN(env, "HTTP_CONNECTION"), *protocol = DEFINED_IN(env, "SERVER_PROTOCOL");
-    STRLEN len = 0, plen = 0;
+    SV *conn = DEFINED_IN(env, "HTTP_CONNECTION");
+    STRLEN len = 0;
     const char *p = conn ? SvPV_const(conn, len) : NULL;
-    const char *proto = protocol ? SvPV_const(protocol, plen) : "";
-    int wanted = plen == 8 && memEQ(proto, "HTTP/1.1", 8)
-                     ? !p || !has_word(p, len, "close", 5)
-                     : p && has_word(p, len, "keep-alive", 10);
+    int wanted = http11 ? !p || !has_word(p, len, "close", 5)
+                        : p && has_word(p, len, "keep-alive", 10);
     if (!wanted || !l->keep || SvTRUE(SvRV(l->stopping))) return 0;
     if (SvOK(remaining) && SvIV(remaining) <= 0) return 0;
     return !(l->keep_max && served >= l->keep_max);
@@ -111,7 +109,7 @@ serve_request(pTHX_ struct conn_loop *l, SV *env_ref, NV t0, STRLEN len, IV *ser
     HV *env = (HV *)SvRV(env_ref);
     SV *c_ref, *res = NULL, *input, *error = NULL;
     HV *c;
-    int keep;
+    int keep, http11;
     dSP;
 
     slot_request_start(aTHX_ l->slot, env, t0, (UV)*served);
@@ -119,7 +117,9 @@ serve_request(pTHX_ struct conn_loop *l, SV *env_ref, NV t0, STRLEN len, IV *ser
     sv_chop(l->buf, SvPVX(l->buf) + len);
     (void)hv_stores(env, "perennial.head_bytes", newSVuv(len));
     if (SvOK(remaining)) sv_setiv(remaining, SvIV(remaining) - 1);
-    c_ref = new_response(aTHX_ l, env_ref, env, t0, may_keep(aTHX_ l, env, *served, remaining));
+    http11 = is_http11(aTHX_ env);
+    c_ref = new_response(aTHX_ l, env_ref, env, t0, http11,
+                         may_keep(aTHX_ l, env, http11, *served, remaining));
     c = (HV *)SvRV(c_ref);
     input = DEFINED_IN(l->self, "empty_input");
     (void)hv_stores(env, "psgi.input", newSVsv(input));

@@ -115,14 +115,14 @@ write_usual(pTHX_ struct conn_loop *l, HV *c, SV *c_ref, HV *env, SV *res)
 
 /* A new response object for the request, as Response->for_request makes it */
 static SV *
-new_response(pTHX_ struct conn_loop *l, SV *env_ref, HV *env, NV t0, int keep_alive)
+new_response(pTHX_ struct conn_loop *l, SV *env_ref, HV *env, NV t0, int http11,
+             int keep_alive)
 {
     HV *c = newHV();
-    SV *method = DEFINED_IN(env, "REQUEST_METHOD"), *protocol = DEFINED_IN(env, "SERVER_PROTOCOL");
+    SV *method = DEFINED_IN(env, "REQUEST_METHOD");
     STRLEN len = 0;
     const char *p = method ? SvPV_const(method, len) : "";
     int head_only = len == 4 && memEQ(p, "HEAD", 4);
-    int http11 = protocol && sv_eq(protocol, sv_2mortal(newSVpvs("HTTP/1.1")));
     (void)hv_stores(c, "bytes", newSViv(0));
     (void)hv_stores(c, "sock", newSVsv(l->sock));
     (void)hv_stores(c, "env", newSVsv(env_ref));

@@ -48,6 +48,17 @@ now_time(void)
     return tv.tv_sec + tv.tv_usec / 1e6;
 }
 
+/* Whether the request is HTTP/1.1, as the Perl's `eq 'HTTP/1.1'` asks (the keep-alive decision
+ * and the response object both ask it) */
+static int
+is_http11(pTHX_ HV *env)
+{
+    SV *protocol = DEFINED_IN(env, "SERVER_PROTOCOL");
+    STRLEN len = 0;
+    const char *p = protocol ? SvPV_const(protocol, len) : "";
+    return len == 8 && memEQ(p, "HTTP/1.1", 8);
+}
+
 /* Whether a word stands in a header's value as Perl's /\bword\b/i finds it (the value's bytes
  * as Latin-1, as perl reads them under unicode_strings) */
 static int
