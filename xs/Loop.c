@@ -11,6 +11,9 @@
  * through, as $self->{in_app}), the application called in an eval, the write, the access
  * log's line (the log's own method), and the keep-alive wait (K).
  *
+ * A delayed response (a code reference) it calls with a responder of its own (LoopDelayed.c),
+ * which writes a whole response of plain values as a returned array is written.
+ *
  * It gives the rest to Perl, where the Perl loop's own code does it:
  * - before a request has begun (a read that failed or ended, a head that is not whole or not
  *   plain, a body, OPTIONS *, no empty input yet): it returns, and the Perl loop goes on with
@@ -28,6 +31,7 @@
 #include "ScoreboardSlot.h"
 #include "LoopState.c"       /* The loop's state, and its calls of Perl */
 #include "LoopResponse.c"    /* What it writes itself, and the response object */
+#include "LoopDelayed.c"     /* A delayed response, with a responder in C */
 
 /* Whether the connection may stay open after this request (_answer's decision): what the
  * client asked, KeepAlive, the stop flag, the requests left, MaxKeepAliveRequests */
@@ -101,6 +105,15 @@ after_response(pTHX_ struct conn_loop *l, SV *c_ref, HV *c, SV *env_ref, HV *env
     return TRUE_IN(c, "keep_alive");
 }
 
+/* A delayed response the C calls itself: a code reference, not blessed (the Perl's `ref $res
+ * eq 'CODE'`), for a request without a virtual host to note (as _respond notes it) */
+static int
+delayed(pTHX_ SV *res, HV *env)
+{
+    return res && SvROK(res) && SvTYPE(SvRV(res)) == SVt_PVCV && !SvOBJECT(SvRV(res))
+           && !DEFINED_IN(env, "perennial.vhost");
+}
+
 /* One request whose plain head was read: request_start, the response object, the application
  * (in an eval), its response and what follows it; whether the connection stays open */
 static int
@@ -141,6 +154,7 @@ serve_request(pTHX_ struct conn_loop *l, SV *env_ref, NV t0, STRLEN len, IV *ser
     LEAVE;
     if (res) sv_2mortal(res);
     if (error) app_failed(aTHX_ l, c_ref, env_ref, sv_2mortal(error));
+    else if (delayed(aTHX_ res, env)) call_delayed(aTHX_ l, c, c_ref, env_ref, env, res);
     else if (!write_usual(aTHX_ l, c, c_ref, env, res)) {
         SV *argv[3], *done;
         argv[0] = c_ref;

@@ -312,20 +312,28 @@ sub _call_app ($self, $c, $env) {
 }
 
 # The application's response written (in its eval): the virtual host that took it noted for the
-# status pages (%v is the access log's), then its body, or the streaming interface. (The loop in
-# C calls it for a response it does not write itself.)
+# status pages (%v is the access log's), then its body, or the streaming interface. A responder
+# kept and called after its request has ended refuses, as the loop in C's does (xs/Loop.c: it
+# calls this for a response it does not write itself, and has a delayed response's responder
+# of its own, xs/LoopDelayed.c).
 sub _respond ($self, $c, $env, $res) {
     $self->{board}->set($self->{slot}, vhost => $env->{'perennial.vhost'})
         if defined $env->{'perennial.vhost'};
     if (ref $res eq 'CODE') {
-        my $writer;
-        $res->(
-            sub ($r) {
-                if (defined $r->[2]) { $c->respond($r); return }
-                $c->start($r->[0], $r->[1]);
-                return $writer = $c;    # The response is its own writer
-            }
-        );
+        my ($writer, $live) = (undef, 1);
+        my $called = eval {
+            $res->(
+                sub ($r) {
+                    die "the application responded after its request had ended\n" unless $live;
+                    if (defined $r->[2]) { $c->respond($r); return }
+                    $c->start($r->[0], $r->[1]);
+                    return $writer = $c;    # The response is its own writer
+                }
+            );
+            1;
+        };
+        $live = 0;
+        die $@ unless $called;
         $writer->close if $writer;
         die "the application's streaming callback returned without responding\n"
             unless $c->{status};
@@ -540,7 +548,8 @@ L<Perennial::HTTP::Request>.
 
 With the C functions built, the usual requests do not go through this Perl at all: the loop in
 C (F<xs/Loop.c>, C<xs_serve_plain>) serves a plain head without a body whose application
-answers with an array, with the same scoreboard writes, keep-alive decision, response object
+answers with an array, or with a delayed response that gives a whole one (through a responder
+in C, F<xs/LoopDelayed.c>), with the same scoreboard writes, keep-alive decision, response object
 and access log line, and gives the rest back to this loop, where its methods do it as they do
 without the C: a request with a body, any head but a plain one, a streaming or handle body,
 an application that dies, a slow reader, cleanup handlers, a size limit, parking. Which

@@ -8,7 +8,8 @@ use Perennial::Test       qw(raw_request start_server wait_until);
 # One connection's requests, pipelined in one write, where the loop in C (xs/Loop.c) and the
 # Perl loop take turns: the C serves a plain head without a body whose answer is an array, and
 # gives the rest to the Perl (a body, OPTIONS *, a target the Perl judge reads, a streaming or
-# handle body, cleanup handlers, an application that dies). Every answer comes, in order, on
+# handle body, cleanup handlers, an application that dies); a delayed response's whole answer
+# the C writes too, from a responder of its own. Every answer comes, in order, on
 # the one connection, and what each request leaves (the buffer's next request, the
 # scoreboard's counts, the access log) is there for the next. With and without an access log:
 # the C writes a request's counts itself only when there is none.
@@ -27,12 +28,14 @@ sub responses_of ($out, @no_body) {
         if    (shift @no_body)               { }
         elsif (defined $h{'content-length'}) { $body = substr $out, 0, $h{'content-length'}, '' }
         elsif (($h{'transfer-encoding'} // '') eq 'chunked') {
+            my $ended;
             while ($out =~ s/\A([0-9a-f]+)\r\n//i) {
                 my $size = hex $1;
                 $body .= substr $out, 0, $size, '';
                 $out =~ s/\A\r\n//;
-                last unless $size;
+                last if $ended = !$size;
             }
+            $body = "(no last chunk) $body" unless $ended;
         }
         push @got, [$status, \%h, $body];
     }
@@ -56,6 +59,10 @@ my @asked = (
     ["GET /g?handle HTTP/1.1\r\nHost: x\r\n\r\n",                     "GET /g handle 0\n"],
     ["GET /h?cleanup HTTP/1.1\r\nHost: x\r\n\r\n",                    "GET /h cleanup 0\n"],
     ["GET /i HTTP/1.1\r\nHost: x\r\n\r\n",                            "GET /i  0\n"],
+    ["GET /l?later HTTP/1.1\r\nHost: x\r\n\r\n",                      "GET /l later 0\n"],
+    ["GET /m?later_handle HTTP/1.1\r\nHost: x\r\n\r\n",               "GET /m later_handle 0\n"],
+    ["HEAD /n?later HTTP/1.1\r\nHost: x\r\n\r\n",                     ''],
+    ["GET /o?unclosed HTTP/1.1\r\nHost: x\r\n\r\n",                   "GET /o unclosed 0\n"],
     ["GET /j HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",       "GET /j  0\n"],
     ["GET /never HTTP/1.1\r\nHost: x\r\n\r\n",                        undef],
 );
@@ -78,10 +85,14 @@ for my $logged (1, 0) {
     like $got->[3][1]{allow}, qr/\AGET, HEAD, POST, OPTIONS/, "$with: OPTIONS * is the server's";
     is $got->[4][1]{'content-length'}, length("HEAD /e  0\n"),
         "$with: HEAD has the length of the body it did not send";
+    my ($later_head) = grep { $answered[$_][0] =~ /\AHEAD \/n/ } 0 .. $#answered;
+    is $got->[$later_head][1]{'content-length'}, length("HEAD /n later 0\n"),
+        "$with: so does a delayed response's";
     is $got->[-1][1]{connection}, 'close', "$with: the last says close";
     ok !defined $got->[$_][1]{connection}, "$with: answer " . ($_ + 1) . " keeps the connection"
         for 0 .. $#answered - 1;
     is served($srv) - $before, scalar(@answered), "$with: the scoreboard counted each request";
+
     if ($logged) {
         my @lines = grep {/"[A-Z]+ /} split /\n/, $srv->access_log;
         is_deeply [map { /"([A-Z]+ \S+)/       ? $1 : '?' } @lines[-@answered .. -1]],
@@ -98,6 +109,38 @@ for my $logged (1, 0) {
     is $got->[0][1]{connection}, 'close', "$with: which closes the connection";
     like $srv->error_log, qr/app died: asked to die \(request GET \/x\?die\)/,
         "$with: the error log says so";
+    $srv->stop;
+}
+
+# Delayed responses that go wrong: a callback that never responds, one that dies, and a
+# responder kept from an earlier request and called after it ended. Each is a 500 that closes
+# the connection, with the reason in the error log; the worker lives on.
+{
+    my $srv = start_server(app => 'turns.psgi', workers => 1, access_log => 0);
+    wait_until(sub { $srv->idle == 1 }, 10, 'the worker');
+    my ($pid) = $srv->pids;
+
+    # The Perl loop serves a worker's first request (it makes the empty input) and the first
+    # with each Host (its judge keeps the names it found good): the C, the ones after
+    raw_request($srv->port, "GET /first HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    for (
+        [silent => qr/app died: the application's streaming callback returned without responding/],
+        [later_die => qr/app died: asked to die later/],
+        [stale     => qr/app died: the application responded after its request had ended/],
+        )
+    {
+        my ($q, $logged) = @$_;
+        my $first = $q eq 'stale' ? "GET /k?keep HTTP/1.1\r\nHost: x\r\n\r\n" : '';
+        my $out   = raw_request($srv->port,
+            "${first}GET /s?$q HTTP/1.1\r\nHost: x\r\n\r\nGET /t HTTP/1.1\r\nHost: x\r\n\r\n");
+        my ($got, $left) = responses_of($out);
+        is_deeply [map { $_->[0] } @$got], [$first ? (200, 500) : (500)], "?$q: a 500, last";
+        is $got->[-1][1]{connection}, 'close', "?$q: which closes the connection";
+        is $left,                     '',      "?$q: and nothing after it";
+        like $srv->error_log, $logged, "?$q: the error log says why";
+    }
+    is $srv->get('/after')->{content}, "GET /after  0\n", 'after them, served';
+    is_deeply [$srv->pids], [$pid], 'by the same worker';
     $srv->stop;
 }
 

@@ -13,7 +13,8 @@ package Turns::Guard {
 
 # Says what it was asked ("METHOD PATH QUERY BODY-LENGTH"), in the form the query names:
 # ?stream (the streaming interface), ?handle (a file handle body), ?die (it dies), ?cleanup
-# (a cleanup handler), ?close, ?undef and ?destroy (below), else an array body
+# (a cleanup handler), ?close, ?undef and ?destroy (below), the delayed responses ?later,
+# ?later_handle, ?unclosed, ?silent, ?later_die, ?keep and ?stale (below), else an array body
 sub ($env) {
     my $body = '';
     while ($env->{'psgi.input'}->read(my $buf, 65536)) { $body .= $buf }
@@ -36,6 +37,9 @@ sub ($env) {
             $w->close;
         };
     }
+    my @whole = (200, [@head, 'Content-Length' => length $said]);
+    my $later = _delayed($q, $said, \@head, \@whole);
+    return $later if $later;
     if ($q eq 'handle') {
         open(my $fh, '<', \$said) or die "Can't open a string: $!\n";
         return [200, \@head, $fh];
@@ -52,3 +56,33 @@ sub ($env) {
     return [200, [@head, 'Content-Length' => length $said], [$said]];
 };
 
+# A delayed response: ?later gives the whole response, ?later_handle one with a handle body,
+# ?unclosed streams without closing its writer (the server closes it), ?silent never responds,
+# ?later_die dies; ?keep keeps its responder, which ?stale calls (its request has ended)
+# before it responds with its own
+sub _delayed ($q, $said, $head, $whole) {
+    return sub ($respond) { $respond->([@$whole, [$said]]) }
+        if $q eq 'later';
+    return sub ($respond) {
+        open(my $fh, '<', \$said) or die "Can't open a string: $!\n";
+        $respond->([200, $head, $fh]);
+        }
+        if $q eq 'later_handle';
+    return sub ($respond) { $respond->([200, $head])->write($said); return }
+        if $q eq 'unclosed';
+    return sub ($respond) {return}
+        if $q eq 'silent';
+    return sub ($respond) { die "asked to die later\n" }
+        if $q eq 'later_die';
+    return sub ($respond) {
+        $main::KEPT_RESPOND = $respond;
+        $respond->([@$whole, [$said]]);
+        }
+        if $q eq 'keep';
+    return sub ($respond) {
+        $main::KEPT_RESPOND->([200, $head, ["stale\n"]]);
+        $respond->([@$whole, [$said]]);
+        }
+        if $q eq 'stale';
+    return;
+}

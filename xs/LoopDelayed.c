@@ -1,0 +1,110 @@
+/* A delayed response (PSGI's `sub ($respond) {...}`) in the loop in C, included by Loop.c (see
+ * there). The Perl's _respond calls the application's callback with a Perl closure as its
+ * responder, and the closure has the response object write what it is given: for a Registry
+ * script, whose output arrives whole once it has run, that was 20k instructions a request
+ * (bench/instructions.pl, a script of one print) for three Perl calls and the Perl write.
+ *
+ * Here the responder is a sub in C, made for the one request. A whole response of plain values
+ * (what write_usual writes) goes out as the application gives it, written by the C as a
+ * returned array is; anything else is the response object's, as the closure does it: respond
+ * for a whole response, start for a streaming one, the object then being its own writer,
+ * closed when the callback returns. A responder called after its request ended refuses. */
+
+/* What the responder of a request knows, while the application's callback runs */
+struct delayed {
+    struct conn_loop *l;
+    HV *c, *env;
+    SV *c_ref, *writer;
+    int written;
+};
+
+/* A response's method, called with the given values; dies as the method dies */
+static void
+call_response(pTHX_ SV *c_ref, const char *method, int argc, SV **argv)
+{
+    dSP;
+    int i;
+    ENTER;
+    SAVETMPS;
+    PUSHMARK(SP);
+    EXTEND(SP, argc + 1);
+    PUSHs(c_ref);
+    for (i = 0; i < argc; i++) PUSHs(argv[i]);
+    PUTBACK;
+    call_method(method, G_VOID | G_DISCARD);
+    FREETMPS;
+    LEAVE;
+}
+
+/* The responder: $respond->([status, headers, body]) or, to stream, ->([status, headers]),
+ * which returns the writer */
+static XSPROTO(delayed_responder)
+{
+    dXSARGS;
+    struct delayed *d = (struct delayed *)CvXSUBANY(cv).any_ptr;
+    SV *res, **part;
+    AV *r;
+    if (!d) croak("the application responded after its request had ended\n");
+    if (items != 1) croak("the responder takes one response, an array, not %d values\n", (int)items);
+    res = ST(0);
+    if (!SvROK(res) || SvTYPE(SvRV(res)) != SVt_PVAV) croak("Not an ARRAY reference\n");
+    if (!d->written && !d->writer && !DEFINED_IN(d->c, "status") && !TRUE_IN(d->c, "broken")
+        && write_usual(aTHX_ d->l, d->c, d->c_ref, d->env, res)) {
+        d->written = 1;
+        XSRETURN_EMPTY;
+    }
+    r = (AV *)SvRV(res);
+    part = av_fetch(r, 2, 0);
+    if (part && SvOK(*part)) {
+        call_response(aTHX_ d->c_ref, "respond", 1, &res);
+        XSRETURN_EMPTY;
+    }
+    {
+        SV *argv[2], **status = av_fetch(r, 0, 0), **headers = av_fetch(r, 1, 0);
+        argv[0] = status ? *status : &PL_sv_undef;
+        argv[1] = headers ? *headers : &PL_sv_undef;
+        call_response(aTHX_ d->c_ref, "start", 2, argv);
+    }
+    if (!d->writer) d->writer = SvREFCNT_inc_simple_NN(d->c_ref);
+    ST(0) = d->writer;    /* The response is its own writer */
+    XSRETURN(1);
+}
+
+/* The application's callback, called with a responder of this request's; what it streamed is
+ * closed after it. An error (the callback's, the writer's, or a callback that never responded)
+ * goes to the Perl's _app_failed, as one from _respond does. */
+static void
+call_delayed(pTHX_ struct conn_loop *l, HV *c, SV *c_ref, SV *env_ref, HV *env, SV *callback)
+{
+    struct delayed d;
+    CV *responder = newXS_flags(NULL, delayed_responder, __FILE__, NULL, 0);
+    SV *error = NULL;
+    dSP;
+    d.l = l;
+    d.c = c;
+    d.env = env;
+    d.c_ref = c_ref;
+    d.writer = NULL;
+    d.written = 0;
+    CvXSUBANY(responder).any_ptr = &d;
+    ENTER;
+    SAVETMPS;
+    PUSHMARK(SP);
+    XPUSHs(sv_2mortal(newRV_inc((SV *)responder)));
+    PUTBACK;
+    (void)call_sv(callback, G_VOID | G_DISCARD | G_EVAL);
+    CvXSUBANY(responder).any_ptr = NULL;    /* Kept by the application: it refuses from now */
+    if (died(aTHX)) error = newSVsv(ERRSV);
+    FREETMPS;
+    LEAVE;
+    SvREFCNT_dec(responder);
+    if (!error && d.writer) {
+        SV *done = call_on(aTHX_ d.writer, "close", G_EVAL, 0, NULL);
+        if (done) SvREFCNT_dec(done);
+        else error = newSVsv(ERRSV);
+    }
+    SvREFCNT_dec(d.writer);
+    if (!error && !DEFINED_IN(c, "status"))
+        error = newSVpvs("the application's streaming callback returned without responding\n");
+    if (error) app_failed(aTHX_ l, c_ref, env_ref, sv_2mortal(error));
+}
