@@ -79,8 +79,22 @@ sub registry_for ($self, $url) {
 # Where URLs are translated to: each Alias and ScriptAlias, and DocumentRoot
 sub roots ($self) { $self->{files}->roots }
 
+# A URL whose plan goes straight to a script (_direct) is served without the way through the
+# rest: the checks on that way (an encoded path, TRACE, redirects, access rules, mod_perl's
+# phases, a charset to add) were made when the plan was, and found nothing to do. That way cost
+# a Registry request 19k instructions (docs/design-notes.md).
 sub to_app ($self) {
-    return sub ($env) { $self->_dispatch($env, 0) };
+    my $plans = $self->{plans};
+    return sub ($env) {
+        my $plan = $plans->{$env->{PATH_INFO}};
+        my $res
+            = $plan
+            && $plan->{direct}
+            && $env->{REQUEST_METHOD} ne 'TRACE'
+            && index($env->{REQUEST_URI} // '%', '%') < 0
+            && $self->_direct($env, $plan);
+        return $res || $self->_dispatch($env, 0);
+    };
 }
 
 # What serves a URL path: {set} the merged settings, {root} the Alias or DocumentRoot it maps
@@ -118,7 +132,8 @@ sub plan ($self, $env) {
         guard   => $handler =~ /status\z/ ? _guard($set) : undef,
         perl    => Perennial::ModPerl::Phases->wanted($set),
     };
-    $plan->{authz} = $set->{require} || $set->{access_compat} || $plan->{guard} ? 1 : 0;
+    $plan->{authz}  = $set->{require} || $set->{access_compat} || $plan->{guard} ? 1 : 0;
+    $plan->{direct} = _goes_direct($plan, $url);
     $self->_keep($url, $plan) unless $looks && !$finder;    # A root not there yet: not kept
     return $plan;
 }
@@ -143,6 +158,37 @@ sub _known ($self, $url, $env) {
         && $hit->{slash} == $was->{slash});
     delete $self->{plans}{$url};
     return;
+}
+
+# A plan whose requests may go straight to the script's executor: a script file found, with no
+# redirect that moves its URL, access rule or mod_perl phase on its way
+sub _goes_direct ($plan, $url) {
+    my ($set, $hit) = @$plan{qw(set hit)};
+    return 0 unless $plan->{kind} eq 'script' && $plan->{finder} && ref $hit && $hit->{file};
+    return 0 if $hit->{status} || $hit->{directory} || $plan->{authz} || $plan->{perl};
+    return $set->{redirects} && Perennial::Redirect->applies($set->{redirects}, $url) ? 0 : 1;
+}
+
+# A request on a direct plan: its file checked as _known checks it (false when it is no longer
+# the one the plan found: the whole way then), then the executor, as _handle calls it
+sub _direct ($self, $env, $plan) {
+    my $hit = $plan->{finder}
+        ->resolve($env, $plan->{rest}, ($env->{SCRIPT_NAME} // '') . $plan->{root}{url});
+    return unless ref $hit && $hit == $plan->{hit};
+    my $executor = $plan->{executor} //= $self->_executor($plan);
+    local $env->{SCRIPT_NAME} = $env->{SCRIPT_NAME} . $plan->{root}{url};
+    local $env->{PATH_INFO}   = $plan->{rest};
+    my $set = $plan->{set};
+    my $res = $self->_documented($env, 0, $set, $executor->serve($env, $hit));
+    return $set->{default_charset} ? _charset($res, $set->{default_charset}) : $res;
+}
+
+# What Perennial answered itself (not an application's own 404) gets the ErrorDocument
+sub _documented ($self, $env, $depth, $set, $res) {
+    return $res
+        unless $set->{error_documents} && ref $res eq 'ARRAY' && $res->[0] >= 400 && $depth < 5;
+    return Perennial::ErrorDocument->apply($env, $set, $res,
+        sub ($e) { $self->_dispatch($e, $depth + 1) });
 }
 
 # Kept when it can be checked cheaply next time: no file, a file the finder keeps, a directory
@@ -173,12 +219,7 @@ sub _dispatch ($self, $env, $depth, $plan = undef) {
     my $set   = $plan->{set};
     my $moved = $set->{redirects} && Perennial::Redirect->find($set->{redirects}, $env);
     my ($res, $own) = $moved ? ($moved, 1) : $self->_answer($env, $depth, $plan);
-
-    # What Perennial answered itself (not an application's own 404) gets the ErrorDocument
-    $res
-        = Perennial::ErrorDocument->apply($env, $set, $res,
-        sub ($e) { $self->_dispatch($e, $depth + 1) })
-        if $own && $set->{error_documents} && ref $res eq 'ARRAY' && $res->[0] >= 400 && $depth < 5;
+    $res = $self->_documented($env, $depth, $set, $res) if $own;
     return $set->{default_charset} ? _charset($res, $set->{default_charset}) : $res;
 }
 

@@ -50,27 +50,35 @@ sub _one ($class, $name, $status, $args) {
 
 # The response for the first redirect that matches the request, or nothing
 sub find ($class, $list, $env) {
-    my $url = $env->{PATH_INFO};
+    my ($r, $to) = _first($list, $env->{PATH_INFO}) or return;
+    $to .= "?$env->{QUERY_STRING}"
+        if defined $to && length($env->{QUERY_STRING} // '') && !$r->{re} && $to !~ /\?/;
+    return _response($r->{status}, $to, $env);
+}
+
+# Whether a redirect of the list moves this URL path: which one does depends on the path alone
+# (a plan of Perennial::Dispatch, made for one path, asks it once)
+sub applies ($class, $list, $url) {
+    my ($r) = _first($list, $url);
+    return $r ? 1 : 0;
+}
+
+# The first redirect that matches a URL path, in the order written, and where it sends it
+sub _first ($list, $url) {
     for my $r (@$list) {
-        my $to;
         if ($r->{re}) {
             $url =~ $r->{re} or next;
-            $to = _captured($r->{to}, $url);
+            return ($r, _captured($r->{to}, $url));
         }
-        elsif ($r->{exact}) { $to = $r->{to} }
-        else {
-            my $p = $r->{from};
-            next
-                unless index($url, $p) == 0
-                && (length $url == length $p || substr($url, length $p, 1) eq '/');
-            $to
-                = defined $r->{to}
-                ? ($r->{to} =~ s{/+\z}{}r) . escape_path(substr $url, length $p)
-                : undef;
-        }
-        $to .= "?$env->{QUERY_STRING}"
-            if defined $to && length($env->{QUERY_STRING} // '') && !$r->{re} && $to !~ /\?/;
-        return _response($r->{status}, $to, $env);
+        return ($r, $r->{to}) if $r->{exact};
+        my $p = $r->{from};
+        next
+            unless index($url, $p) == 0
+            && (length $url == length $p || substr($url, length $p, 1) eq '/');
+        return ($r,
+            defined $r->{to}
+            ? ($r->{to} =~ s{/+\z}{}r) . escape_path(substr $url, length $p)
+            : undef);
     }
     return;
 }
