@@ -13,6 +13,7 @@ XS_SO = lib/auto/Perennial/HTTP/Core/Core.so \
         lib/auto/Perennial/Executor/Blocks/Blocks.so \
         lib/auto/Perennial/Executor/CGIPragmas/CGIPragmas.so \
         lib/auto/Perennial/Executor/Environment/Environment.so \
+        lib/auto/Perennial/Executor/Globals/Globals.so \
         lib/auto/Perennial/Executor/Handles/Handles.so \
         lib/auto/Perennial/Executor/Inc/Inc.so \
         lib/auto/Perennial/Executor/Libraries/Libraries.so \
@@ -29,7 +30,7 @@ deps:
 	@sh script/install-deps run test
 
 # The C functions (Perennial::HTTP::Core, Perennial::Executor::Blocks, ::CGIPragmas,
-# ::Environment, ::Handles, ::Inc, ::Libraries, ::Output, ::Resolver, ::Signals and ::Umask,
+# ::Environment, ::Globals, ::Handles, ::Inc, ::Libraries, ::Output, ::Resolver, ::Signals and ::Umask,
 # Perennial::Log::Format,
 # Perennial::Scoreboard);
 # without them Perennial runs their Perl twins

@@ -13,7 +13,8 @@ use Perennial::Executor::Compiler;
 use Perennial::Executor::Environment;
 use Perennial::Executor::Errors;
 use Perennial::Executor::Exit;    # Before any script compiles: exit ends the request
-use Perennial::Executor::Front   qw(error_page where);
+use Perennial::Executor::Front qw(error_page where);
+use Perennial::Executor::Globals;
 use Perennial::Executor::Handles qw(stdout_io open_stdout close_stdout use_io);
 use Perennial::Executor::Inc;
 use Perennial::Executor::Libraries;
@@ -193,22 +194,11 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     local $Perennial::Executor::Children::RUNNING = $self->{log};      # Its child processes
     local $SIG{__WARN__} = $script->{warn};
 
-    # Perl's punctuation as a new perl has it (a scalar local each costs less than one list's)
-    local $/ = "\n";
-    local $,;
-    local $\;
-    local $" = ' ';
-    local $; = "\034";
-    local $@ = '';
-
-    # $^W as the worker has it (PerlSwitches -w), whatever the script, its UNTIE or destructors
-    # set, on every way out (read first: `local $^W = $^W` localizes before it reads, giving 0)
-    my $dowarn = $^W;
-    local $^W = $dowarn;
-
-    local @ARGV = length $env->{QUERY_STRING} ? $self->{env}->argv($env) : ();    # ISINDEX words
-    local @INC  = @{$script->{inc}};    # Its own `use lib` paths, and changes last one request
-    local $^T   = time;
+    # Perl's punctuation as a new perl has it, $^T, @ARGV (ISINDEX words), its own @INC (its
+    # `use lib` paths, and changes last one request); the worker's put back, $^W too, whatever
+    # the script, its UNTIE or destructors set, on every way out (Executor::Globals)
+    my $globals = Perennial::Executor::Globals::enter($script->{inc},
+        length $env->{QUERY_STRING} ? [$self->{env}->argv($env)] : undef);
 
     # FindBin, when something loaded it, describes the script
     local @FindBin::{qw(Bin Script RealBin RealScript)}    ## no critic (ProhibitPackageVars)

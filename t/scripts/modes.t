@@ -88,7 +88,14 @@ my @cases = (
         }
     ],
     [   'globals.pl',
-        {map { $_ => [("ALRM=undef RS=1 OFS=undef umask=022") x 3] } qw(cgi-bin perlrun registry)}
+        {   map {
+                $_ => [
+                    (         "ALRM=undef RS=1 OFS=undef umask=022\n"
+                            . "ORS=undef LS=1 2 SS=FS ERR=empty W=0 T=fresh INC=clean ARGV=0"
+                    ) x 3
+                ]
+            } qw(cgi-bin perlrun registry)
+        }
     ],
 
     # A umask set through POSIX, or by a module the script loads, is put back all the same
