@@ -18,24 +18,6 @@ struct delayed {
     int written;
 };
 
-/* A response's method, called with the given values; dies as the method dies */
-static void
-call_response(pTHX_ SV *c_ref, const char *method, int argc, SV **argv)
-{
-    dSP;
-    int i;
-    ENTER;
-    SAVETMPS;
-    PUSHMARK(SP);
-    EXTEND(SP, argc + 1);
-    PUSHs(c_ref);
-    for (i = 0; i < argc; i++) PUSHs(argv[i]);
-    PUTBACK;
-    call_method(method, G_VOID | G_DISCARD);
-    FREETMPS;
-    LEAVE;
-}
-
 /* The responder: $respond->([status, headers, body]) or, to stream, ->([status, headers]),
  * which returns the writer */
 static XSPROTO(delayed_responder)
@@ -56,14 +38,14 @@ static XSPROTO(delayed_responder)
     r = (AV *)SvRV(res);
     part = av_fetch(r, 2, 0);
     if (part && SvOK(*part)) {
-        call_response(aTHX_ d->c_ref, "respond", 1, &res);
+        SvREFCNT_dec(call_on(aTHX_ d->c_ref, "respond", 0, 1, &res));    /* Dies as it dies */
         XSRETURN_EMPTY;
     }
     {
         SV *argv[2], **status = av_fetch(r, 0, 0), **headers = av_fetch(r, 1, 0);
         argv[0] = status ? *status : &PL_sv_undef;
         argv[1] = headers ? *headers : &PL_sv_undef;
-        call_response(aTHX_ d->c_ref, "start", 2, argv);
+        SvREFCNT_dec(call_on(aTHX_ d->c_ref, "start", 0, 2, argv));
     }
     if (!d->writer) d->writer = SvREFCNT_inc_simple_NN(d->c_ref);
     ST(0) = d->writer;    /* The response is its own writer */
