@@ -481,6 +481,12 @@ URL without its slash gets 301 to it (C<DirectorySlash>); with it, the first C<D
 file that exists is served (C<index.html> by default), or 403 with the reason in the log.
 C<TraceEnable Off> answers TRACE with 405.
 
+What it found for a URL is kept (its plan), and checked again on each request as cheaply as it
+can be (the file still the one found). A URL whose plan runs a script with nothing on the way
+(no redirect that moves it, no access rule, no mod_perl phase) goes from the second request on
+straight to its executor, once its file is checked; TRACE and a %-encoded target go the whole
+way every time.
+
 =head1 METHODS
 
 =head2 new

@@ -342,8 +342,9 @@ A PSGI application that runs the CGI scripts of one directory inside the worker 
 script gets the CGI/1.1 environment, the request body on STDIN, its STDOUT parsed as CGI
 output, warnings in the error log with its path, C<DATA> on every request, C<$0> set to its
 path, and C<exit> that ends only the request. After each request its END blocks run and the
-globals a script commonly changes (C<$/ $, $\ $" $;>, C<%SIG>, umask, the current directory,
-C<%ENV>, CGI.pm's state) are put back. A script that dies or does not compile gets a 500 and an
+globals a script commonly changes (C<$/ $, $\ $" $; $@ $^W $^T @ARGV @INC>:
+L<Perennial::Executor::Globals>; C<%SIG>, umask, the current directory, C<%ENV>, CGI.pm's state)
+are put back. A script that dies or does not compile gets a 500 and an
 error-log line with its path and line; a failed compile is tried again on the next request.
 See L<Perennial::Manual::Scripts> for the whole behaviour.
 
