@@ -35,7 +35,7 @@ my $srv = start_server(
         . script_location('/registry', $cgi)
 );
 my @modes = qw(cgi-bin perlrun registry);
-wait_until(sub { scalar $srv->slots }, 10, 'the worker in the scoreboard');
+wait_until(sub { $srv->idle == 1 }, 10, 'the worker, its pid in its slot');
 my $worker = ($srv->slots)[0]{pid};
 
 # script, request body, [status, body] as mod_cgi answers

@@ -30,7 +30,7 @@ write_file("$dir/apache.conf", apache_head($dir, 'CORPUS_PORT', qw(authz_core al
 my ($apid, $aport) = start_apache("$dir/apache.conf", 'CORPUS_PORT', SITE_RUN => scratch_dir())
     or BAIL_OUT('Apache did not start');
 my $srv = start_server(workers => 1, conf => $conf);
-wait_until(sub { scalar $srv->slots }, 10, 'the worker in the scoreboard');
+wait_until(sub { $srv->idle == 1 }, 10, 'the worker, its pid in its slot');
 my $worker = ($srv->slots)[0]{pid};
 local $SIG{PIPE} = 'IGNORE';
 
