@@ -18,6 +18,7 @@ static const char *const VALUE[PUNCTUATION] = {"\n", NULL, NULL, " ", "\034", ""
 
 /* What a request's guard puts back */
 struct worker_globals {
+    SV *slot[PUNCTUATION];   /* The variable itself, put back if a script replaced it (*\ = \"x") */
     SV *was[PUNCTUATION];    /* A value that differed from a new perl's, or NULL */
     AV *inc, *argv;          /* The worker's @INC and @ARGV */
     Time_t basetime;         /* $^T */
@@ -150,18 +151,25 @@ put_back(pTHX_ SV *sv, MAGIC *mg)
     PERL_UNUSED_ARG(sv);
     if (!w) return 0;
     mg->mg_ptr = NULL;
-    for (i = 0; i < PUNCTUATION; i++) {
-        SV *now = GvSVn(punctuation_gv(aTHX_ i));
-        if (w->was[i]) {
-            sv_setsv_mg(now, w->was[i]);
-            SvREFCNT_dec(w->was[i]);
-        }
-        else if (!as_new(aTHX_ now, i)) set_new(aTHX_ now, i);
-    }
     SvREFCNT_dec((SV *)swap_array(PL_incgv, w->inc));
     SvREFCNT_dec((SV *)swap_array(PL_argvgv, w->argv));
     PL_basetime = w->basetime;
     PL_dowarn = w->dowarn;
+    for (i = 0; i < PUNCTUATION; i++) {
+        GV *gv = punctuation_gv(aTHX_ i);
+        SV *now = GvSV(gv);
+        if (now != w->slot[i]) {    /* The glob's variable replaced: the worker's again */
+            GvSV(gv) = w->slot[i];
+            SvREFCNT_dec(now);
+        }
+        else SvREFCNT_dec(w->slot[i]);
+        now = GvSV(gv);
+        if (w->was[i]) {
+            if (!SvREADONLY(now)) sv_setsv_mg(now, w->was[i]);
+            SvREFCNT_dec(w->was[i]);
+        }
+        else if (!SvREADONLY(now) && !as_new(aTHX_ now, i)) set_new(aTHX_ now, i);
+    }
     Safefree(w);
     return 0;
 }
@@ -187,9 +195,12 @@ xs_enter(inc_ref, argv_ref)
     argv = request_argv(aTHX_ argv_ref);
     Newxz(w, 1, struct worker_globals);
     for (i = 0; i < PUNCTUATION; i++) {
-        SV *now = GvSVn(punctuation_gv(aTHX_ i));
+        GV *gv = punctuation_gv(aTHX_ i);
+        SV *now = GvSVn(gv);
+        w->slot[i] = SvREFCNT_inc_simple_NN(now);
         if (as_new(aTHX_ now, i)) continue;
         w->was[i] = newSVsv(now);
+        if (SvREADONLY(now)) now = GvSV(gv) = newSV(0);    /* As local gives a new one */
         set_new(aTHX_ now, i);
     }
     w->dowarn = PL_dowarn;

@@ -48,7 +48,7 @@ static XSPROTO(delayed_responder)
         SvREFCNT_dec(call_on(aTHX_ d->c_ref, "start", 0, 2, argv));
     }
     if (!d->writer) d->writer = SvREFCNT_inc_simple_NN(d->c_ref);
-    ST(0) = d->writer;    /* The response is its own writer */
+    ST(0) = sv_mortalcopy(d->writer);    /* Its own writer; a copy, as the Perl returns one */
     XSRETURN(1);
 }
 

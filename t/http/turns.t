@@ -63,6 +63,7 @@ my @asked = (
     ["GET /m?later_handle HTTP/1.1\r\nHost: x\r\n\r\n",               "GET /m later_handle 0\n"],
     ["HEAD /n?later HTTP/1.1\r\nHost: x\r\n\r\n",                     ''],
     ["GET /o?unclosed HTTP/1.1\r\nHost: x\r\n\r\n",                   "GET /o unclosed 0\n"],
+    ["GET /p?alias HTTP/1.1\r\nHost: x\r\n\r\n",                      "GET /p alias 0\n"],
     ["GET /j HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",       "GET /j  0\n"],
     ["GET /never HTTP/1.1\r\nHost: x\r\n\r\n",                        undef],
 );

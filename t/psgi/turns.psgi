@@ -57,7 +57,8 @@ sub ($env) {
 };
 
 # A delayed response: ?later gives the whole response, ?later_handle one with a handle body,
-# ?unclosed streams without closing its writer (the server closes it), ?silent never responds,
+# ?unclosed streams without closing its writer (the server closes it), ?alias writes through an
+# alias of the writer and then undefines it, ?silent never responds,
 # ?later_die dies; ?keep keeps its responder, which ?stale calls (its request has ended)
 # before it responds with its own
 sub _delayed ($q, $said, $head, $whole) {
@@ -70,6 +71,11 @@ sub _delayed ($q, $said, $head, $whole) {
         if $q eq 'later_handle';
     return sub ($respond) { $respond->([200, $head])->write($said); return }
         if $q eq 'unclosed';
+    return sub ($respond) {
+        for my $w ($respond->([200, $head])) { $w->write($said); $w->close; $w = undef }
+        return;
+        }
+        if $q eq 'alias';
     return sub ($respond) {return}
         if $q eq 'silent';
     return sub ($respond) { die "asked to die later\n" }

@@ -75,6 +75,20 @@ for (@twins) {
         is "@INC", '/a /b', "$which: $what in a request, the next has the script's \@INC";
     }
 
+    # A script that puts a read-only value in a variable's place (*\ = \"..."): the worker's
+    # own variable is put back, and the next request starts as a new perl
+    {
+        my $guard = $enter->([], undef);
+        *\ = \"\n";
+        *, = \'x';
+    }
+    ok eval { ($\, $,) = (undef, undef); 1 },
+        "$which: a variable made read-only is the worker's again";
+    {
+        my $guard = $enter->([], undef);
+        is_deeply [$\, $,], [undef, undef], "$which: and the next request has a new perl's";
+    }
+
     # $@: emptied for the script; the C puts the worker's back (perl keeps $@ from a DESTROY)
     $@ = 'before';
     {

@@ -14,7 +14,8 @@ my @NEW = ("\n", undef, undef, ' ', "\034", '');
 ## no critic (RequireLocalizedPunctuationVars) what the guard sets, it puts back
 sub pp_enter ($inc, $argv) {
     my $was = {
-        punctuation => [$/, $,, $\, $", $;, $@],
+        punctuation => [$/,  $,,  $\,  $",  $;,  $@],
+        slots       => [\$/, \$,, \$\, \$", \$;, \$@],    # Put back if a script replaces them
         dowarn      => $^W,
         basetime    => $^T,
         inc         => \@INC,
@@ -35,11 +36,13 @@ sub _punctuation (@values) {
 # (perl keeps $@ from what a DESTROY sets: the worker's goes on with what the script left there,
 # which the next request's enter empties)
 sub Perennial::Executor::Globals::Guard::DESTROY ($was) {
-    _punctuation(@{$was->{punctuation}});
     $^W   = $was->{dowarn};
     $^T   = $was->{basetime};
     *INC  = $was->{inc};
     *ARGV = $was->{argv};
+    my $slot = $was->{slots};
+    (*/, *,, *\, *", *;, *@) = @$slot[0 .. 5];
+    _punctuation(@{$was->{punctuation}});
     return;
 }
 ## use critic
