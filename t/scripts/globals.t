@@ -79,8 +79,9 @@ for (@twins) {
     # own variable is put back, and the next request starts as a new perl
     {
         my $guard = $enter->([], undef);
-        *\ = \"\n";
-        *, = \'x';
+        no strict 'refs';    ## no critic (ProhibitNoStrict) main::'s globs, as a script names them
+        *{'main::\\'} = \"\n";
+        *{'main::,'}  = \'x';
     }
     ok eval { ($\, $,) = (undef, undef); 1 },
         "$which: a variable made read-only is the worker's again";

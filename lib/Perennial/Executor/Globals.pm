@@ -9,7 +9,8 @@ use Perennial::Twins;
 Perennial::Twins::install(__PACKAGE__, 'enter');
 
 # The punctuation variables, and what a new perl gives them ($/ $, $\ $" $; $@)
-my @NEW = ("\n", undef, undef, ' ', "\034", '');
+my @NEW         = ("\n", undef, undef, ' ', "\034", '');
+my @PUNCTUATION = ('/',  ',',   '\\',  '"', ';',    '@');
 
 ## no critic (RequireLocalizedPunctuationVars) what the guard sets, it puts back
 sub pp_enter ($inc, $argv) {
@@ -28,6 +29,13 @@ sub pp_enter ($inc, $argv) {
     return bless $was, 'Perennial::Executor::Globals::Guard';
 }
 
+# The punctuation variables themselves back in their globs (a script may have put others there)
+sub _slots (@refs) {
+    no strict 'refs';    ## no critic (ProhibitNoStrict) the globs of main::, by name
+    *{"main::$PUNCTUATION[$_]"} = $refs[$_] for 0 .. $#refs;
+    return;
+}
+
 sub _punctuation (@values) {
     ($/, $,, $\, $", $;, $@) = @values;
     return;
@@ -40,8 +48,7 @@ sub Perennial::Executor::Globals::Guard::DESTROY ($was) {
     $^T   = $was->{basetime};
     *INC  = $was->{inc};
     *ARGV = $was->{argv};
-    my $slot = $was->{slots};
-    (*/, *,, *\, *", *;, *@) = @$slot[0 .. 5];
+    _slots(@{$was->{slots}});
     _punctuation(@{$was->{punctuation}});
     return;
 }
