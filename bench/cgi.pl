@@ -5,7 +5,7 @@ use lib "$FindBin::RealBin/lib", "$FindBin::RealBin/../lib";
 use Cwd                       qw(abs_path);
 use List::Util                ();
 use Perennial::Bench::Ab      qw(run_ab);
-use Perennial::Bench::Servers qw(start_server stop_server);
+use Perennial::Bench::Servers qw(settle start_server stop_server);
 use Perennial::Bench::Wrk     qw(run_wrk);
 use Perennial::Bench::Options qw(keepalive_modes options);
 use Perennial::Bench::Record  qw(record);
@@ -89,6 +89,7 @@ sub _measure ($ka) {
             duration    => 2,
             headers     => \@headers
         );
+        settle($srv);
     }
     for my $round (1 .. $opt{rounds}) {
         for my $row ($round % 2 ? @rows : reverse @rows) {
@@ -97,6 +98,7 @@ sub _measure ($ka) {
             my $path = "$prefix/$opt{script}";
             my $ab
                 = run_ab(port => $port, path => $path, seconds => $opt{seconds}, keepalive => $ka);
+            settle($servers{$server});
             my $wrk = run_wrk(
                 port        => $port,
                 path        => $path,
@@ -105,6 +107,7 @@ sub _measure ($ka) {
                 headers     => \@headers,
                 starved     => $ka
             );
+            settle($servers{$server});    # Its queue answered before the next row is measured
             push @{$runs{$label}}, {ab => $ab, wrk => $wrk};
             printf STDERR
                 "keep-alive %-3s round %d  %-28s ab -c1 %8.1f req/s   wrk -c50 %8.1f req/s\n",

@@ -2,7 +2,7 @@
 use v5.36;
 use FindBin;
 use lib "$FindBin::RealBin/lib", "$FindBin::RealBin/../lib";
-use Perennial::Bench::Servers qw(start_server stop_server);
+use Perennial::Bench::Servers qw(settle start_server stop_server);
 use Perennial::Bench::Wrk     qw(run_wrk);
 use Perennial::Bench::Options qw(options);
 use Perennial::Bench::Record  qw(record);
@@ -59,6 +59,7 @@ for my $ka (0, 1) {
                 headers     => \@headers,
                 starved     => $ka
             );
+            settle($srv{$name});    # What the load left queued, answered before the next one
             push @{$runs{$name}}, $r;
             printf STDERR "round %d %-10s keep-alive %-3s %9.0f req/s\n", $round, $name,
                 $ka ? 'on' : 'off', $r->{rps};

@@ -10,7 +10,7 @@ use POSIX       ();
 # Starts the servers being compared, each on its own loopback port with its own files, never a
 # system instance, and stops them again (the whole process group).
 
-our @EXPORT_OK = qw(spawn start_server stop_server);
+our @EXPORT_OK = qw(settle spawn start_server stop_server);
 
 my $ROOT = "$FindBin::RealBin/..";
 my %RUNNING;    # pid => server: stopped at exit even when a benchmark dies half-way
@@ -251,6 +251,38 @@ sub stop_server ($srv) {
     kill 'KILL', -$srv->{pid};
     waitpid $srv->{pid}, 0;
     return 0;    # Killed: what it would have said as it ended is missing
+}
+
+# Waits until a server has finished what a load left it: a load generator that stops closes
+# its connections, but the requests it had sent are still in the server's queue, and the
+# server answers each of them (a CGI script runs to the end for a client that is gone, under
+# Apache's mod_cgi as under Perennial). Measured right after, the next server or path shares
+# the machine with that backlog: after wrk -c50 on a CGI script, ab -c1 on the next row gave
+# a quarter of its rate. Quiet is under 3 clock ticks of CPU in a quarter of a second for all
+# the server's processes (its process group, children that ended included); at most $max s.
+sub settle ($srv, $max = 15) {
+    my $deadline = Time::HiRes::time() + $max;
+    my $was      = _group_ticks($srv->{pid});
+    while (Time::HiRes::time() < $deadline) {
+        select undef, undef, undef, 0.25;
+        my $now = _group_ticks($srv->{pid});
+        return 1 if $now - $was < 3;
+        $was = $now;
+    }
+    warn "$srv->{name} was still busy $max s after its load\n";
+    return 0;
+}
+
+# CPU ticks of a process group: user and system of each process, and of its children reaped
+sub _group_ticks ($pgrp) {
+    my $ticks = 0;
+    for my $stat (glob '/proc/[0-9]*/stat') {
+        open(my $fh, '<', $stat) or next;                               # Gone since the glob
+        my $line = <$fh> // next;
+        my @f    = split / /, substr($line, rindex($line, ')') + 2);    # After "pid (comm) "
+        $ticks += $f[11] + $f[12] + $f[13] + $f[14] if $f[2] == $pgrp;
+    }
+    return $ticks;
 }
 
 # What every Apache of the benchmarks has: its own root, port and files, prefork with a fixed pool
