@@ -20,6 +20,7 @@ XS_SO = lib/auto/Perennial/HTTP/Core/Core.so \
         lib/auto/Perennial/Executor/Output/Output.so \
         lib/auto/Perennial/Executor/Resolver/Resolver.so \
         lib/auto/Perennial/Executor/Signals/Signals.so \
+        lib/auto/Perennial/Executor/Spawn/Spawn.so \
         lib/auto/Perennial/Executor/Umask/Umask.so \
         lib/auto/Perennial/Log/Format/Format.so \
         lib/auto/Perennial/Scoreboard/Scoreboard.so
@@ -30,7 +31,7 @@ deps:
 	@sh script/install-deps run test
 
 # The C functions (Perennial::HTTP::Core, Perennial::Executor::Blocks, ::CGIPragmas,
-# ::Environment, ::Globals, ::Handles, ::Inc, ::Libraries, ::Output, ::Resolver, ::Signals and ::Umask,
+# ::Environment, ::Globals, ::Handles, ::Inc, ::Libraries, ::Output, ::Resolver, ::Signals, ::Spawn and ::Umask,
 # Perennial::Log::Format,
 # Perennial::Scoreboard);
 # without them Perennial runs their Perl twins

@@ -107,6 +107,18 @@ subtest 'the error log: the die with its line, and what children wrote to stderr
         'the one worker served it all: no forked copy took its place or ended it';
 };
 
+subtest 'a file without a #! line: executed itself, as mod_cgi does, so no shell runs it' => sub {
+    write_file("$cgi/no_interpreter.cgi",
+        "echo 'Content-Type: text/plain'\necho\necho ran by a shell\n", 0755);
+    my $apache = answer_of($aport, {}, GET => '/cgi-bin/no_interpreter.cgi');
+    is $apache->{status}, 500, 'mod_cgi: 500';
+    my $ours = answer_of($srv->port, {}, GET => '/cgi-bin/no_interpreter.cgi');
+    is $ours->{status}, 500, 'Perennial: 500, as mod_cgi';
+    unlike $ours->{body}, qr/ran by a shell/, 'and nothing ran';
+    like $srv->error_log, qr{exec of \S+/no_interpreter\.cgi failed: Exec format error},
+        'the log says why, as Apache\'s does';
+};
+
 $srv->stop;
 
 subtest 'no ErrorLog: the log is stderr, which a script\'s children have too' => sub {

@@ -2,14 +2,14 @@ package Perennial::Executor::CGI;
 use v5.36;
 use Carp        qw(croak);
 use Errno       qw(EINTR);
-use POSIX       ();
 use Time::HiRes ();
 use Perennial::Executor::Environment;
 use Perennial::Executor::Front qw(error_page where);
 use Perennial::Executor::Output;
 use Perennial::Executor::Resolver;
+use Perennial::Executor::Spawn;
 
-# mod_cgi: fork and exec the script for every request, with the CGI environment, the body on
+# mod_cgi: a process for the script on every request, with the CGI environment, the body on
 # its standard input, its standard output parsed and streamed, its standard error in the log.
 # It finds scripts, builds their environment and parses their output with the same parts as
 # the resident executor (Resolver, Environment, Output, Front), and shares nothing else.
@@ -34,26 +34,19 @@ sub serve ($self, $env, $hit, $r = undef) { $self->{front}->serve($self, $env, $
 # mod_cgi compiles nothing, so no script is kept
 sub compiled ($self) { () }
 
-sub _child ($self, $hit, $env, $stdin, $stdout, $stderr) {
-    open(STDIN,  '<&', $stdin)  or POSIX::_exit(126);
-    open(STDOUT, '>&', $stdout) or POSIX::_exit(126);
-    open(STDERR, '>&', $stderr) or POSIX::_exit(126);
+# The script's process (Perennial::Executor::Spawn): its pid, or undef with $! set
+sub _start ($self, $hit, $env, $stdin, $stdout, $stderr) {
     my %env = (
         PATH => $ENV{PATH} // '/usr/local/bin:/usr/bin:/bin',
         $self->{env}->cgi($env, $hit),
     );
-
-    # The child's own environment, until exec
-    %ENV = %env;    ## no critic (RequireLocalizedPunctuationVars)
-    chdir $hit->{dir} or do { print STDERR "Can't chdir: $!\n"; POSIX::_exit(126) };
-    my @argv = $self->{env}->argv($env);
-
-    # A signal the worker ignores would stay ignored in the script: exec keeps that
-    for my $name (qw(PIPE INT)) {
-        $SIG{$name} = 'DEFAULT';    ## no critic (RequireLocalizedPunctuationVars)
-    }
-    exec {$hit->{file}} $hit->{file}, @argv or print STDERR "Can't exec $hit->{file}: $!\n";
-    POSIX::_exit(127);
+    return Perennial::Executor::Spawn::spawn(
+        $hit->{file}, [$self->{env}->argv($env)],
+        \%env,        $hit->{dir},
+        fileno $stdin,
+        fileno $stdout,
+        fileno $stderr
+    );
 }
 
 # Output and errors are read together so that neither pipe can fill up and stall the script
@@ -95,18 +88,21 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {    # A pro
     my $stdin = $self->_stdin($env) or return $respond->(error_page(500, $env));
     pipe(my $out_r, my $out_w) or die "Can't make a pipe: $!\n";
     pipe(my $err_r, my $err_w) or die "Can't make a pipe: $!\n";
-    my $pid = fork;
-    if (!defined $pid) {
-        $self->{log}->error("Can't fork for $file: $!");
-        return $respond->(error_page(503, $env));
-    }
-    $self->_child($hit, $env, $stdin, $out_w, $err_w) unless $pid;
+    my $pid   = $self->_start($hit, $env, $stdin, $out_w, $err_w);
+    my $errno = $! + 0;
     close $_ for $out_w, $err_w, $stdin;
+
+    if (!$pid) {    # As mod_cgi's "exec of ... failed"; out of processes or memory: 503
+        local $! = $errno;
+        my $busy = $!{EAGAIN} || $!{ENOMEM};
+        $self->{log}->error(where($hit, $env) . ": exec of $file failed: $!");
+        return $respond->(error_page($busy ? 503 : 500, $env));
+    }
     my $timed_out = $self->_pump($pid, $out_r, $err_r, $out, $file);
-    return $self->_finish($out, $env, $hit, $respond, $timed_out, $?);
+    return $self->_finish($out, $env, $hit, $respond, $timed_out);
 }
 
-sub _finish ($self, $out, $env, $hit, $respond, $timed_out, $status) {
+sub _finish ($self, $out, $env, $hit, $respond, $timed_out) {
     my $where = where($hit, $env);
     if ($timed_out) {
         $self->{log}->error("$where: Timeout waiting for output from CGI script");
@@ -116,7 +112,6 @@ sub _finish ($self, $out, $env, $hit, $respond, $timed_out, $status) {
     my $local = $out->local_redirect;
     return $self->{front}->internal_redirect($env, $local, $respond) if $local;
     my $bad = $out->finish;
-    $bad //= 'exec failed' if ($status >> 8) == 127 && !$out->started;
     return unless $bad;
     $self->{log}->error("$where: $bad");
     return $respond->(error_page(500, $env)) unless $out->started;
@@ -161,7 +156,7 @@ __END__
 
 =head1 NAME
 
-Perennial::Executor::CGI - fork and exec CGI scripts, as Apache's mod_cgi does
+Perennial::Executor::CGI - a process for each CGI script request, as Apache's mod_cgi starts one
 
 =head1 SYNOPSIS
 
@@ -189,8 +184,11 @@ As L<Perennial::Executor>'s, through L<Perennial::Executor::Front>.
 
 =head2 prepare, respond
 
-What Front calls: C<prepare> refuses a file without its execute bit (403), C<respond> forks
-and execs it.
+What Front calls: C<prepare> refuses a file without its execute bit (403), C<respond> starts
+it (L<Perennial::Executor::Spawn>: the file itself, as mod_cgi's execve, so a file without a
+C<#!> line is refused with a 500 and "exec of FILE failed: Exec format error" in the log, as
+Apache's). A script that cannot start because the system is out of processes or memory
+gets 503.
 
 =head2 compiled
 
