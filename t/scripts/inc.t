@@ -105,5 +105,21 @@ subtest 'a changed library compiles the scripts that use it again' => sub {
     unlike $log, qr{d/uses\.pl: compiling}, 'nothing for the script never checked';
 };
 
+subtest 'PerlRun: each compile runs with the @INC its own BEGIN made' => sub {
+    my $which = "$dir/g/which.txt";
+    $put->(
+        'g/inc.pl',
+        $script->(
+            qq{BEGIN { open my \$fh, '<', '$which' or die; unshift \@INC, "/nowhere/" . <\$fh> }\n}
+                . qq{sub main { join(",", grep { m{^/nowhere/} } \@INC) . "\\n" }}
+        )
+    );
+
+    # The list a compile left is kept and used again when the next compile leaves the same
+    my @got = map { $put->('g/which.txt', $_); $get->('/run/g/inc.pl') } qw(a a b a);
+    is_deeply \@got, ["/nowhere/a\n", "/nowhere/a\n", "/nowhere/b\n", "/nowhere/a\n"],
+        'the same list again, then another, then the first';
+};
+
 $srv->stop;
 done_testing;

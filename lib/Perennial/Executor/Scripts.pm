@@ -142,8 +142,8 @@ sub _compile ($self, $hit, $package, $began) {
             ),
             mtime   => $hit->{mtime},
             size    => $hit->{size},
-            checked => $hit->{stamp},    # Its libraries are as loaded now
-            inc     => [@INC],
+            checked => $hit->{stamp},      # Its libraries are as loaded now
+            inc     => _same_inc($kept),
 
             # Back to the executor's directory after each request: when it ran in its own, or
             # when it may move (ModPerl::Registry leaves that for the next script)
@@ -186,6 +186,16 @@ sub _kept ($self, $file) {
     my $files = $self->{files};
     %$files = () if !$files->{$file} && keys %$files >= $MAX_FILES;
     return $files->{$file} //= {};
+}
+
+# @INC as the compile left it: the list kept from the file's last compile when it is the same,
+# so that a PerlRun script, compiled on every request, keeps the @INC array that
+# Perennial::Executor::Globals made for its list (a new list made it copy @INC each request, 12k)
+sub _same_inc ($kept) {
+    my $now = join "\0", @INC;    # One op: comparing entry by entry in Perl cost what it saved
+    return $kept->{inc} if defined $kept->{inc_text} && $kept->{inc_text} eq $now;
+    $kept->{inc_text} = $now;
+    return $kept->{inc} = [@INC];
 }
 
 # binmode STDOUT/STDERR at BEGIN time (use open qw(:std ...)) is the script's, kept with it: the
