@@ -73,6 +73,7 @@ sub new ($class, %args) {
         log     => $self->{log},
         root_ns => _root_namespace($args{name} // 'Executor', $args{location}, $args{host}),
         home    => $self->{home},
+        env     => $self->{env},
     );
     Perennial::Executor::Inc::init();
     Perennial::Executor::Catalog::register($self);
@@ -96,7 +97,7 @@ sub new ($class, %args) {
 sub compiled ($self) { $self->{scripts}->compiled($self->{name}) }
 
 # The script of a URL, compiled (again if it changed): (script, undef) or (undef, error)
-sub prepare ($self, $hit) { $self->{scripts}->prepare($hit) }
+sub prepare ($self, $hit, $env = undef) { $self->{scripts}->prepare($hit, $env) }
 
 sub to_app ($self) { $self->{front}->app($self, $self->{resolver}, $self->{scripts}) }
 
@@ -381,9 +382,10 @@ The path is below the executor's directory. Returns undef, or why it did not com
 
 =head2 prepare
 
-    my ($script, $error, $status) = $executor->prepare($hit);
+    my ($script, $error, $status) = $executor->prepare($hit, $env);
 
-The compiled script for a resolved file (cached by policy); a subclass may return anything
+The compiled script for a resolved file (cached by policy), compiled with the request's CGI
+variables in C<%ENV> when C<$env> is given; a subclass may return anything
 C<respond> understands. On failure: undef, the reason for the log, and the status (500).
 
 =head2 respond

@@ -33,7 +33,7 @@ sub serve ($self, $runner, $env, $hit, $r = undef, $scripts = $runner) {
         $self->{log}->error("Options ExecCGI is off in this directory: $hit->{file}");
         return error_page(403, $env);
     }
-    my ($script, $err, $status) = $scripts->prepare($hit);
+    my ($script, $err, $status) = $scripts->prepare($hit, $env);
     if (!$script) {
         $self->{log}->error(where($hit, $env) . ": $err");
         return error_page($status // 500, $env);
