@@ -8,6 +8,7 @@
 #include "EXTERN.h"
 #include "perl.h"
 #include "XSUB.h"
+#include <fcntl.h>
 #include <spawn.h>
 #include <signal.h>
 
@@ -22,11 +23,27 @@ string_list(pTHX_ SSize_t n)
 }
 
 /* A Perl string as a C string: its bytes up to a NUL (an environment or argument cannot hold
- * one), undef as the empty string */
+ * one), undef as the empty string; a character string as perl's %ENV stores it, one byte a
+ * character where it can be, UTF-8 where it cannot */
 static char *
 c_string(pTHX_ SV *sv)
 {
-    return SvOK(sv) ? SvPV_nolen(sv) : (char *)"";
+    if (!SvOK(sv)) return (char *)"";
+    if (SvUTF8(sv)) {
+        sv = sv_mortalcopy(sv);
+        sv_utf8_downgrade(sv, TRUE);
+    }
+    return SvPV_nolen(sv);
+}
+
+/* A descriptor that is not 0, 1 or 2: one of those could be overwritten by the child's dup2
+ * onto another before it is copied. A copy closed on exec, to be closed after the spawn (or
+ * the descriptor itself, with *copy -1) */
+static int
+above_stdio(int fd, int *copy)
+{
+    *copy = fd >= 0 && fd < 3 ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : -1;
+    return *copy >= 0 ? *copy : fd;
 }
 
 static char **
@@ -89,7 +106,7 @@ xs_spawn(file, args_ref, env_ref, dir, in, out, err)
     sigset_t none, reset;
     char **argv, **envp;
     pid_t pid;
-    int failed;
+    int failed, copies[3], i;
   CODE:
     if (!SvROK(args_ref) || SvTYPE(SvRV(args_ref)) != SVt_PVAV)
         croak("spawn: the arguments are not an array reference");
@@ -97,25 +114,33 @@ xs_spawn(file, args_ref, env_ref, dir, in, out, err)
         croak("spawn: the environment is not a hash reference");
     argv = argv_list(aTHX_ file, (AV *)SvRV(args_ref));
     envp = env_list(aTHX_ (HV *)SvRV(env_ref));
+    in  = above_stdio(in, &copies[0]);
+    out = above_stdio(out, &copies[1]);
+    err = above_stdio(err, &copies[2]);
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, in, 0);
-    posix_spawn_file_actions_adddup2(&actions, out, 1);
-    posix_spawn_file_actions_adddup2(&actions, err, 2);
-    posix_spawn_file_actions_addchdir_np(&actions, dir);
+    failed = posix_spawn_file_actions_adddup2(&actions, in, 0);
+    if (!failed) failed = posix_spawn_file_actions_adddup2(&actions, out, 1);
+    if (!failed) failed = posix_spawn_file_actions_adddup2(&actions, err, 2);
+    if (!failed) failed = posix_spawn_file_actions_addchdir_np(&actions, dir);
 
-    /* No signal blocked, and the two a worker ignores (PIPE, INT) as a new program has them:
-     * an ignored signal stays ignored across exec */
+    /* No signal blocked, and those a worker ignores as a new program has them (an ignored
+     * signal stays ignored across exec): PIPE and INT, and FPE, which perl ignores from its
+     * start and its own exec puts back. (glibc's child leaves its two internal signals, 32
+     * and 33, ignored: no program has a use for them.) */
     posix_spawnattr_init(&attr);
     sigemptyset(&none);
     sigemptyset(&reset);
     sigaddset(&reset, SIGPIPE);
     sigaddset(&reset, SIGINT);
+    sigaddset(&reset, SIGFPE);
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setsigdefault(&attr, &reset);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    failed = posix_spawn(&pid, file, &actions, &attr, argv, envp);
+    if (!failed) failed = posix_spawn(&pid, file, &actions, &attr, argv, envp);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
+    for (i = 0; i < 3; i++)
+        if (copies[i] >= 0) close(copies[i]);
     if (failed) {
         SETERRNO(failed, 0);
         RETVAL = &PL_sv_undef;

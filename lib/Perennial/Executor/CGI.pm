@@ -92,10 +92,11 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {    # A pro
     my $errno = $! + 0;
     close $_ for $out_w, $err_w, $stdin;
 
-    if (!$pid) {    # As mod_cgi's "exec of ... failed"; out of processes or memory: 503
+    if (!$pid) {    # As mod_cgi's messages; out of processes or memory: 503, try again later
         local $! = $errno;
         my $busy = $!{EAGAIN} || $!{ENOMEM};
-        $self->{log}->error(where($hit, $env) . ": exec of $file failed: $!");
+        $self->{log}->error(where($hit, $env)
+                . ($busy ? ": couldn't create child process: $!" : ": exec of $file failed: $!"));
         return $respond->(error_page($busy ? 503 : 500, $env));
     }
     my $timed_out = $self->_pump($pid, $out_r, $err_r, $out, $file);
