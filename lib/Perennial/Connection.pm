@@ -426,7 +426,7 @@ sub _read_head ($self, $sock, $buf_ref, $base, $peer, $t0, $served, $n) {
         # (A whole plain head at the first look was read in C by the caller: the judge's here)
         my ($len, $status)
             = judged_head($buf_ref, $env //= {%$base, %$peer}, \$scan, $self->{limits});
-        return ($len, 0, $env) if $len;
+        return $self->_judged($len, $env) if $len;
 
         # The parser empties the environment of a head it cannot read (a target whose "%"
         # escapes do not decode): the refusal's log line and access line name the client
@@ -436,6 +436,16 @@ sub _read_head ($self, $sock, $buf_ref, $base, $peer, $t0, $served, $n) {
         return head_failed($env, $base, $peer, $buf_ref, 408, $late) if $late;
         $n = sysread $sock, $$buf_ref, $READ_SIZE, length $$buf_ref;
     }
+}
+
+# A head the judge found good: said in the log when fields of it were left out (only the judge
+# reads a head with an underscore in a field's name: the C leaves it to it)
+sub _judged ($self, $len, $env) {
+    $self->{log}->info('header field left out (a name with an underscore, which would read as one '
+            . "with a hyphen): $env->{'perennial.dropped'} ("
+            . request_of($env) . ')')
+        if $env->{'perennial.dropped'};
+    return ($len, 0, $env);
 }
 
 # Waits for more of a head (false when it can be read): no later than RequestReadTimeout's

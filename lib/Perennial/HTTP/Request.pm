@@ -59,8 +59,9 @@ sub parse_head ($buf_ref, $env, $limits) {
         if $eol == 0;
     return _refused($env, 414, "its request line is longer than LimitRequestLine ($limits->{line})")
         if $eol > $limits->{line} + 1 || ($eol < 0 && length $$buf_ref > $limits->{line} + 1);
-    my $len = parse_http_request($$buf_ref, $env);
+    my $len = _parsed($buf_ref, $env);
     return _incomplete($buf_ref, $eol, $env, $limits) if $len == -2;
+
     if ($len < 0) {
         my @refusal = _too_many($buf_ref, $eol, $limits);
         return _refused($env, @refusal ? @refusal : _malformed($$buf_ref, $eol));
@@ -75,6 +76,32 @@ sub parse_head ($buf_ref, $env, $limits) {
         || _header_lines($buf_ref, $eol, $len, $env, $limits)
         || _judged($env, $limits)
         || $len;
+}
+
+# The head as the parser reads it (its length in $$buf_ref, as parse_http_request's), without
+# the fields _without_underscores leaves out
+sub _parsed ($buf_ref, $env) {
+    return parse_http_request($$buf_ref, $env) if index($$buf_ref, '_') < 0;
+    my ($clean, $dropped) = _without_underscores($buf_ref, $env);
+    my $len = parse_http_request($clean // $$buf_ref, $env);
+    return $dropped && $len > 0 ? $len + $dropped : $len;
+}
+
+# The parser reads a field name as its environment's key, with "_" for "-": `Transfer_Encoding`
+# would frame the body as Transfer-Encoding does, and `X_Remote_User` would join `X-Remote-User`,
+# which a proxy in front may be the only one to set. A proxy reads neither as those, and Apache
+# keeps them out of a script's environment (nginx drops them). So a whole head's fields whose
+# names have an underscore are left out of what the parser reads: the head to parse without
+# them, the bytes left out, and their names in perennial.dropped for the log (none: ())
+sub _without_underscores ($buf_ref, $env) {
+    my $end = index $$buf_ref, "\n\r\n";
+    $end = index $$buf_ref, "\n\n" if $end < 0;
+    return if $end < 0;    # Not whole yet
+    my $head = substr $$buf_ref, 0, $end + 1;
+    my @names;
+    $head =~ s/(?<=\n)([^:\r\n]*_[^:\r\n]*):[^\n]*\n/push @names, $1; ''/ge or return;
+    $env->{'perennial.dropped'} = join ', ', @names;
+    return ($head . substr($$buf_ref, $end + 1), $end + 1 - length $head);
 }
 
 # A head not complete yet: 0 to wait for more, unless it is past a limit already
