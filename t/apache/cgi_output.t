@@ -119,6 +119,34 @@ subtest 'a file without a #! line: executed itself, as mod_cgi does, so no shell
         'the log says why, as Apache\'s does';
 };
 
+subtest 'a script that closes its output and runs on: answered, then ended, as by mod_cgi' => sub {
+    my $marks = "$dir/marks";
+    mkdir $marks;
+    chmod 0777, $marks;
+    write_file("$cgi/closes.pl", <<"PL", 0755);
+#!/usr/bin/perl
+\$| = 1;
+my \$mark = "$marks/\$ENV{QUERY_STRING}";
+open my \$pid, '>', "\$mark.pid" or die; print \$pid \$\$; close \$pid;
+print "Content-Type: text/plain\\n\\nanswered\\n";
+close STDOUT; close STDERR;
+sleep 10;
+open my \$done, '>', "\$mark.done" or die; close \$done;
+PL
+    system("chmod -R a+rX $cgi") == 0 or die;
+    for my $server (['mod_cgi', $aport, '/cgi-bin'], ['Perennial', $srv->port, '/cgi-bin']) {
+        my ($name, $port, $path) = @$server;
+        my $answer = answer_of($port, {}, GET => "$path/closes.pl?$name");
+        is_deeply [@$answer{qw(status body)}], [200, "answered\n"], "$name: the answer";
+        my $pid = do { local (@ARGV, $/) = "$marks/$name.pid"; <> };
+        wait_until(sub { !kill 0, $pid }, 20, "$name: the script's process ends");
+        ok !-e "$marks/$name.done", "$name: ended by the server, not by running to its end";
+    }
+    like $srv->error_log,
+        qr{closes\.pl \(request GET /cgi-bin/closes\.pl\?Perennial\): still running after its output ended: TERM},
+        'the log says so';
+};
+
 $srv->stop;
 
 subtest 'no ErrorLog: the log is stderr, which a script\'s children have too' => sub {

@@ -2,6 +2,7 @@ package Perennial::Executor::CGI;
 use v5.36;
 use Carp        qw(croak);
 use Errno       qw(EINTR);
+use POSIX       qw(WNOHANG);
 use Time::HiRes ();
 use Perennial::Executor::Environment;
 use Perennial::Executor::Front qw(error_page where);
@@ -71,9 +72,12 @@ sub _pump ($self, $pid, $out_r, $err_r, $out, $file) {
         }
     }
     $self->_stderr_lines("$err_buf\n", $file) if length $err_buf;
-    if ($timed_out) { kill 'TERM', $pid; Time::HiRes::sleep(0.1); kill 'KILL', $pid }
+    return 0 unless $timed_out;
+    kill 'TERM', $pid;
+    Time::HiRes::sleep(0.1);
+    kill 'KILL', $pid;
     waitpid $pid, 0;
-    return $timed_out;
+    return 1;
 }
 
 sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {    # A program: no $r
@@ -100,7 +104,34 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {    # A pro
         return $respond->(error_page($busy ? 503 : 500, $env));
     }
     my $timed_out = $self->_pump($pid, $out_r, $err_r, $out, $file);
-    return $self->_finish($out, $env, $hit, $respond, $timed_out);
+    my $done      = eval { $self->_finish($out, $env, $hit, $respond, $timed_out); 1 };
+    my $error     = $@;
+    $self->_reap($pid, $hit, $env) unless $timed_out;    # After its response, as mod_cgi's
+    die $error                     unless $done;
+    return;
+}
+
+# The script's process once its output has ended and its response gone: a script that closed
+# its output and runs on gets TERM, and KILL 3 s later, as Apache's mod_cgi ends its scripts at
+# the end of their request (a moment's grace first, for one that is exiting)
+sub _reap ($self, $pid, $hit, $env) {
+    my $until = Time::HiRes::time() + 0.05;
+    while (1) {
+        return if waitpid($pid, WNOHANG);         # Ended (or not a child any more)
+        last   if Time::HiRes::time() > $until;
+        Time::HiRes::sleep(0.002);
+    }
+    $self->{log}->info(where($hit, $env) . ': still running after its output ended: TERM');
+    kill 'TERM', $pid;
+    $until = Time::HiRes::time() + 3;
+    while (Time::HiRes::time() < $until) {
+        return if waitpid($pid, WNOHANG);
+        Time::HiRes::sleep(0.02);
+    }
+    $self->{log}->info(where($hit, $env) . ': still running 3 s after TERM: KILL');
+    kill 'KILL', $pid;
+    waitpid $pid, 0;
+    return;
 }
 
 sub _finish ($self, $out, $env, $hit, $respond, $timed_out) {
