@@ -119,6 +119,20 @@ subtest 'a file without a #! line: executed itself, as mod_cgi does, so no shell
         'the log says why, as Apache\'s does';
 };
 
+subtest 'a script that prints nothing: 500, and the log in Apache\'s words' => sub {
+    write_file("$cgi/silent.pl", "#!/usr/bin/perl\nexit 0;\n", 0755);
+    system("chmod -R a+rX $cgi") == 0 or die;
+    is answer_of($aport, {}, GET => '/cgi-bin/silent.pl')->{status}, 500, 'mod_cgi: 500';
+    for my $mode (@modes) {
+        is answer_of($srv->port, {}, GET => "/$mode/silent.pl")->{status}, 500, "/$mode: 500";
+    }
+    wait_until(sub { slurp("$run/error.log") =~ /End of script output before headers/ },
+        10, 'Apache logs it');
+    my @said
+        = $srv->error_log =~ /silent\.pl \(request GET \S+\): End of script output before headers/g;
+    is scalar @said, 3, 'and so does Perennial, in each mode';
+};
+
 subtest 'a script that closes its output and runs on: answered, then ended, as by mod_cgi' => sub {
     my $marks = "$dir/marks";
     mkdir $marks;

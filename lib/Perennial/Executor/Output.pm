@@ -104,8 +104,12 @@ sub error ($self) { $self->{error} }
 sub finish ($self) {
     return $self->{error} if $self->{error};
     if (!$self->{headers}) {
-        my $seen = length $self->{head} ? substr($self->{head}, 0, 60) =~ s/\s+/ /gr : 'nothing';
-        $self->_fail("malformed header from script (no blank line after the header): '$seen'");
+        my $seen = substr($self->{head}, 0, 60) =~ s/\s+/ /gr;
+        $self->_fail(
+            length $seen
+            ? "malformed header from script (no blank line after the header): '$seen'"
+            : 'End of script output before headers'
+        );    # Apache's words for nothing at all
         return $self->{error};
     }
     if ($self->{writer}) {
