@@ -104,6 +104,7 @@ xs_spawn(file, args_ref, env_ref, dir, in, out, err)
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attr;
     sigset_t none, reset;
+    struct sigaction ignore, was[3];
     char **argv, **envp;
     pid_t pid;
     int failed, copies[3], i;
@@ -123,20 +124,27 @@ xs_spawn(file, args_ref, env_ref, dir, in, out, err)
     if (!failed) failed = posix_spawn_file_actions_adddup2(&actions, err, 2);
     if (!failed) failed = posix_spawn_file_actions_addchdir_np(&actions, dir);
 
-    /* No signal blocked, and those a worker ignores as a new program has them (an ignored
-     * signal stays ignored across exec): PIPE and INT, and FPE, which perl ignores from its
-     * start and its own exec puts back. (glibc's child leaves its two internal signals, 32
-     * and 33, ignored: no program has a use for them.) */
+    /* The signals as Apache's CGI scripts start with them: none blocked, PIPE, INT and XFSZ
+     * ignored (an ignored signal stays ignored across exec, and those are ignored in Apache's
+     * children: the worker ignores them for the spawn, and has its own back after), the rest
+     * at their default, FPE too, which perl ignores from its start and its own exec puts back.
+     * (glibc's child leaves its two internal signals, 32 and 33, ignored.) */
     posix_spawnattr_init(&attr);
     sigemptyset(&none);
     sigemptyset(&reset);
-    sigaddset(&reset, SIGPIPE);
-    sigaddset(&reset, SIGINT);
     sigaddset(&reset, SIGFPE);
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setsigdefault(&attr, &reset);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    memset(&ignore, 0, sizeof ignore);
+    ignore.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &ignore, &was[0]);
+    sigaction(SIGINT, &ignore, &was[1]);
+    sigaction(SIGXFSZ, &ignore, &was[2]);
     if (!failed) failed = posix_spawn(&pid, file, &actions, &attr, argv, envp);
+    sigaction(SIGPIPE, &was[0], NULL);
+    sigaction(SIGINT, &was[1], NULL);
+    sigaction(SIGXFSZ, &was[2], NULL);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
     for (i = 0; i < 3; i++)

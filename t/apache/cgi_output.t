@@ -119,6 +119,21 @@ subtest 'a file without a #! line: executed itself, as mod_cgi does, so no shell
         'the log says why, as Apache\'s does';
 };
 
+subtest 'the signals a script starts with: those of mod_cgi\'s scripts' => sub {
+    write_file("$cgi/signals.pl", <<'PL', 0755);
+#!/usr/bin/perl
+open my $status, '<', "/proc/$$/status" or die;
+my %mask = map { /^(Sig\w+):\s*(\w+)/ ? ($1 => $2) : () } <$status>;
+printf "Content-Type: text/plain\n\nignored %08x blocked %08x\n",
+    map { hex(substr $mask{$_}, -8) & 0x7fffffff } qw(SigIgn SigBlk);    # Signals 1 to 31
+PL
+    system("chmod -R a+rX $cgi") == 0 or die;
+    my $apache = answer_of($aport, {}, GET => '/cgi-bin/signals.pl');
+    like $apache->{body}, qr/\Aignored [0-9a-f]{8} blocked 00000000\n\z/, 'mod_cgi: the masks';
+    is_deeply answer_of($srv->port, {}, GET => '/cgi-bin/signals.pl'), $apache,
+        "Perennial's CGI: the same ($apache->{body})";
+};
+
 subtest 'a script that prints nothing: 500, and the log in Apache\'s words' => sub {
     write_file("$cgi/silent.pl", "#!/usr/bin/perl\nexit 0;\n", 0755);
     system("chmod -R a+rX $cgi") == 0 or die;

@@ -17,8 +17,8 @@ our $SYS_EXECVE
     = eval { require 'syscall.ph'; &SYS_execve() };    ## no critic (RequireBarewordIncludes)
 
 # The program $file with @$args after its name, %$env its whole environment, in $dir, with the
-# descriptors $in, $out and $err as its 0, 1 and 2; PIPE, INT and FPE as a new program has
-# them, no signal blocked. Its pid, or undef with $! saying why it did not start (the
+# descriptors $in, $out and $err as its 0, 1 and 2; its signals as Apache's CGI scripts have
+# them (PIPE, INT and XFSZ ignored, the rest at their default, none blocked). Its pid, or undef with $! saying why it did not start (the
 # directory, or the exec), after which there is no child to wait for.
 sub pp_spawn ($file, $args, $env, $dir, $in, $out, $err) {
     pipe(my $failed_r, my $failed_w) or return;    # Both close on exec: nothing read is success
@@ -40,7 +40,8 @@ sub _child ($file, $args, $env, $dir, $fds, $failed) {
         POSIX::dup2($from[$_], $_) // die for 0 .. 2;
         POSIX::close($from[$_]) for grep { $from[$_] != $fds->[$_] } 0 .. 2;
         chdir $dir or die;
-        $SIG{$_} = 'DEFAULT' for qw(PIPE INT FPE);    ## no critic (RequireLocalizedPunctuationVars)
+        $SIG{$_} = 'IGNORE' for qw(PIPE INT XFSZ);    ## no critic (RequireLocalizedPunctuationVars)
+        $SIG{FPE} = 'DEFAULT';                        ## no critic (RequireLocalizedPunctuationVars)
         POSIX::sigprocmask(POSIX::SIG_SETMASK(), POSIX::SigSet->new);
         _exec($file, [$file, @$args], [map { "$_=" . ($env->{$_} // '') } keys %$env]);
     };
@@ -99,9 +100,10 @@ What L<Perennial::Executor::CGI> starts a script with, as Apache's mod_cgi start
 itself is executed (its C<#!> line names its interpreter; a file without one is not given to
 a shell, as under mod_cgi), with the environment given and nothing else of the worker's, in
 the directory given, with the three descriptors as its standard input, output and error and
-no other descriptor of the worker's (Perl opens every other one close-on-exec). SIGPIPE and
-SIGINT, which a worker ignores, and SIGFPE, which perl ignores from its start, are back to
-their default, and no signal is blocked.
+no other descriptor of the worker's (Perl opens every other one close-on-exec). Its signals
+are as Apache's CGI scripts have them: SIGPIPE, SIGINT and SIGXFSZ ignored (so a write to a
+closed pipe fails with EPIPE instead of killing the script), every other one at its default,
+SIGFPE too (perl ignores it from its start), and none blocked.
 
 With the C build it is C<posix_spawn(3)>: glibc's child shares the worker's memory until it
 execs, so a large worker costs no more to start a script from than a small one. Without it,
