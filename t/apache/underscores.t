@@ -70,6 +70,15 @@ my @cases = (
         "POST /PATH HTTP/1.1\r\nHost: a\r\nContent_Length: 24\r\n\r\nGET /PATH?two HTTP/1.0\r\n\r\n"
     ],
 );
+push @cases, (    # Found by a review: the head's end and its bytes are the parser's, as sent
+    [   'a head ended by a bare LF, a CRLF blank line and an underscore line after it',
+        "POST /PATH HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\nA_B: xxxxxxxxxxxx\r\r\n\r\n"
+            . "helloGET /PATH?smuggled HTTP/1.0\r\n\r\n"
+    ],
+    [   'a bare CR in the value of a field with an underscore',
+        "GET /PATH HTTP/1.1\r\nHost: a\r\nX_Y: a\rb\nConnection: close\r\n\r\n"
+    ],
+);
 for my $case (@cases) {
     my ($what, $bytes) = @$case;
     my $apache = exchange($aport, $bytes =~ s{/PATH}{/cgi-bin/who.pl}r);

@@ -106,8 +106,12 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {    # A pro
     my $timed_out = $self->_pump($pid, $out_r, $err_r, $out, $file);
     my $done      = eval { $self->_finish($out, $env, $hit, $respond, $timed_out); 1 };
     my $error     = $@;
-    $self->_reap($pid, $hit, $env) unless $timed_out;    # After its response, as mod_cgi's
-    die $error                     unless $done;
+    if    ($timed_out) { }               # Killed and reaped already
+    elsif ($env->{'psgix.cleanup'}) {    # After the response has gone, a redirect's included
+        push @{$env->{'psgix.cleanup.handlers'}}, sub ($e) { $self->_reap($pid, $hit, $e) };
+    }
+    else { $self->_reap($pid, $hit, $env) }
+    die $error unless $done;
     return;
 }
 

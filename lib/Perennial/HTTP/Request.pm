@@ -79,29 +79,30 @@ sub parse_head ($buf_ref, $env, $limits) {
 }
 
 # The head as the parser reads it (its length in $$buf_ref, as parse_http_request's), without
-# the fields _without_underscores leaves out
+# the fields _without_underscores leaves out. Where the head ends, and whether its bytes are
+# good, is the parser's answer on the bytes as sent: only then are fields taken out, and only
+# inside that head (a head ended by a bare LF, with a "\n\r\n" later in the buffer, must not end
+# later for want of an underscore line; a CR in a line taken out must still be refused).
 sub _parsed ($buf_ref, $env) {
     return parse_http_request($$buf_ref, $env) if index($$buf_ref, '_') < 0;
-    my ($clean, $dropped) = _without_underscores($buf_ref, $env);
-    my $len = parse_http_request($clean // $$buf_ref, $env);
-    return $dropped && $len > 0 ? $len + $dropped : $len;
+    my $len = parse_http_request($$buf_ref, my $probe = {});
+    return parse_http_request($$buf_ref, $env) if $len <= 0;
+    my $clean = _without_underscores(substr($$buf_ref, 0, $len), $env)
+        // return parse_http_request($$buf_ref, $env);
+    return parse_http_request($clean, $env) == length $clean ? $len : -1;
 }
 
 # The parser reads a field name as its environment's key, with "_" for "-": `Transfer_Encoding`
 # would frame the body as Transfer-Encoding does, and `X_Remote_User` would join `X-Remote-User`,
 # which a proxy in front may be the only one to set. A proxy reads neither as those, and Apache
 # keeps them out of a script's environment (nginx drops them). So a whole head's fields whose
-# names have an underscore are left out of what the parser reads: the head to parse without
-# them, the bytes left out, and their names in perennial.dropped for the log (none: ())
-sub _without_underscores ($buf_ref, $env) {
-    my $end = index $$buf_ref, "\n\r\n";
-    $end = index $$buf_ref, "\n\n" if $end < 0;
-    return if $end < 0;    # Not whole yet
-    my $head = substr $$buf_ref, 0, $end + 1;
+# names have an underscore are left out of what the parser reads: the head without them, their
+# names in perennial.dropped for the log (none: undef)
+sub _without_underscores ($head, $env) {
     my @names;
     $head =~ s/(?<=\n)([^:\r\n]*_[^:\r\n]*):[^\n]*\n/push @names, $1; ''/ge or return;
     $env->{'perennial.dropped'} = join ', ', @names;
-    return ($head . substr($$buf_ref, $end + 1), $end + 1 - length $head);
+    return $head;
 }
 
 # A head not complete yet: 0 to wait for more, unless it is past a limit already
