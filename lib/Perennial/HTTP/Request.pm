@@ -78,29 +78,31 @@ sub parse_head ($buf_ref, $env, $limits) {
         || $len;
 }
 
-# The head as the parser reads it (its length in $$buf_ref, as parse_http_request's), without
-# the fields _without_underscores leaves out. Where the head ends, and whether its bytes are
-# good, is the parser's answer on the bytes as sent: only then are fields taken out, and only
-# inside that head (a head ended by a bare LF, with a "\n\r\n" later in the buffer, must not end
-# later for want of an underscore line; a CR in a line taken out must still be refused).
+# The head as the parser reads it: its length in $$buf_ref, as parse_http_request's. Where the
+# head ends, and whether its bytes are good, is the parser's answer on the bytes as sent; only
+# then, and only when a field's name in that head has an underscore, is the head parsed again
+# without those fields (a head ended by a bare LF must not end later for want of such a line,
+# and a CR in a line taken out must still be refused). An underscore in the target, a value or
+# the body (a cookie's `_ga`) costs nothing more than the look at the names.
+my $UNDERSCORED = qr/(?<=\n)([^:\r\n]*_[^:\r\n]*):[^\n]*\n/;    # A line, its name in \$1
+
 sub _parsed ($buf_ref, $env) {
-    return parse_http_request($$buf_ref, $env) if index($$buf_ref, '_') < 0;
-    my $len = parse_http_request($$buf_ref, my $probe = {});
-    return parse_http_request($$buf_ref, $env) if $len <= 0;
-    my $clean = _without_underscores(substr($$buf_ref, 0, $len), $env)
-        // return parse_http_request($$buf_ref, $env);
+    my $len = parse_http_request($$buf_ref, $env);
+    return $len if $len <= 0 || substr($$buf_ref, 0, $len) !~ $UNDERSCORED;
+    my $clean = _without_underscores(substr($$buf_ref, 0, $len), $env);
+    delete @$env{grep {/\A(?:HTTP_|CONTENT_(?:LENGTH|TYPE)\z)/} keys %$env};    # The fields'
     return parse_http_request($clean, $env) == length $clean ? $len : -1;
 }
 
 # The parser reads a field name as its environment's key, with "_" for "-": `Transfer_Encoding`
 # would frame the body as Transfer-Encoding does, and `X_Remote_User` would join `X-Remote-User`,
 # which a proxy in front may be the only one to set. A proxy reads neither as those, and Apache
-# keeps them out of a script's environment (nginx drops them). So a whole head's fields whose
-# names have an underscore are left out of what the parser reads: the head without them, their
-# names in perennial.dropped for the log (none: undef)
+# keeps them out of a script's environment (nginx drops them). So a head's fields whose names
+# have an underscore are left out of what the parser reads: the head without them, their names
+# in perennial.dropped for the log
 sub _without_underscores ($head, $env) {
     my @names;
-    $head =~ s/(?<=\n)([^:\r\n]*_[^:\r\n]*):[^\n]*\n/push @names, $1; ''/ge or return;
+    $head =~ s/$UNDERSCORED/push @names, $1; ''/ge;
     $env->{'perennial.dropped'} = join ', ', @names;
     return $head;
 }
