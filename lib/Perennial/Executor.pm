@@ -54,15 +54,16 @@ sub new ($class, %args) {
     Perennial::Executor::Children->watch;              # Before any script can start a process
     Perennial::Executor::AcceptLoop->watch;            # Or run a FastCGI accept loop
     Perennial::Executor::CGIPragmas->read_defaults;    # What its scripts' pragmas change
-    my $self = bless {
+    my $environment = Perennial::Executor::Environment->new(%args);
+    my $self        = bless {
         policy    => $policy,
         keeps     => $policy->{cache} eq 'mtime',                 # Registry: scripts stay compiled
         flushes   => $policy->{flush} || $policy->{reset_inc},    # PerlRun: cleaned after each
         name      => $args{name} // $class,
         log       => $args{log}  // croak('log is required'),
         resolver  => Perennial::Executor::Resolver->new(root => $args{root}, check => $args{check}),
-        env       => Perennial::Executor::Environment->new(%args),
-        front     => Perennial::Executor::Front->new(%args),
+        env       => $environment,
+        front     => Perennial::Executor::Front->new(%args, environment => $environment),
         site      => undef,
         home      => getcwd(),
         umask     => umask,
@@ -73,7 +74,6 @@ sub new ($class, %args) {
         log     => $self->{log},
         root_ns => _root_namespace($args{name} // 'Executor', $args{location}, $args{host}),
         home    => $self->{home},
-        env     => $self->{env},
     );
     Perennial::Executor::Inc::init();
     Perennial::Executor::Catalog::register($self);
@@ -97,7 +97,7 @@ sub new ($class, %args) {
 sub compiled ($self) { $self->{scripts}->compiled($self->{name}) }
 
 # The script of a URL, compiled (again if it changed): (script, undef) or (undef, error)
-sub prepare ($self, $hit, $env = undef) { $self->{scripts}->prepare($hit, $env) }
+sub prepare ($self, $hit) { $self->{scripts}->prepare($hit) }
 
 sub to_app ($self) { $self->{front}->app($self, $self->{resolver}, $self->{scripts}) }
 
@@ -171,11 +171,11 @@ sub _unprinted ($self, $r, $out, $respond) {
     return 0;
 }
 
-# The script runs with the CGI environment (in %ENV unless PerlSetupEnv is Off, and put back
-# afterwards), STDIN, STDOUT and a clean set of globals. (One sub, not one per step: each Perl
-# call on a request's way costs 1.5k to 3k instructions, docs/design-notes.md.)
+# The script runs with the CGI environment (in %ENV since Front put it there before the
+# compile, unless PerlSetupEnv is Off), STDIN, STDOUT and a clean set of globals. (One sub, not
+# one per step: each Perl call on a request's way costs 1.5k to 3k instructions,
+# docs/design-notes.md.)
 sub _run_script ($self, $script, $hit, $env, $out, $phased) {
-    $self->{env}->put($env, $hit);
 
     # A script that writes %ENV itself gets the whole environment back afterwards
     local %ENV = %ENV if $script->{writes_env};
@@ -382,10 +382,9 @@ The path is below the executor's directory. Returns undef, or why it did not com
 
 =head2 prepare
 
-    my ($script, $error, $status) = $executor->prepare($hit, $env);
+    my ($script, $error, $status) = $executor->prepare($hit);
 
-The compiled script for a resolved file (cached by policy), compiled with the request's CGI
-variables in C<%ENV> when C<$env> is given; a subclass may return anything
+The compiled script for a resolved file (cached by policy); a subclass may return anything
 C<respond> understands. On failure: undef, the reason for the log, and the status (500).
 
 =head2 respond

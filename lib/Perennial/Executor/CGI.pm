@@ -155,7 +155,7 @@ sub _finish ($self, $out, $env, $hit, $respond, $timed_out) {
 }
 
 # Ready when it may be executed: there is nothing to compile
-sub prepare ($self, $hit, $env = undef) {    # Nothing compiles: the env is the child's
+sub prepare ($self, $hit) {
     return ({}, undef) if -x $hit->{file};
     return (undef, 'not executable (mod_cgi needs the execute bit)', 403);
 }

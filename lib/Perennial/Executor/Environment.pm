@@ -1,6 +1,5 @@
 package Perennial::Executor::Environment;
 use v5.36;
-use Scalar::Util ();
 use Perennial;
 use Perennial::Twins;
 
@@ -69,20 +68,8 @@ sub add ($class, $names, $values) {
     return;
 }
 
-# The variables of a script request, in %ENV (the hot path, in C: see sync_env). A script that
-# compiles for the request has them first, as under mod_perl, where %ENV is set up before the
-# handler compiles (a BEGIN block or `use lib "$ENV{DOCUMENT_ROOT}/lib"` sees this request's,
-# not the last one's): put for the compile (true $compiling), they are not put again for the
-# run that follows in the same request. The request is known by its PSGI environment, held
-# weakly, so that a compile whose run never came does not count for another request.
-sub put ($self, $env, $hit, $compiling = 0) {
-    my $compiled_for = delete $self->{compiled_for};
-    return
-        if !$compiling && $compiled_for && $compiled_for == $env && $self->{compiled_hit} == $hit;
-    if ($compiling) {
-        Scalar::Util::weaken($self->{compiled_for} = $env);
-        $self->{compiled_hit} = $hit;
-    }
+# The variables of a script request, in %ENV (the hot path, in C: see sync_env)
+sub put ($self, $env, $hit) {
     return sync_env(\%CGI_SET, undef, undef,         @{$self->{perl_only}}) unless $self->{setup};
     return sync_env(\%CGI_SET, $env,  $self->{skip}, @{$hit->{cgi} //= $self->_script_group($hit)});
 }

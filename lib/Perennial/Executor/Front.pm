@@ -14,13 +14,16 @@ use Perennial::Watchdog;
 our @EXPORT_OK = qw(error_page where);
 
 # log; exec_cgi (Options ExecCGI, on unless told); limits, the watchdog's [deadline, slow];
-# dispatch, a reference to the dispatcher a local redirect goes back through
+# dispatch, a reference to the dispatcher a local redirect goes back through; environment, the
+# Perennial::Executor::Environment that puts a request's CGI variables in %ENV (a resident
+# executor's: mod_cgi's scripts get theirs in their own process)
 sub new ($class, %args) {
     return bless {
-        log      => $args{log},
-        exec_cgi => $args{exec_cgi} // 1,
-        limits   => $args{limits},
-        dispatch => $args{dispatch},
+        log         => $args{log},
+        exec_cgi    => $args{exec_cgi} // 1,
+        limits      => $args{limits},
+        dispatch    => $args{dispatch},
+        environment => $args{environment},
     }, $class;
 }
 
@@ -33,7 +36,12 @@ sub serve ($self, $runner, $env, $hit, $r = undef, $scripts = $runner) {
         $self->{log}->error("Options ExecCGI is off in this directory: $hit->{file}");
         return error_page(403, $env);
     }
-    my ($script, $err, $status) = $scripts->prepare($hit, $env);
+
+    # The request's CGI variables first: a compile sees them, as under mod_perl, where %ENV is set
+    # up before the handler compiles (a BEGIN block, `use lib "$ENV{DOCUMENT_ROOT}/lib"`), and
+    # the script runs with them
+    $self->{environment}->put($env, $hit) if $self->{environment};
+    my ($script, $err, $status) = $scripts->prepare($hit);
     if (!$script) {
         $self->{log}->error(where($hit, $env) . ": $err");
         return error_page($status // 500, $env);
@@ -100,7 +108,9 @@ through the dispatcher, in the same request.
 
 =head2 new
 
-Takes C<log>, C<exec_cgi> (on unless told), C<limits> and C<dispatch>; other keys are ignored,
+Takes C<log>, C<exec_cgi> (on unless told), C<limits>, C<dispatch> and C<environment> (the
+L<Perennial::Executor::Environment> whose C<put> sets C<%ENV> before C<prepare>, so that a
+compile sees the request's CGI variables, as under mod_perl); other keys are ignored,
 so an executor can hand it its own arguments.
 
 =head2 serve

@@ -21,7 +21,7 @@ use Perennial::Script;
 
 sub new ($class, %args) {
     return bless {
-        %args{qw(policy log root_ns home env)},
+        %args{qw(policy log root_ns home)},
         keeps => $args{policy}{cache} eq 'mtime',                # Registry: compiled once, kept
         cache => {},
         files => {},                                             # What is kept of each file (_kept)
@@ -44,7 +44,7 @@ sub compiled ($self, $handler) {
     } sort keys %$cache;
 }
 
-sub prepare ($self, $hit, $env = undef) {
+sub prepare ($self, $hit) {
     my $cached = $self->{cache}{$hit->{file}};
     return ($cached, undef) if $cached && $self->_still_good($cached, $hit);
 
@@ -59,7 +59,6 @@ sub prepare ($self, $hit, $env = undef) {
     Perennial::Executor::Compiler::delete_package($package) if $self->{keeps};
     my $chdir = $self->{policy}{chdir};
     chdir $hit->{dir} or return (undef, "Can't chdir to the script's directory: $!") if $chdir;
-    $self->{env}->put($env, $hit, 1) if $env && $self->{env};    # This request's, as mod_perl's
     Perennial::Executor::Inc::enter();
     my $keeps = $self->{keeps};
     Perennial::Executor::Libraries::compiling($hit->{file}) if $keeps;
@@ -276,8 +275,8 @@ Perennial::Executor::Scripts - the compiled scripts of one executor
 =head1 SYNOPSIS
 
     my $scripts = Perennial::Executor::Scripts->new(policy => {cache => 'mtime', chdir => 1},
-        log => $log, root_ns => 'Perennial::ROOT::Registry', home => getcwd(), env => $environment);
-    my ($script, $err) = $scripts->prepare($hit, $env);
+        log => $log, root_ns => 'Perennial::ROOT::Registry', home => getcwd());
+    my ($script, $err) = $scripts->prepare($hit);
 
 =head1 DESCRIPTION
 
@@ -293,16 +292,14 @@ or one a previous generation compiled in this process, starts from an empty pack
 =head2 new
 
     my $scripts = Perennial::Executor::Scripts->new(policy => $policy, log => $log,
-        root_ns => $namespace, home => $dir, env => $environment);
+        root_ns => $namespace, home => $dir);
 
 =head2 prepare
 
-    my ($script, $error) = $scripts->prepare($hit, $env);
+    my ($script, $error) = $scripts->prepare($hit);
 
 The script of a resolved URL (C<file>, C<dir>, C<mtime>, C<stamp>), compiled if it is not kept
-or changed. With the request's PSGI environment, a compile runs with the request's CGI
-variables in C<%ENV> (through the C<env> given to C<new>, a L<Perennial::Executor::Environment>),
-as mod_perl sets them up before its handler compiles.
+or changed.
 
 =head2 compiled
 
