@@ -172,7 +172,7 @@ PL
         ok !-e "$marks/$name.done", "$name: ended by the server, not by running to its end";
     }
     like $srv->error_log,
-        qr{closes\.pl \(request GET /cgi-bin/closes\.pl\?Perennial\): still running after its output ended: TERM},
+        qr{closes\.pl \(request GET /cgi-bin/closes\.pl\?Perennial\): still running after its response: TERM},
         'the log says so';
 };
 

@@ -72,12 +72,7 @@ sub _pump ($self, $pid, $out_r, $err_r, $out, $file) {
         }
     }
     $self->_stderr_lines("$err_buf\n", $file) if length $err_buf;
-    return 0 unless $timed_out;
-    kill 'TERM', $pid;
-    Time::HiRes::sleep(0.1);
-    kill 'KILL', $pid;
-    waitpid $pid, 0;
-    return 1;
+    return $timed_out;    # The process is _reap's, after the response
 }
 
 sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {    # A program: no $r
@@ -106,8 +101,7 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {    # A pro
     my $timed_out = $self->_pump($pid, $out_r, $err_r, $out, $file);
     my $done      = eval { $self->_finish($out, $env, $hit, $respond, $timed_out); 1 };
     my $error     = $@;
-    if    ($timed_out) { }               # Killed and reaped already
-    elsif ($env->{'psgix.cleanup'}) {    # After the response has gone, a redirect's included
+    if ($env->{'psgix.cleanup'}) {    # After the response has gone, a redirect's included
         push @{$env->{'psgix.cleanup.handlers'}}, sub ($e) { $self->_reap($pid, $hit, $e) };
     }
     else { $self->_reap($pid, $hit, $env) }
@@ -115,27 +109,28 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {    # A pro
     return;
 }
 
-# The script's process once its output has ended and its response gone: a script that closed
-# its output and runs on gets TERM, and KILL 3 s later, as Apache's mod_cgi ends its scripts at
-# the end of their request (a moment's grace first, for one that is exiting)
+# The script's process once its response has gone: one still running (it closed its output and
+# runs on, or it timed out) gets TERM, and KILL 3 s later, as Apache's mod_cgi ends its scripts
+# at the end of their request (a moment's grace first, for one that is exiting)
 sub _reap ($self, $pid, $hit, $env) {
-    my $until = Time::HiRes::time() + 0.05;
-    while (1) {
-        return if waitpid($pid, WNOHANG);         # Ended (or not a child any more)
-        last   if Time::HiRes::time() > $until;
-        Time::HiRes::sleep(0.002);
-    }
-    $self->{log}->info(where($hit, $env) . ': still running after its output ended: TERM');
+    return if _ended_within($pid, 0.05);
+    $self->{log}->info(where($hit, $env) . ': still running after its response: TERM');
     kill 'TERM', $pid;
-    $until = Time::HiRes::time() + 3;
-    while (Time::HiRes::time() < $until) {
-        return if waitpid($pid, WNOHANG);
-        Time::HiRes::sleep(0.02);
-    }
+    return if _ended_within($pid, 3);
     $self->{log}->info(where($hit, $env) . ': still running 3 s after TERM: KILL');
     kill 'KILL', $pid;
     waitpid $pid, 0;
     return;
+}
+
+# Whether the process ended (and is reaped, or is not a child any more) within $seconds
+sub _ended_within ($pid, $seconds) {
+    my $until = Time::HiRes::time() + $seconds;
+    while (1) {
+        return 1 if waitpid($pid, WNOHANG);
+        return 0 if Time::HiRes::time() >= $until;
+        Time::HiRes::sleep(0.005);
+    }
 }
 
 sub _finish ($self, $out, $env, $hit, $respond, $timed_out) {

@@ -1,0 +1,49 @@
+use v5.36;
+use lib 't/lib';
+use Test::More;
+use Perennial::Test qw(scratch_dir start_server wait_until write_file);
+
+# A CGI script that writes nothing for Timeout seconds: the client gets 504, the log says why,
+# and the script's process is ended after the response (TERM, then KILL 3 s later if it
+# ignores TERM), as Apache's mod_cgi ends it; the worker goes on serving
+my $dir   = scratch_dir();
+my $marks = "$dir/marks";
+mkdir $marks;
+chmod 0777, $marks;
+for my $script (['quiet.pl', ''], ['stubborn.pl', q{$SIG{TERM} = 'IGNORE';}]) {
+    my ($name, $first) = @$script;
+    write_file("$dir/cgi/$name", <<"PL", 0755);
+#!/usr/bin/perl
+$first
+open my \$pid, '>', "$marks/$name.pid" or die; print \$pid \$\$; close \$pid;
+sleep 30;
+print "Content-Type: text/plain\\n\\nlate\\n";
+PL
+}
+write_file("$dir/cgi/hello.pl",
+    qq{#!/usr/bin/perl\nprint "Content-Type: text/plain\\n\\nhello\\n";\n}, 0755);
+system("chmod -R a+rX $dir") == 0 or die;
+my $srv = start_server(
+    workers => 1,
+    conf    => "Timeout 1\nScriptAlias /cgi-bin/ $dir/cgi/\n<Directory $dir/cgi>\n"
+        . "    Require all granted\n</Directory>\n"
+);
+
+for my $name ('quiet.pl', 'stubborn.pl') {
+    is $srv->get("/cgi-bin/$name")->{status}, 504, "$name: 504 after Timeout without output";
+    my $pid = do { local (@ARGV, $/) = "$marks/$name.pid"; <> };
+    ok wait_until(sub { !kill 0, $pid }, 10, "$name: its process ends"),
+        "$name: its process is ended";
+    is $srv->get('/cgi-bin/hello.pl')->{content}, "hello\n", "$name: the worker serves on";
+}
+my $log = $srv->error_log;
+like $log,
+    qr{quiet\.pl \(request GET /cgi-bin/quiet\.pl\): Timeout waiting for output from CGI script},
+    'the log says why';
+like $log, qr{quiet\.pl \(request GET /cgi-bin/quiet\.pl\): still running after its response: TERM},
+    'and that it was sent TERM';
+like $log,
+    qr{stubborn\.pl \(request GET /cgi-bin/stubborn\.pl\): still running 3 s after TERM: KILL},
+    'and KILL, when it ignored TERM';
+$srv->stop;
+done_testing;
