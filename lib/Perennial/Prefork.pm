@@ -171,7 +171,7 @@ sub _reap ($self) {
         $self->upgrade_ended($status) if $pid == ($self->{upgrade_pid} // 0);
         next if $self->{companion}->reaped($pid, $self->_how($status), $stopping);
         my $w = delete $self->{workers}{$pid} or next;
-        $self->_log_exit($pid, $status, $self->{board}->slot($w->{slot}));
+        $self->_log_exit($pid, $status, $self->{board}->slot($w->{slot}), $stopping);
         $self->{board}->release($w->{slot});
         delete $self->{slots}{$w->{slot}};
 
@@ -201,12 +201,19 @@ sub _how ($self, $status) {
 
 sub _idle ($self, $w) { $IDLE{$self->{board}->state_of($w->{slot})} }
 
-sub _log_exit ($self, $pid, $status, $slot) {
+# A worker that died while busy lost its request. One that a stop ended (TERM, or KILL when it
+# ignored TERM) was told to go: what it was serving may have been cut short, or its response
+# may have gone whole just before its scoreboard said so, a window no order of the two closes
+sub _log_exit ($self, $pid, $status, $slot, $stopping) {
     my $how = $self->_how($status);
     $self->{log}->info("worker $pid exited ($how, $slot->{requests} requests)");
-    $self->{log}->error("worker $pid died ($how) serving '$slot->{request}' for $slot->{client}: "
-            . 'that request is lost')
-        if $status && $BUSY{$slot->{state}};
+    return if !$status || !$BUSY{$slot->{state}};
+    my $doing = "serving '$slot->{request}' for $slot->{client}";
+    return $self->{log}->warn("worker $pid stopped ($how) $doing: the stop may have cut its "
+            . 'response short (graceful-stop lets requests finish)')
+        if $stopping && $how =~ /\b(?:TERM|KILL)\z/;
+    $self->{log}->error("worker $pid died ($how) $doing: that request is lost");
+    return;
 }
 
 # Once StartServers workers are serving (past S): the event 'ready' (systemd is told), and a

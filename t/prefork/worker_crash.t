@@ -59,6 +59,21 @@ subtest 'crashes in the middle of a request: KILL, a segfault, _exit' => sub {
     $srv->stop;
 };
 
+# A fast stop ends the requests in progress, as Apache's does: the log says so, at warn, and
+# does not call it a crash (the response may also have gone whole just before the stop came)
+subtest 'a stop in the middle of a request is logged as a stop, not a crash' => sub {
+    my $srv    = start_server(app => 'pid.psgi', workers => 1);
+    my $client = $srv->connect;
+    print {$client} "GET /sleep/30 HTTP/1.1\r\nHost: x\r\n\r\n";
+    ok wait_until(sub { $srv->scoreboard eq 'W' }, 10, 'busy'), 'the worker is busy';
+    my ($pid) = map { $_->{pid} } $srv->slots;
+    $srv->stop;
+    like $srv->error_log,
+        qr/\[warn\] worker $pid stopped \(signal 15, TERM\) serving 'GET \/sleep\/30 HTTP\/1\.1' for 127\.0\.0\.1: the stop may have cut its response short/,
+        'the request the stop ended is logged at warn';
+    unlike $srv->error_log, qr/\[error\]/, 'and nothing as an error';
+};
+
 subtest 'workers killed under load: only the requests in flight are lost, the pool recovers' =>
     sub {
     my $srv = start_server(app => 'pid.psgi', workers => 4);
