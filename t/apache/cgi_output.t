@@ -176,6 +176,37 @@ PL
         'the log says so';
 };
 
+# The form of that idiom that keeps its standard error: mod_cgi reads that to its end (for
+# Timeout at most) before it ends the request, so the script runs to its end and what it logs
+# is logged. (Perennial answers the client when the output ends; mod_cgi when both have.)
+subtest 'a script that closes only its output and works on, logging: it runs to its end' => sub {
+    my $marks = "$dir/marks";
+    write_file("$cgi/works_on.pl", <<"PL", 0755);
+#!/usr/bin/perl
+\$| = 1;
+print "Content-Type: text/plain\\n\\nanswered\\n";
+close STDOUT;
+sleep 1;
+print STDERR "worked on for \$ENV{QUERY_STRING}\\n";
+open my \$done, '>', "$marks/\$ENV{QUERY_STRING}.worked" or die; close \$done;
+PL
+    system("chmod -R a+rX $cgi") == 0 or die;
+    for my $server (['mod_cgi', $aport], ['Perennial', $srv->port]) {
+        my ($name, $port) = @$server;
+        my $answer = answer_of($port, {}, GET => "/cgi-bin/works_on.pl?$name");
+        is_deeply [@$answer{qw(status body)}], [200, "answered\n"], "$name: the answer";
+        ok wait_until(sub { -e "$marks/$name.worked" }, 20, "$name: the script's end"),
+            "$name: the script ran to its end";
+    }
+    ok wait_until(sub { slurp("$run/error.log") =~ /worked on for mod_cgi/ }, 10, 'logged'),
+        'mod_cgi logs what it wrote to its standard error after its output';
+    ok wait_until(
+        sub { $srv->error_log =~ m{stderr from \S+/works_on\.pl: worked on for Perennial$}m },
+        10, 'logged'),
+        'and so does Perennial';
+    unlike $srv->error_log, qr{works_on\.pl.*TERM}, 'which did not end it';
+};
+
 $srv->stop;
 
 subtest 'no ErrorLog: the log is stderr, which a script\'s children have too' => sub {

@@ -5,7 +5,8 @@ use Perennial::Test qw(scratch_dir start_server wait_until write_file);
 
 # A CGI script that writes nothing for Timeout seconds: the client gets 504, the log says why,
 # and the script's process is ended after the response (TERM, then KILL 3 s later if it
-# ignores TERM), as Apache's mod_cgi ends it; the worker goes on serving
+# ignores TERM), as Apache's mod_cgi ends it; the worker goes on serving. One whose output ended
+# but whose standard error did not gets its whole response.
 my $dir   = scratch_dir();
 my $marks = "$dir/marks";
 mkdir $marks;
@@ -20,6 +21,14 @@ sleep 30;
 print "Content-Type: text/plain\\n\\nlate\\n";
 PL
 }
+write_file("$dir/cgi/keeps_stderr.pl", <<"PL", 0755);    # Its output ends, its stderr not
+#!/usr/bin/perl
+open my \$pid, '>', "$marks/keeps_stderr.pl.pid" or die; print \$pid \$\$; close \$pid;
+\$| = 1;
+print "Content-Type: text/plain\\n\\nanswered\\n";
+close STDOUT;
+sleep 30;
+PL
 write_file("$dir/cgi/hello.pl",
     qq{#!/usr/bin/perl\nprint "Content-Type: text/plain\\n\\nhello\\n";\n}, 0755);
 system("chmod -R a+rX $dir") == 0 or die;
@@ -36,7 +45,21 @@ for my $name ('quiet.pl', 'stubborn.pl') {
         "$name: its process is ended";
     is $srv->get('/cgi-bin/hello.pl')->{content}, "hello\n", "$name: the worker serves on";
 }
+
+# Its response is whole when its output ends (mod_cgi holds it until the standard error ends
+# too, or Timeout, then ends it as whole): the rest of Timeout is the script's, then it is ended
+my $res = $srv->get('/cgi-bin/keeps_stderr.pl');
+is_deeply [@$res{qw(status content)}], [200, "answered\n"],
+    'a script that closes its output and keeps its standard error: its whole response';
+my $pid = do { local (@ARGV, $/) = "$marks/keeps_stderr.pl.pid"; <> };
+ok wait_until(sub { !kill 0, $pid }, 10, 'keeps_stderr.pl ends'), 'and its process is ended';
+is $srv->get('/cgi-bin/hello.pl')->{content}, "hello\n", 'the worker serves on';
+
 my $log = $srv->error_log;
+like $log,
+    qr{keeps_stderr\.pl \(request GET /cgi-bin/keeps_stderr\.pl\): still running after its response: TERM},
+    'sent TERM after Timeout without its standard error ending';
+unlike $log, qr{keeps_stderr.*timed out}, 'not as a response cut short';
 like $log,
     qr{quiet\.pl \(request GET /cgi-bin/quiet\.pl\): Timeout waiting for output from CGI script},
     'the log says why';

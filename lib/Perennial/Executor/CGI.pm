@@ -50,29 +50,54 @@ sub _start ($self, $hit, $env, $stdin, $stdout, $stderr) {
     );
 }
 
-# Output and errors are read together so that neither pipe can fill up and stall the script
-sub _pump ($self, $pid, $out_r, $err_r, $out, $file) {
-    my %open = (fileno($out_r) => $out_r, fileno($err_r) => $err_r);
-    my ($err_buf, $timed_out) = ('', 0);
-    while (%open) {
+# Output and errors are read together so that neither pipe can fill up and stall the script,
+# until its output ends: the response is whole then, whatever the script does after. True when
+# it wrote nothing for Timeout seconds.
+sub _pump ($self, $out_r, $err, $out, $file) {
+    my $out_fd = fileno $out_r;
+    while (1) {
         my $rin = '';
-        vec($rin, $_, 1) = 1 for keys %open;
+        vec($rin, $out_fd, 1) = 1;
+        vec($rin, fileno $err->{fh}, 1) = 1 if $err->{fh};
         my $n = select(my $rout = $rin, undef, undef, $self->{timeout});
-        next if $n < 0 && $! == EINTR;
-        if ($n <= 0) { $timed_out = 1; last }
-        for my $fd (keys %open) {
-            next unless vec($rout, $fd, 1);
-            my $got = sysread $open{$fd}, my $buf, 65_536;
-            if (!$got) { delete $open{$fd}; next }
-            if ($open{$fd} == $err_r) {
-                $err_buf .= $buf;
-                $err_buf = $self->_stderr_lines($err_buf, $file);
-            }
-            else { $out->add($buf) }
-        }
+        next                             if $n < 0 && $! == EINTR;
+        return 1                         if $n <= 0;
+        $self->_read_errors($err, $file) if $err->{fh} && vec($rout, fileno $err->{fh}, 1);
+        next unless vec($rout, $out_fd, 1);
+        my $got = sysread $out_r, my $buf, 65_536;
+        return 0 unless $got;
+        $out->add($buf);
     }
-    $self->_stderr_lines("$err_buf\n", $file) if length $err_buf;
-    return $timed_out;    # The process is _reap's, after the response
+}
+
+# What the script wrote to its standard error ($err: its handle and the line begun), read into
+# the log until it closes it (it ended) or $until passes; once it has, only what is there
+# already (a few reads, so that a child writing on to it without end cannot hold the worker)
+sub _drain ($self, $err, $file, $until) {
+    my $late = 0;
+    while ($err->{fh}) {
+        my $rin = '';
+        vec($rin, fileno $err->{fh}, 1) = 1;
+        my $wait = $until - Time::HiRes::time();
+        return if $wait <= 0 && ++$late > 16;
+        my $n = select(my $rout = $rin, undef, undef, $wait > 0 ? $wait : 0);
+        next   if $n < 0 && $! == EINTR;
+        return if $n <= 0;
+        $self->_read_errors($err, $file);
+    }
+    return;
+}
+
+# One read of the standard error: its lines to the log; at its end, the last line too
+sub _read_errors ($self, $err, $file) {
+    if (sysread $err->{fh}, my $buf, 65_536) {
+        $err->{buf} = $self->_stderr_lines($err->{buf} . $buf, $file);
+        return;
+    }
+    delete $err->{fh};
+    $self->_stderr_lines("$err->{buf}\n", $file) if length $err->{buf};
+    $err->{buf} = '';
+    return;
 }
 
 sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {    # A program: no $r
@@ -98,28 +123,39 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {    # A pro
                 . ($busy ? ": couldn't create child process: $!" : ": exec of $file failed: $!"));
         return $respond->(error_page($busy ? 503 : 500, $env));
     }
-    my $timed_out = $self->_pump($pid, $out_r, $err_r, $out, $file);
-    my $done      = eval { $self->_finish($out, $env, $hit, $respond, $timed_out); 1 };
-    my $error     = $@;
+    my $err       = {fh => $err_r, buf => ''};
+    my $timed_out = $self->_pump($out_r, $err, $out, $file);
+    close $out_r;
+    my $done  = eval { $self->_finish($out, $env, $hit, $respond, $timed_out); 1 };
+    my $error = $@;
+    my $reap  = sub ($e) { $self->_reap($pid, $hit, $e, $err, $timed_out) };
     if ($env->{'psgix.cleanup'}) {    # After the response has gone, a redirect's included
-        push @{$env->{'psgix.cleanup.handlers'}}, sub ($e) { $self->_reap($pid, $hit, $e) };
+        push @{$env->{'psgix.cleanup.handlers'}}, $reap;
     }
-    else { $self->_reap($pid, $hit, $env) }
+    else { $reap->($env) }
     die $error unless $done;
     return;
 }
 
-# The script's process once its response has gone: one still running (it closed its output and
-# runs on, or it timed out) gets TERM, and KILL 3 s later, as Apache's mod_cgi ends its scripts
-# at the end of their request (a moment's grace first, for one that is exiting)
-sub _reap ($self, $pid, $hit, $env) {
-    return if _ended_within($pid, 0.05);
-    $self->{log}->info(where($hit, $env) . ': still running after its response: TERM');
-    kill 'TERM', $pid;
-    return if _ended_within($pid, 3);
-    $self->{log}->info(where($hit, $env) . ': still running 3 s after TERM: KILL');
-    kill 'KILL', $pid;
-    waitpid $pid, 0;
+# The script's process once its response has gone. Its standard error is read to its end, for
+# Timeout seconds more at most, as mod_cgi reads it after the output (a script that closed its
+# output and works on, logging, runs to its end). Then one still running (it closed both and
+# runs on, or it timed out) gets TERM, and KILL 3 s later, as Apache's mod_cgi ends its
+# scripts at the end of their request (a moment's grace first, for one that is exiting).
+sub _reap ($self, $pid, $hit, $env, $err, $timed_out) {
+    my $file = $hit->{file};
+    $self->_drain($err, $file, Time::HiRes::time() + ($timed_out ? 0 : $self->{timeout}));
+    if (!_ended_within($pid, 0.05)) {
+        $self->{log}->info(where($hit, $env) . ': still running after its response: TERM');
+        kill 'TERM', $pid;
+        if (!_ended_within($pid, 3)) {
+            $self->{log}->info(where($hit, $env) . ': still running 3 s after TERM: KILL');
+            kill 'KILL', $pid;
+            waitpid $pid, 0;
+        }
+    }
+    $self->_drain($err, $file, 0);    # What it wrote as it ended
+    $self->_stderr_lines("$err->{buf}\n", $file) if length $err->{buf};
     return;
 }
 
@@ -200,8 +236,10 @@ file must be executable (otherwise 403) and is executed directly, so its C<#!> l
 interpreter. It runs in its own directory with a clean environment: PATH, the CGI/1.1
 variables, and the PerlSetEnv/SetEnv and PerlPassEnv/PassEnv ones. Its standard output is
 parsed as CGI output and streamed; each line of its standard error goes to the error log as
-C<stderr from SCRIPT: ...>. A script that writes nothing for Timeout seconds is killed and the
-client gets 504.
+C<stderr from SCRIPT: ...>. The response is whole when the output ends; the standard error is
+read on after it, for Timeout seconds at most, as mod_cgi reads it, and a script still running
+then gets TERM, and KILL 3 s later. A script that writes nothing for Timeout seconds gets the
+same, and the client 504.
 
 =head1 METHODS
 
