@@ -100,10 +100,13 @@ accept_due(pTHX_ HV *conn, SV *stopping, SV *reopen, NV memory_due, SV *remainin
  * workers' epoll (at most a second, as next_ready), accepts on the listener it names and
  * serves the connection, again and again. Returns the requests served; *take is set when the
  * next connection is the Perl's to take (one on a Unix listener, a parked one coming back, an
- * accept that failed for another reason than a sibling taking it first). */
+ * accept that failed for another reason than a sibling taking it first), and *ready to the
+ * index of the handle the wait named, if one did: the Perl takes from that one, not from
+ * whatever a wait of its own would name (a parked connection coming back lost its turn to the
+ * listener whenever both were ready, and waited behind new connections). */
 static IV
 accept_loop(pTHX_ SV *conn_ref, int epfd, AV *fhs, AV *bases, AV *unix_flags, SV *stopping,
-            SV *reopen, NV memory_due, SV *remaining, int *take)
+            SV *reopen, NV memory_due, SV *remaining, int *take, int *ready)
 {
     HV *conn = hash_of(conn_ref);
     SV *board = conn ? DEFINED_IN(conn, "board") : NULL, *slot_sv;
@@ -113,6 +116,7 @@ accept_loop(pTHX_ SV *conn_ref, int epfd, AV *fhs, AV *bases, AV *unix_flags, SV
         croak("serve_connections: not a connection loop");
     slot = slot_of(aTHX_ board, SvIV(slot_sv), "serve_connections");
     *take = 0;
+    *ready = -1;
     while (!accept_due(aTHX_ conn, stopping, reopen, memory_due, remaining, served)) {
         struct epoll_event ev;
         SV **fh, **unix_flag, **base, *handle, *left;
@@ -125,7 +129,11 @@ accept_loop(pTHX_ SV *conn_ref, int epfd, AV *fhs, AV *bases, AV *unix_flags, SV
         unix_flag = av_fetch(unix_flags, ev.data.u32, 0);
         fh = av_fetch(fhs, ev.data.u32, 0);
         base = av_fetch(bases, ev.data.u32, 0);
-        if (!fh || !base || (unix_flag && SvTRUE(*unix_flag))) { *take = 1; break; }
+        if (!fh || !base || (unix_flag && SvTRUE(*unix_flag))) {
+            *take = 1;
+            *ready = (int)ev.data.u32;
+            break;
+        }
         ENTER;
         SAVETMPS;
         handle = accept_connection(aTHX_ handle_fd(aTHX_ *fh), &peer);

@@ -267,7 +267,7 @@ xs_serve_connections(conn, waiter, listeners, bases, unix_flags, stopping, reope
     SV *remaining
   PREINIT:
     IV served;
-    int take;
+    int take, ready;
   PPCODE:
     if (!SvROK(listeners) || SvTYPE(SvRV(listeners)) != SVt_PVAV || !SvROK(bases)
         || SvTYPE(SvRV(bases)) != SVt_PVAV || !SvROK(unix_flags)
@@ -276,8 +276,9 @@ xs_serve_connections(conn, waiter, listeners, bases, unix_flags, stopping, reope
     PUTBACK;
     served = accept_loop(aTHX_ conn, handle_fd(aTHX_ waiter), (AV *)SvRV(listeners),
                          (AV *)SvRV(bases), (AV *)SvRV(unix_flags), stopping, reopen,
-                         memory_due, remaining, &take);
+                         memory_due, remaining, &take, &ready);
     SPAGAIN;
-    EXTEND(SP, 2);
+    EXTEND(SP, 3);
     PUSHs(sv_2mortal(newSViv(served)));
     PUSHs(take ? &PL_sv_yes : &PL_sv_no);
+    PUSHs(ready >= 0 ? sv_2mortal(newSViv(ready)) : &PL_sv_undef);

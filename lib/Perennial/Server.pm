@@ -60,14 +60,15 @@ sub serve ($self, $worker) {
 
         # The loop in C accepts and serves connections while nothing here is due, and leaves
         # to the Perl a connection it does not take
-        my ($served, $take)
+        my ($served, $take, $ready)
             = $in_c
             ? Perennial::HTTP::Core::xs_serve_connections(
             $conn,     $self->{epoll}, $fh, $self->{base}, $unix,
             $stopping, $reopen,        $self->{memory_due}, $remaining
             )
             : (0, 1);
-        $served += $self->_take($conn, $worker, $accept, $fh, $unix, $remaining) // 0 if $take;
+        $served += $self->_take($conn, $worker, $accept, $fh, $unix, $remaining, $ready) // 0
+            if $take;
         if (defined $remaining && ($remaining -= $served) <= 0) {
             $self->{log}
                 ->info("worker $$ reached MaxRequestsPerChild ($worker->{max_requests} requests)");
@@ -79,10 +80,12 @@ sub serve ($self, $worker) {
     return 0;
 }
 
-# The next connection, taken and served here: its requests, or nothing when none came
-sub _take ($self, $conn, $worker, $accept, $fh, $unix, $remaining) {
+# The next connection, taken and served here: its requests, or nothing when none came. $ready:
+# the index of the handle that has it, when the loop in C waited already
+sub _take ($self, $conn, $worker, $accept, $fh, $unix, $remaining, $ready = undef) {
     $self->{board}->state($worker->{slot}, '_');
-    my ($client, $index, $peer, $resumed) = $self->$accept($fh, $worker->{stopping}) or return;
+    my ($client, $index, $peer, $resumed) = $self->$accept($fh, $worker->{stopping}, $ready)
+        or return;
     $self->{listeners}[$index]->prepare($client) if $unix->[$index];
 
     # Asked while it waited: the request it took goes to the new logs already
@@ -160,7 +163,7 @@ sub _size_limit ($self) {
 }
 
 # A connection just accepted (without the epoll below), and the index of its listener
-sub _accept ($self, $fh, $stopping) {
+sub _accept ($self, $fh, $stopping, $ = undef) {
     if (@$fh == 1) {
         my ($client, $peer) = accept_client($fh->[0]);
         return ($client, 0, $peer) if $client;
@@ -186,8 +189,8 @@ sub _accept ($self, $fh, $stopping) {
 # came last (LIFO), so under light load the same few workers, with warm caches, take the
 # requests; a blocking accept() wakes them in turn (FIFO) and every request meets a cold one.
 # A connection just accepted, or one back from the parking process with its state.
-sub _accept_epoll ($self, $fh, $) {
-    my $i = next_ready($self->{epoll}) // return ();
+sub _accept_epoll ($self, $fh, $, $ready = undef) {
+    my $i = $ready // next_ready($self->{epoll}) // return ();
     return $self->_resume if $i == @$fh;    # The parking process's handle, after the listeners
     my ($client, $peer) = accept_client($fh->[$i]);
     return ($client, $i, $peer) if $client;

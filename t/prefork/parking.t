@@ -77,6 +77,38 @@ subtest 'one worker serves five kept-alive clients in turn: idle ones do not hol
     $srv->stop;
 };
 
+# The worker's accept loop (in C) waits on the listeners and the parking process's handle at
+# once: a parked connection whose next request came is taken in its turn, from the handle the
+# wait named. (It was left behind every new connection: the wait named the parking process,
+# the loop left the connection to the Perl, whose own wait named the listener.)
+subtest 'a parked connection coming back takes its turn among new connections' => sub {
+    my $srv  = start_server(app => 'pid.psgi', conf => $POOL);
+    my $kept = parked_client($srv);
+    my $busy = client($srv);
+    $busy->syswrite("GET /sleep/2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    ok wait_until(sub { $srv->scoreboard eq 'W' }, 5, 'busy'), 'the worker is busy';
+    my @new = map { client($srv) } 1 .. 10;
+    $new[$_]->syswrite("GET /new/$_ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        for 0 .. $#new;
+    ok defined ask($kept, '/kept'), 'the kept connection is answered';
+
+    for my $sock ($busy, @new) {    # Each to its end
+        local $/;
+        readline $sock;
+    }
+
+    # The order they were served in: the access log's
+    ok wait_until(sub { (() = $srv->access_log =~ m{"GET /(?:new/\d+|kept) }g) == 11 },
+        10, 'logged'),
+        'all logged';
+    my @order = $srv->access_log =~ m{"GET /(sleep/2|new/\d+|kept) HTTP}g;
+    is $order[0], 'sleep/2', 'the busy request first';
+    my ($at) = grep { $order[$_] eq 'kept' } 0 .. $#order;
+    ok defined $at && $at <= 2,
+        "then the kept connection, after at most one new one (@order[1 .. 4])";
+    $srv->stop;
+};
+
 subtest 'ParkKeepAlive Off: the worker holds its connection, as Apache prefork' => sub {
     my $srv     = start_server(app => 'pid.psgi', conf => "$POOL\nParkKeepAlive Off\n");
     my @clients = map { client($srv) } 1 .. 2;

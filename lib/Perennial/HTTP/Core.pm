@@ -321,12 +321,15 @@ with C<$!>), and, when its head was read, its length and environment.
 
 =head2 xs_serve_connections
 
-    my ($served, $take) = Perennial::HTTP::Core::xs_serve_connections($connection, $epoll,
-        \@listeners, \@listener_envs, \@is_unix, \$stopping, \$reopen, $memory_due, $remaining);
+    my ($served, $take, $ready) = Perennial::HTTP::Core::xs_serve_connections($connection,
+        $epoll, \@listeners, \@listener_envs, \@is_unix, \$stopping, \$reopen, $memory_due,
+        $remaining);
 
 C only: the worker's accept loop (L<Perennial::Server>'s is its twin). Waits on the workers'
 epoll, accepts and serves connection after connection with C<xs_serve_plain>'s loop, and
-returns the requests served when anything is due in the Perl loop, and C<$take> true when the
-next connection is the Perl's to take.
+returns the requests served when anything is due in the Perl loop, C<$take> true when the
+next connection is the Perl's to take, and C<$ready> the index of the epoll's handle that has
+it, when the wait named one (a Unix listener, or the parking process's handle after the
+listeners): the Perl takes from that handle without waiting again.
 
 =cut
