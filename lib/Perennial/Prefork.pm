@@ -171,7 +171,11 @@ sub _reap ($self) {
         $self->upgrade_ended($status) if $pid == ($self->{upgrade_pid} // 0);
         next if $self->{companion}->reaped($pid, $self->_how($status), $stopping);
         my $w = delete $self->{workers}{$pid} or next;
-        $self->_log_exit($pid, $status, $self->{board}->slot($w->{slot}), $stopping);
+        $self->_log_exit(
+            $pid, $status,
+            $self->{board}->slot($w->{slot}),
+            $self->_ended($w, $status)
+        );
         $self->{board}->release($w->{slot});
         delete $self->{slots}{$w->{slot}};
 
@@ -201,19 +205,29 @@ sub _how ($self, $status) {
 
 sub _idle ($self, $w) { $IDLE{$self->{board}->state_of($w->{slot})} }
 
-# A worker that died while busy lost its request. One that a stop ended (TERM, or KILL when it
-# ignored TERM) was told to go: what it was serving may have been cut short, or its response
-# may have gone whole just before its scoreboard said so, a window no order of the two closes
-sub _log_exit ($self, $pid, $status, $slot, $stopping) {
+# A worker that died while busy lost its request. One that a stop or a restart ended ($ended)
+# was told to go: what it was serving may have been cut short, or its response may have gone
+# whole just before its scoreboard said so, a window no order of the two closes
+sub _log_exit ($self, $pid, $status, $slot, $ended) {
     my $how = $self->_how($status);
     $self->{log}->info("worker $pid exited ($how, $slot->{requests} requests)");
     return if !$status || !$BUSY{$slot->{state}};
     my $doing = "serving '$slot->{request}' for $slot->{client}";
-    return $self->{log}->warn("worker $pid stopped ($how) $doing: the stop may have cut its "
-            . 'response short (graceful-stop lets requests finish)')
-        if $stopping && $how =~ /\b(?:TERM|KILL)\z/;
+    return $self->{log}->warn("worker $pid ended by a stop or restart ($how) $doing: its "
+            . 'response may have been cut short (graceful-stop and USR1 let requests finish)')
+        if $ended;
     $self->{log}->error("worker $pid died ($how) $doing: that request is lost");
     return;
+}
+
+# Whether a stop or a restart ended the worker: the manager sent it TERM (and KILL when it
+# ignored that), or the TERM or INT that asks the manager to stop reached the whole process
+# group (systemd, kill -TERM -PGID, Ctrl-C) before the manager had read it. A worker killed
+# by anything else meanwhile (the OOM killer, during a graceful stop) died.
+sub _ended ($self, $w, $status) {
+    my $signal = $SIG_NAME[$status & 127] // '';
+    return $signal =~ /\A(?:TERM|KILL)\z/ if $w->{terminated};
+    return $self->{flags}{stop} && $signal =~ /\A(?:TERM|INT)\z/;
 }
 
 # Once StartServers workers are serving (past S): the event 'ready' (systemd is told), and a

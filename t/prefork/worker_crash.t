@@ -69,9 +69,30 @@ subtest 'a stop in the middle of a request is logged as a stop, not a crash' => 
     my ($pid) = map { $_->{pid} } $srv->slots;
     $srv->stop;
     like $srv->error_log,
-        qr/\[warn\] worker $pid stopped \(signal 15, TERM\) serving 'GET \/sleep\/30 HTTP\/1\.1' for 127\.0\.0\.1: the stop may have cut its response short/,
+        qr/\[warn\] worker $pid ended by a stop or restart \(signal 15, TERM\) serving 'GET \/sleep\/30 HTTP\/1\.1' for 127\.0\.0\.1: its response may have been cut short/,
         'the request the stop ended is logged at warn';
     unlike $srv->error_log, qr/\[error\]/, 'and nothing as an error';
+
+    # Killed by something else during a graceful stop (which sends no TERM): a crash still
+    $srv    = start_server(app => 'pid.psgi', workers => 1);
+    $client = $srv->connect;
+    print {$client} "GET /sleep/30 HTTP/1.1\r\nHost: x\r\n\r\n";
+    ok wait_until(sub { $srv->scoreboard eq 'W' }, 10, 'busy'), 'busy again';
+    ($pid) = map { $_->{pid} } $srv->slots;
+    $srv->signal('WINCH');
+    ok wait_until(sub { $srv->error_log =~ /graceful stop requested/ }, 10, 'graceful'),
+        'a graceful stop begins';
+    kill 'KILL', $pid;
+    ok wait_until(
+        sub {
+            $srv->error_log
+                =~ /\[error\] worker $pid died \(signal 9, KILL\) serving 'GET \/sleep\/30 HTTP\/1\.1'/;
+        },
+        10,
+        'logged'
+        ),
+        'a worker killed from outside during a graceful stop is logged as a crash';
+    $srv->wait_exit;
 };
 
 subtest 'workers killed under load: only the requests in flight are lost, the pool recovers' =>

@@ -161,6 +161,7 @@ sub _await_companion ($self) {
 }
 
 sub _terminate_all ($self) {
+    $_->{terminated} = 1 for values %{$self->{workers}};    # What they were serving: a warn
     kill 'TERM', keys %{$self->{workers}};
     my $deadline = Time::HiRes::time() + $KILL_AFTER;
     while (%{$self->{workers}}) {
