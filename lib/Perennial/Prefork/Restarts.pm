@@ -4,7 +4,7 @@ use Time::HiRes ();
 
 # The manager's ways of ending or renewing its pool: stop, graceful stop, restart, graceful
 # restart, hot upgrade and log reopening. Perennial::Prefork inherits them; they work on its
-# state (workers, generation, config) and call back into it (_spawn, _reap, _retire, _count,
+# state (workers, generation, config) and call back into it (_spawn, reap, _retire, _count,
 # _how).
 
 my ($KILL_AFTER, $HANDOVER_LIMIT) = (10, 30);
@@ -84,7 +84,7 @@ sub graceful_stop ($self) {
         }
         return $self->stop if delete $self->{flags}{stop};
         Time::HiRes::sleep(0.2);
-        $self->_reap;
+        $self->reap;
         $self->_retire($_, 1) for values %{$self->{workers}};
     }
     $self->_await_companion;
@@ -102,7 +102,7 @@ sub _drain ($self) {
     my $until = Time::HiRes::time() + $seconds;
     while (Time::HiRes::time() < $until) {
         return 0 if delete $self->{flags}{stop};
-        $self->_reap;
+        $self->reap;
         Time::HiRes::sleep(0.1);
     }
     return 1;
@@ -155,7 +155,7 @@ sub _await_companion ($self) {
     while ($companion->running) {
         $companion->press;
         Time::HiRes::sleep(0.02);
-        $self->_reap;
+        $self->reap;
     }
     return;
 }
@@ -173,7 +173,7 @@ sub _terminate_all ($self) {
         }
         Time::HiRes::sleep(0.05);
         local $self->{stopping} = 1;
-        $self->_reap;
+        $self->reap;
     }
 }
 
