@@ -231,7 +231,7 @@ sub _after_response ($self, $c, $env, $t0, $served) {
     # No call at all for a log with no access log (its own list of them, read where it lies)
     my $log = $env->{'perennial.log'} // $self->{log};
     $log->access($env, $c->{status} // 0, $c->{bytes}, $micros, $c) if $log->{access};
-    $self->_cleanups($env) if $env->{'psgix.cleanup.handlers'};
+    $self->_cleanups($c, $env) if $env->{'psgix.cleanup.handlers'};
 
     # The empty input, kept while it still is one: not after a request closed it, reopened it on
     # something else (a script's STDIN is its IO) or tied it
@@ -254,7 +254,12 @@ sub _empty_input ($self) {
 
 # psgix.cleanup: what the application left to run once the response is sent and logged (mod_perl
 # handlers' log and cleanup phases); one that dies is logged, and the others still run
-sub _cleanups ($self, $env) {
+sub _cleanups ($self, $c, $env) {
+
+    # A connection that ends with this response ends for the client first, or a response framed
+    # by that end would wait for them (a CGI script's standard error, read for up to Timeout);
+    # not one handed to the parking process, which writes its rest
+    shutdown($c->{sock}, 1) if !$c->{keep_alive} && !$self->{parked};
     for my $code (@{delete $env->{'psgix.cleanup.handlers'}}) {
         eval { $code->($env); 1 }
             or $self->{log}->error(

@@ -1,6 +1,7 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
+use Time::HiRes     ();
 use Perennial::Test qw(scratch_dir start_server wait_until write_file);
 
 # A CGI script that writes nothing for Timeout seconds: the client gets 504, the log says why,
@@ -54,6 +55,30 @@ is_deeply [@$res{qw(status content)}], [200, "answered\n"],
 my $pid = do { local (@ARGV, $/) = "$marks/keeps_stderr.pl.pid"; <> };
 ok wait_until(sub { !kill 0, $pid }, 10, 'keeps_stderr.pl ends'), 'and its process is ended';
 is $srv->get('/cgi-bin/hello.pl')->{content}, "hello\n", 'the worker serves on';
+
+# A response framed by the connection's end (HTTP/1.0) ends when the output does too: the
+# connection is half-closed before the standard error is read on (Timeout 20 here)
+my $long = start_server(
+    workers => 1,
+    conf    => "Timeout 20\nScriptAlias /cgi-bin/ $dir/cgi/\n<Directory $dir/cgi>\n"
+        . "    Require all granted\n</Directory>\n"
+);
+my $sock = $long->connect;
+print {$sock} "GET /cgi-bin/keeps_stderr.pl HTTP/1.0\r\n\r\n";
+my ($answer, $ended) = ('', 0);
+my $until = Time::HiRes::time() + 15;
+while (Time::HiRes::time() < $until) {
+    my $rin = '';
+    vec($rin, fileno $sock, 1) = 1;
+    select(my $rout = $rin, undef, undef, 0.2) or next;
+    my $n = sysread $sock, $answer, 65_536, length $answer;
+    if (!$n) { $ended = 1; last }
+}
+my $running = do { local (@ARGV, $/) = "$marks/keeps_stderr.pl.pid"; <> };
+like $answer, qr/\r\n\r\nanswered\n\z/, 'HTTP/1.0: the whole response';
+ok $ended && kill(0, $running), 'ended by the server while the script still runs';
+kill 'KILL', $running;
+$long->stop;
 
 my $log = $srv->error_log;
 like $log,
