@@ -254,7 +254,12 @@ sub _call ($self, $script, $hit, $env, $out, $phased) {
     my $r    = $script->{request} ? Perennial::ModPerl->current : undef;
     my $file = $hit->{file};
     my $pid  = local $Perennial::Executor::Exit::IN_REQUEST = pid();
-    my $err  = Perennial::Executor::Exit::run($script->{code}, $r // (), $file);
+
+    # $0 is the script's path, a plain scalar in the glob (its END blocks see it too): perl's
+    # own $0 renames the process when set (three prctl calls a request, with the put back), and
+    # a script that sets it must not rename the worker
+    local *0 = \(my $zero = $file);
+    my $err = Perennial::Executor::Exit::run($script->{code}, $r // ());
     Perennial::Executor::Exit->child_ends($err) if pid() != $pid;    # In a process it forked
 
     $self->_run_ends($script->{ends}, $file)       if @{$script->{ends}};

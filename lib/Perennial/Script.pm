@@ -77,7 +77,7 @@ Perennial::Script - a compiled CGI script
 
     my $script = Perennial::Script->new(Perennial::Executor::Compiler->compile(...),
         {mtime => $hit->{mtime}, inc => [@INC], ...});
-    $script->{code}->($r, $file);
+    $script->{code}->($r);    # With $0 set to $file (local *0), as the executor calls it
     $script->own_file('lib.pl', $INC{'lib.pl'});    # Perennial::Executor::Inc
     $script->forget_own;                             # PerlRun, after the request
 

@@ -108,14 +108,13 @@ sub _read ($path, $package, $source, $closures) {
 
     # A named sub, as mod_perl makes: file-level my variables used by the script's own subs
     # then give perl's "will not stay shared" warning, the classic sign of the closure trap.
-    # It is called with the request object and the path; the path is taken off, so @_ holds
-    # what ModPerl::Registry passes (`my $r = shift;`)
-    # DATA belongs to the package in force where __DATA__ or __END__ stands (`package blosxom;`
-    # at the top of the script): asked of perl at the end of the code. $0 is the path as a plain
-    # scalar in the glob: perl's own $0 renames the process when set (three prctl calls a
-    # request, with the put back), and a script that sets it must not rename the worker
+    # It is called with what ModPerl::Registry passes (`my $r = shift;`), and with $0 put in
+    # place by its caller (Perennial::Executor's _call: in the text, each compile of it cost
+    # PerlRun 22k to 28k instructions a request). DATA belongs to the package in force where
+    # __DATA__ or __END__ stands (`package blosxom;` at the top of the script): asked of perl
+    # at the end of the code.
     my $text
-        = "package $package; $warnings sub __perennial_script { local *0 = \\('' . pop);\n#line 1 \"$file\"\n$code\n;"
+        = "package $package; $warnings sub __perennial_script {\n#line 1 \"$file\"\n$code\n;"
         . (defined $data ? 'BEGIN { $' . __PACKAGE__ . '::DATA_IN = __PACKAGE__ }' : '')
         . "}\\&__perennial_script;";
     return {
@@ -227,7 +226,8 @@ Perennial::Executor::Compiler - compile a CGI script into a code reference
     my $package  = Perennial::Executor::Compiler->package_for('Perennial::ROOT', '/srv/cgi-bin/hello.pl');
     my $compiled = Perennial::Executor::Compiler->compile(path => $path, package => $package,
         source => $text);
-    $compiled->{code}->($r, $path);
+    local *0 = \(my $zero = $path);
+    $compiled->{code}->($r);
     $_->() for @{$compiled->{ends}};
 
 =head1 DESCRIPTION
