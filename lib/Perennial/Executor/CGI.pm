@@ -95,6 +95,12 @@ sub _read_errors ($self, $err, $file) {
         return;
     }
     delete $err->{fh};
+    $self->_last_line($err, $file);
+    return;
+}
+
+# The standard error's last line, logged though no newline ended it
+sub _last_line ($self, $err, $file) {
     $self->_stderr_lines("$err->{buf}\n", $file) if length $err->{buf};
     $err->{buf} = '';
     return;
@@ -154,8 +160,8 @@ sub _reap ($self, $pid, $hit, $env, $err, $timed_out) {
             waitpid $pid, 0;
         }
     }
-    $self->_drain($err, $file, 0);    # What it wrote as it ended
-    $self->_stderr_lines("$err->{buf}\n", $file) if length $err->{buf};
+    $self->_drain($err, $file, 0);     # What it wrote as it ended
+    $self->_last_line($err, $file);    # Unended when a child of its keeps the pipe
     return;
 }
 

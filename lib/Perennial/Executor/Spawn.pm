@@ -18,8 +18,9 @@ our $SYS_EXECVE
 
 # The program $file with @$args after its name, %$env its whole environment, in $dir, with the
 # descriptors $in, $out and $err as its 0, 1 and 2; its signals as Apache's CGI scripts have
-# them (PIPE, INT and XFSZ ignored, the rest at their default, none blocked). Its pid, or undef with $! saying why it did not start (the
-# directory, or the exec), after which there is no child to wait for.
+# them (PIPE, INT and XFSZ ignored, the rest at their default, none blocked). Its pid, or undef
+# with $! saying why it did not start (the directory, or the exec), after which there is no
+# child to wait for.
 sub pp_spawn ($file, $args, $env, $dir, $in, $out, $err) {
     pipe(my $failed_r, my $failed_w) or return;    # Both close on exec: nothing read is success
     my $pid = fork // return;

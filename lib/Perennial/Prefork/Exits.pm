@@ -75,9 +75,9 @@ sub _log_exit ($self, $pid, $status, $slot, $ended) {
 # group (systemd, kill -TERM -PGID, Ctrl-C) before the manager had read it. A worker killed
 # by anything else meanwhile (the OOM killer, during a graceful stop) died.
 sub _ended ($self, $w, $status) {
-    my $signal = $SIG_NAME[$status & 127] // '';
-    return $signal =~ /\A(?:TERM|KILL)\z/ if $w->{terminated};
-    return $self->{flags}{stop} && $signal =~ /\A(?:TERM|INT)\z/;
+    my $signal = $status & 127;
+    return $signal == POSIX::SIGTERM() || $signal == POSIX::SIGKILL() if $w->{terminated};
+    return $self->{flags}{stop} && ($signal == POSIX::SIGTERM() || $signal == POSIX::SIGINT());
 }
 
 1;
