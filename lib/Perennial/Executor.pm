@@ -306,6 +306,7 @@ sub _cleanup ($self, $script) {
     Perennial::Executor::Compiler::delete_package($_)
         for $policy->{flush} ? ($script->{package}, @{$script->{packages} // []}) : ();
     $script->forget_own if $policy->{reset_inc};
+    $self->{scripts}->ran($script) unless $self->{keeps};
     return;
 }
 

@@ -21,6 +21,15 @@ sub new ($class, $compiled, $more) {
 # An empty one, for what a compile that failed loaded
 sub failed ($class) { bless {}, $class }
 
+# PerlRun: the same text compiled again for the next request (Perennial::Executor::Scripts);
+# @compiled as Perennial::Executor::Compiler's compile_read returns it
+sub compiled_again ($self, $hit, $inc, $pragmas, @compiled) {
+    @$self{qw(code ends data_in packages format)} = @compiled;
+    @$self{qw(cgi_pragmas mtime size checked inc)}
+        = ($pragmas, $hit->{mtime}, $hit->{size}, $hit->{stamp}, $inc);
+    return $self;
+}
+
 # A file it required that is not a module: its %INC key and value
 sub own_file ($self, $key, $value) {
     $self->{own}{$key} = $value;
@@ -98,7 +107,21 @@ those libraries were last looked at and looks once at the handles the first requ
 
 =head2 new, failed
 
+    my $script = Perennial::Script->new($compiled, {mtime => ..., inc => ...});
+    my $none   = Perennial::Script->failed;    # What a failed compile loaded goes with it
+
+=head2 compiled_again
+
+    $script->compiled_again($hit, $inc, $pragmas,
+        Perennial::Executor::Compiler::compile_read($script->{read}));
+
+PerlRun: its text compiled again for the next request; the code, END blocks, DATA glob,
+declared packages, format, CGI.pm pragmas, file times and C<@INC> are this compile's.
+
 =head2 own_file, forget_own
+
+    $script->own_file('lib.pl', $INC{'lib.pl'});    # A file it required that is not a module
+    $script->forget_own;                             # PerlRun: required again next time
 
 =head2 let_go
 
@@ -106,10 +129,14 @@ those libraries were last looked at and looks once at the handles the first requ
 
 =head2 depends_on
 
+    $script->depends_on('Lib.pm', $path, $stamp);    # Compiled again when Lib.pm changes
+
 =head2 looked_at
 
     next unless $script->looked_at($hit->{stamp});    # already looked at for this stamp
 
 =head2 first_request_done
+
+    $script->first_request_done;    # Its open handles were looked at once: not again
 
 =cut

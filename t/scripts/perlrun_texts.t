@@ -48,4 +48,27 @@ is get('package.pl'), "200 x data line\n", 'and a third time';
 write_script("$dir/package.pl", $head . "print 'no package now';\n", $when);
 is get('package.pl'), '200 no package now', 'the text without them';
 
+# From the second request on, the same text compiles again into the script object of the
+# request before: what is fresh on each compile must still be fresh
+write_script("$dir/fresh.pl", $head . <<'EOF', $when);
+my $mine;
+our $ours;
+$mine++;
+$ours++;
+BEGIN { $main::perlrun_begins++ }
+END { $main::perlrun_ends++ }
+print "$mine $ours";
+EOF
+is get('fresh.pl'), '200 1 1', 'file lexicals and package variables start empty';
+is get('fresh.pl'), '200 1 1', 'and again, compiled again into the same script';
+is get('fresh.pl'), '200 1 1', 'and a third time';
+is "$main::perlrun_begins $main::perlrun_ends", '3 3',
+    'BEGIN ran at each compile and END after each request';
+
+write_script("$dir/fresh.pl", $head . "print 'broken'\nprint 'two';\n", $when);
+is + (in_process_get($app, '/perlrun', 'fresh.pl'))->[0], 500, 'an edit that does not compile: 500';
+write_script("$dir/fresh.pl", $head . "print 'mended';\n", $when);
+is get('fresh.pl'), '200 mended', 'mended: compiled afresh';
+is get('fresh.pl'), '200 mended', 'and again';
+
 done_testing;

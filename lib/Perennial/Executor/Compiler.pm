@@ -20,8 +20,26 @@ use Perennial::Executor::Compiler::Fresh;
 # texts: the caller's hash of what each text said (see _read), for a caller that compiles the
 # same text again and again (PerlRun)
 sub compile ($class, %args) {
-    my ($path, $package) = @args{qw(path package)};
-    my $read = _read_once($args{texts}, $path, $package, $args{source}, $args{closures});
+    my $read = _read_once(@args{qw(texts path package source closures)});
+    my ($code, $ends, $data_in, $declared, $format) = compile_read($read);
+    return {
+        (defined $data_in ? (data_in  => $data_in)  : ()),
+        ($declared        ? (packages => $declared) : ()),
+        ($format          ? (format   => $format)   : ()),
+        ($args{texts}     ? (read     => $read)     : ()),    # For compile_read, again
+        code => $code,
+        data => $read->{data},
+        ends => $ends,
+        %{$read->{uses}},
+        package => $read->{package},
+    };
+}
+
+# Compiles a text read before (by compile, or kept by PerlRun, which compiles the same text
+# for every request): dies with perl's message, or returns the code reference, its END blocks,
+# its DATA glob (undef without __DATA__), the packages it declared that did not exist before
+# (undef for none) and the format it gave STDOUT (undef for none)
+sub compile_read ($read) {
     our $DATA_IN = undef;
     my @declared = grep { !stash_exists($_) } @{$read->{declares}};
     my ($ends, $inits) = Perennial::Executor::Blocks::counts();
@@ -41,24 +59,18 @@ sub compile ($class, %args) {
     my ($ends_now, $inits_now) = Perennial::Executor::Blocks::counts();
     my ($new_ends, $new_inits)
         = $ends_now != $ends || $inits_now != $inits
-        ? Perennial::Executor::Blocks::take($ends, $inits, $path)
+        ? Perennial::Executor::Blocks::take($ends, $inits, $read->{path})
         : ([], []);
     die $err =~ s/\s+\z//r . "\n" unless ref $sub eq 'CODE';
 
     for my $init (@$new_inits) {
         eval { $init->(); 1 } or die(($@ =~ s/\s+\z//r) . "\nINIT failed--call queue aborted\n");
     }
-    my $data = $read->{data};
-    return {
-        (defined $data ? (data_in  => _data_glob($DATA_IN // $package)) : ()),
-        (@declared     ? (packages => \@declared)                       : ()),
-        ($format       ? (format   => $format)                          : ()),
-        code => $sub,
-        data => $data,
-        ends => $new_ends,
-        %{$read->{uses}},
-        package => $package,
-    };
+    return (
+        $sub, $new_ends,
+        defined $read->{data} ? _data_glob($DATA_IN // $read->{package}) : undef,
+        @declared ? \@declared : undef, $format
+    );
 }
 
 # The DATA handle's glob in the package that holds __DATA__ (the script's, or the last it
@@ -119,6 +131,7 @@ sub _read ($path, $package, $source, $closures) {
         . "}\\&__perennial_script;";
     return {
         source   => $source,
+        path     => $path,
         package  => $package,
         closures => $closures ? 1 : 0,
         text     => $text,
@@ -245,10 +258,20 @@ the script are removed from perl's global list and returned in C<ends>.
     my $compiled = Perennial::Executor::Compiler->compile(path => $p, package => $pkg, source => $s);
 
 Returns C<{code, data, ends, package, taint, signals, locale, request, writes_env}>; dies with
-perl's message on a compile error. C<signals> and C<writes_env> say whether the source
+perl's message on a compile error. With C<< texts => \%texts >> (the caller's, kept from one
+compile to the next: PerlRun) each text is read once, and C<read> is what was read of it. C<signals> and C<writes_env> say whether the source
 mentions signal handlers or assigns to C<%ENV>, so the executor knows how much it must put
 back after a request; C<request>, whether it reads its arguments, where mod_perl's request
 object comes (one that does not gets it only if it asks, with C<< ->request >>).
+
+=head2 compile_read
+
+    my ($code, $ends, $data_in, $declared, $format)
+        = Perennial::Executor::Compiler::compile_read($compiled->{read});
+
+Compiles again a text that C<compile> read (PerlRun, for each request after the first): the
+code reference, its END blocks, its DATA glob, the packages it declared that did not exist
+before and the format it gave STDOUT (each undef when there is none). Dies as C<compile> does.
 
 =head2 package_part
 

@@ -110,6 +110,17 @@ sub _compile ($self, $hit, $package, $began) {
         = @{$kept->{warnings}[$reload] //= _warnings_of($self->{log}, $file, $reload)};
     local $SIG{__WARN__} = $on_warning;
 
+    # PerlRun: the text of the last request compiles again into that request's script object
+    my $last = delete $kept->{last};
+    return $self->_again($last, $hit, $kept)
+        if $last && $last->{read}{source} eq $source && $last->{package} eq $package;
+    return $self->_afresh($hit, $package, $source, $kept, $findbin, $warn, $began);
+}
+
+# A script compiled into a new script object: the first time, after an edit, and always for
+# an executor that keeps it compiled
+sub _afresh ($self, $hit, $package, $source, $kept, $findbin, $warn, $began) {
+    my $file    = $hit->{file};
     my @compile = (
         \&Perennial::Executor::Compiler::compile, 'Perennial::Executor::Compiler',
         path     => $file,
@@ -127,6 +138,7 @@ sub _compile ($self, $hit, $package, $began) {
     return (undef, $@ =~ s/\s+\z//r) unless $compiled;
     $self->{log}->warn("$file: -T is ignored: taint mode belongs to the whole interpreter")
         if $compiled->{taint};
+    delete $compiled->{read} if $layers;    # Compiled again only where nothing is tied
 
     # What staying resident will do to it, said once: at compile, and after its first request
     my $resident = $self->{keeps};
@@ -140,6 +152,7 @@ sub _compile ($self, $hit, $package, $began) {
             (   map  { ("${_}_layers" => $layers->{$_}) }
                 grep { $layers->{$_}->any } keys %{$layers || {}}
             ),
+            file    => $file,
             mtime   => $hit->{mtime},
             size    => $hit->{size},
             checked => $hit->{stamp},      # Its libraries are as loaded now
@@ -160,6 +173,26 @@ sub _compile ($self, $hit, $package, $began) {
             : ()
         }
     );
+}
+
+# PerlRun: a script whose text is as its last request's compiles again into the object that
+# request ran (what the text says, its handles and handlers stay; made afresh, with the
+# compiler's arguments, the object and the checks around them, they cost 90k instructions a
+# request). A nested request for the same file (a subrequest) finds none and makes its own.
+sub _again ($self, $script, $hit, $kept) {
+    my @compiled = eval {
+        Perennial::Executor::CGIPragmas->around_compile(
+            \&Perennial::Executor::Compiler::compile_read,
+            $script->{read});
+    } or return (undef, $@ =~ s/\s+\z//r);
+    my $pragmas = pop @compiled;
+    return $script->compiled_again($hit, _same_inc($kept), $pragmas, @compiled);
+}
+
+# PerlRun, after a request: its script is there for the next request's compile
+sub ran ($self, $script) {
+    $self->_kept($script->{file})->{last} = $script if $script->{read};
+    return;
 }
 
 # A file's bytes, read without perl's buffered layer (open with :raw and a readline cost PerlRun
