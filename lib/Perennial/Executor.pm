@@ -296,24 +296,20 @@ sub _lint_handles ($self, $script, $file) {
             . 'Registry they stay open, with their locks, until reopened or the worker exits');
 }
 
-# PerlRun: the package goes, with the packages the script declared itself (ModPerl::PerlRun
+# PerlRun: the script's package is emptied, the packages it declared itself go (ModPerl::PerlRun
 # keeps those, and their globals with them), and so do the files the script required that are
 # not modules
 sub _cleanup ($self, $script) {
-    my $policy = $self->{policy};
-
     $script->let_go;    # First, so that its subs die with their globs
-    Perennial::Executor::Compiler::delete_package($_)
-        for $policy->{flush} ? ($script->{package}, @{$script->{packages} // []}) : ();
-    $script->forget_own if $policy->{reset_inc};
+    if ($self->{policy}{flush}) {
+        Perennial::Executor::Compiler::empty_package($script->{package});
+        Perennial::Executor::Compiler::delete_package($_) for @{$script->{packages} // []};
+    }
+    $script->forget_own if $self->{policy}{reset_inc};
     $self->{scripts}->ran($script) unless $self->{keeps};
     return;
 }
 
-# Scripts compile into packages named from the handler, the virtual host (as ModPerl::Registry's
-# NameWithVirtualHost), the location (one segment, so a location and a path never make the
-# same name) and the file: the same file under two locations, or two hosts, is two scripts,
-# each with its own globals and check policy
 sub _root_namespace ($name, $location, $host = undef) {
     my $root = 'Perennial::ROOT::' . $name =~ s/[^A-Za-z0-9_:]/_/gr;
     $root .= '::' . Perennial::Executor::Compiler->package_part("host $host") if defined $host;

@@ -3,9 +3,10 @@ use Test::More;
 use Symbol ();
 use Perennial::Executor::Compiler;
 
-# PerlRun empties a script's package after each request with Compiler::delete_package, which
-# does what Symbol::delete_package does, faster: two packages made alike, one deleted by each,
-# must be left alike (the symbol tables, and what kept references to their contents still see)
+# Compiler::delete_package (a changed Registry script's package, the packages a PerlRun script
+# declares) does what Symbol::delete_package does, faster: two packages made alike, one deleted
+# by each, must be left alike (the symbol tables, and what kept references to their contents
+# still see)
 sub make ($name) {
     my $code = <<"CODE";
 package $name;
@@ -52,6 +53,27 @@ is_deeply $got, $want, 'left as Symbol::delete_package leaves a package' or diag
 is $got->{in_parent}, 0, 'the symbol table is out of its parent';
 is $got->{sub_named}, 0, 'its subs are gone by name';
 
+# PerlRun empties its script's package with Compiler::empty_package instead, so that the next
+# compile finds the table: its globs are empty, what is not a glob is gone, and what kept
+# references to its contents see is as after a deletion
+my $emptied = make('Perennial::Test::ByPackage::Emptied');
+Perennial::Executor::Compiler::empty_package('Perennial::Test::ByPackage::Emptied');
+$got = state_of('Perennial::Test::ByPackage::Emptied', $parent, 'Emptied', $emptied);
+$want->{object} =~ s/Ours/Emptied/;
+is_deeply $got, {%$want, in_parent => 1}, 'emptied: as deleted, but the table stays'
+    or diag explain $got;
+{
+    no strict 'refs';    ## no critic (ProhibitNoStrict) the package, by name
+    my $table = \%{'Perennial::Test::ByPackage::Emptied::'};
+    my @left  = grep {
+        my $name = "Perennial::Test::ByPackage::Emptied::$_";
+        ref \$table->{$_} ne 'GLOB' || defined &$name || defined $$name || @$name || %$name
+    } keys %$table;
+    is_deeply \@left, [], 'nothing is left in it: no sub, no variable, no constant'
+        or diag explain \@left;
+    ok !*{'Perennial::Test::ByPackage::Emptied::DATA'}{IO}, 'its handle is gone (closed)';
+}
+
 # Freeing a glob can run a DESTROY that deletes another entry of the same table (here: an object
 # that empties the package its class is in, which lies in the table being emptied): the loop
 # must not meet that entry freed ("Use of freed value in iteration"). Twenty packages, as the
@@ -73,6 +95,16 @@ for my $n (1 .. 20) {
     eval { Perennial::Executor::Compiler::delete_package($name); 1 } or push @failed, "$n: $@";
 }
 is_deeply \@failed, [], 'a DESTROY that deletes another entry as the package goes';
+@failed = ();
+for my $n (1 .. 20) {
+    my $name = "Perennial::Test::Emptied::P$n";
+    no strict 'refs';    ## no critic (ProhibitNoStrict) packages made to be emptied
+    @{"${name}::Made::ISA"} = ('Perennial::Test::Maker');
+    ${"${name}::maker"}     = Perennial::Test::Maker->new($name);
+    *{"${name}::f"}         = sub {1};
+    eval { Perennial::Executor::Compiler::empty_package($name); 1 } or push @failed, "$n: $@";
+}
+is_deeply \@failed, [], 'and as the package is emptied';
 
 # A name with the table's trailing ::, as Symbol takes it too
 make('Perennial::Test::Trailing');

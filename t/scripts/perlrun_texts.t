@@ -62,7 +62,7 @@ EOF
 is get('fresh.pl'), '200 1 1', 'file lexicals and package variables start empty';
 is get('fresh.pl'), '200 1 1', 'and again, compiled again into the same script';
 is get('fresh.pl'), '200 1 1', 'and a third time';
-is "$main::perlrun_begins $main::perlrun_ends", '3 3',
+is "$::perlrun_begins $::perlrun_ends", '3 3',    ## no critic (ProhibitPackageVars)
     'BEGIN ran at each compile and END after each request';
 
 write_script("$dir/fresh.pl", $head . "print 'broken'\nprint 'two';\n", $when);
@@ -70,5 +70,35 @@ is + (in_process_get($app, '/perlrun', 'fresh.pl'))->[0], 500, 'an edit that doe
 write_script("$dir/fresh.pl", $head . "print 'mended';\n", $when);
 is get('fresh.pl'), '200 mended', 'mended: compiled afresh';
 is get('fresh.pl'), '200 mended', 'and again';
+
+# After each request the script's package is emptied, not deleted: constants, declarations,
+# subs and handles of one request are not the next one's, even when the text changes
+my $consts = $head . <<'EOF';
+use constant LIMIT => VALUE;
+sub later;
+sub twice { return 2 * shift }
+our @seen;
+push @seen, LIMIT;
+open(OUT, '<', \'') or die;
+print join ',', twice(LIMIT), scalar(@seen), defined(&later) ? 'defined' : 'declared',
+    defined(fileno OUT) ? 'open' : 'closed';
+EOF
+write_script("$dir/consts.pl", $consts =~ s/VALUE/3/r, $when);
+is get('consts.pl'), '200 6,1,declared,open', 'a constant, a declaration, a sub, a handle';
+is get('consts.pl'), '200 6,1,declared,open', 'and again in the emptied package';
+write_script("$dir/consts.pl", $consts =~ s/VALUE/4/r, $when);
+is get('consts.pl'), '200 8,1,declared,open', 'the constant changed: its new value';
+{
+    no strict 'refs';    ## no critic (ProhibitNoStrict)
+    my ($package) = grep {/consts_2epl::\z/} map { _tables($_) } 'Perennial::ROOT::';
+    ok $package, 'the package is there after the request';
+    is_deeply [grep { defined &{"$package$_"} || @{"$package$_"} } keys %$package], [],
+        'with nothing in it';
+}
+
+sub _tables ($name) {
+    no strict 'refs';    ## no critic (ProhibitNoStrict)
+    return $name, map { _tables("$name$_") } grep {/::\z/} keys %$name;
+}
 
 done_testing;

@@ -185,6 +185,23 @@ sub delete_package ($name) {
     return;
 }
 
+# The package of a script that compiles into it again (PerlRun, after each request): every
+# glob undefined, and what is not a glob (a constant, a sub's declaration) out of the table; the
+# table and its empty globs stay for the next compile, as ModPerl::PerlRun's flush_namespace
+# keeps them (deleting the table and making it again cost 29k instructions a request)
+sub empty_package ($name) {
+    my $symtab = do {
+        no strict 'refs';    ## no critic (ProhibitNoStrict) the package's table, by name
+        \%{"${name}::"};
+    };
+    my $plain = 0;
+    for my $entry (\(values %$symtab)) {
+        ref $entry eq 'GLOB' ? undef *$$entry : ($plain = 1);
+    }
+    delete @$symtab{grep { ref \$symtab->{$_} ne 'GLOB' } keys %$symtab} if $plain;
+    return;
+}
+
 # Deterministic, unique and safe: each path part escaped as ModPerl::RegistryCooker does
 sub package_for ($class, $root, $path) {
     return join '::', $root, map { _part($_) } grep {length} split m{/}, $path;
@@ -293,6 +310,14 @@ before and the format it gave STDOUT (each undef when there is none). Dies as C<
 What Symbol's C<delete_package> does: every glob of the package undefined, its symbol table
 emptied and taken out of its parent's. A package that does not exist is left alone; a name may
 end in the table's C<::>, as Symbol takes it.
+
+=head2 empty_package
+
+    Perennial::Executor::Compiler::empty_package('Perennial::ROOT::PerlRun::x');
+
+Every glob of the package undefined (its subs, variables, handles and formats gone), and every
+entry that is not a glob deleted; the symbol table and its emptied globs stay, for a script
+that compiles into the package again.
 
 =head2 stash_exists
 
