@@ -169,7 +169,7 @@ serve_request(pTHX_ struct conn_loop *l, SV *env_ref, NV t0, STRLEN len, IV *ser
     return keep;
 }
 
-/* Waits on a kept-alive connection for its next request (_next_request); false when it is
+/* Waits on a kept-alive connection for its next request (next_request); false when it is
  * closed or went to the parking process */
 static int
 next_request(pTHX_ struct conn_loop *l, IV served)
@@ -303,7 +303,7 @@ run_loop(pTHX_ struct conn_loop *l, IV *served, SV *remaining, NV *t0, ssize_t *
         *n = SvPOK(l->buf) ? (ssize_t)SvCUR(l->buf) : 0;
         while (!*n) {
             /* A signal never ends a request (as the Perl's _read); a read that ends or fails
-             * before a byte came ends the connection quietly (as _read_head) */
+             * before a byte came ends the connection quietly (as read_head) */
             *n = read_more(aTHX_ l);
             if (*n < 0 && errno == EINTR) {
                 PERL_ASYNC_CHECK();

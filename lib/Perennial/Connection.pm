@@ -1,27 +1,26 @@
 package Perennial::Connection;
 use v5.36;
-use Errno                        qw(EINTR);
 use Time::HiRes                  ();
-use Perennial::HTTP::Body        qw(body_framing);
 use Perennial::HTTP::Close       qw(close_connection);
-use Perennial::HTTP::Core        qw(parse_plain ready);
-use Perennial::HTTP::Input       qw(empty_input input_of receive_body);
-use Perennial::HTTP::ReadTimeout qw(read_deadline read_timeouts);
-use Perennial::HTTP::Refused     qw(head_failed judged_head refusal_line request_of);
+use Perennial::HTTP::Core        ();
+use Perennial::HTTP::Input       qw(empty_input);
+use Perennial::HTTP::ReadTimeout qw(read_timeouts);
+use Perennial::HTTP::Refused     qw(request_of);
 use Perennial::HTTP::Response    ();
 use Perennial::HTTP::Spool       ();
+use Perennial::Connection::Parking;
+use Perennial::Connection::Reads;
+use parent -norequire, 'Perennial::Connection::Reads', 'Perennial::Connection::Parking';
 
 # The hot path: one connection, its requests one after another (read, parse, call the app,
 # write, keep alive). Kept small and behind a narrow interface, new() and serve(), so that it
-# can be replaced by a faster implementation without touching the rest.
+# can be replaced by a faster implementation without touching the rest. Reading a request's
+# head and body is Perennial::Connection::Reads's; the keep-alive wait and what goes to the
+# parking process, Perennial::Connection::Parking's.
 
-my $READ_SIZE = 65_536;
-
-# Plain heads are read in C when it was built (in Perl, the judge reads every head), and the
-# usual requests are served by the loop in C (xs/Loop.c), which calls back the methods below
-# that it names
-my $PLAIN_IN_C = Perennial::HTTP::Core::implementation() eq 'C';
-my $LOOP_IN_C  = $PLAIN_IN_C;
+# The usual requests are served by the loop in C (xs/Loop.c) when it was built, which calls
+# back the methods below (and _still_idle) by name
+my $LOOP_IN_C = Perennial::HTTP::Core::implementation() eq 'C';
 
 # Answers the request the application is running with $status when nothing of the response
 # went out yet, and logs it; false when no application is running in this process (a child it
@@ -75,7 +74,7 @@ sub new ($class, %args) {
     }, $class;
 
     # What a slow reader has not taken of a response is spooled, and goes to the parking process
-    # with the connection (_hand_rest)
+    # with the connection (hand_rest)
     if ($args{park} && $config->park_slow_readers) {
         $self->{spooling} = 1;
         Perennial::HTTP::Spool::limit($args{board}, $config->park_spool_limit * 1024);
@@ -90,7 +89,7 @@ sub serve ($self, $sock, $base, $peer, $remaining, $listener = 0, $resumed = und
     $self->{limits} = $self->{limits_of}[$listener] // $self->{limits_of}[0];
     my ($buf, $served) = $resumed ? @$resumed{qw(buffer served)} : ('', 0);
     $self->{listener} = $listener;
-    my $began = $resumed && $self->_resumed($resumed);
+    my $began = $resumed && $self->resumed($resumed);
     my $now   = $self->_requests($sock, \$buf, $base, $peer, $remaining, $served, $began);
     $self->_end_connection($sock, \$buf, $now);
     return $now - $served;
@@ -131,10 +130,10 @@ sub _requests ($self, $sock, $buf_ref, $base, $peer, $remaining, $served, $began
             return $served if !defined $t0;    # Closed, lingering or parked
         }
         else {
-            ($t0, $n, $len, $env) = $self->_begin($sock, $buf_ref, $base, $peer, $began);
+            ($t0, $n, $len, $env) = $self->begin_request($sock, $buf_ref, $base, $peer, $began);
             undef $began;
         }
-        ($len, $status, $env) = $self->_read_head($sock, $buf_ref, $base, $peer, $t0, $served, $n)
+        ($len, $status, $env) = $self->read_head($sock, $buf_ref, $base, $peer, $t0, $served, $n)
             unless $len;
         last unless $env;
         $board->request_start($slot, $env, $t0, $served++);
@@ -151,34 +150,9 @@ sub _requests ($self, $sock, $buf_ref, $base, $peer, $remaining, $served, $began
             $c = $self->_answer($sock, $buf_ref, $env, $t0, $served, $remaining);
         }
         last if !$self->_after_response($c, $env, $t0, $served);
-        last if !length $$buf_ref && !$self->_next_request($sock, $served);
+        last if !length $$buf_ref && !$self->next_request($sock, $served);
     }
     return $served;
-}
-
-# A request the Perl loop begins itself (the first of a connection back from the parking
-# process, or every one without the loop in C): its time, what the first read returned, and
-# its head when it came whole with that read and is plain (read in C). Anything else, and what
-# that read returned, is _read_head's. (One the accept loop in C began, $began is what it has.)
-sub _begin ($self, $sock, $buf_ref, $base, $peer, $began) {
-    return @$began if ref $began;
-    $self->{board}->state($self->{slot}, 'R');
-    my $t0 = $began // Time::HiRes::time();
-    return ($t0) if $self->{late_head};
-    my $n = length $$buf_ref || sysread $sock, $$buf_ref, $READ_SIZE;
-    return ($t0, $n) unless $PLAIN_IN_C && $n && index($$buf_ref, "\r\n\r\n") >= 0;
-    return ($t0, $n, parse_plain($$buf_ref, $base, $peer, $self->{limits}));
-}
-
-# A connection back from the parking process: a head it began before keeps its time (returned),
-# and one whose time ran out there is answered 408 (the parking process saw which limit)
-sub _resumed ($self, $resumed) {
-    $self->{late_head} = $self->{park}->late_limit($resumed->{kind});
-    return if $resumed->{kind} eq 'K';
-
-    # Not parked again before this worker has read more of it itself
-    $self->{head_back} = "$resumed->{started} " . length $resumed->{buffer};
-    return $resumed->{started};
 }
 
 # A request whose head was good: its response (returned), which says whether the connection may
@@ -205,7 +179,7 @@ sub _answer ($self, $sock, $buf_ref, $env, $t0, $served, $remaining) {
         )
     );
     my $has_body = defined $env->{CONTENT_LENGTH} || defined $env->{HTTP_TRANSFER_ENCODING};
-    return $c if $has_body && !$self->_read_body($c, $buf_ref, $env);
+    return $c if $has_body && !$self->read_body($c, $buf_ref, $env);
     $env->{'psgi.input'} //= ($self->{empty_input} //= $self->_empty_input);
     $self->_call_app($c, $env);
     return $c;
@@ -218,7 +192,7 @@ sub _answer ($self, $sock, $buf_ref, $env, $t0, $served, $remaining) {
 # stop still serves the next request of a kept-alive connection, with Connection: close, so none
 # is lost.)
 sub _after_response ($self, $c, $env, $t0, $served) {
-    $self->_hand_rest($c, $served) if $c->{spool};    # What a slow reader has not taken yet
+    $self->hand_rest($c, $served) if $c->{spool};    # What a slow reader has not taken yet
     my $micros = int((Time::HiRes::time() - $t0) * 1e6);
     $self->{board}->request_done($self->{slot}, $c->{bytes}, $micros, $served);
     $self->{log}->info("response cut short, $c->{broken} (" . request_of($env) . ')')
@@ -266,37 +240,6 @@ sub _cleanups ($self, $c, $env) {
             "cleanup handler died: " . ($@ =~ s/\s+\z//r) . " (request $env->{REQUEST_URI})");
     }
     return;
-}
-
-# Waits on a kept-alive connection for the next request; false when it is to be closed (idle
-# for KeepAliveTimeout, lingering for one sent as it ran out, or closed by the client) or was
-# parked: with parking on, the worker waits ParkKeepAliveAfter, then gives the connection to the
-# parking process, which holds it for the rest of KeepAliveTimeout, and goes back to its
-# listeners. (It keeps the connection when the channel is full, and when it is stopping: the
-# next request is then served here, with Connection: close.)
-sub _next_request ($self, $sock, $served) {
-    $self->{board}->state($self->{slot}, 'K');
-    my $now  = Time::HiRes::time();
-    my $park = !${$self->{stopping}} && $self->{park};
-    return 1 if ready($sock, $now + ($park ? $self->{park_wait} : $self->{keep_wait}));
-    return $self->_still_idle($sock, $served, $now, $park);
-}
-
-# A kept-alive connection still idle after the first wait ($now, when it began): ParkKeepAliveAfter
-# with parking on ($park), when it goes to the parking process or, when the channel is full,
-# waits for the rest of KeepAliveTimeout here; else KeepAliveTimeout, and it is closed lingering
-sub _still_idle ($self, $sock, $served, $now, $park) {
-    if ($park) {
-        my $until = $now + $self->{keep_wait};
-        my %state = (listener => $self->{listener}, served => $served, until => $until);
-        if ($self->{park}->park($sock, \%state)) {
-            $self->{parked} = 1;
-            return 0;
-        }
-        return 1 if ready($sock, $until);
-    }
-    $self->{linger} = 1;
-    return 0;
 }
 
 # OPTIONS * asks about the server, not a resource: no application is asked, as in Apache
@@ -362,178 +305,6 @@ sub _app_failed ($self, $c, $env, $error) {
 sub _answer_instead ($c, $status) {
     return if $c->{status} && !exists $c->{head};
     $c->error($status);
-}
-
-# The body of a request with a length or a Transfer-Encoding, as its psgi.input; false when it
-# was refused or the client closed. (A length of 0 is no body: _answer gives the empty input.)
-sub _read_body ($self, $c, $buf_ref, $env) {
-    my ($kind, $length) = body_framing($env, $self->{limits});
-    return 1                                               if $kind eq 'none';
-    return $self->_refuse($c, $kind, $env, 'refused body') if $kind =~ /\A\d+\z/;
-
-    # Any other Expect was refused with the head (Perennial::HTTP::Request)
-    $c->write_all("HTTP/1.1 100 Continue\r\n\r\n")
-        if $c->{http11} && !length $$buf_ref && length($env->{HTTP_EXPECT} // '');
-    my $body   = {data => '', length => 0};
-    my $read   = $self->_body_reader($c->{sock}, $buf_ref, $body);
-    my $status = receive_body($read, $buf_ref, $body, $kind, $length, $env, $self->{limits});
-    if ($status > 1) {    # Refused by dechunk, with its reason, or late
-        $env->{'perennial.refused'}
-            //= "its body did not arrive within $body->{late} ($body->{length} bytes came)";
-        return $self->_refuse($c, $status, $env, 'bad or late body');
-    }
-    if (!$status) { $c->unanswered(400); return 0 }
-    $env->{CONTENT_LENGTH} = $body->{length};
-    delete $env->{HTTP_TRANSFER_ENCODING};
-    $env->{'psgi.input'} = input_of($body);
-    return 1;
-}
-
-# The reads of a body: each waits no later than RequestReadTimeout's body limit, counted from
-# the first and growing with the bytes that came (then undef, as a read past Timeout gives)
-sub _body_reader ($self, $sock, $buf_ref, $body) {
-    my $limit = $self->{limits}{read}{body};
-    my $start = Time::HiRes::time();
-    $body->{late} = 'Timeout';
-    return sub {
-        my $until = read_deadline($limit, $start, $body->{length} + length $$buf_ref);
-
-        # A poll only when the limit comes before the socket's own Timeout would end the read
-        if (   defined $until
-            && $until < Time::HiRes::time() + $self->{timeout}
-            && !ready($sock, $until))
-        {
-            $body->{late} = 'RequestReadTimeout';
-            return;
-        }
-        return $self->_read($sock, $buf_ref);
-    };
-}
-
-# Reads until a whole head is in $buf; returns its length and the request's environment (a copy
-# of the listener's and the connection's keys, and the request's), or (0, error status, env),
-# or () to close, or when the connection went to the parking process. $n is what the read the
-# caller made returned (the buffer's length when it had bytes already). A head that came in part
-# waits for the rest there, not in a worker; read here (no parking, or too long to carry), it
-# gets RequestReadTimeout's header limit from $t0, as it grows with the bytes that come (or
-# Timeout in all from its first byte), empty lines before it included.
-sub _read_head ($self, $sock, $buf_ref, $base, $peer, $t0, $served, $n) {
-    return head_failed(undef, $base, $peer, $buf_ref, 408, delete $self->{late_head})
-        if $self->{late_head};
-    my ($scan, $env);
-    while (1) {
-        $n //= $self->_read_again($sock, $buf_ref);
-        if (!$n) {
-            return () unless length $$buf_ref;
-            return head_failed($env, $base, $peer, $buf_ref, defined $n ? 400 : 408, 'Timeout');
-        }
-
-        # (A whole plain head at the first look was read in C by the caller: the judge's here)
-        my ($len, $status)
-            = judged_head($buf_ref, $env //= {%$base, %$peer}, \$scan, $self->{limits});
-        return $self->_judged($len, $env) if $len;
-
-        # The parser empties the environment of a head it cannot read (a target whose "%"
-        # escapes do not decode): the refusal's log line and access line name the client
-        return ($len, $status, {%$base, %$peer, %$env}) if $status;
-        return () if $self->_park_head($sock, $buf_ref, $t0, $served);
-        my $late = $self->_head_wait($sock, $buf_ref, $t0);
-        return head_failed($env, $base, $peer, $buf_ref, 408, $late) if $late;
-        $n = sysread $sock, $$buf_ref, $READ_SIZE, length $$buf_ref;
-    }
-}
-
-# A head the judge found good: said in the log when fields of it were left out (only the judge
-# reads a head with an underscore in a field's name: the C leaves it to it)
-sub _judged ($self, $len, $env) {
-    $self->{log}->info('header field left out (a name with an underscore, which would read as one '
-            . "with a hyphen): $env->{'perennial.dropped'} ("
-            . request_of($env) . ')')
-        if $env->{'perennial.dropped'};
-    return ($len, 0, $env);
-}
-
-# Waits for more of a head (false when it can be read): no later than RequestReadTimeout's
-# header limit, nor longer than Timeout in silence; which one ran out, when one did
-sub _head_wait ($self, $sock, $buf_ref, $t0) {
-    my $now   = Time::HiRes::time();
-    my $until = read_deadline($self->{limits}{read}{header}, $t0, length $$buf_ref);
-    my $quiet = $now + $self->{timeout};
-    return 0 if ready($sock, defined $until && $until < $quiet ? $until : $quiet);
-    return defined $until && $until <= Time::HiRes::time() ? 'RequestReadTimeout' : 'Timeout';
-}
-
-# The rest of a complete response that its client takes slowly (its spool, from where it stands)
-# goes with the connection to the parking process, which writes it as it is taken, then keeps
-# the connection as a parked one when it is kept alive ($served requests on it), or closes it.
-# When it cannot go (the worker stops, the channel is full), the worker writes it itself.
-sub _hand_rest ($self, $c, $served) {
-    my ($file, $left) = $c->{spool}->to_hand;
-    return $c->finish if ${$self->{stopping}} || !$file;
-    my %state = (
-        listener => $self->{listener},
-        kind     => 'W',
-        quiet    => $self->{timeout},
-        file     => $file,
-        left     => $left,
-        buffer   => request_of($c->{env}),    # For the parking process's log line, should it fail
-    );
-
-    # Kept alive, it waits in the parking process for its next request once the rest is sent
-    @state{qw(idle served)} = ($self->{keep_wait}, $served) if $c->{keep_alive};
-    return $c->finish unless $self->{park}->park($c->{sock}, \%state);
-    $c->spool_handed;
-    $self->{parked} = 1;
-    $self->{log}->info('response handed to the parking process, the client takes it slowly: '
-            . "$left bytes left of it ($state{buffer})");
-    return 1;
-}
-
-# A head that came in part goes to the parking process, which reads the rest (true when it
-# went): not when parking is off, the worker stops, it is too long to carry, or it just came
-# back from there
-sub _park_head ($self, $sock, $buf_ref, $t0, $served) {
-    my $park = $self->{park_heads} && $self->{park};
-    return 0 if !$park || ${$self->{stopping}} || length $$buf_ref > $park->head_room;
-
-    # One the parking process gave back as whole, or ended, is read on here first: it may have
-    # seen the end of the stream, which only a read here can find
-    return 0 if ($self->{head_back} // '') eq "$t0 " . length $$buf_ref;
-    my $limit = $self->{limits}{read}{header};
-    my %state = (
-        listener => $self->{listener},
-        served   => $served,
-        kind     => 'H',
-        started  => $t0,
-        quiet    => $self->{timeout},
-        buffer   => $$buf_ref,
-        %$limit{qw(first max rate)},
-    );
-    return 0 unless $park->park($sock, \%state);
-    $self->{parked} = 1;
-    return 1;
-}
-
-# After a read that failed: undef on timeout or error; a signal never ends a request (as _read)
-sub _read_again ($self, $sock, $buf_ref) { $! == EINTR ? $self->_read($sock, $buf_ref) : undef }
-
-# One read; undef on timeout or error, 0 at end of file. A signal never ends a request: a
-# connection just accepted carries a request the client is sending, so it is served.
-sub _read ($self, $sock, $buf_ref) {
-    while (1) {
-        my $n = sysread $sock, $$buf_ref, $READ_SIZE, length $$buf_ref;
-        return $n if defined $n;
-        next      if $! == EINTR;
-        return;
-    }
-}
-
-# A refusal: its log line (Perennial::HTTP::Refused's) and the answer, whose body says why in
-# the server's words
-sub _refuse ($self, $c, $status, $env, $why) {
-    $self->{log}->info(refusal_line($why, $status, $env));
-    $c->error($status, $env->{'perennial.refused'});
-    return 0;
 }
 
 1;
