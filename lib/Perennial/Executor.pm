@@ -310,6 +310,10 @@ sub _cleanup ($self, $script) {
     return;
 }
 
+# Scripts compile into packages named from the handler, the virtual host (as ModPerl::Registry's
+# NameWithVirtualHost), the location (one segment, so a location and a path never make the
+# same name) and the file: the same file under two locations, or two hosts, is two scripts,
+# each with its own globals and check policy
 sub _root_namespace ($name, $location, $host = undef) {
     my $root = 'Perennial::ROOT::' . $name =~ s/[^A-Za-z0-9_:]/_/gr;
     $root .= '::' . Perennial::Executor::Compiler->package_part("host $host") if defined $host;

@@ -25,8 +25,8 @@ sub failed ($class) { bless {}, $class }
 # @compiled as Perennial::Executor::Compiler's compile_read returns it
 sub compiled_again ($self, $hit, $inc, $pragmas, @compiled) {
     @$self{qw(code ends data_in packages format)} = @compiled;
-    @$self{qw(cgi_pragmas mtime size checked inc)}
-        = ($pragmas, $hit->{mtime}, $hit->{size}, $hit->{stamp}, $inc);
+    @$self{qw(cgi_pragmas mtime size checked inc findbin)}
+        = ($pragmas, $hit->{mtime}, $hit->{size}, $hit->{stamp}, $inc, $hit->{findbin});
     return $self;
 }
 
@@ -36,11 +36,11 @@ sub own_file ($self, $key, $value) {
     return;
 }
 
-# Its code and END blocks, let go of before its package is emptied (PerlRun, after each
+# Its code, END blocks and format, let go of before its package is emptied (PerlRun, after each
 # request): a sub that outlives its glob is renamed __ANON__ by perl, which looks a package and
 # a glob up by name, 5k instructions a request. The script does not run again.
 sub let_go ($self) {
-    delete @$self{qw(code ends)};
+    delete @$self{qw(code ends format)};
     return;
 }
 
@@ -116,7 +116,8 @@ those libraries were last looked at and looks once at the handles the first requ
         Perennial::Executor::Compiler::compile_read($script->{read}));
 
 PerlRun: its text compiled again for the next request; the code, END blocks, DATA glob,
-declared packages, format, CGI.pm pragmas, file times and C<@INC> are this compile's.
+declared packages, format, CGI.pm pragmas, file times, C<@INC> and FindBin's values are this
+compile's.
 
 =head2 own_file, forget_own
 

@@ -96,6 +96,76 @@ is get('consts.pl'), '200 8,1,declared,open', 'the constant changed: its new val
         'with nothing in it';
 }
 
+# Found by a review: nothing of one request's package may reach the next, whether a request
+# made the name (symbolic references), declared it (use vars) or a DESTROY wrote it as the
+# package was emptied; a format does not keep the compile before alive; FindBin is the file's
+# as it is now, at run time too
+write_script("$dir/names.pl", $head . <<'EOF', $when);
+no strict 'refs';
+my $n = ++$main::perlrun_names;
+${"field_$n"} = 1;
+print scalar grep { /^field_/ } keys %{__PACKAGE__ . '::'};
+EOF
+is get('names.pl'), '200 1', 'a name made by a symbolic reference';
+is get('names.pl'), '200 1', 'is not there for the next request';
+write_script("$dir/vars.pl",
+    $head . "use strict; use vars qw(\$count); \$count++; print \$count;\n", $when);
+is get('vars.pl'), '200 1', 'use vars declares a global';
+write_script("$dir/vars.pl", $head . "use strict; \$count++; print \$count;\n", $when);
+is + (in_process_get($app, '/perlrun', 'vars.pl'))->[0], 500,
+    'taken out of the text, the global is not declared any more (strict refuses it)';
+{
+
+    package Perennial::Test::Guard;
+    no strict 'refs';    ## no critic (ProhibitNoStrict) the script's @log, by name
+    sub DESTROY { push @{"$_[0][0]::log"}, 1 }
+}
+write_script("$dir/guards.pl", $head . <<'EOF', $when);
+our @log;
+print 'log=', scalar(@log);
+no strict 'refs';
+${"o$_"} = bless [__PACKAGE__], 'Perennial::Test::Guard' for 1 .. 30;
+EOF
+is get('guards.pl'), '200 log=0', 'a global written by a DESTROY as the package empties';
+is get('guards.pl'), '200 log=0', 'is not the next request\'s';
+is get('guards.pl'), '200 log=0', 'nor the one after';
+write_script("$dir/format.pl", <<'EOF', $when);
+use Scalar::Util ();
+push @main::perlrun_codes, \&__perennial_script;
+Scalar::Util::weaken($main::perlrun_codes[-1]);
+our $v = 'formatted';
+print "Content-Type: text/plain\n\n";
+write;
+format STDOUT =
+@<<<<<<<<<
+$v
+.
+EOF
+is get('format.pl'), "200 formatted\n", 'a script with a format';
+is get('format.pl'), "200 formatted\n", 'again';
+is get('format.pl'), "200 formatted\n", 'and again';
+
+# (The first compile's format is STDOUT's own, where the next ones find it: it stays)
+ok !defined $main::perlrun_codes[1], 'the compile of a request before is freed';
+ok !defined $main::perlrun_codes[2], 'and the last one, once its request ended';
+SKIP: {
+    skip 'no symbolic links here', 2 unless eval { symlink '', ''; 1 };
+    mkdir "$dir/$_" for qw(r1 r2);
+    my $findbin = $head . <<'EOF';
+use FindBin;
+my $compiled;
+BEGIN { $compiled = $FindBin::RealBin }
+print $compiled eq $FindBin::RealBin ? 'same' : "compiled in $compiled, runs in $FindBin::RealBin";
+print ' ', $FindBin::RealBin =~ m{/(r\d)\z};
+EOF
+    write_script("$dir/$_/app.pl", $findbin, $when) for qw(r1 r2);
+    symlink 'r1', "$dir/cur" or die "Can't link: $!";
+    is get('cur/app.pl'), '200 same r1', 'FindBin through a symbolic link';
+    unlink "$dir/cur";
+    symlink 'r2', "$dir/cur" or die "Can't link: $!";
+    is get('cur/app.pl'), '200 same r2', 'the link moved to a copy of the same text: the new one';
+}
+
 sub _tables ($name) {
     no strict 'refs';    ## no critic (ProhibitNoStrict)
     return $name, map { _tables("$name$_") } grep {/::\z/} keys %$name;

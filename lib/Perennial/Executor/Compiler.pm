@@ -186,19 +186,21 @@ sub delete_package ($name) {
 }
 
 # The package of a script that compiles into it again (PerlRun, after each request): every
-# glob undefined, and what is not a glob (a constant, a sub's declaration) out of the table; the
-# table and its empty globs stay for the next compile, as ModPerl::PerlRun's flush_namespace
-# keeps them (deleting the table and making it again cost 29k instructions a request)
+# glob undefined, then every entry out of the table, which stays for the next compile
+# (ModPerl::PerlRun's flush_namespace keeps it too; deleting it and making it again cost 16k
+# instructions a request). The globs go too, not only their contents: a glob keeps its flags
+# (what `use vars` or an import declared stays declared to strict) and the table would keep
+# every name a request made (symbolic references, `can`), and a DESTROY run as the globs are
+# emptied may fill one again.
 sub empty_package ($name) {
     my $symtab = do {
         no strict 'refs';    ## no critic (ProhibitNoStrict) the package's table, by name
         \%{"${name}::"};
     };
-    my $plain = 0;
     for my $entry (\(values %$symtab)) {
-        ref $entry eq 'GLOB' ? undef *$$entry : ($plain = 1);
+        undef *$$entry if ref $entry eq 'GLOB';
     }
-    delete @$symtab{grep { ref \$symtab->{$_} ne 'GLOB' } keys %$symtab} if $plain;
+    %$symtab = ();
     return;
 }
 
@@ -315,9 +317,9 @@ end in the table's C<::>, as Symbol takes it.
 
     Perennial::Executor::Compiler::empty_package('Perennial::ROOT::PerlRun::x');
 
-Every glob of the package undefined (its subs, variables, handles and formats gone), and every
-entry that is not a glob deleted; the symbol table and its emptied globs stay, for a script
-that compiles into the package again.
+Every glob of the package undefined (its subs, variables, handles and formats gone), then
+every entry deleted; the symbol table stays, empty, for a script that compiles into the
+package again.
 
 =head2 stash_exists
 
