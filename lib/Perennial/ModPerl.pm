@@ -83,14 +83,19 @@ sub _make ($class, $env, $hit, $out, $site) {
 }
 
 # The script ended: the object no longer answers for the output, and is no longer current;
-# its PerlCleanupHandlers and pool cleanups run (a failure is logged, the worker goes on),
-# unless the request goes on through its phases (they run when it closes)
+# its PerlCleanupHandlers and pool cleanups run once its response has gone and is logged, as
+# under mod_perl (a failure is logged, the worker goes on; with a server that has no
+# psgix.cleanup, now), unless the request goes on through its phases (they run when it closes)
 sub end ($class) {
     @PENDING = ();
     my $r = $NOW // return;
     undef $NOW;
     $r->{out}->detach_request if $r->{out};
-    $class->_cleanups($r) unless $r->{phased};
+    return $r if $r->{phased} || !($r->{cleanup} || $r->{pool} && @{$r->{pool}{cleanups}});
+    if ($r->{env}{'psgix.cleanup'}) {
+        push @{$r->{env}{'psgix.cleanup.handlers'}}, sub ($e) { $class->_cleanups($r) };
+    }
+    else { $class->_cleanups($r) }
     return $r;
 }
 

@@ -48,6 +48,18 @@ sub arm_for ($env, $limits) {
     return;
 }
 
+# The request's deadline taken off its slot for work after its response that ends by the same
+# deadline itself (a CGI script's reap): when the deadline falls (epoch seconds), or undef when
+# none is armed. The slow-request limit stays.
+sub disarm ($env) {
+    my $watchdog = $env->{'perennial.watchdog'} or return;
+    my ($board, $slot) = @$watchdog{qw(board slot)};
+    my $s = $board->slot($slot);
+    return unless $s->{deadline} && $s->{armed_for} && $s->{armed_for} == $s->{request_started};
+    $board->arm($slot, 0, $s->{slow});
+    return $s->{request_started} + $s->{deadline};
+}
+
 # The manager's side: signal the workers whose request passed a limit
 sub watch ($class, $board, $workers, $log) {
     my $now = Time::HiRes::time();
@@ -142,9 +154,11 @@ sub _deadline ($self) {
     $self->{log}->error(sprintf "request deadline (%s s) passed: '%s' for %s stopped at %s",
         $s->{deadline}, $s->{request}, $s->{client}, stack());
 
-    # Answered (504, or the connection closed after a response begun): the slot no longer shows
-    # a request in hand, so the manager does not report it lost
-    $self->{board}->state($self->{slot}, 'C') if $self->{connection}->abort_request(504);
+    # Answered (504, or the connection closed after a response begun), or past its response (in
+    # a cleanup handler): the slot no longer shows a request in hand, so the manager does not
+    # report it lost
+    my $conn = $self->{connection};
+    $self->{board}->state($self->{slot}, 'C') if $conn->abort_request(504) || !$conn->client_socket;
     POSIX::_exit(1);
 }
 
@@ -209,6 +223,14 @@ T s, at FILE line N ...> (worker, warn), C<worker N did not stop 2 s after its r
 
 Sets the limits of the request now running, in its worker's slot; nothing when the request
 came by no worker (C<perennial.watchdog> is not in it).
+
+=head2 disarm
+
+    my $deadline_at = Perennial::Watchdog::disarm($env);    # epoch seconds, or undef
+
+Takes the request's deadline off its worker's slot (the slow-request limit stays) and says when
+it falls, for work after the response that ends by that deadline itself: a CGI script's
+process, ended at the deadline instead of the worker.
 
 =head2 stack
 

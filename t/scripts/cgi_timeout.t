@@ -94,4 +94,28 @@ like $log,
     qr{stubborn\.pl \(request GET /cgi-bin/stubborn\.pl\): still running 3 s after TERM: KILL},
     'and KILL, when it ignored TERM';
 $srv->stop;
+
+# A RequestDeadline shorter than Timeout ends a script that works on after its response at the
+# deadline, and the worker goes on: the deadline is the request's, and its response had gone
+# (the worker was stopped before, and the manager logged a request lost that was answered)
+my $late = start_server(
+    workers => 1,
+    conf    => "Timeout 20\nRequestDeadline 2\nScriptAlias /cgi-bin/ $dir/cgi/\n"
+        . "<Directory $dir/cgi>\n    Require all granted\n</Directory>\n"
+);
+my $worker = ($late->slots)[0]{pid};
+$res = $late->get('/cgi-bin/keeps_stderr.pl');
+is_deeply [@$res{qw(status content)}], [200, "answered\n"], 'RequestDeadline: the whole response';
+$pid = do { local (@ARGV, $/) = "$marks/keeps_stderr.pl.pid"; <> };
+ok wait_until(sub { !kill 0, $pid }, 10, 'keeps_stderr.pl ends at the deadline'),
+    'its process is ended at the deadline, not at Timeout';
+is $late->get('/cgi-bin/hello.pl')->{content}, "hello\n", 'the worker serves on';
+is + ($late->slots)[0]{pid},                   $worker,   'the same worker';
+like $late->error_log,
+    qr/keeps_stderr\.pl .*still running at the request deadline after its response: TERM/,
+    'the log says the deadline ended it';
+unlike $late->error_log, qr/passed the request deadline|died|lost/,
+    'no worker stopped, no request lost';
+$late->stop;
+
 done_testing;

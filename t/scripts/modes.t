@@ -286,6 +286,10 @@ for my $mode (qw(perlrun registry)) {
         chmod 0777, $spot;    # Scripts may run as www-data
         my $mark = "$spot/cleanup.$mode";
         is $srv->get("/$mode/request_cleanup.pl?$mark")->{content}, "ok\n", 'cleanups: answered';
+
+        # They run after the response has gone, as under mod_perl
+        wait_until(sub { -s $mark && $srv->error_log =~ /cleanup died on purpose/ },
+            10, 'the cleanups');
         like $srv->error_log,
             qr/PerlCleanupHandler pushed handler failed in worker \d+: cleanup died on purpose/,
             'a cleanup that dies is logged with its phase';

@@ -9,6 +9,7 @@ use Perennial::Executor::Front qw(error_page where);
 use Perennial::Executor::Output;
 use Perennial::Executor::Resolver;
 use Perennial::Executor::Spawn;
+use Perennial::Watchdog;
 
 # mod_cgi: a process for the script on every request, with the CGI environment, the body on
 # its standard input, its standard output parsed and streamed, its standard error in the log.
@@ -147,12 +148,19 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {    # A pro
 # Timeout seconds more at most, as mod_cgi reads it after the output (a script that closed its
 # output and works on, logging, runs to its end). Then one still running (it closed both and
 # runs on, or it timed out) gets TERM, and KILL 3 s later, as Apache's mod_cgi ends its
-# scripts at the end of their request (a moment's grace first, for one that is exiting).
+# scripts at the end of their request (a moment's grace first, for one that is exiting). A
+# RequestDeadline ends the reading sooner: the reap takes the deadline off the worker's slot
+# and keeps it itself, so that the script is ended at it, not the worker.
 sub _reap ($self, $pid, $hit, $env, $err, $timed_out) {
-    my $file = $hit->{file};
-    $self->_drain($err, $file, Time::HiRes::time() + ($timed_out ? 0 : $self->{timeout}));
+    my $file     = $hit->{file};
+    my $until    = Time::HiRes::time() + ($timed_out ? 0 : $self->{timeout});
+    my $deadline = Perennial::Watchdog::disarm($env);
+    my $cut      = defined $deadline && $deadline < $until;
+    $self->_drain($err, $file, $cut ? $deadline : $until);
     if (!_ended_within($pid, 0.05)) {
-        $self->{log}->info(where($hit, $env) . ': still running after its response: TERM');
+        $self->{log}->info(where($hit, $env)
+                . ($cut ? ': still running at the request deadline' : ': still running')
+                . ' after its response: TERM');
         kill 'TERM', $pid;
         if (!_ended_within($pid, 3)) {
             $self->{log}->info(where($hit, $env) . ': still running 3 s after TERM: KILL');
