@@ -50,14 +50,30 @@ sub arm_for ($env, $limits) {
 
 # The request's deadline taken off its slot for work after its response that ends by the same
 # deadline itself (a CGI script's reap): when the deadline falls (epoch seconds), or undef when
-# none is armed. The slow-request limit stays.
+# none is armed. The slow-request limit stays. Until rearm, a second call for the same request
+# (a second script's reap) says the same.
 sub disarm ($env) {
     my $watchdog = $env->{'perennial.watchdog'} or return;
+    return $env->{'perennial.deadline_at'} if exists $env->{'perennial.deadline_at'};
     my ($board, $slot) = @$watchdog{qw(board slot)};
+    my $s     = $board->slot($slot);
+    my $armed = $s->{deadline} && $s->{armed_for} && $s->{armed_for} == $s->{request_started};
+    $board->arm($slot, 0, $s->{slow}) if $armed;
+    return $env->{'perennial.deadline_at'}
+        = $armed ? $s->{request_started} + $s->{deadline} : undef;
+}
+
+# The deadline disarm took off, back on the slot while it is still ahead, so that what runs after
+# (other cleanups) counts against it again. (Past it, the work that kept it has ended its script
+# at it; arming it then would have the manager stop a worker that is about to go on.)
+sub rearm ($env) {
+    my $at = $env->{'perennial.deadline_at'} // return;
+    return if $at <= Time::HiRes::time();
+    my ($board, $slot) = @{$env->{'perennial.watchdog'}}{qw(board slot)};
     my $s = $board->slot($slot);
-    return unless $s->{deadline} && $s->{armed_for} && $s->{armed_for} == $s->{request_started};
-    $board->arm($slot, 0, $s->{slow});
-    return $s->{request_started} + $s->{deadline};
+    $board->arm($slot, $at - $s->{request_started}, $s->{slow});
+    delete $env->{'perennial.deadline_at'};
+    return;
 }
 
 # The manager's side: signal the workers whose request passed a limit
@@ -230,7 +246,14 @@ came by no worker (C<perennial.watchdog> is not in it).
 
 Takes the request's deadline off its worker's slot (the slow-request limit stays) and says when
 it falls, for work after the response that ends by that deadline itself: a CGI script's
-process, ended at the deadline instead of the worker.
+process, ended at the deadline instead of the worker. A second call for the same request, before
+C<rearm>, says the same.
+
+=head2 rearm
+
+    Perennial::Watchdog::rearm($env);
+
+Puts back the deadline C<disarm> took off, when it is still ahead.
 
 =head2 stack
 

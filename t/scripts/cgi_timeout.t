@@ -30,6 +30,20 @@ print "Content-Type: text/plain\\n\\nanswered\\n";
 close STDOUT;
 sleep 30;
 PL
+write_file("$dir/cgi/redirects.pl", <<"PL", 0755);       # A local redirect, and it works on too
+#!/usr/bin/perl
+open my \$pid, '>', "$marks/redirects.pl.pid" or die; print \$pid \$\$; close \$pid;
+\$| = 1;
+print "Location: /cgi-bin/keeps_stderr.pl\\n\\n";
+close STDOUT;
+sleep 30;
+PL
+mkdir "$dir/reg";
+write_file("$dir/reg/cleans_late.pl", <<'PL', 0755);     # Its cleanup outlasts the deadline
+my $r = shift;
+$r->pool->cleanup_register(sub { sleep 10 });
+$r->internal_redirect('/cgi-bin/hello.pl');
+PL
 write_file("$dir/cgi/hello.pl",
     qq{#!/usr/bin/perl\nprint "Content-Type: text/plain\\n\\nhello\\n";\n}, 0755);
 system("chmod -R a+rX $dir") == 0 or die;
@@ -102,6 +116,8 @@ my $late = start_server(
     workers => 1,
     conf    => "Timeout 20\nRequestDeadline 2\nScriptAlias /cgi-bin/ $dir/cgi/\n"
         . "<Directory $dir/cgi>\n    Require all granted\n</Directory>\n"
+        . "Alias /reg $dir/reg\n<Location /reg>\n    SetHandler perl-script\n"
+        . "    PerlResponseHandler ModPerl::Registry\n    Options +ExecCGI\n</Location>\n"
 );
 my $worker = ($late->slots)[0]{pid};
 $res = $late->get('/cgi-bin/keeps_stderr.pl');
@@ -116,6 +132,31 @@ like $late->error_log,
     'the log says the deadline ended it';
 unlike $late->error_log, qr/passed the request deadline|died|lost/,
     'no worker stopped, no request lost';
+
+# Two scripts working on after one response (a local redirect): both are ended at the deadline
+$res = $late->get('/cgi-bin/redirects.pl');
+is_deeply [@$res{qw(status content)}], [200, "answered\n"], 'a local redirect: its response';
+my @pids = map {
+    my $f = "$marks/$_.pid";
+    do { local (@ARGV, $/) = $f; <> }
+} qw(redirects.pl keeps_stderr.pl);
+ok wait_until(
+    sub {
+        !grep { kill 0, $_ } @pids;
+    },
+    10,
+    'both scripts end at the deadline'
+    ),
+    'both scripts are ended at the deadline, not at Timeout';
+is + ($late->slots)[0]{pid}, $worker, 'the same worker still';
+
+# A script's own cleanup after a CGI script's reap still has the deadline
+$res = $late->get('/reg/cleans_late.pl');
+is_deeply [@$res{qw(status content)}], [200, "hello\n"], 'a redirect to a CGI script: answered';
+ok $late->wait_replaced([$worker], 1), 'the cleanup that outlasts the deadline stops the worker';
+like $late->error_log, qr/passed the request deadline \(2 s\) serving 'GET \/reg\/cleans_late\.pl/,
+    'as the deadline says';
+unlike $late->error_log, qr/lost/, 'an answered request is not reported lost';
 $late->stop;
 
 done_testing;

@@ -168,8 +168,9 @@ sub _reap ($self, $pid, $hit, $env, $err, $timed_out) {
             waitpid $pid, 0;
         }
     }
-    $self->_drain($err, $file, 0);     # What it wrote as it ended
-    $self->_last_line($err, $file);    # Unended when a child of its keeps the pipe
+    $self->_drain($err, $file, 0);       # What it wrote as it ended
+    $self->_last_line($err, $file);      # Unended when a child of its keeps the pipe
+    Perennial::Watchdog::rearm($env);    # Other cleanups after it have the deadline too
     return;
 }
 
