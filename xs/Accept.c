@@ -126,6 +126,11 @@ accept_loop(pTHX_ SV *conn_ref, int epfd, AV *fhs, AV *bases, AV *unix_flags, SV
         n = epoll_wait(epfd, &ev, 1, 1000);
         if (n < 0 && errno != EINTR) { *take = 1; break; }
         if (n != 1) { PERL_ASYNC_CHECK(); break; }
+
+        /* A signal that came with the connection runs first: asked to reopen the logs, the
+         * worker does before it takes the connection, or its request would go to the old ones */
+        PERL_ASYNC_CHECK();
+        if (SvTRUE(SvRV(reopen))) break;
         unix_flag = av_fetch(unix_flags, ev.data.u32, 0);
         fh = av_fetch(fhs, ev.data.u32, 0);
         base = av_fetch(bases, ev.data.u32, 0);

@@ -204,6 +204,9 @@ subtest 'reopen-logs: the manager and the workers write to new files' => sub {
     ok wait_until(sub { -s "$d/error.log" && $srv->error_log =~ /logs reopened/ }, 10, 'reopened'),
         'the manager writes the new error log';
     $srv->get('/') for 1 .. 10;
+
+    # (A request's line is written just after its response: the last may come a moment later)
+    wait_until(sub { (() = $srv->access_log =~ /" 200 /g) >= 10 }, 10, 'ten lines');
     my $access = $srv->access_log;
     is scalar(() = $access =~ /" 200 /g), 10, 'every later request is in the new access log';
     is_deeply [sort map { $_->{pid} } $srv->slots], \@before, 'by the same workers: no restart';
