@@ -234,6 +234,10 @@ sub _cleanups ($self, $c, $env) {
     # by that end would wait for them (a CGI script's standard error, read for up to Timeout);
     # not one handed to the parking process, which writes its rest
     shutdown($c->{sock}, 1) if !$c->{keep_alive} && !$self->{parked};
+
+    # The status sent is the request's from now on: mod_perl's $r->status in a cleanup says it
+    # (a script's "Status:" header, an error page put in its place)
+    $env->{'perennial.status'} = $c->{status} if $c->{status};
     for my $code (@{delete $env->{'psgix.cleanup.handlers'}}) {
         eval { $code->($env); 1 }
             or $self->{log}->error(

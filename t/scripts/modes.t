@@ -293,7 +293,8 @@ for my $mode (qw(perlrun registry)) {
         like $srv->error_log,
             qr/PerlCleanupHandler pushed handler failed in worker \d+: cleanup died on purpose/,
             'a cleanup that dies is logged with its phase';
-        is Perennial::Test::slurp($mark), "ran\n", 'and the pool cleanup after it still ran';
+        is Perennial::Test::slurp($mark), "ran, status 202\n",
+            'and the pool cleanup after it still ran, and saw the response\'s status';
         is $srv->get("/$mode/redirect_loop.pl")->{status}, 500, 'a local redirect loop: 500';
         like $srv->error_log,
             qr{local redirect to /$mode/redirect_loop\.pl not followed \(too many\)},
