@@ -4,6 +4,10 @@
 my $r = shift;
 $r->push_handlers(PerlCleanupHandler => sub { die "cleanup died on purpose\n" });
 $r->pool->cleanup_register(
-    sub { open(my $fh, ">", $_[0]) or die "$_[0]: $!"; print {$fh} "ran, status ", $r->status, "\n" },
-    $r->args);
+    sub {
+        open(my $fh, ">", $_[0]) or die "$_[0]: $!";
+        print {$fh} "ran, status ", $r->status, "\n";
+    },
+    $r->args
+);
 print "Status: 202 Accepted\nContent-Type: text/plain\n\nok\n";
