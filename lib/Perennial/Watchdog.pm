@@ -54,25 +54,29 @@ sub arm_for ($env, $limits) {
 # (a second script's reap) says the same.
 sub disarm ($env) {
     my $watchdog = $env->{'perennial.watchdog'} or return;
-    return $env->{'perennial.deadline_at'} if exists $env->{'perennial.deadline_at'};
-    my ($board, $slot) = @$watchdog{qw(board slot)};
-    my $s     = $board->slot($slot);
-    my $armed = $s->{deadline} && $s->{armed_for} && $s->{armed_for} == $s->{request_started};
-    $board->arm($slot, 0, $s->{slow}) if $armed;
-    return $env->{'perennial.deadline_at'}
-        = $armed ? $s->{request_started} + $s->{deadline} : undef;
+    my $kept     = $env->{'perennial.disarmed'} //= _disarm(@$watchdog{qw(board slot)});
+    return $kept->[0];
+}
+
+# [when the deadline falls, the limits to arm again] or [undef] when none was armed
+sub _disarm ($board, $slot) {
+    my $s = $board->slot($slot);
+    return [undef]
+        unless $s->{deadline} && $s->{armed_for} && $s->{armed_for} == $s->{request_started};
+    $board->arm($slot, 0, $s->{slow});
+    return [$s->{request_started} + $s->{deadline}, $s->{deadline}, $s->{slow}];
 }
 
 # The deadline disarm took off, back on the slot while it is still ahead, so that what runs after
 # (other cleanups) counts against it again. (Past it, the work that kept it has ended its script
 # at it; arming it then would have the manager stop a worker that is about to go on.)
 sub rearm ($env) {
-    my $at = $env->{'perennial.deadline_at'} // return;
-    return if $at <= Time::HiRes::time();
-    my ($board, $slot) = @{$env->{'perennial.watchdog'}}{qw(board slot)};
-    my $s = $board->slot($slot);
-    $board->arm($slot, $at - $s->{request_started}, $s->{slow});
-    delete $env->{'perennial.deadline_at'};
+    my $kept = $env->{'perennial.disarmed'} or return;
+    my ($at, @limits) = @$kept;
+    return if !defined $at || $at <= Time::HiRes::time();
+    my $watchdog = $env->{'perennial.watchdog'};
+    $watchdog->{board}->arm($watchdog->{slot}, @limits);    # The same request: the same start
+    delete $env->{'perennial.disarmed'};
     return;
 }
 

@@ -111,9 +111,9 @@ sub _compile ($self, $hit, $package, $began) {
     local $SIG{__WARN__} = $on_warning;
 
     # PerlRun: the text of the last request compiles again into that request's script object
+    # (the package is the file's, the same for each compile here)
     my $last = delete $kept->{last};
-    return $self->_again($last, $hit, $kept)
-        if $last && $last->{read}{source} eq $source && $last->{package} eq $package;
+    return $self->_again($last, $hit, $kept) if $last && $last->{read}{source} eq $source;
     return $self->_afresh($hit, $package, $source, $kept, $findbin, $warn, $began);
 }
 
