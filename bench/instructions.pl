@@ -3,7 +3,7 @@ use v5.36;
 use FindBin;
 use lib "$FindBin::RealBin/lib", "$FindBin::RealBin/../lib";
 use Cwd                       qw(abs_path);
-use Perennial::Bench::Ab      qw(run_ab);
+use Perennial::Bench::Load    qw(run_load);
 use Perennial::Bench::Servers qw(start_server stop_server);
 use Perennial::Bench::Options qw(keepalive_modes options);
 use Perennial::Bench::Record  qw(record);
@@ -14,7 +14,8 @@ use Perennial::Bench::Record  qw(record);
 # scripts with --workers 0, the PSGI servers, Perennial's included, with a manager and one
 # worker, the manager's few instructions counted); the count of a run that serves N sequential
 # requests after a warm-up, less that of a run that only warms up, is the N requests' work:
-# with KeepAlive off a new connection each (ab), with it on all on one (ab -k).
+# with KeepAlive off a new connection each (ab), with it on all on one (wrk's one client, HTTP/1.1:
+# ab -k's HTTP/1.0 keep-alive is not kept by every server).
 # System calls and the kernel's work are not in it: see `strace -c` for those
 # (docs/design-notes.md). --preload CGI: the script servers load CGI.pm at start (PerlModule),
 # as a tuned site does; under Perennial it then works through the request object, as under
@@ -140,11 +141,16 @@ sub _run ($server, $path, $ka, $requests) {
         stop_wait => 60,    # Under callgrind, an exit with a big heap can take long
         prefix    => ['valgrind', '--tool=callgrind', '--callgrind-out-file=/dev/null'],
     );
-    my %ab = (port => $srv->{port}, path => $path, keepalive => $ka);
-    run_ab(%ab, requests => $opt{warm}, seconds => 120);
+    my %load = (
+        tool        => $ka ? 'wrk' : 'ab',
+        url         => "http://127.0.0.1:$srv->{port}$path",
+        concurrency => 1,
+        keepalive   => $ka
+    );
+    run_load(%load, requests => $opt{warm}, seconds => 120);
     if ($requests) {
-        my $ab = run_ab(%ab, requests => $requests, seconds => 600);
-        die "$server: $ab->{errors} failed requests\n" if $ab->{errors};
+        my $r = run_load(%load, requests => $requests, seconds => 600);
+        die "$server: $r->{failed} failed requests\n" if $r->{failed};
     }
     stop_server($srv)                         or return;
     open(my $log, '<', "$srv->{dir}/out.log") or die "Can't read the log of $server: $!\n";

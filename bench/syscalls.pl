@@ -12,8 +12,9 @@ use Perennial::Bench::Record  qw(record);
 
 # System calls per request, as `strace -c` counts them on every process of a server (manager
 # and one worker; Apache with -X, Perennial's scripts with --workers 0): ab sends N sequential
-# requests after a warm-up, each on a new connection, then N on kept-alive connections (ab -k,
-# the server with KeepAlive On; MaxKeepAliveRequests 100 for the scripts' servers, so a new
+# requests after a warm-up, each on a new connection, then N on kept-alive connections (wrk's
+# one client bounded in requests, HTTP/1.1: ab -k's HTTP/1.0 keep-alive is not kept by every
+# server; the server with KeepAlive On; MaxKeepAliveRequests 100 for the scripts' servers, so a new
 # connection every 100 requests). The manager's own calls in those seconds are counted too (a
 # few a second). --record FILE keeps the figures for bench/goals.pl.
 
@@ -65,7 +66,12 @@ sub _count ($server, $path, $keepalive) {
         probe     => $path,
     );
     my $url = "http://127.0.0.1:$srv->{port}$path";
-    my %ab  = (tool => 'ab', url => $url, concurrency => 1, keepalive => $keepalive);
+    my %ab  = (
+        tool        => $keepalive ? 'wrk' : 'ab',
+        url         => $url,
+        concurrency => 1,
+        keepalive   => $keepalive
+    );
     run_load(%ab, requests => 50, seconds => 30);
     my $out    = tempdir(CLEANUP => 1) . '/strace.txt';
     my @pids   = _group($srv->{pid});

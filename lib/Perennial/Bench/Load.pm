@@ -1,12 +1,14 @@
 package Perennial::Bench::Load;
 use v5.36;
-use Exporter qw(import);
-use POSIX    ();
-use URI      ();
+use Exporter    qw(import);
+use File::Temp  qw(tempfile);
+use POSIX       ();
+use Time::HiRes ();
+use URI         ();
 
 # Drives a real load generator against a loopback URL and reads its report: ab (Apache's,
 # HTTP/1.0, a connection per request, as the mod_perl Guide measured) bounded in requests and
-# seconds, or wrk (HTTP/1.1 keep-alive) bounded in seconds.
+# seconds, or wrk (HTTP/1.1 keep-alive) bounded in seconds, and in requests if asked.
 
 our @EXPORT_OK = qw(loopback run_load);
 
@@ -56,13 +58,8 @@ sub _ab ($url, %a) {
 }
 
 sub _wrk ($url, %a) {
-    my $threads = $a{concurrency} < 2 ? 1 : 2;
-    my @cmd     = (
-        'wrk', "-t$threads", "-c$a{concurrency}", "-d$a{seconds}s", '--latency', '--timeout',
-        ($a{timeout} // 30) . 's',
-        (map { ('-H', $_) } @{$a{headers} // []}), $url
-    );
-    my $out = _run(@cmd);
+    return _wrk_counted($url, %a) if $a{requests};
+    my $out = _run(_wrk_command($url, %a));
     my %r   = (tool => 'wrk', raw => $out);
     ($r{completed}, $r{seconds}) = $out =~ /(\d+) requests in ([\d.]+)(?:s|ms|m)/;
     ($r{rps}) = $out =~ /Requests\/sec:\s+([\d.]+)/;
@@ -78,6 +75,58 @@ sub _wrk ($url, %a) {
     $r{failed} += $1 if $out  =~ /Non-2xx or 3xx responses: (\d+)/;
     _failed(wrk => $url, $out) unless defined $r{rps};
     return \%r;
+}
+
+sub _wrk_command ($url, %a) {
+    my $threads = $a{threads} // ($a{concurrency} < 2 ? 1 : 2);
+    return (
+        'wrk',               "-t$threads",
+        "-c$a{concurrency}", "-d$a{seconds}s",
+        '--latency',         '--timeout',
+        ($a{timeout} // 30) . 's', (map { ('-H', $_) } @{$a{headers} // []}),
+        ($a{script} ? ('-s', $a{script}) : ()), $url
+    );
+}
+
+# wrk bounded in requests too. wrk has no -n: a script of its own, in one thread, counts the
+# responses on all its connections and ends wrk at the count, after a line that says how many
+# were not 2xx or 3xx. The mean latency is then the clients' time over the requests (each
+# client waits for its response before it sends again); the percentiles are not known. A run
+# cut by the seconds gives wrk's own report, and the requests it did not complete are failures.
+# (ab -k speaks HTTP/1.0 keep-alive, which a server may answer with a connection each: uWSGI's
+# --http11-socket does. wrk bounded in requests is how N requests go on kept-alive HTTP/1.1.)
+sub _wrk_counted ($url, %a) {
+    my ($fh, $script)
+        = tempfile('perennial-wrk-XXXXXX', TMPDIR => 1, SUFFIX => '.lua', UNLINK => 1);
+    print {$fh} <<~"LUA";
+        local done, bad = 0, 0
+        function response(status, headers, body)
+          done = done + 1
+          if status < 200 or status > 399 then bad = bad + 1 end
+          if done == $a{requests} then
+            io.write(string.format("perennial-bench: %d responses, %d failed\\n", done, bad))
+            io.flush()
+            os.exit(0)
+          end
+        end
+        LUA
+    close $fh or die "Can't write $script: $!\n";
+    my $t0  = Time::HiRes::time();
+    my $out = _run(_wrk_command($url, %a, threads => 1, script => $script));
+    my %r   = (tool => 'wrk', raw => $out, seconds => Time::HiRes::time() - $t0);
+    my ($done, $bad) = $out =~ /^perennial-bench: (\d+) responses, (\d+) failed$/m;
+    if (!defined $done) {
+        ($done) = $out =~ /(\d+) requests in /;
+        _failed(wrk => $url, $out) unless defined $done;
+        $bad = $a{requests} - $done;
+    }
+    return {
+        %r,
+        completed => $done,
+        failed    => $bad,
+        rps       => $done / $r{seconds},
+        $done ? (avg_ms => 1000 * $a{concurrency} * $r{seconds} / $done) : ()
+    };
 }
 
 sub _ms ($text) {
@@ -123,8 +172,12 @@ Perennial::Bench::Load - run ab or wrk against a loopback URL and read the figur
 =head1 DESCRIPTION
 
 C<ab> sends a fixed number of requests (C<-n>) and stops after C<-t> seconds at the latest, a
-new connection per request unless C<keepalive> (C<-k>); C<wrk> keeps its connections alive and
-runs for C<seconds>. Both report requests per second, the mean and the 50th, 90th and 99th
+new connection per request unless C<keepalive> (C<-k>, HTTP/1.0's keep-alive); C<wrk> keeps its
+connections alive (HTTP/1.1) and runs for C<seconds>, or, given C<requests>, stops after that
+many responses (a script of its own counts them, in one wrk thread), with the mean latency
+taken from the clients' time and no percentiles. That is how N requests go on kept-alive
+HTTP/1.1 connections, which not every server gives an HTTP/1.0 client: uWSGI's
+--http11-socket answers ab -k with a connection each. Both report requests per second, the mean and the 50th, 90th and 99th
 percentile latency in milliseconds, completed and failed requests. A response whose length
 differs from the first one's is not a failure (ab counts those); connection errors,
 exceptions and non-2xx answers are. Only URLs on this host are accepted.
