@@ -98,6 +98,23 @@ subtest '--target: the same measurements against a server already running' => su
     $srv->stop;
 };
 
+subtest 'Tool wrk with Requests: stops at the count, on kept-alive HTTP/1.1' => sub {
+    my $srv  = start_server(app => 'pid.psgi', workers => 2, conf => "KeepAlive On\n");
+    my $file = spec("URL /\nConcurrency 1 3\nTool wrk\nRequests 30\nWarmup 0\n");
+    my ($out, $code, $err)
+        = bench($file, '--target', 'mine=http://127.0.0.1:' . $srv->port, '--out', "$dir/wrk");
+    is $code, 0, 'bench exits 0' or diag $err;
+    is scalar(() = $out =~ /^\s*mine\s+[13] \|\s+[\d.]+\s+-\s+-\s+30\s+0\s+[\d.]+$/mg), 2,
+        'two rows of 30 responses, a mean latency and no percentiles'
+        or diag $out;
+    $srv->stop;
+
+    # wrk's (no User-Agent): 30 from the one client, 30 to 32 from the three (the other two
+    # may have had a request on its way when wrk ended at the count)
+    my $seen = () = $srv->access_log =~ m{"GET / HTTP/1\.1" 200 \d+ "-" "-"}g;
+    ok $seen >= 60 && $seen <= 62, "the server saw 60 to 62 requests, not 120 s of them: $seen";
+};
+
 subtest 'a progress bar on a terminal' => sub {
     plan skip_all => 'script(1) is not installed' unless -x '/usr/bin/script';
     my $file = spec("Config $examples\nURL /hello\nRequests 10\nWarmup 0\nVary MaxClients 1 2\n");
