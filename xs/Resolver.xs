@@ -15,8 +15,8 @@ MODULE = Perennial::Executor::Resolver    PACKAGE = Perennial::Executor::Resolve
 
 PROTOTYPES: DISABLE
 
-# Whether the hit's file is still a regular file with the inode it had; if so, its mtime, size
-# and mode are written into the hit
+# Whether the hit's file is still a regular file with the inode it had; if so, its mtime, ctime,
+# size and mode are written into the hit
 int
 xs_restat(hit)
     HV *hit
@@ -36,6 +36,9 @@ xs_restat(hit)
             (void)hv_stores(hit, "mtime", st.st_mtim.tv_nsec
                 ? newSVnv((NV)st.st_mtime + (NV)st.st_mtim.tv_nsec / 1e9)
                 : newSViv((IV)st.st_mtime));
+            (void)hv_stores(hit, "ctime", st.st_ctim.tv_nsec
+                ? newSVnv((NV)st.st_ctime + (NV)st.st_ctim.tv_nsec / 1e9)
+                : newSViv((IV)st.st_ctime));
             (void)hv_stores(hit, "size", newSViv((IV)st.st_size));
             (void)hv_stores(hit, "mode", newSVuv((UV)st.st_mode));
             RETVAL = 1;

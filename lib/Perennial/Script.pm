@@ -10,8 +10,9 @@ use v5.36;
 
 # Fields: code, package, data, data_in (the DATA glob of the package __DATA__ is in), ends,
 # packages, format (its own `format STDOUT`), taint, signals, locale, request, writes_env, chdirs
-# (the compiler's); cgi_pragmas, stdout_layers, stderr_layers, mtime, inc, findbin, warn, stderr,
-# stderr_handle, compiled_at, compile_ms, checked, lint_handles, goes_home (the executor's)
+# (the compiler's); cgi_pragmas, stdout_layers, stderr_layers, mtime, ctime, ino, size, inc,
+# findbin, warn, stderr, stderr_handle, compiled_at, compile_ms, checked, lint_handles,
+# goes_home (the executor's)
 # (the compiler's hash becomes the object: nothing is copied on PerlRun's compile per request)
 sub new ($class, $compiled, $more) {
     @$compiled{keys %$more} = values %$more;
@@ -22,11 +23,12 @@ sub new ($class, $compiled, $more) {
 sub failed ($class) { bless {}, $class }
 
 # PerlRun: the same text compiled again for the next request (Perennial::Executor::Scripts);
-# @compiled as Perennial::Executor::Compiler's compile_read returns it
-sub compiled_again ($self, $hit, $inc, $pragmas, @compiled) {
+# @compiled as Perennial::Executor::Compiler's compile_read returns it. Its CGI.pm pragmas are
+# those the text set the first time.
+sub compiled_again ($self, $hit, $inc, @compiled) {
     @$self{qw(code ends data_in packages format)} = @compiled;
-    @$self{qw(cgi_pragmas mtime size checked inc findbin)}
-        = ($pragmas, $hit->{mtime}, $hit->{size}, $hit->{stamp}, $inc, $hit->{findbin});
+    @$self{qw(mtime ctime ino size checked inc findbin)}
+        = (@$hit{qw(mtime ctime ino size)}, $hit->{stamp}, $inc, $hit->{findbin});
     return $self;
 }
 
@@ -112,12 +114,12 @@ those libraries were last looked at and looks once at the handles the first requ
 
 =head2 compiled_again
 
-    $script->compiled_again($hit, $inc, $pragmas,
+    $script->compiled_again($hit, $inc,
         Perennial::Executor::Compiler::compile_read($script->{read}));
 
 PerlRun: its text compiled again for the next request; the code, END blocks, DATA glob,
-declared packages, format, CGI.pm pragmas, file times, C<@INC> and FindBin's values are this
-compile's.
+declared packages, format, file times, C<@INC> and FindBin's values are this compile's. Its
+CGI.pm pragmas stay those its first compile set: the same text sets the same ones.
 
 =head2 own_file, forget_own
 

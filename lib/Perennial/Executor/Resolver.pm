@@ -35,7 +35,7 @@ sub new ($class, %args) {
     }, $class;
 }
 
-# Returns {file, script_name, path_info, mtime, size, mode} or an HTTP status. The path is
+# Returns {file, script_name, path_info, mtime, ctime, size, mode} or an HTTP status. The path is
 # PATH_INFO below SCRIPT_NAME unless the caller says which path below which base.
 sub resolve ($self, $env, $path = $env->{PATH_INFO} // '', $base = $env->{SCRIPT_NAME} // '') {
 
@@ -98,6 +98,7 @@ sub _hit ($self, $file, $st, $rest, $base, $path) {
         file        => $file,
         path_info   => $rest,
         mtime       => $st->[9],
+        ctime       => $st->[10],
         size        => $st->[7],
         mode        => $st->[2],
         stamp       => ++$self->{stamps},
@@ -137,11 +138,11 @@ sub _still_good ($self, $hit) {
 }
 
 # Whether a hit's file is still a regular file with the same inode (the same file, or one
-# written again in place); if so, its mtime, size and mode as they are now go into the hit
+# written again in place); if so, its mtime, ctime, size and mode as they are now go into the hit
 sub pp_restat ($hit) {
     my @st = Time::HiRes::stat($hit->{file});
     return 0 unless @st && -f _ && $st[1] == $hit->{ino};
-    @$hit{qw(mtime size mode)} = @st[9, 7, 2];
+    @$hit{qw(mtime ctime size mode)} = @st[9, 10, 7, 2];
     return 1;
 }
 
@@ -217,7 +218,7 @@ below the root is called.
     my $hit = $resolver->resolve($env);
     my $hit = $resolver->resolve($env, $path_below_root, $script_name_of_root);
 
-Returns C<{file, script_name, path_info, mtime, size, mode}> or 404 (403 for a symlink the
+Returns C<{file, script_name, path_info, mtime, ctime, size, mode}> or 404 (403 for a symlink the
 policy refuses). The path is the request's C<PATH_INFO> below its C<SCRIPT_NAME>, unless the
 caller names both (the dispatcher, which has translated the URL to a root already).
 

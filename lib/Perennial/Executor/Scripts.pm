@@ -88,8 +88,7 @@ sub _still_good ($self, $cached, $hit) {
 }
 
 sub _compile ($self, $hit, $package, $began) {
-    my $file   = $hit->{file};
-    my $source = _slurp($file) // return (undef, "Can't read script: $!");
+    my $file = $hit->{file};
 
     # A script's `use lib` belongs to that script: kept with it, not left for the others. Its
     # BEGIN blocks see $0 as its path, and so does FindBin if the script is the first to load it
@@ -111,9 +110,13 @@ sub _compile ($self, $hit, $package, $began) {
     local $SIG{__WARN__} = $on_warning;
 
     # PerlRun: the text of the last request compiles again into that request's script object
-    # (the package is the file's, the same for each compile here)
+    # (the package is the file's, the same for each compile here), read again only when the
+    # file's look this request found it changed
     my $last = delete $kept->{last};
-    return $self->_again($last, $hit, $kept) if $last && $last->{read}{source} eq $source;
+    return $self->_again($last, $hit, $kept) if $last && _unchanged($last, $hit);
+    my $source = _slurp($file) // return (undef, "Can't read script: $!");
+    return $self->_again($last, $hit, $kept, $began)
+        if $last && $last->{read}{source} eq $source;
     return $self->_afresh($hit, $package, $source, $kept, $findbin, $warn, $began);
 }
 
@@ -153,7 +156,10 @@ sub _afresh ($self, $hit, $package, $source, $kept, $findbin, $warn, $began) {
                 grep { $layers->{$_}->any } keys %{$layers || {}}
             ),
             file    => $file,
+            text_at => $began,             # Before its text was read
             mtime   => $hit->{mtime},
+            ctime   => $hit->{ctime},
+            ino     => $hit->{ino},
             size    => $hit->{size},
             checked => $hit->{stamp},      # Its libraries are as loaded now
             inc     => _same_inc($kept),
@@ -179,14 +185,35 @@ sub _afresh ($self, $hit, $package, $source, $kept, $findbin, $warn, $began) {
 # request ran (what the text says, its handles and handlers stay; made afresh, with the
 # compiler's arguments, the object and the checks around them, they cost 90k instructions a
 # request). A nested request for the same file (a subrequest) finds none and makes its own.
-sub _again ($self, $script, $hit, $kept) {
-    my @compiled = eval {
-        Perennial::Executor::CGIPragmas->around_compile(
-            \&Perennial::Executor::Compiler::compile_read,
-            $script->{read});
-    } or return (undef, $@ =~ s/\s+\z//r);
-    my $pragmas = pop @compiled;
-    return $script->compiled_again($hit, _same_inc($kept), $pragmas, @compiled);
+# The same text sets the same CGI.pm pragmas as it compiles: those the first compile noted are
+# kept, and the compile again is not watched for them (that cost 12k instructions a request;
+# the executor sets them after CGI.pm's reset before each request, whatever the compile left).
+sub _again ($self, $script, $hit, $kept, $read_at = undef) {
+    $script->{text_at} = $read_at if defined $read_at;    # Its text, read again, is the same
+    my @compiled = eval { Perennial::Executor::Compiler::compile_read($script->{read}) }
+        or return (undef, $@ =~ s/\s+\z//r);
+    return $script->compiled_again($hit, _same_inc($kept), @compiled);
+}
+
+# Whether the file is as it was when the script's text was read: the same inode, and the same
+# size, modification and change times at the hit's last look (each request's under
+# PerlScriptCheck Always; a write changes the change time even when it keeps the size and puts
+# the modification time back). Reading the text again cost seven system calls and 4k
+# instructions a request. A file's times come from the kernel's coarse clock, which moves a
+# tick (1 to 10 ms) at a time: a text read less than $RACY seconds after its file last changed
+# is read again until it is older (git's "racy" entries), since a second write in the same
+# tick would leave the same times.
+my $RACY = 0.1;
+
+sub _unchanged ($script, $hit) {
+    return
+           defined $script->{ctime}
+        && defined $hit->{ctime}
+        && $script->{ctime} < $script->{text_at} - $RACY
+        && $script->{ino} == $hit->{ino}
+        && $script->{ctime} == $hit->{ctime}
+        && $script->{mtime} == $hit->{mtime}
+        && $script->{size} == $hit->{size};
 }
 
 # PerlRun, after a request: its script is there for the next request's compile
