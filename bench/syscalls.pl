@@ -33,6 +33,8 @@ my %rows    = (
     scripts => [
         ['Apache ModPerl::Registry', 'apache',            '/registry/hello.pl'],
         ['Perennial Registry',       'perennial-scripts', '/registry/hello.pl'],
+        ['Apache ModPerl::PerlRun',  'apache',            '/perlrun/hello.pl'],
+        ['Perennial PerlRun',        'perennial-scripts', '/perlrun/hello.pl'],
     ],
 );
 my @rows = map { @{$rows{$_} // die "--what: '$_' is not psgi or scripts\n"} } split /,/,
