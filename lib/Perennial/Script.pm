@@ -23,12 +23,14 @@ sub new ($class, $compiled, $more) {
 sub failed ($class) { bless {}, $class }
 
 # PerlRun: the same text compiled again for the next request (Perennial::Executor::Scripts);
-# @compiled as Perennial::Executor::Compiler's compile_read returns it. Its CGI.pm pragmas are
-# those the text set the first time.
-sub compiled_again ($self, $hit, $inc, @compiled) {
+# @compiled as Perennial::Executor::Compiler's compile_read returns it; $pragmas, what the
+# compile set of CGI.pm's; $read_at, when its text was read again (undef: not read, the file
+# unchanged)
+sub compiled_again ($self, $hit, $inc, $pragmas, $read_at, @compiled) {
     @$self{qw(code ends data_in packages format)} = @compiled;
-    @$self{qw(mtime ctime ino size checked inc findbin)}
-        = (@$hit{qw(mtime ctime ino size)}, $hit->{stamp}, $inc, $hit->{findbin});
+    @$self{qw(cgi_pragmas mtime ctime ino size checked inc findbin)}
+        = ($pragmas, @$hit{qw(mtime ctime ino size)}, $hit->{stamp}, $inc, $hit->{findbin});
+    $self->{text_at} = $read_at if defined $read_at;
     return $self;
 }
 
@@ -114,12 +116,12 @@ those libraries were last looked at and looks once at the handles the first requ
 
 =head2 compiled_again
 
-    $script->compiled_again($hit, $inc,
+    $script->compiled_again($hit, $inc, $pragmas, $read_at,
         Perennial::Executor::Compiler::compile_read($script->{read}));
 
 PerlRun: its text compiled again for the next request; the code, END blocks, DATA glob,
-declared packages, format, file times, C<@INC> and FindBin's values are this compile's. Its
-CGI.pm pragmas stay those its first compile set: the same text sets the same ones.
+declared packages, format, CGI.pm pragmas, file times, C<@INC> and FindBin's values are this
+compile's, and C<$read_at> (unless undef) is when its text was read.
 
 =head2 own_file, forget_own
 

@@ -22,6 +22,7 @@ my @files = (
     't/psgi/suite.t',    't/apache/malformed.t',
     't/scripts/modes.t', 't/scripts/config.t', 't/scripts/safety.t',    # %ENV, %SIG
     't/scripts/cgi_pragmas.t',                                          # CGI.pm's pragmas
+    't/scripts/perlrun_reads.t',                                        # stat, PerlRun's reads
     't/apache/cgi_output.t',                                            # print
     't/scripts/inc.t', 't/scripts/dependencies.t',                      # %INC, libraries
     't/logs/formats.t'                                                  # access log lines

@@ -56,9 +56,10 @@ subtest 'an endless loop is cut at the deadline' => sub {
 };
 
 subtest 'a cleanup past the deadline: the worker is stopped, the answered request not lost' => sub {
-    my $srv   = server('RequestDeadline 1');
+    my $srv = server('RequestDeadline 1');
+    ok wait_until(sub { $srv->idle == 1 }, 10, 'idle'), 'one worker';
     my ($pid) = map { $_->{pid} } $srv->slots;
-    my $res   = $srv->get('/life/late_cleanup.pl');
+    my $res = $srv->get('/life/late_cleanup.pl');
     is_deeply [@$res{qw(status content)}], [200, "answered\n"], 'the client has its response';
     ok $srv->wait_replaced([$pid], 1), 'the worker is stopped at the deadline and replaced';
     like $srv->error_log,   qr/worker $pid passed the request deadline \(1 s\)/, 'logged';

@@ -69,4 +69,22 @@ for my $mode (qw(registry perlrun)) {
     };
 }
 
+# A PerlRun text compiles again on each request, and what its compile sets is noted each time:
+# the same text can set other values (here from a settings file it runs as it compiles)
+subtest 'perlrun: pragmas a compile of the same text sets differently' => sub {
+    my $settings = "$dir/settings.pl";
+    my $set      = sub ($max) {
+        open(my $fh, '>', $settings) or die "Can't write $settings: $!";
+        print {$fh} "\$CGI::POST_MAX = $max;\n";
+        close $fh;
+    };
+    $set->(1024);
+    write_script("$dir/settings_user.pl", "use CGI;\nBEGIN { do '$settings' }\n$show", time - 10);
+    is get(perlrun => 'settings_user.pl'), '0 0 1024 0', 'the value the settings file gives';
+    is get(perlrun => 'settings_user.pl'), '0 0 1024 0', 'again';
+    $set->(4096);
+    is get(perlrun => 'settings_user.pl'), '0 0 4096 0', 'the settings file changed: its new value';
+    is get(perlrun => 'plain.pl'),         '0 0 -1 0',   'and no other script gets it';
+};
+
 done_testing;

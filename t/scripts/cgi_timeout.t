@@ -119,6 +119,7 @@ my $late = start_server(
         . "Alias /reg $dir/reg\n<Location /reg>\n    SetHandler perl-script\n"
         . "    PerlResponseHandler ModPerl::Registry\n    Options +ExecCGI\n</Location>\n"
 );
+ok wait_until(sub { $late->idle == 1 }, 10, 'idle'), 'its one worker has started';
 my $worker = ($late->slots)[0]{pid};
 $res = $late->get('/cgi-bin/keeps_stderr.pl');
 is_deeply [@$res{qw(status content)}], [200, "answered\n"], 'RequestDeadline: the whole response';

@@ -5,10 +5,10 @@ use Time::HiRes ();
 use Perennial::Executor::Resolver;
 
 # A known script's file looked at again on each request, in C (xs/Resolver.xs) and by its Perl
-# twin (Time::HiRes' stat): the same answer, and the same mtime, size and mode written into the
-# hit, for a file whose time has a fraction of a second and one whose time has none, a file
-# written again in place, one replaced by another (a new inode), a symlink, a directory and a
-# file that is gone. (t/http/pure_perl.t runs the scripts' tests on the Perl twin.)
+# twin (Time::HiRes' stat): the same answer, and the same mtime, ctime, size and mode written
+# into the hit, for a file whose time has a fraction of a second and one whose time has none, a
+# file written again in place, one replaced by another (a new inode), a symlink, a directory and
+# a file that is gone. (t/http/pure_perl.t runs the scripts' tests on the Perl twin.)
 plan skip_all => 'the C functions are not built (make xs)'
     unless defined &Perennial::Executor::Resolver::xs_restat;
 

@@ -38,15 +38,28 @@ sub pp_same_values ($refs, $values) {
 # in Perl cost 88k instructions on every PerlRun request): they are set, and what changed is
 # worked out, only when they do not.
 sub around_compile ($class, $compile, @args) {
-    _set(_defaults()) if defined &CGI::initialize_globals && !_at_defaults();
+    before_compile();
     my @result = $compile->(@args);
-    return (@result, undef) unless defined &CGI::initialize_globals;    # The script has no CGI.pm
-    return (@result, undef) if _at_defaults();
+    return (@result, scalar after_compile());
+}
+
+# The two halves of around_compile, for a caller that compiles itself (PerlRun's compile of a
+# text again, where the call through a list of arguments cost 5k instructions a request):
+# before, the pragma variables at their defaults; after, what the compile set of them (undef:
+# nothing, or no CGI.pm). The same text may set other values: a BEGIN block can read the
+# request's %ENV, or a file it runs.
+sub before_compile () {
+    _set(_defaults()) if defined &CGI::initialize_globals && !_at_defaults();
+    return;
+}
+
+sub after_compile () {
+    return if !defined &CGI::initialize_globals || _at_defaults();    # No CGI.pm, or nothing set
     my %after   = _values();
     my $default = _defaults();
     my %set     = map { ($_ => $after{$_}) }
         grep { ($after{$_} // "\0undef") ne ($default->{$_} // "\0undef") } @PRAGMAS;
-    return (@result, %set ? \%set : undef);
+    return %set ? \%set : undef;
 }
 
 # CGI.pm's defaults, read now if it is loaded: the manager reads them as it makes a Registry or

@@ -9,6 +9,7 @@ use Perennial::Executor::Catalog;
 use Perennial::Executor::CGIPragmas;
 use Perennial::Executor::Compiler;
 use Perennial::Executor::Errors;
+use Perennial::Executor::FileTimes qw(local_times unchanged);
 use Perennial::Executor::Inc;
 use Perennial::Executor::Layers;
 use Perennial::Executor::Libraries;
@@ -110,10 +111,11 @@ sub _compile ($self, $hit, $package, $began) {
     local $SIG{__WARN__} = $on_warning;
 
     # PerlRun: the text of the last request compiles again into that request's script object
-    # (the package is the file's, the same for each compile here), read again only when the
-    # file's look this request found it changed
+    # (the package is the file's, the same for each compile here), read again unless the
+    # file's look this request says it is unchanged (Perennial::Executor::FileTimes)
     my $last = delete $kept->{last};
-    return $self->_again($last, $hit, $kept) if $last && _unchanged($last, $hit);
+    return $self->_again($last, $hit, $kept)
+        if $last && ($kept->{local_times} //= local_times($file)) && unchanged($last, $hit);
     my $source = _slurp($file) // return (undef, "Can't read script: $!");
     return $self->_again($last, $hit, $kept, $began)
         if $last && $last->{read}{source} eq $source;
@@ -185,35 +187,15 @@ sub _afresh ($self, $hit, $package, $source, $kept, $findbin, $warn, $began) {
 # request ran (what the text says, its handles and handlers stay; made afresh, with the
 # compiler's arguments, the object and the checks around them, they cost 90k instructions a
 # request). A nested request for the same file (a subrequest) finds none and makes its own.
-# The same text sets the same CGI.pm pragmas as it compiles: those the first compile noted are
-# kept, and the compile again is not watched for them (that cost 12k instructions a request;
-# the executor sets them after CGI.pm's reset before each request, whatever the compile left).
+# What the compile sets of CGI.pm's pragmas is noted again: the same text can set others (a
+# BEGIN block that reads the request's %ENV, or a settings file it runs).
 sub _again ($self, $script, $hit, $kept, $read_at = undef) {
-    $script->{text_at} = $read_at if defined $read_at;    # Its text, read again, is the same
+    Perennial::Executor::CGIPragmas::before_compile();
     my @compiled = eval { Perennial::Executor::Compiler::compile_read($script->{read}) }
         or return (undef, $@ =~ s/\s+\z//r);
-    return $script->compiled_again($hit, _same_inc($kept), @compiled);
-}
-
-# Whether the file is as it was when the script's text was read: the same inode, and the same
-# size, modification and change times at the hit's last look (each request's under
-# PerlScriptCheck Always; a write changes the change time even when it keeps the size and puts
-# the modification time back). Reading the text again cost seven system calls and 4k
-# instructions a request. A file's times come from the kernel's coarse clock, which moves a
-# tick (1 to 10 ms) at a time: a text read less than $RACY seconds after its file last changed
-# is read again until it is older (git's "racy" entries), since a second write in the same
-# tick would leave the same times.
-my $RACY = 0.1;
-
-sub _unchanged ($script, $hit) {
-    return
-           defined $script->{ctime}
-        && defined $hit->{ctime}
-        && $script->{ctime} < $script->{text_at} - $RACY
-        && $script->{ino} == $hit->{ino}
-        && $script->{ctime} == $hit->{ctime}
-        && $script->{mtime} == $hit->{mtime}
-        && $script->{size} == $hit->{size};
+    return $script->compiled_again($hit, _same_inc($kept),
+        scalar Perennial::Executor::CGIPragmas::after_compile(),
+        $read_at, @compiled);
 }
 
 # PerlRun, after a request: its script is there for the next request's compile
