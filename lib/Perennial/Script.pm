@@ -24,8 +24,8 @@ sub failed ($class) { bless {}, $class }
 
 # PerlRun: the same text compiled again for the next request (Perennial::Executor::Scripts);
 # @compiled as Perennial::Executor::Compiler's compile_read returns it; $pragmas, what the
-# compile set of CGI.pm's; $read_at, when its text was read again (undef: not read, the file
-# unchanged)
+# compile set of CGI.pm's; $read_at, the time just before its text was read again (undef: not
+# read, the file unchanged)
 sub compiled_again ($self, $hit, $inc, $pragmas, $read_at, @compiled) {
     @$self{qw(code ends data_in packages format)} = @compiled;
     @$self{qw(cgi_pragmas mtime ctime ino size checked inc findbin)}
@@ -121,7 +121,7 @@ those libraries were last looked at and looks once at the handles the first requ
 
 PerlRun: its text compiled again for the next request; the code, END blocks, DATA glob,
 declared packages, format, CGI.pm pragmas, file times, C<@INC> and FindBin's values are this
-compile's, and C<$read_at> (unless undef) is when its text was read.
+compile's, and C<$read_at> (unless undef) is the time just before its text was read again.
 
 =head2 own_file, forget_own
 

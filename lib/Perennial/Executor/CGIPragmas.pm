@@ -155,6 +155,16 @@ compiles anew).
 What C<< $code->(@args) >> returns, then what the compile changed of CGI.pm's pragma variables
 (undef: nothing).
 
+=head2 before_compile, after_compile
+
+    Perennial::Executor::CGIPragmas::before_compile();
+    my @compiled = compile(...);
+    my $pragmas = scalar Perennial::Executor::CGIPragmas::after_compile();
+
+The two halves of C<around_compile>, for a caller that compiles itself: the pragma variables
+at their defaults before, and what the compile set of them after (undef: nothing, or no CGI.pm
+loaded; call it in scalar context).
+
 =head2 read_defaults
 
     Perennial::Executor::CGIPragmas->read_defaults;    # in the manager, before forking

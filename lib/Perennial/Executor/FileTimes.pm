@@ -11,7 +11,8 @@ use Cwd ();
 # and tar set only the latter), but
 # - the times must have a fraction of a second: on a file system that keeps whole seconds (ext4
 #   with 128-byte inodes, FAT's two seconds), two writes in one second leave the same times;
-# - the file system must be a local one, whose times this host's kernel sets and whose stat is
+# - the file system must be a local one (asked once per file, for the worker's life), whose
+#   times this host's kernel sets and whose stat is
 #   not answered from a cache: NFS's client may give a stat from its attribute cache for up to
 #   a minute where an open asks the server (close-to-open), and a network or FUSE file
 #   system's times are its server's clock;
@@ -45,22 +46,25 @@ sub unchanged ($script, $hit) {
         && $script->{size} == $hit->{size};
 }
 
-# Whether the file lies on a local file system (%LOCAL), by the mount that holds its real path
-# in /proc/self/mountinfo (the last of those at the longest mount point); false when that cannot
-# be told
+# Whether the file lies on a local file system (%LOCAL): the type of the mounts in
+# /proc/self/mountinfo whose device (major:minor) is the file's. (Not the mount point that
+# holds its path: mounts moved or propagated under others are not listed in the order they
+# stack.) False when that cannot be told, as for a Btrfs subvolume's own device, which
+# mountinfo does not list: such a file is read each time.
 sub local_times ($file) {
-    my $path = Cwd::realpath($file) // return 0;
+    my $dev = (stat $file)[0] // return 0;
+    my $id  = join ':', _major($dev), _minor($dev);
     open(my $fh, '<', '/proc/self/mountinfo') or return 0;
-    my ($at, $type) = ('', '');
     while (my $line = <$fh>) {
-        my ($mount, $fs) = $line =~ /\A\S+ \S+ \S+ \S+ (\S+) .*? - (\S+) /
-            or next;
-        $mount =~ s/\\([0-7]{3})/chr oct $1/ge;    # A space is \040
-        next unless $path eq $mount || index($path, $mount eq '/' ? '/' : "$mount/") == 0;
-        ($at, $type) = ($mount, $fs) if length $mount >= length $at;
+        my ($device, $fs) = $line =~ /\A\S+ \S+ (\S+) .*? - (\S+) / or next;
+        return $LOCAL{$fs} ? 1 : 0 if $device eq $id;
     }
-    return $LOCAL{$type} ? 1 : 0;
+    return 0;
 }
+
+# A device number's major and minor, as glibc's gnu_dev_major and gnu_dev_minor split it
+sub _major ($dev) { (($dev >> 8) & 0xfff) | (($dev >> 32) & ~0xfff) }
+sub _minor ($dev) { ($dev & 0xff) | (($dev >> 12) & ~0xff) }
 
 1;
 
@@ -82,7 +86,7 @@ PerlRun compiles its script on every request; it reads the file again only when 
 resolver's look at it this request says it may have changed. C<unchanged> compares the look
 kept with the text (C<ino>, C<size>, C<mtime>, C<ctime>, and C<text_at>, when the text was
 read) with the hit's; C<local_times> says whether the file's file system is one where that
-comparison can be trusted (a local one, by F</proc/self/mountinfo>). The rules are in the
-comment at the top of the module.
+comparison can be trusted (a local one: the type F</proc/self/mountinfo> gives the file's
+device). The rules are in the comment at the top of the module.
 
 =cut
