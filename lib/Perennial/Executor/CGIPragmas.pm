@@ -71,12 +71,17 @@ sub read_defaults ($class) {
     return;
 }
 
+# CGI.pm sets these two once, as it loads, and its reset leaves them: read after a script that
+# loaded CGI.pm set them in a BEGIN block, they would be that script's (its limit every later
+# script's), so they are CGI.pm's own
+my %AS_LOADED = (POST_MAX => -1, DISABLE_UPLOADS => 0);
+
 # The defaults, read once: CGI.pm's reset, between putting the current values aside and back
 sub _defaults () {
     return \%DEFAULT if %DEFAULT;
     my %now = _values();
     CGI::initialize_globals();
-    %DEFAULT = _values();
+    %DEFAULT = (_values(), %AS_LOADED);
     _set(\%now);
     return \%DEFAULT;
 }
