@@ -3,7 +3,7 @@ use lib 't/lib';
 use Test::More;
 use File::Path              qw(make_path);
 use MIME::Base64            qw(encode_base64);
-use Perennial::Test         qw(scratch_dir slurp start_server write_file);
+use Perennial::Test         qw(scratch_dir slurp start_server wait_until write_file);
 use Perennial::Test::Apache qw(answer_of apache_available apache_head start_apache);
 
 # A small mod_perl 2 application (t/modperl_app: response handlers of each kind, access,
@@ -107,7 +107,10 @@ for my $req (@requests) {
 }
 
 # The log and cleanup phases ran after each /hello request, in order, with the final status
-my @phases = map { [split /\n/, slurp("$dir{$_}/logs/phases.log")] } qw(apache perennial);
+# (after the response: the last request's may still be on its way)
+my $lines = sub ($server) { [split /\n/, slurp("$dir{$server}/logs/phases.log")] };
+wait_until(sub { @{$lines->('perennial')} >= @{$lines->('apache')} }, 10, 'the last phases');
+my @phases = map { $lines->($_) } qw(apache perennial);
 ok scalar(@{$phases[0]}), 'the log and cleanup handlers ran under Apache';
 is_deeply $phases[1], $phases[0], 'and under Perennial they saw the same requests, in order'
     or diag explain \@phases;

@@ -101,6 +101,9 @@ subtest 'a hostile request line is shown escaped' => sub {
 subtest 'Prometheus metrics: the same figures, and each worker\'s memory' => sub {
     my $before = auto($srv)->{'Total Accesses'};
     $srv->get('/') for 1 .. 5;
+
+    # A worker counts a request, and goes back to idle, just after its response
+    ok wait_until(sub { $srv->idle == 3 }, 10, 'idle'), 'the five requests done';
     my $res = $srv->get('/server-status/metrics');
     like $res->{headers}{'content-type'}, qr{\Atext/plain; version=0\.0\.4}, 'content type';
     my %m;
