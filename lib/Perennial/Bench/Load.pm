@@ -59,8 +59,12 @@ sub _ab ($url, %a) {
 
 sub _wrk ($url, %a) {
     return _wrk_counted($url, %a) if $a{requests};
-    my $out = _run(_wrk_command($url, %a));
-    my %r   = (tool => 'wrk', raw => $out);
+    return _wrk_report($url, _run(_wrk_command($url, %a)));
+}
+
+# wrk's own report, read
+sub _wrk_report ($url, $out) {
+    my %r = (tool => 'wrk', raw => $out);
     ($r{completed}, $r{seconds}) = $out =~ /(\d+) requests in ([\d.]+)(?:s|ms|m)/;
     ($r{rps}) = $out =~ /Requests\/sec:\s+([\d.]+)/;
     my ($avg) = $out =~ /Latency\s+([\d.]+\w+)/;
@@ -111,21 +115,22 @@ sub _wrk_counted ($url, %a) {
         end
         LUA
     close $fh or die "Can't write $script: $!\n";
-    my $t0  = Time::HiRes::time();
-    my $out = _run(_wrk_command($url, %a, threads => 1, script => $script));
-    my %r   = (tool => 'wrk', raw => $out, seconds => Time::HiRes::time() - $t0);
+    my $t0   = Time::HiRes::time();
+    my $out  = _run(_wrk_command($url, %a, threads => 1, script => $script));
+    my $took = Time::HiRes::time() - $t0;
     my ($done, $bad) = $out =~ /^perennial-bench: (\d+) responses, (\d+) failed$/m;
-    if (!defined $done) {
-        ($done) = $out =~ /(\d+) requests in /;
-        _failed(wrk => $url, $out) unless defined $done;
-        $bad = $a{requests} - $done;
+    if (!defined $done) {    # Cut by the seconds: its report, and what it did not send failed
+        my $r = _wrk_report($url, $out);
+        return {%$r, failed => $r->{failed} + $a{requests} - $r->{completed}};
     }
     return {
-        %r,
+        tool      => 'wrk',
+        raw       => $out,
+        seconds   => $took,
         completed => $done,
         failed    => $bad,
-        rps       => $done / $r{seconds},
-        $done ? (avg_ms => 1000 * $a{concurrency} * $r{seconds} / $done) : ()
+        rps       => $done / $took,
+        avg_ms    => 1000 * $a{concurrency} * $took / $done
     };
 }
 
