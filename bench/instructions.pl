@@ -3,7 +3,7 @@ use v5.36;
 use FindBin;
 use lib "$FindBin::RealBin/lib", "$FindBin::RealBin/../lib";
 use Cwd                       qw(abs_path);
-use Perennial::Bench::Load    qw(run_load);
+use Perennial::Bench::Ab      qw(run_in_turn);
 use Perennial::Bench::Servers qw(start_server stop_server);
 use Perennial::Bench::Options qw(keepalive_modes options);
 use Perennial::Bench::Record  qw(record);
@@ -141,15 +141,10 @@ sub _run ($server, $path, $ka, $requests) {
         stop_wait => 60,    # Under callgrind, an exit with a big heap can take long
         prefix    => ['valgrind', '--tool=callgrind', '--callgrind-out-file=/dev/null'],
     );
-    my %load = (
-        tool        => $ka ? 'wrk' : 'ab',
-        url         => "http://127.0.0.1:$srv->{port}$path",
-        concurrency => 1,
-        keepalive   => $ka
-    );
-    run_load(%load, requests => $opt{warm}, seconds => 120);
+    my %load = (port => $srv->{port}, path => $path, keepalive => $ka);
+    run_in_turn(%load, requests => $opt{warm}, seconds => 120);
     if ($requests) {
-        my $r = run_load(%load, requests => $requests, seconds => 600);
+        my $r = run_in_turn(%load, requests => $requests, seconds => 600);
         die "$server: $r->{failed} failed requests\n" if $r->{failed};
     }
     stop_server($srv)                         or return;

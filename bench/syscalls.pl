@@ -6,7 +6,7 @@ use Cwd                       qw(abs_path);
 use File::Temp                qw(tempdir);
 use Time::HiRes               ();
 use Perennial::Bench::Servers qw(start_server stop_server);
-use Perennial::Bench::Load    qw(run_load);
+use Perennial::Bench::Ab      qw(run_in_turn);
 use Perennial::Bench::Options qw(options);
 use Perennial::Bench::Record  qw(record);
 
@@ -67,14 +67,8 @@ sub _count ($server, $path, $keepalive) {
         app       => $hello,
         probe     => $path,
     );
-    my $url = "http://127.0.0.1:$srv->{port}$path";
-    my %ab  = (
-        tool        => $keepalive ? 'wrk' : 'ab',
-        url         => $url,
-        concurrency => 1,
-        keepalive   => $keepalive
-    );
-    run_load(%ab, requests => 50, seconds => 30);
+    my %load = (port => $srv->{port}, path => $path, keepalive => $keepalive);
+    run_in_turn(%load, requests => 50, seconds => 30);
     my $out    = tempdir(CLEANUP => 1) . '/strace.txt';
     my @pids   = _group($srv->{pid});
     my $strace = fork // die "Can't fork: $!\n";
@@ -83,7 +77,7 @@ sub _count ($server, $path, $keepalive) {
         exec 'strace', '-c', '-f', '-o', $out, map { ('-p', $_) } @pids or die "strace: $!\n";
     }
     _attached("$out.log", scalar @pids);
-    my $r = run_load(%ab, requests => $opt{requests}, seconds => 120);
+    my $r = run_in_turn(%load, requests => $opt{requests}, seconds => 120);
     kill 'INT', $strace;
     waitpid $strace, 0;
     stop_server($srv);
