@@ -10,9 +10,9 @@ use v5.36;
 
 # Fields: code, package, data, data_in (the DATA glob of the package __DATA__ is in), ends,
 # packages, format (its own `format STDOUT`), taint, signals, locale, request, writes_env, chdirs
-# (the compiler's); cgi_pragmas, stdout_layers, stderr_layers, mtime, ctime, ino, size, inc,
-# findbin, warn, stderr, stderr_handle, compiled_at, compile_ms, checked, lint_handles,
-# goes_home (the executor's)
+# (the compiler's); cgi_pragmas, stdout_layers, stderr_layers, mtime, size, inc, findbin, warn,
+# stderr, stderr_handle, checked, goes_home, and compiled_at, compile_ms, lint_handles (a kept
+# script's) or text_at, ctime, ino (PerlRun's) (the executor's)
 # (the compiler's hash becomes the object: nothing is copied on PerlRun's compile per request)
 sub new ($class, $compiled, $more) {
     @$compiled{keys %$more} = values %$more;

@@ -158,10 +158,7 @@ sub _afresh ($self, $hit, $package, $source, $kept, $findbin, $warn, $began) {
                 grep { $layers->{$_}->any } keys %{$layers || {}}
             ),
             file    => $file,
-            text_at => $began,             # Before its text was read
             mtime   => $hit->{mtime},
-            ctime   => $hit->{ctime},
-            ino     => $hit->{ino},
             size    => $hit->{size},
             checked => $hit->{stamp},      # Its libraries are as loaded now
             inc     => _same_inc($kept),
@@ -178,7 +175,9 @@ sub _afresh ($self, $hit, $package, $source, $kept, $findbin, $warn, $began) {
                 compiled_at  => $began,
                 compile_ms   => (Time::HiRes::time() - $began) * 1000
                 )
-            : ()
+
+                # PerlRun: what says whether its text is still the file's (FileTimes::unchanged)
+            : (text_at => $began, ctime => $hit->{ctime}, ino => $hit->{ino})
         }
     );
 }
