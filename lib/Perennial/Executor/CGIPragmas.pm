@@ -86,17 +86,40 @@ sub _defaults () {
     return \%DEFAULT;
 }
 
-# The same, in the order of @PRAGMAS (and @REFS)
-my @DEFAULT_VALUES;
+# The same, in the order of @PRAGMAS (and @REFS); and of the variables CGI.pm's reset leaves as
+# they are, their references and defaults (see _left_by_reset)
+my (@DEFAULT_VALUES, @LEFT_REFS, @LEFT_VALUES);
 
-# Whether every pragma variable holds CGI.pm's default: before and after a compile, and before
-# each request
+# Whether every pragma variable holds CGI.pm's default: before and after a compile
 sub _at_defaults () {
-    if (!@DEFAULT_VALUES) {
-        _vars();
-        @DEFAULT_VALUES = @{_defaults()}{@PRAGMAS};
-    }
+    _read_once() unless @DEFAULT_VALUES;
     return same_values(\@REFS, \@DEFAULT_VALUES);
+}
+
+sub _read_once () {
+    _vars();
+    @DEFAULT_VALUES = @{_defaults()}{@PRAGMAS};
+    my @left = _left_by_reset();
+    @LEFT_REFS   = @REFS[@left];
+    @LEFT_VALUES = @DEFAULT_VALUES[@left];
+    return;
+}
+
+# Which of the variables CGI.pm's reset leaves as they are (in CGI.pm 4.55: POST_MAX,
+# DISABLE_UPLOADS, PRIVATE_TEMPFILES and ENCODE_ENTITIES), by their places in @PRAGMAS: each
+# is given a value of its own, and those that keep it after a reset are the ones. Before a
+# request only those are compared with their defaults, the others having just been reset (3k
+# instructions a request for the fifteen, 1k for these). Those whose default is not the reset's
+# (%AS_LOADED) are among them whatever the reset does.
+sub _left_by_reset () {
+    my %now  = _values();
+    my $mark = "\0Perennial's mark";
+    ${$_} = $mark for @REFS;
+    CGI::initialize_globals();
+    my @left
+        = grep { (${$REFS[$_]} // '') eq $mark || exists $AS_LOADED{$PRAGMAS[$_]} } 0 .. $#PRAGMAS;
+    _set(\%now);
+    return @left;
 }
 
 sub _set ($values) {
@@ -112,7 +135,8 @@ sub _set ($values) {
 sub reset ($class, $pragmas) {
     return unless defined &CGI::initialize_globals;
     CGI::initialize_globals();
-    _set(_defaults()) unless _at_defaults();
+    _read_once()      unless @DEFAULT_VALUES;
+    _set(_defaults()) unless same_values(\@LEFT_REFS, \@LEFT_VALUES);
     _set($pragmas) if $pragmas;
     return;
 }
