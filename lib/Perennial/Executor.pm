@@ -175,6 +175,7 @@ sub _unprinted ($self, $r, $out, $respond) {
 # compile, unless PerlSetupEnv is Off), STDIN, STDOUT and a clean set of globals. (One sub, not
 # one per step: each Perl call on a request's way costs 1.5k to 3k instructions,
 # docs/design-notes.md.)
+## no critic (ProhibitExcessComplexity) one sub on purpose, as said above
 sub _run_script ($self, $script, $hit, $env, $out, $phased) {
 
     # A script that writes %ENV itself gets the whole environment back afterwards
@@ -209,10 +210,38 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     Perennial::Executor::CGIPragmas->reset($script->{cgi_pragmas});
     my $chdir = $self->{policy}{chdir};
     Perennial::Executor::Inc::enter($script);
-    my ($error, $r)
-        = $chdir && !chdir $hit->{dir}
-        ? ("Can't chdir to the script's directory: $!")
-        : $self->_call($script, $hit, $env, $out, $phased);
+    my $error
+        = $chdir && !chdir $hit->{dir} ? "Can't chdir to the script's directory: $!"
+        : defined $script->{data} && !_open_data($script) ? "Can't open DATA: $!"
+        :                                                   undef;
+    my $r;
+
+    if (!defined $error) {
+
+        # The script's code, with its request object (mod_perl's $r) when it asks for one: its
+        # error, if it had one, and the request object, if anything made it. (A block, not a
+        # sub of its own: the call, with its six arguments, cost 3.9k instructions a request.)
+        # Its signal handlers (Perennial::Executor::Signals) and locale are put back afterwards.
+        my $signals = Perennial::Executor::Signals::snapshot($script->{signals});
+        my $locale  = $script->{locale} ? POSIX::setlocale(POSIX::LC_ALL()) : undef;
+        Perennial::ModPerl->begin($env, $hit, $out, $self->{site}, $phased);
+        $r = $script->{request} ? Perennial::ModPerl->current : undef;
+        my $file = $hit->{file};
+        my $pid  = local $Perennial::Executor::Exit::IN_REQUEST = pid();
+
+        # $0 is the script's path, a plain scalar in the glob (its END blocks see it too): perl's
+        # own $0 renames the process when set (three prctl calls a request, with the put back),
+        # and a script that sets it must not rename the worker
+        local *0 = \(my $zero = $file);
+        $error = Perennial::Executor::Exit::run($script->{code}, $r // ());
+        Perennial::Executor::Exit->child_ends($error) if pid() != $pid;    # In a process it forked
+
+        $self->_run_ends($script->{ends}, $file)       if @{$script->{ends}};
+        Perennial::Executor::Children->give_back($out) if $out->{children};
+        $r = Perennial::ModPerl->end;    # The request object, if anything asked for it
+        Perennial::Executor::Signals::restore($signals);
+        POSIX::setlocale(POSIX::LC_ALL(), $locale) if defined $locale;
+    }
     my $dir = $chdir ? $hit->{dir} : $self->{home};
     my @new = Perennial::Executor::Inc::leave($script, $dir);    # What it loaded as it ran
     $self->_depends($script, $dir, @new)        if @new;
@@ -225,6 +254,7 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     $self->_cleanup($script) if $self->{flushes};
     return ($error, $r);
 }
+## use critic
 
 # The handle tied to the script's error collector (Perennial::Executor::Errors, one per script
 # file), which each of its requests gets as STDERR: tied once, not for every request, and again
@@ -237,37 +267,11 @@ sub _stderr_of ($script) {
     return $script->{stderr_handle} = $fh;
 }
 
-# The script's code, with its request object (mod_perl's $r) when it asks for one: its error,
-# if it had one, and the request object, if anything made it
-sub _call ($self, $script, $hit, $env, $out, $phased) {
-
-    # Its DATA from the start, as in a new perl: the same handle opened again, not a new one,
-    # whose IO object would empty perl's cache of class names
-    if (defined $script->{data}) {
-        open($script->{data_in}, '<', \$script->{data}) or return "Can't open DATA: $!";
-    }
-
-    # Its signal handlers (Perennial::Executor::Signals) and locale are put back afterwards
-    my $signals = Perennial::Executor::Signals::snapshot($script->{signals});
-    my $locale  = $script->{locale} ? POSIX::setlocale(POSIX::LC_ALL()) : undef;
-    Perennial::ModPerl->begin($env, $hit, $out, $self->{site}, $phased);
-    my $r    = $script->{request} ? Perennial::ModPerl->current : undef;
-    my $file = $hit->{file};
-    my $pid  = local $Perennial::Executor::Exit::IN_REQUEST = pid();
-
-    # $0 is the script's path, a plain scalar in the glob (its END blocks see it too): perl's
-    # own $0 renames the process when set (three prctl calls a request, with the put back), and
-    # a script that sets it must not rename the worker
-    local *0 = \(my $zero = $file);
-    my $err = Perennial::Executor::Exit::run($script->{code}, $r // ());
-    Perennial::Executor::Exit->child_ends($err) if pid() != $pid;    # In a process it forked
-
-    $self->_run_ends($script->{ends}, $file)       if @{$script->{ends}};
-    Perennial::Executor::Children->give_back($out) if $out->{children};
-    $r = Perennial::ModPerl->end;    # The request object, if anything asked for it
-    Perennial::Executor::Signals::restore($signals);
-    POSIX::setlocale(POSIX::LC_ALL(), $locale) if defined $locale;
-    return ($err, $r);
+# Its DATA from the start, as in a new perl: the same handle opened again, not a new one, whose
+# IO object would empty perl's cache of class names
+sub _open_data ($script) {
+    open($script->{data_in}, '<', \$script->{data}) or return 0;
+    return 1;
 }
 
 # The END blocks the script declared, after each of its requests, as perl runs them at exit: one

@@ -121,7 +121,7 @@ sub _read ($path, $package, $source, $closures) {
     # A named sub, as mod_perl makes: file-level my variables used by the script's own subs
     # then give perl's "will not stay shared" warning, the classic sign of the closure trap.
     # It is called with what ModPerl::Registry passes (`my $r = shift;`), and with $0 put in
-    # place by its caller (Perennial::Executor's _call: in the text, each compile of it cost
+    # place by its caller (Perennial::Executor's _run_script: in the text, each compile of it cost
     # PerlRun 22k to 28k instructions a request). DATA belongs to the package in force where
     # __DATA__ or __END__ stands (`package blosxom;` at the top of the script): asked of perl
     # at the end of the code.
