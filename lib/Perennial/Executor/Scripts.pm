@@ -46,8 +46,20 @@ sub compiled ($self, $handler) {
 }
 
 sub prepare ($self, $hit) {
+
+    # A kept script (only those are in the cache) is good while its file, and the libraries it
+    # depends on, are as it compiled (asked here, not in a method: its call was 3k a request)
     my $cached = $self->{cache}{$hit->{file}};
-    return ($cached, undef) if $cached && $self->_still_good($cached, $hit);
+    return ($cached, undef)
+        if $cached
+        && $cached->{mtime} == $hit->{mtime}
+        && $cached->{size} == $hit->{size}
+        && !($cached->{deps} && $self->_libraries_changed($cached, $hit));
+    return $self->_prepare_anew($hit);
+}
+
+# A script not compiled yet, changed, or one PerlRun runs: compiled now
+sub _prepare_anew ($self, $hit) {
 
     # A changed script starts from an empty package: no stale subs, no "redefined" warnings;
     # so does one that the generation before a graceful restart compiled in this process (the
@@ -77,15 +89,6 @@ sub prepare ($self, $hit) {
     $self->{cache}{$hit->{file}} = $compiled;
     Perennial::Executor::Catalog::changed();
     return ($compiled, undef);
-}
-
-# A kept script is good while its file, and the libraries it depends on, are as it compiled
-sub _still_good ($self, $cached, $hit) {
-    return
-           $self->{keeps}
-        && $cached->{mtime} == $hit->{mtime}
-        && $cached->{size} == $hit->{size}
-        && !($cached->{deps} && $self->_libraries_changed($cached, $hit));
 }
 
 sub _compile ($self, $hit, $package, $began) {
