@@ -129,14 +129,14 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {
         $self->{log}->error(where($hit, $env) . ": $died");
         undef $died;
     }
-    my $local = $out->local_redirect;
+    my $local = $out->{local} && $out->local_redirect;    # Asked only of one: 1.7k a request
     return $self->{front}->internal_redirect($env, $local, $respond) if $local && !$died;
     return if !$died && $r && $self->_unprinted($r, $out, $respond);
     my $bad = $died // $out->finish;
     return unless $bad;
     $self->{log}->error(where($hit, $env) . ": $bad");
     return $respond->(error_page(500, $env)) unless $out->started;
-    die "script failed after its response began\n";    # The server closes the connection
+    die "script failed after its response began\n";       # The server closes the connection
 }
 
 # A script whose FastCGI accept loop runs in a process of its own (AcceptLoop): the request
