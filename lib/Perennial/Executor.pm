@@ -133,7 +133,11 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {
     return $self->{front}->internal_redirect($env, $local, $respond) if $local && !$died;
     return if !$died && $r && $self->_unprinted($r, $out, $respond);
     my $bad = $died // $out->finish;
-    return unless $bad;
+    return $bad ? $self->_failed($hit, $env, $out, $respond, $bad) : ();
+}
+
+# A script that died, or whose output was bad: logged, and a 500 unless its response began
+sub _failed ($self, $hit, $env, $out, $respond, $bad) {
     $self->{log}->error(where($hit, $env) . ": $bad");
     return $respond->(error_page(500, $env)) unless $out->started;
     die "script failed after its response began\n";       # The server closes the connection
