@@ -1,9 +1,10 @@
 /* A known script's file, looked at again on each request (PerlScriptCheck Always, issue 16):
  * Time::HiRes' stat in Perl makes a list of thirteen values to keep four, about 10k
  * instructions a request; here one stat(2) writes the four into the hit. The values are the
- * ones Time::HiRes gives: the modification and change times to the nanosecond as a number when
- * they have a fraction (seconds + nanoseconds / 1e9, its own sum), a whole number otherwise. The Perl twin is
- * pp_restat in lib/Perennial/Executor/Resolver.pm; t/scripts/restat.t compares the two. */
+ * ones Time::HiRes gives: the modification and change times to the nanosecond as a number
+ * when they have a fraction (seconds + nanoseconds / 1e9, its own sum), a whole number
+ * otherwise. The Perl twin is pp_restat in lib/Perennial/Executor/Resolver.pm;
+ * t/scripts/restat.t compares the two. */
 #define PERL_NO_GET_CONTEXT
 #include "EXTERN.h"
 #include "perl.h"

@@ -224,7 +224,7 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
 
         # The script's code, with its request object (mod_perl's $r) when it asks for one: its
         # error, if it had one, and the request object, if anything made it. (A block, not a
-        # sub of its own: the call, with its six arguments, cost 3.9k instructions a request.)
+        # sub of its own: the call, with its six arguments, cost 3.3k instructions a request.)
         # Its signal handlers (Perennial::Executor::Signals) and locale are put back afterwards.
         my $signals = Perennial::Executor::Signals::snapshot($script->{signals});
         my $locale  = $script->{locale} ? POSIX::setlocale(POSIX::LC_ALL()) : undef;

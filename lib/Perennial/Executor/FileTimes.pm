@@ -1,6 +1,5 @@
 package Perennial::Executor::FileTimes;
 use v5.36;
-use Cwd ();
 
 # Whether a script file's text read before is still the file's, from the look the resolver took
 # at it this request (a stat under PerlScriptCheck Always), without reading it again: PerlRun
