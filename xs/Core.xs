@@ -10,6 +10,7 @@
 #include "EXTERN.h"
 #include "perl.h"
 #include "XSUB.h"
+#include "perliol.h"    /* The :unix layer, for a connection's stream (CoreConnection.c) */
 #include <time.h>
 #include <errno.h>
 #include <sys/socket.h>

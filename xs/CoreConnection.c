@@ -113,6 +113,29 @@ handle_of_fd(pTHX_ int fd)
     return newRV_noinc((SV *)gv);
 }
 
+/* The :unix layer's state, as perlio.c declares it for itself (perl's headers do not): the
+ * layer's head, the descriptor and the open(2) flags it was opened with */
+typedef struct {
+    struct _PerlIO base;
+    int fd;
+    int oflags;
+} unix_layer;
+
+/* A descriptor accept4 made close-on-exec already, as one unbuffered stream for reading and
+ * writing: what PerlIO_openn(":unix") makes of it, without the fcntl that sets close-on-exec
+ * again (one system call a connection). NULL if perl cannot make the stream. */
+static PerlIO *
+socket_stream(pTHX_ int fd)
+{
+    PerlIO *f = PerlIO_allocate(aTHX);
+    if (!f || !(f = PerlIO_push(aTHX_ f, PERLIO_FUNCS_CAST(&PerlIO_unix), "r+", NULL)))
+        return NULL;
+    PerlIOSelf(f, unix_layer)->fd = fd;
+    PerlIOSelf(f, unix_layer)->oflags = 0;    /* As PerlIO_openn's, given no open flags */
+    PerlIOUnix_refcnt_inc(fd);
+    return f;
+}
+
 /* A connection, as perl's accept() gives it but as one unbuffered stream for reading and
  * writing: perl opens two buffered ones, each asking the kernel three questions (fcntl, ioctl,
  * lseek) a socket never needs answered. Its handle (a mortal reference) and, in *peer, the
@@ -130,7 +153,7 @@ accept_connection(pTHX_ int listener, HV **peer)
 
     fd = accept4(listener, (struct sockaddr *)&addr, &len, SOCK_CLOEXEC);
     if (fd < 0) return NULL;
-    f = PerlIO_openn(aTHX_ ":unix", "r+", fd, 0, 0, NULL, 0, NULL);
+    f = socket_stream(aTHX_ fd);
     if (!f) {
         saved_errno = errno;
         close(fd);
