@@ -162,9 +162,9 @@ xs_waiter(handles)
     struct epoll_event ev;
     int ep, i, saved_errno;
   CODE:
-    /* An epoll instance that watches each handle for input, and says which by its index: the
-     * workers wait on the manager's one (Linux wakes the last to come first, see Server.pm).
-     * Linux::Epoll calls a Perl callback for each ready handle (2.4k instructions a connection);
+    /* An epoll instance that watches each handle for input, and says which by its index: each
+     * worker makes its own, in which every handle is exclusive (EPOLLEXCLUSIVE: Linux wakes
+     * one of the workers waiting for a handle, see Server.pm). Linux::Epoll calls a Perl callback for each ready handle (2.4k instructions a connection);
      * next_ready returns the index. */
     if (!SvROK(handles) || SvTYPE(SvRV(handles)) != SVt_PVAV) croak("waiter: not an array reference");
     av = (AV *)SvRV(handles);
@@ -173,7 +173,7 @@ xs_waiter(handles)
     for (i = 0; i <= av_len(av); i++) {
         each = av_fetch(av, i, 0);
         memset(&ev, 0, sizeof ev);
-        ev.events = EPOLLIN;
+        ev.events = EPOLLIN | EPOLLEXCLUSIVE;
         ev.data.u32 = (uint32_t)i;
         if (!each || epoll_ctl(ep, EPOLL_CTL_ADD, handle_fd(aTHX_ *each), &ev) < 0) {
             saved_errno = errno;

@@ -13,8 +13,8 @@ use Socket::MsgHdr        ();
 # SOCK_SEQPACKET socket pair that the manager makes before it forks and keeps open for the
 # server's life, so that a connection on its way survives the death of the process at either end:
 #   parked  workers -> the parking process: a connection with nothing to read for now
-#   ready   the parking process -> workers: one with bytes to read; its receiving end is in the
-#           workers' shared epoll beside the listeners, and one worker takes each message
+#   ready   the parking process -> workers: one with bytes to read; its receiving end is in
+#           each worker's epoll beside the listeners, and one worker takes each message
 # A message is one connection: its descriptor (SCM_RIGHTS) and its state, packed.
 
 # The listener it came on, the requests served on it, the time it is given up at (as the

@@ -17,7 +17,6 @@ sub new ($class, %args) {
     my $self = bless {map { $_ => $args{$_} } qw(config log board app listeners park)}, $class;
     Perennial::HTTP::Response::server_tokens($self->{config}->server_tokens);
     $self->{base} = [map { _base_env($_) } @{$self->{listeners}}];
-    $self->_epoll;
     return $self;
 }
 
@@ -41,6 +40,7 @@ sub leave_in_fork ($class) {
 }
 
 sub serve ($self, $worker) {
+    $self->_epoll;
     my ($board, $slot) = ($self->{board}, $worker->{slot});
     my $stopping  = $worker->{stopping};
     my $remaining = $worker->{max_requests};
@@ -58,14 +58,9 @@ sub serve ($self, $worker) {
         last                          if $$reopen && !_reopened($worker, $log);
         $self->_publish_memory($slot) if Time::HiRes::time() >= $self->{memory_due};
 
-        # The loop in C accepts and serves connections while nothing here is due, and leaves
-        # to the Perl a connection it does not take
         my ($served, $take, $ready)
             = $in_c
-            ? Perennial::HTTP::Core::xs_serve_connections(
-            $conn,     $self->{epoll}, $fh, $self->{base}, $unix,
-            $stopping, $reopen,        $self->{memory_due}, $remaining
-            )
+            ? $self->_serve_in_c($conn, $fh, $unix, $stopping, $reopen, $remaining)
             : (0, 1);
         $served += $self->_take($conn, $worker, $accept, $fh, $unix, $remaining, $ready) // 0
             if $take;
@@ -78,6 +73,19 @@ sub serve ($self, $worker) {
     }
     $board->state($slot, $$stopping ? 'I' : 'C');
     return 0;
+}
+
+# The loop in C accepts and serves connections while nothing here is due, and leaves to the
+# Perl a connection it does not take: (requests served, whether the Perl takes the next one,
+# the index of the handle it is on). Back after an idle second (nothing served, nothing to
+# take), a connection that another worker was woken for and left is this one's (_left_ready).
+sub _serve_in_c ($self, $conn, $fh, $unix, $stopping, $reopen, $remaining) {
+    my ($served, $take, $ready) = Perennial::HTTP::Core::xs_serve_connections(
+        $conn,     $self->{epoll}, $fh, $self->{base}, $unix,
+        $stopping, $reopen,        $self->{memory_due}, $remaining
+    );
+    $take = defined($ready = $self->_left_ready) if !$served && !$take && !$$stopping;
+    return ($served, $take, $ready);
 }
 
 # The next connection, taken and served here: its requests, or nothing when none came. $ready:
@@ -185,12 +193,16 @@ sub _accept ($self, $fh, $stopping, $ = undef) {
     return ();
 }
 
-# All workers wait on one epoll instance made by the manager. Linux wakes the waiter that
-# came last (LIFO), so under light load the same few workers, with warm caches, take the
-# requests; a blocking accept() wakes them in turn (FIFO) and every request meets a cold one.
+# Each worker waits on an epoll instance of its own, in which the listeners and the parking
+# process's handle are exclusive (EPOLLEXCLUSIVE): Linux wakes one waiting worker for each new
+# connection, the first to have made its epoll, so under light load the same few workers,
+# with warm caches, take the requests (a blocking accept() wakes them in turn, and every
+# request meets a cold one). One shared epoll instance woke one worker and then, as the
+# listener stayed readable, the next ones in a chain, whose accepts failed (docs/design-notes.md).
 # A connection just accepted, or one back from the parking process with its state.
-sub _accept_epoll ($self, $fh, $, $ready = undef) {
-    my $i = $ready // next_ready($self->{epoll}) // return ();
+sub _accept_epoll ($self, $fh, $stopping, $ready = undef) {
+    my $i = $ready // next_ready($self->{epoll}) // ($$stopping ? undef : $self->_left_ready)
+        // return ();
     return $self->_resume if $i == @$fh;    # The parking process's handle, after the listeners
     my ($client, $peer) = accept_client($fh->[$i]);
     return ($client, $i, $peer) if $client;
@@ -198,13 +210,28 @@ sub _accept_epoll ($self, $fh, $, $ready = undef) {
     return ();
 }
 
+# The worker's epoll, made after it forked (one made before would be shared, see above)
 sub _epoll ($self) {
     my @handles = map { $_->fh } @{$self->{listeners}};
     push @handles, $self->{park}->ready_handle if $self->{park};
-    $self->{epoll} = waiter(\@handles);
+    $self->{epoll}   = waiter(\@handles);
+    $self->{watched} = \@handles;
 
     # Without one, the workers would never take back a parked connection
-    die "Can't make the workers' epoll instance: $!\n" if !$self->{epoll} && $self->{park};
+    die "Can't make the worker's epoll instance: $!\n" if !$self->{epoll} && $self->{park};
+}
+
+# The index of a watched handle that can be read now, after a wait that named none. Linux
+# wakes one worker for each connection, and one woken that leaves before it accepts (a stop's
+# signal came with the wakeup, or it was killed) would leave the connection to wait for the
+# next one's wakeup: an idle worker looks once a second, as its wait ends.
+sub _left_ready ($self) {
+    my $watched = $self->{watched};
+    my $rin     = '';
+    vec($rin, fileno $_, 1) = 1 for @$watched;
+    return if select(my $rout = $rin, undef, undef, 0) <= 0;
+    for my $i (0 .. $#$watched) { return $i if vec($rout, fileno $watched->[$i], 1) }
+    return;
 }
 
 # A parked connection whose next request is arriving (Perennial::Park): taken unless another
@@ -278,11 +305,14 @@ Perennial::Server - a worker's accept loop
 =head1 DESCRIPTION
 
 Accepts connections on the listeners inherited from the manager and serves each one with
-L<Perennial::Connection>, updating the worker's scoreboard slot (C<_> while waiting). All
-workers wait on one epoll instance that the manager made (L<Perennial::HTTP::Core>'s
-C<waiter>: in C, or Linux::Epoll's in Perl), which Linux wakes last-in first-out, so light load
-stays on the workers whose caches are warm; without one, one listener is a blocking C<accept>
-and several are watched with C<select>.
+L<Perennial::Connection>, updating the worker's scoreboard slot (C<_> while waiting). Each
+worker waits on an epoll instance of its own (L<Perennial::HTTP::Core>'s C<waiter>: in C, or
+Linux::Epoll's in Perl) in which the listeners are exclusive: Linux wakes one waiting worker for
+a new connection, the first to have made its epoll, so light load stays on the workers whose
+caches are warm, and no other worker wakes to find the connection taken. An idle worker also
+looks at the listeners once a second, as its wait ends, for a connection that a worker woken
+for it left (one that stopped or was killed before it accepted). Without an epoll, one
+listener is a blocking C<accept> and several are watched with C<select>.
 The loop ends when the
 worker's stop flag is set, when the application asks with C<psgix.harakiri.commit>, or after
 the worker's request limit.

@@ -162,7 +162,7 @@ CONF
     my ($out, $code) = perennial('configtest', '-c', $file);
     is $code, 0, 'Syntax OK' or diag $out;
     like $out, qr/LoadModule \(2 lines\): Perennial loads no Apache modules/, 'LoadModule, counted';
-    like $out, qr/Mutex \(\S+ignored\.conf line 3\): workers take connections/,
+    like $out, qr/Mutex \(\S+ignored\.conf line 3\): each worker waits on its own epoll/,
         'Mutex, with its line';
     like $out, qr/LogLevel for a module ignored: ssl:warn/, 'a module\'s LogLevel';
     like $out, qr/ignored\.conf line 9: LogLevel for a module ignored: mod_rewrite\.c:trace3/,

@@ -72,8 +72,10 @@ _ignore(@$_[2, 1, 0])
         'Perennial loads no Apache modules; <IfModule> holds for those it has'
     ],
     [maxmemfree => 0, 'prefork workers have no allocator of Apache\'s'],
-    [mutex      => 0, 'workers take connections from one shared epoll, with no mutex'],
-    [protocols  => 0, 'Perennial speaks HTTP/1.1 and 1.0'],
+    [   mutex => 0,
+        'each worker waits on its own epoll, which wakes one of them for a connection: no mutex'
+    ],
+    [protocols => 0, 'Perennial speaks HTTP/1.1 and 1.0'],
     [   scriptsock => 0,
         'Perennial runs CGI scripts itself, with no mod_cgid daemon and no socket'
     ],

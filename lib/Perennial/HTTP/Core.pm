@@ -82,7 +82,7 @@ sub pp_waiter ($handles) {
     eval { require Linux::Epoll; 1 } or return;
     my ($epoll, $ready) = (Linux::Epoll->new);
     for my $i (0 .. $#$handles) {
-        $epoll->add($handles->[$i], 'in', sub ($events) { $ready = $i });
+        $epoll->add($handles->[$i], ['in', 'exclusive'], sub ($events) { $ready = $i });
     }
     return [$epoll, \$ready];
 }
@@ -273,8 +273,10 @@ stands between.
     my $waiter = waiter([$listener, $other]) or fall_back();
 
 What waits for any of the handles to be readable: an epoll instance (Linux::Epoll's in Perl),
-or undef when none can be made. Processes forked after it share it, and Linux wakes the one
-that waited last.
+or undef when none can be made. Each handle is in it exclusively (C<EPOLLEXCLUSIVE>): when
+several processes have each made a waiter for the same handle, Linux wakes one of those that
+are waiting (the first to have made its waiter), not all of them. A process forked after it
+shares it.
 
 =head2 next_ready
 

@@ -39,10 +39,11 @@ sub scratch_dir () {
 
 # bin/perennial serving $args{conf} (and $args{app}), with its pid file, logs and scoreboard
 # in a scratch directory; log_on_stderr: no ErrorLog, as a site without one, the server's
-# stderr going to the same error.log; access_log => 0: no CustomLog, as a site without one
+# stderr going to the same error.log; access_log => 0: no CustomLog, as a site without one;
+# listen: a listening socket of the test's own to serve (the test's copy is closed)
 sub start_server (%args) {
     my $dir    = scratch_dir();
-    my $listen = IO::Socket::IP->new(
+    my $listen = $args{listen} // IO::Socket::IP->new(
         LocalHost => '127.0.0.1',
         LocalPort => 0,
         Listen    => 128,
