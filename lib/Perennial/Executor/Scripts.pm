@@ -6,6 +6,7 @@ use File::Basename qw(basename dirname);
 use Symbol         ();
 use Time::HiRes    ();
 use Perennial::Executor::Catalog;
+use Perennial::Executor::CGINames;
 use Perennial::Executor::CGIPragmas;
 use Perennial::Executor::Compiler;
 use Perennial::Executor::Errors;
@@ -144,9 +145,10 @@ sub _afresh ($self, $hit, $package, $source, $kept, $findbin, $warn, $began) {
             : Perennial::Executor::CGIPragmas->around_compile(@compile);
     };
     return (undef, $@ =~ s/\s+\z//r) unless $compiled;
+    Perennial::Executor::CGINames::install($package);    # Its import_names, if it loaded CGI.pm
     $self->{log}->warn("$file: -T is ignored: taint mode belongs to the whole interpreter")
         if $compiled->{taint};
-    delete $compiled->{read} if $layers;    # Compiled again only where nothing is tied
+    delete $compiled->{read} if $layers;                 # Compiled again only where nothing is tied
 
     # What staying resident will do to it, said once: at compile, and after its first request
     my $resident = $self->{keeps};
