@@ -1,8 +1,8 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Perennial::Test         qw(scratch_dir start_server write_file);
-use Perennial::Test::Apache qw(answer_of apache_available apache_head start_apache);
+use Perennial::Test         qw(scratch_dir script_modes write_file);
+use Perennial::Test::Apache qw(answer_of apache_and_perennial apache_available);
 
 # What a script's compile sees in %ENV: under mod_perl the CGI variables are set up before the
 # handler compiles the script, so a BEGIN block, or `use lib "$ENV{DOCUMENT_ROOT}/lib"`, reads
@@ -30,29 +30,8 @@ print "Content-Type: text/plain\n\n", Site::Greeting::text(), "\n";
 PL
 system("chmod -R a+rX $dir") == 0 or die;
 
-my $locations = <<"CONF";
-DocumentRoot $dir
-Alias /registry $cgi
-Alias /perlrun $cgi
-<Location /registry>
-    SetHandler perl-script
-    PerlResponseHandler ModPerl::Registry
-    PerlOptions +ParseHeaders
-    Options +ExecCGI
-</Location>
-<Location /perlrun>
-    SetHandler perl-script
-    PerlResponseHandler ModPerl::PerlRun
-    PerlOptions +ParseHeaders
-    Options +ExecCGI
-</Location>
-CONF
-write_file("$dir/apache.conf",
-    apache_head($dir, 'ENV_PORT', qw(authz_core alias mime perl))
-        . "<Directory $dir>\n    Require all granted\n</Directory>\n$locations");
-my ($apid, $aport) = start_apache("$dir/apache.conf", 'ENV_PORT', SITE_RUN => scratch_dir())
-    or BAIL_OUT('Apache did not start');
-my $srv = start_server(workers => 1, conf => $locations);
+my $locations = "DocumentRoot $dir\n" . script_modes($cgi);
+my ($apid, $aport, $srv) = apache_and_perennial($dir, $locations);
 
 my @asked = map { [$_, "X-Who: client $_"] } qw(one two three);
 for my $mode (qw(perlrun registry)) {

@@ -1,8 +1,8 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Perennial::Test         qw(scratch_dir start_server write_file);
-use Perennial::Test::Apache qw(answer_of apache_available apache_head start_apache);
+use Perennial::Test         qw(scratch_dir script_modes write_file);
+use Perennial::Test::Apache qw(answer_of apache_and_perennial apache_available);
 
 # CGI.pm's import_names puts each request parameter in a variable ($Q::a). Under
 # ModPerl::Registry and ModPerl::PerlRun CGI.pm empties the namespace before it imports, so a
@@ -31,29 +31,8 @@ write_file(
 );
 system("chmod -R a+rX $dir") == 0 or die;
 
-my $locations = <<"CONF";
-DocumentRoot $dir
-Alias /registry $cgi
-Alias /perlrun $cgi
-<Location /registry>
-    SetHandler perl-script
-    PerlResponseHandler ModPerl::Registry
-    PerlOptions +ParseHeaders
-    Options +ExecCGI
-</Location>
-<Location /perlrun>
-    SetHandler perl-script
-    PerlResponseHandler ModPerl::PerlRun
-    PerlOptions +ParseHeaders
-    Options +ExecCGI
-</Location>
-CONF
-write_file("$dir/apache.conf",
-    apache_head($dir, 'ENV_PORT', qw(authz_core alias mime perl))
-        . "<Directory $dir>\n    Require all granted\n</Directory>\n$locations");
-my ($apid, $aport) = start_apache("$dir/apache.conf", 'ENV_PORT', SITE_RUN => scratch_dir())
-    or BAIL_OUT('Apache did not start');
-my $srv = start_server(workers => 1, conf => $locations);
+my $locations = "DocumentRoot $dir\n" . script_modes($cgi);
+my ($apid, $aport, $srv) = apache_and_perennial($dir, $locations);
 
 my %expected = ('?a=1' => "a=1 b=none\n", '' => "a=none b=none\n", '?b=2' => "a=none b=2\n");
 for my $script (qw(function method)) {

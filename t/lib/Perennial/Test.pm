@@ -18,7 +18,7 @@ use Perennial::Scoreboard;
 
 our @EXPORT_OK
     = qw(configtest write_script files_and_app http_request in_process_get load_start load_stop
-    nginx_conf perennial raw_request resident_app scratch_dir script_location serves slurp
+    nginx_conf perennial raw_request resident_app scratch_dir script_location script_modes serves slurp
     start_program start_server start_status_server wait_until write_file);
 
 my $ROOT = abs_path(dirname(__FILE__) . '/../../..');
@@ -429,6 +429,14 @@ sub script_location ($url, $dir, $handler = 'ModPerl::Registry', $more = '') {
         ? "    SetHandler cgi-script\n"
         : "    SetHandler perl-script\n    PerlResponseHandler $handler\n";
     return "Alias $url $dir\n<Location $url>\n$how    Options +ExecCGI\n$more</Location>\n";
+}
+
+# /registry and /perlrun on one script directory, ModPerl::Registry and ModPerl::PerlRun with
+# +ParseHeaders: the locations a test's Apache and Perennial both read
+sub script_modes ($dir) {
+    return join '',
+        map { script_location("/$_->[0]", $dir, $_->[1], "    PerlOptions +ParseHeaders\n") }
+        [registry => 'ModPerl::Registry'], [perlrun => 'ModPerl::PerlRun'];
 }
 
 # A file with this text, and the directories it needs

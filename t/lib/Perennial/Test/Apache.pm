@@ -2,13 +2,15 @@ package Perennial::Test::Apache;
 use v5.36;
 use Exporter qw(import);
 use IO::Socket::IP;
-use Perennial::Test qw(http_request raw_request start_program);
+use Test::More      ();
+use Perennial::Test qw(http_request raw_request scratch_dir start_program start_server write_file);
 
 # The reference: Debian's Apache 2.4, started by the test itself in the foreground with its own
 # configuration, port and run directory (never the system's instance), and one request as raw
 # bytes answered as (status, headers, body) so two servers' answers can be compared.
 
-our @EXPORT_OK = qw(answer_of apache_available apache_head request start_apache);
+our @EXPORT_OK
+    = qw(answer_of apache_and_perennial apache_available apache_head request start_apache);
 
 sub apache_available () {
     return -x '/usr/sbin/apache2' && -e '/usr/lib/apache2/modules/mod_perl.so';
@@ -39,6 +41,17 @@ sub start_apache ($conf, $port_var, %env) {
         sub ($port) { IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $port) },
         "$env{SITE_RUN}/apache.out"
     );
+}
+
+# Apache with mod_perl serving $dir's $locations (its directory open to all), and Perennial with
+# one worker serving the same: (Apache's pid, its port, the Perennial::Test server)
+sub apache_and_perennial ($dir, $locations) {
+    write_file("$dir/apache.conf",
+        apache_head($dir, 'ENV_PORT', qw(authz_core alias mime perl))
+            . "<Directory $dir>\n    Require all granted\n</Directory>\n$locations");
+    my ($apid, $aport) = start_apache("$dir/apache.conf", 'ENV_PORT', SITE_RUN => scratch_dir())
+        or Test::More::BAIL_OUT('Apache did not start');
+    return ($apid, $aport, start_server(workers => 1, conf => $locations));
 }
 
 # One HTTP/1.0 request as raw bytes, for comparing two servers' answers: the status code, the
