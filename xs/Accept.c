@@ -1,6 +1,6 @@
 /* The worker's accept loop in C (issue 16), included by Core.xs after Loop.c, whose request
  * loop serves each connection it accepts. Server::serve's loop is its twin: it waits on the
- * workers' epoll, accepts, serves, ends the connection, and goes on while nothing is due in
+ * worker's epoll, accepts, serves, ends the connection, and goes on while nothing is due in
  * the Perl loop (a stop, a reopen, the memory to publish, the request limit, an exit asked
  * for, a second without a connection, a connection the Perl takes itself). With a new
  * connection for each request, the Perl around the request loop cost a PSGI hello 27k of its
@@ -97,7 +97,7 @@ accept_due(pTHX_ HV *conn, SV *stopping, SV *reopen, NV memory_due, SV *remainin
 }
 
 /* The worker's accept loop (Server::serve) in C, while nothing is the Perl's: waits on the
- * workers' epoll (at most a second, as next_ready), accepts on the listener it names and
+ * worker's epoll (at most a second, as next_ready), accepts on the listener it names and
  * serves the connection, again and again. Returns the requests served; *take is set when the
  * next connection is the Perl's to take (one on a Unix listener, a parked one coming back, an
  * accept that failed for another reason than a sibling taking it first), and *ready to the

@@ -164,8 +164,9 @@ xs_waiter(handles)
   CODE:
     /* An epoll instance that watches each handle for input, and says which by its index: each
      * worker makes its own, in which every handle is exclusive (EPOLLEXCLUSIVE: Linux wakes
-     * one of the workers waiting for a handle, see Server.pm). Linux::Epoll calls a Perl callback for each ready handle (2.4k instructions a connection);
-     * next_ready returns the index. */
+     * one of the workers waiting for a handle, see Server.pm). Linux::Epoll calls a Perl
+     * callback for each ready handle (2.4k instructions a connection); next_ready returns the
+     * index. */
     if (!SvROK(handles) || SvTYPE(SvRV(handles)) != SVt_PVAV) croak("waiter: not an array reference");
     av = (AV *)SvRV(handles);
     ep = epoll_create1(EPOLL_CLOEXEC);

@@ -123,11 +123,15 @@ typedef struct {
 
 /* A descriptor accept4 made close-on-exec already, as one unbuffered stream for reading and
  * writing: what PerlIO_openn(":unix") makes of it, without the fcntl that sets close-on-exec
- * again (one system call a connection). NULL if perl cannot make the stream. */
+ * again (one system call a connection); made by PerlIO_openn after all by a perl whose layer
+ * is not of that size. NULL if perl cannot make the stream. */
 static PerlIO *
 socket_stream(pTHX_ int fd)
 {
-    PerlIO *f = PerlIO_allocate(aTHX);
+    PerlIO *f;
+    if (PerlIO_unix.size != sizeof(unix_layer))
+        return PerlIO_openn(aTHX_ ":unix", "r+", fd, 0, 0, NULL, 0, NULL);
+    f = PerlIO_allocate(aTHX);
     if (!f || !(f = PerlIO_push(aTHX_ f, PERLIO_FUNCS_CAST(&PerlIO_unix), "r+", NULL)))
         return NULL;
     PerlIOSelf(f, unix_layer)->fd = fd;

@@ -40,7 +40,10 @@ sub leave_in_fork ($class) {
 }
 
 sub serve ($self, $worker) {
-    $self->_epoll;
+    if (!$self->_epoll) {    # Without one, the worker would never take back a parked connection
+        $self->{log}->error("worker $$ leaves: it cannot make its epoll instance: $!");
+        return 1;
+    }
     my ($board, $slot) = ($self->{board}, $worker->{slot});
     my $stopping  = $worker->{stopping};
     my $remaining = $worker->{max_requests};
@@ -49,6 +52,7 @@ sub serve ($self, $worker) {
     my ($fh, $unix, $accept) = $self->_listening;
     local $SIG{PIPE} = 'IGNORE';
     my $reopen = $worker->{reopen} // \0;
+    @$self{qw(stopping reopen)} = ($stopping, $reopen);    # For _left_ready
 
     my $in_c = $ACCEPT_IN_C && $self->{epoll};
 
@@ -84,7 +88,7 @@ sub _serve_in_c ($self, $conn, $fh, $unix, $stopping, $reopen, $remaining) {
         $conn,     $self->{epoll}, $fh, $self->{base}, $unix,
         $stopping, $reopen,        $self->{memory_due}, $remaining
     );
-    $take = defined($ready = $self->_left_ready) if !$served && !$take && !$$stopping;
+    $take = defined($ready = $self->_left_ready) if !$served && !$take;
     return ($served, $take, $ready);
 }
 
@@ -200,9 +204,8 @@ sub _accept ($self, $fh, $stopping, $ = undef) {
 # request meets a cold one). One shared epoll instance woke one worker and then, as the
 # listener stayed readable, the next ones in a chain, whose accepts failed (docs/design-notes.md).
 # A connection just accepted, or one back from the parking process with its state.
-sub _accept_epoll ($self, $fh, $stopping, $ready = undef) {
-    my $i = $ready // next_ready($self->{epoll}) // ($$stopping ? undef : $self->_left_ready)
-        // return ();
+sub _accept_epoll ($self, $fh, $, $ready = undef) {
+    my $i = $ready // next_ready($self->{epoll}) // $self->_left_ready // return ();
     return $self->_resume if $i == @$fh;    # The parking process's handle, after the listeners
     my ($client, $peer) = accept_client($fh->[$i]);
     return ($client, $i, $peer) if $client;
@@ -210,22 +213,23 @@ sub _accept_epoll ($self, $fh, $stopping, $ready = undef) {
     return ();
 }
 
-# The worker's epoll, made after it forked (one made before would be shared, see above)
+# The worker's epoll, made after it forked (one made before would be shared, see above); false
+# when there is none and the worker needs one (to take back parked connections)
 sub _epoll ($self) {
     my @handles = map { $_->fh } @{$self->{listeners}};
     push @handles, $self->{park}->ready_handle if $self->{park};
     $self->{epoll}   = waiter(\@handles);
     $self->{watched} = \@handles;
-
-    # Without one, the workers would never take back a parked connection
-    die "Can't make the worker's epoll instance: $!\n" if !$self->{epoll} && $self->{park};
+    return $self->{epoll} || !$self->{park};
 }
 
 # The index of a watched handle that can be read now, after a wait that named none. Linux
 # wakes one worker for each connection, and one woken that leaves before it accepts (a stop's
 # signal came with the wakeup, or it was killed) would leave the connection to wait for the
-# next one's wakeup: an idle worker looks once a second, as its wait ends.
+# next one's wakeup: an idle worker looks once a second, as its wait ends. Not one that stops
+# or reopens its logs (one that gave up root leaves for that, and its successor takes it).
 sub _left_ready ($self) {
+    return if ${$self->{stopping}} || ${$self->{reopen}};
     my $watched = $self->{watched};
     my $rin     = '';
     vec($rin, fileno $_, 1) = 1 for @$watched;

@@ -42,7 +42,14 @@ sleep 1;                # Into its epoll_wait, before the connection comes
 
 my $out = raw_request($port, "GET / HTTP/1.0\r\n\r\n", timeout => 20);
 like $out, qr{\AHTTP/1\.[01] 200 }, 'the connection it was woken for and left is answered';
-is scalar(readline $from_kid), "woken for handle 0\n", 'the first waiter was woken for it';
+
+# (Had it not been waiting yet, the worker would have been woken, and it would wait on: its
+# report is waited for 10 s at most, and it is stopped either way)
+my $rin = '';
+vec($rin, fileno $from_kid, 1) = 1;
+my $report = select(my $rout = $rin, undef, undef, 10) > 0 ? readline $from_kid : 'nothing';
+is $report, "woken for handle 0\n", 'the first waiter was woken for it';
+kill 'KILL', $kid;
 waitpid $kid, 0;
 
 # And the next ones as usual
