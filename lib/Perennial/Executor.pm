@@ -7,6 +7,7 @@ use Scalar::Util qw(blessed);
 use Symbol       ();
 use Perennial::Executor::AcceptLoop;
 use Perennial::Executor::Catalog;
+use Perennial::Executor::CGINames;
 use Perennial::Executor::Children;
 use Perennial::Executor::CGIPragmas;
 use Perennial::Executor::Compiler;
@@ -291,6 +292,9 @@ sub _run_ends ($self, $ends, $file) {
 
 # A kept script depends on what it loaded as it ran (and the Perl status page says so)
 sub _depends ($self, $script, $dir, @new) {
+
+    # CGI.pm loaded as the script ran (require CGI): its import_names, if the script took it
+    Perennial::Executor::CGINames::install($script->{package}) if grep { $_ eq 'CGI.pm' } @new;
     Perennial::Executor::Catalog::changed()
         if $self->{keeps} && Perennial::Executor::Libraries::record($script, $dir, undef, @new);
     return;

@@ -16,9 +16,9 @@ use v5.36;
 
 my ($ORIGINAL, $WRAPPED);
 
-# Once CGI.pm is loaded: after a script's compile, with its package, and before a script's
-# first request in a process (Perennial::Executor::CGIPragmas), or in the manager when CGI.pm
-# is preloaded
+# Once CGI.pm is loaded: after a script's compile, with its package, after a request that
+# loaded it (require CGI), with the script's, and before a script's first request in a process
+# (Perennial::Executor::CGIPragmas), or in the manager when CGI.pm is preloaded
 sub install ($package = undef) {
     return unless defined &CGI::import_names;
     if (!$WRAPPED) {

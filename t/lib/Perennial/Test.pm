@@ -471,17 +471,19 @@ sub resident_app ($mode, $root) {
     )->to_app;
 }
 
-# A GET of $base/$name through a PSGI application called in process, as the server calls it
-# (a delayed response answered through the responder): the response, [status, headers, body];
-# a streamed one's body is the parts written, and a fourth element says 'streamed'
+# A GET of $base/$name (a query after a "?") through a PSGI application called in process, as
+# the server calls it (a delayed response answered through the responder): the response,
+# [status, headers, body]; a streamed one's body is the parts written, and a fourth element
+# says 'streamed'
 sub in_process_get ($app, $base, $name) {
     open(my $in, '<', \'') or die "Can't open an empty body: $!";
+    my ($path, $query) = split /\?/, $name, 2;
     my %env = (
         REQUEST_METHOD    => 'GET',
-        PATH_INFO         => "/$name",
+        PATH_INFO         => "/$path",
         SCRIPT_NAME       => $base,
         REQUEST_URI       => "$base/$name",
-        QUERY_STRING      => '',
+        QUERY_STRING      => $query // '',
         SERVER_PROTOCOL   => 'HTTP/1.1',
         SERVER_NAME       => '127.0.0.1',
         SERVER_PORT       => 80,
