@@ -52,7 +52,7 @@ sub serve ($self, $worker) {
     my ($fh, $unix, $accept) = $self->_listening;
     local $SIG{PIPE} = 'IGNORE';
     my $reopen = $worker->{reopen} // \0;
-    @$self{qw(stopping reopen)} = ($stopping, $reopen);    # For _left_ready
+    @$self{qw(stopping reopen)} = ($stopping, $reopen);    # For the loop in C and _left_ready
 
     my $in_c = $ACCEPT_IN_C && $self->{epoll};
 
@@ -64,7 +64,7 @@ sub serve ($self, $worker) {
 
         my ($served, $take, $ready)
             = $in_c
-            ? $self->_serve_in_c($conn, $fh, $unix, $stopping, $reopen, $remaining)
+            ? $self->_serve_in_c($conn, $fh, $unix, $remaining)
             : (0, 1);
         $served += $self->_take($conn, $worker, $accept, $fh, $unix, $remaining, $ready) // 0
             if $take;
@@ -83,11 +83,10 @@ sub serve ($self, $worker) {
 # Perl a connection it does not take: (requests served, whether the Perl takes the next one,
 # the index of the handle it is on). Back after an idle second (nothing served, nothing to
 # take), a connection that another worker was woken for and left is this one's (_left_ready).
-sub _serve_in_c ($self, $conn, $fh, $unix, $stopping, $reopen, $remaining) {
-    my ($served, $take, $ready) = Perennial::HTTP::Core::xs_serve_connections(
-        $conn,     $self->{epoll}, $fh, $self->{base}, $unix,
-        $stopping, $reopen,        $self->{memory_due}, $remaining
-    );
+sub _serve_in_c ($self, $conn, $fh, $unix, $remaining) {
+    my ($served, $take, $ready)
+        = Perennial::HTTP::Core::xs_serve_connections($conn, $self->{epoll}, $fh, $self->{base},
+        $unix, @$self{qw(stopping reopen memory_due)}, $remaining);
     $take = defined($ready = $self->_left_ready) if !$served && !$take;
     return ($served, $take, $ready);
 }

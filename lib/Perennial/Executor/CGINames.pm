@@ -16,9 +16,10 @@ use v5.36;
 
 my ($ORIGINAL, $WRAPPED);
 
-# Once CGI.pm is loaded: after a script's compile, with its package, after a request that
-# loaded it (require CGI), with the script's, and before a script's first request in a process
-# (Perennial::Executor::CGIPragmas), or in the manager when CGI.pm is preloaded
+# After each compile of a script (Perennial::Executor::Scripts, in the manager too when the
+# script is preloaded), whoever loaded CGI.pm, and after a request that loaded it (require
+# CGI, Perennial::Executor): with the script's package. Every script compiles before its first
+# request, so the wrapper is in place before any script calls import_names.
 sub install ($package = undef) {
     return unless defined &CGI::import_names;
     if (!$WRAPPED) {

@@ -1,6 +1,5 @@
 package Perennial::Executor::CGIPragmas;
 use v5.36;
-use Perennial::Executor::CGINames;
 use Perennial::Twins;
 
 # CGI.pm's pragmas (use CGI qw(-nosticky -utf8 ...)) are package variables set when the script
@@ -98,7 +97,6 @@ sub _at_defaults () {
 }
 
 sub _read_once () {
-    Perennial::Executor::CGINames::install();    # Also once CGI.pm is loaded: see there
     _vars();
     @DEFAULT_VALUES = @{_defaults()}{@PRAGMAS};
     my @left = _left_by_reset();
