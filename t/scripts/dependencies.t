@@ -2,7 +2,7 @@ use v5.36;
 use lib 't/lib';
 use Test::More;
 use File::Temp      qw(tempdir);
-use Perennial::Test qw(scratch_dir start_server write_script);
+use Perennial::Test qw(scratch_dir start_server stats_during write_script);
 use Perennial::Executor::Libraries;
 
 # A Registry script compiles again when any site library it depends on changes: the modules it
@@ -129,30 +129,12 @@ subtest 'perl-status lists what each script depends on' => sub {
 subtest 'each library looked at once a check' => sub {
     my ($worker) = $srv->pids;
     is $get->('/hourly/b.pl'), 'b shared v4 deep v2 loads 5', 'compiled under /hourly';
-    my $stats = _stats_during($worker, sub { $get->('/reg/b.pl') for 1 .. 5 });
+    my $stats = stats_during($worker, sub { $get->('/reg/b.pl') for 1 .. 5 });
     is $stats->{'Shared.pm'}, 5, 'PerlScriptCheck Always: My::Shared once a request';
     is $stats->{'Deep.pm'},   5, 'and My::Deep';
-    $stats = _stats_during($worker, sub { $get->('/hourly/b.pl') for 1 .. 5 });
+    $stats = stats_during($worker, sub { $get->('/hourly/b.pl') for 1 .. 5 });
     is $stats->{'Shared.pm'} // 0, 0, 'PerlScriptCheck 3600: not again within the hour';
 };
 
 $srv->stop;
 done_testing;
-
-# The stat calls a process makes on each library while $code runs, by file name
-sub _stats_during ($pid, $code) {
-    my $out    = tempdir(CLEANUP => 1) . '/strace.txt';
-    my $strace = open(my $err, '-|') // die "Can't fork: $!";
-    if (!$strace) {
-        open(STDERR, '>&', \*STDOUT) or die;
-        exec "strace", '-e', 'trace=%%stat', '-o', $out, '-p', $pid or die "strace: $!";
-    }
-    my $attached = <$err>;    # "Process N attached"
-    $code->();
-    kill 'INT', $strace;
-    close $err;
-    my %n;
-    open(my $fh, '<', $out) or die "Can't read strace's output: $!";
-    while (<$fh>) { $n{$1}++ if m{"[^"]*/(\w+\.pm)"} }
-    return \%n;
-}

@@ -19,7 +19,7 @@ use Perennial::Scoreboard;
 our @EXPORT_OK
     = qw(configtest write_script files_and_app http_request in_process_get load_start load_stop
     nginx_conf perennial raw_request resident_app scratch_dir script_location script_modes serves slurp
-    start_program start_server start_status_server wait_until write_file);
+    start_program start_server start_status_server stats_during wait_until write_file);
 
 my $ROOT = abs_path(dirname(__FILE__) . '/../../..');
 my @STARTED;
@@ -437,6 +437,25 @@ sub script_modes ($dir) {
     return join '',
         map { script_location("/$_->[0]", $dir, $_->[1], "    PerlOptions +ParseHeaders\n") }
         [registry => 'ModPerl::Registry'], [perlrun => 'ModPerl::PerlRun'];
+}
+
+# The stat calls (strace's %stat) a process makes while $code runs, by the name of the file
+# they look at (its last part)
+sub stats_during ($pid, $code) {
+    my $out    = tempdir(CLEANUP => 1) . '/strace.txt';
+    my $strace = open(my $err, '-|') // die "Can't fork: $!";
+    if (!$strace) {
+        open(STDERR, '>&', \*STDOUT) or die;
+        exec 'strace', '-e', 'trace=%%stat', '-o', $out, '-p', $pid or die "strace: $!";
+    }
+    my $attached = <$err>;    # "Process N attached"
+    $code->();
+    kill 'INT', $strace;
+    close $err;
+    my %n;
+    open(my $fh, '<', $out) or die "Can't read strace's output: $!";
+    while (<$fh>) { $n{$1}++ if m{"[^"]*/([^/"]+)"} }
+    return \%n;
 }
 
 # A file with this text, and the directories it needs
