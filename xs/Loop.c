@@ -169,6 +169,51 @@ serve_request(pTHX_ struct conn_loop *l, SV *env_ref, NV t0, STRLEN len, IV *ser
     return keep;
 }
 
+/* The descriptor of the worker's file watch: -1 without one */
+static int
+watch_fd(pTHX_ struct conn_loop *l)
+{
+    HV *watch = hash_of(l->files);
+    SV *fd = watch ? DEFINED_IN(watch, "fd") : NULL;
+    return fd ? (int)SvIV(fd) : -1;
+}
+
+/* Whether the connection can be read (or has ended) before the deadline, as fd_ready, with the
+ * worker's file watch in the same poll, after the connection: what the watch reports is read
+ * (its notice) before the request is served, and a request that came after a change finds the
+ * watch readable, as the kernel looks at the descriptors in their order */
+static int
+request_ready(pTHX_ struct conn_loop *l, NV until)
+{
+    struct pollfd pfd[2];
+    int n;
+    pfd[1].fd = watch_fd(aTHX_ l);
+    if (pfd[1].fd < 0) return fd_ready(aTHX_ l->fd, until, 0);
+    pfd[0].fd = l->fd;
+    pfd[0].events = pfd[1].events = POLLIN;
+    while (1) {
+        struct timeval now;
+        NV left;
+        gettimeofday(&now, NULL);
+        left = until - (now.tv_sec + now.tv_usec / 1e6);
+        pfd[0].revents = pfd[1].revents = 0;
+        n = poll(pfd, 2,
+                 left <= 0 ? 0 : left > 2000000 ? 2000000000 : (int)(left * 1000 + 0.999));
+        if (n < 0) {
+            if (errno != EINTR) return 0;
+            PERL_ASYNC_CHECK();
+            continue;
+        }
+        if (pfd[1].revents & (POLLERR | POLLNVAL)) return fd_ready(aTHX_ l->fd, until, 0);
+        if (pfd[1].revents) SvREFCNT_dec(call_on(aTHX_ l->files, "notice", G_EVAL, 0, NULL));
+        if (pfd[0].revents) {
+            l->polled = 1;
+            return 1;
+        }
+        if (n == 0) return 0;
+    }
+}
+
 /* Waits on a kept-alive connection for its next request (next_request); false when it is
  * closed or went to the parking process */
 static int
@@ -180,7 +225,7 @@ next_request(pTHX_ struct conn_loop *l, IV served)
     PERL_ASYNC_CHECK();    /* A stop that came while the C wrote: its flag, before parking */
     now = now_time();
     park = !SvTRUE(SvRV(l->stopping)) && l->park && SvTRUE(l->park);
-    if (fd_ready(aTHX_ l->fd, now + (park ? l->park_wait : l->keep_wait), 0)) return 1;
+    if (request_ready(aTHX_ l, now + (park ? l->park_wait : l->keep_wait))) return 1;
     {
         SV *argv[4], *more;
         int go_on;
@@ -250,6 +295,7 @@ loop_setup(pTHX_ struct conn_loop *l, SV *self_ref, SV *sock, SV *buf_ref, SV *b
     l->park_wait = v ? SvNV(v) : 0;
     l->timeout = DEFINED_IN(l->self, "timeout");
     if (!l->timeout) l->timeout = &PL_sv_undef;
+    l->files = DEFINED_IN(l->self, "files");
     l->spooling = DEFINED_IN(l->self, "spooling");
     if (!l->spooling) l->spooling = &PL_sv_undef;
     return response_globals(aTHX_ l);
@@ -294,13 +340,17 @@ run_loop(pTHX_ struct conn_loop *l, IV *served, SV *remaining, NV *t0, ssize_t *
          STRLEN *len)
 {
     for (;;) {
-        int keep, saved_errno;
+        int keep, saved_errno, fresh;
         ENTER;
         SAVETMPS;
         l->slot[0] = 'R';
         *t0 = now_time();
         *env = NULL;
         *n = SvPOK(l->buf) ? (ssize_t)SvCUR(l->buf) : 0;
+
+        /* Read after a wait that looked at the watch (not one pipelined behind the last) */
+        fresh = l->polled && !*n;
+        l->polled = 0;
         while (!*n) {
             /* A signal never ends a request (as the Perl's _read); a read that ends or fails
              * before a byte came ends the connection quietly (as read_head) */
@@ -318,6 +368,10 @@ run_loop(pTHX_ struct conn_loop *l, IV *served, SV *remaining, NV *t0, ssize_t *
         }
         if (*n > 0 && memmem(SvPVX(l->buf), SvCUR(l->buf), "\r\n\r\n", 4))
             *env = plain_head(aTHX_ l->buf, l->base, l->peer, l->limits, len);
+        /* The worker's file watch, for a request whose wait looked at it: it knows every
+         * change reported before the request came, and the Resolver may trust what it knew */
+        if (*env && fresh && l->files && watch_fd(aTHX_ l) >= 0)
+            (void)hv_stores(*env, "perennial.files", newSVsv(l->files));
         if (!*env || for_perl(aTHX_ l, *env)) {
             saved_errno = errno;
             FREETMPS;

@@ -105,6 +105,12 @@ sub serves_something ($class, $config) {
         || defined $config->app ? 1 : 0;
 }
 
+# Whether a URL may map to a file (an Alias, a ScriptAlias, a DocumentRoot, a virtual host's):
+# a worker of such a site watches the files it looks at (Perennial::FileWatch)
+sub serves_files ($class, $config) {
+    return @{$config->aliases} || @{$config->vhosts} || defined $config->document_root ? 1 : 0;
+}
+
 # What a section may hold and still need no walk: anything else (an access rule, a Perl*Handler,
 # a Redirect, an ErrorDocument ...) is for the dispatcher to apply
 my %PLAIN = map { $_ => 1 }

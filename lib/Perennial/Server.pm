@@ -3,6 +3,8 @@ use v5.36;
 use Errno       qw(EINTR EAGAIN);
 use Time::HiRes ();
 use Perennial::Connection;
+use Perennial::App ();
+use Perennial::FileWatch;
 use Perennial::HTTP::Core        qw(accept_client next_ready peer_of waiter);
 use Perennial::HTTP::ReadTimeout qw(read_timeouts);
 use Perennial::HTTP::Response    ();
@@ -87,7 +89,10 @@ sub _serve_in_c ($self, $conn, $fh, $unix, $remaining) {
     my ($served, $take, $ready)
         = Perennial::HTTP::Core::xs_serve_connections($conn, $self->{epoll}, $fh, $self->{base},
         $unix, @$self{qw(stopping reopen memory_due)}, $remaining);
-    $take = defined($ready = $self->_left_ready) if !$served && !$take;
+    if (!$served && !$take) {
+        $take = defined($ready = $self->_left_ready);
+        $self->{files}->notice if $self->{files};    # What an idle second brought, read
+    }
     return ($served, $take, $ready);
 }
 
@@ -105,8 +110,11 @@ sub _take ($self, $conn, $worker, $accept, $fh, $unix, $remaining, $ready = unde
 }
 
 # The worker's connection loop, and its watchdog, which the request path arms through the
-# request ($env->{'perennial.watchdog'}) and whose signal handlers answer for the connection
+# request ($env->{'perennial.watchdog'}) and whose signal handlers answer for the connection;
+# with the loop in C, on a site that serves files, the worker's file watch
 sub _connection_loop ($self, $worker) {
+    $self->{files} = Perennial::FileWatch->new(log => $self->{log})
+        if $ACCEPT_IN_C && Perennial::App->serves_files($self->{config});
     my $conn = $SERVING = Perennial::Connection->new(
         config        => $self->{config},
         app           => $self->{app},
@@ -115,6 +123,7 @@ sub _connection_loop ($self, $worker) {
         slot          => $worker->{slot},
         stopping      => $worker->{stopping},
         park          => $self->{park},
+        files         => $self->{files},
         after_request => scalar $self->_size_limit,
         protocol      => [map { _protocol_options($self->{config}, $_) } @{$self->{listeners}}],
     );

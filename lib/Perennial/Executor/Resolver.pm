@@ -47,20 +47,33 @@ sub resolve ($self, $env, $path = $env->{PATH_INFO} // '', $base = $env->{SCRIPT
         if index($path, "\0") >= 0
         || index($uri,  '%') >= 0 && $uri =~ m{\A[^?]*?(?:%2f|%00|%5c)}i;
 
-    # A known URL: trusted for ever, for a while, or after one stat() shows the same file (here,
-    # not in a method of its own: its call was 2k instructions a request)
+    # A known URL: trusted for ever, for a while, after one stat() shows the same file, or
+    # while the worker's watch saw nothing change since that stat (a request whose wait looked
+    # at the watch, Perennial::FileWatch). Here, not in a method of its own: its call was 2k
+    # instructions a request.
     if (my $known = $self->{cache}{$path}) {
         my $seconds = $self->{seconds};
         return $known
             if $self->{check} eq 'never' || ($seconds && $known->{until} > Time::HiRes::time());
-        if (restat($known)) {
+        my $files = $env->{'perennial.files'};
+        if ($files && ($known->{seen} // 0) == $files->{changes}) {    # Never seen when timed
             $known->{stamp} = ++$self->{stamps};    # Which look: libraries are looked at with it
+            return $known;
+        }
+        my $seen = $files && !$seconds ? $files->watched($known) : 0;    # Watched before the stat
+        if (restat($known)) {
+            $known->{stamp} = ++$self->{stamps};
             $known->{until} = Time::HiRes::time() + $seconds if $seconds;
+            $known->{seen}  = $seen;
             return $known;
         }
         delete $self->{cache}{$path};
     }
-    my $hit = $self->_walk($path, $base);
+    return $self->_known($path, $self->_walk($path, $base));
+}
+
+# A file found is known by its URL path from now on; a status or a directory is not
+sub _known ($self, $path, $hit) {
     return $hit unless ref $hit && $hit->{file};
 
     # Any PATH_INFO below a script is a URL of its own: the cache must not grow without end
