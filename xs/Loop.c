@@ -169,35 +169,41 @@ serve_request(pTHX_ struct conn_loop *l, SV *env_ref, NV t0, STRLEN len, IV *ser
     return keep;
 }
 
-/* The descriptor of the worker's file watch: -1 without one */
+/* A descriptor of the worker's file watch (its inotify instance's, "fd", or its mount table's,
+ * "mounts_fd"): -1 without one */
 static int
-watch_fd(pTHX_ struct conn_loop *l)
+watch_fd(pTHX_ struct conn_loop *l, const char *key, I32 klen)
 {
     HV *watch = hash_of(l->files);
-    SV *fd = watch ? DEFINED_IN(watch, "fd") : NULL;
+    SV *fd = watch ? defined_in(aTHX_ watch, key, klen) : NULL;
     return fd ? (int)SvIV(fd) : -1;
 }
 
+#define WATCH_FD(l, key) watch_fd(aTHX_ (l), ("" key ""), (I32)(sizeof(key) - 1))
+
 /* Whether the connection can be read (or has ended) before the deadline, as fd_ready, with the
- * worker's file watch in the same poll, after the connection: what the watch reports is read
- * (its notice) before the request is served, and a request that came after a change finds the
- * watch readable, as the kernel looks at the descriptors in their order */
+ * worker's file watch in the same poll, after the connection: what the watch reports (inotify's
+ * events, and the mount table's changes, which the kernel flags once to each open mountinfo)
+ * is taken (its notice, its remount) before the request is served, and a request that came
+ * after a change finds the watch readable, as the kernel looks at the descriptors in order */
 static int
 request_ready(pTHX_ struct conn_loop *l, NV until)
 {
-    struct pollfd pfd[2];
+    struct pollfd pfd[3];
     int n;
-    pfd[1].fd = watch_fd(aTHX_ l);
+    pfd[1].fd = WATCH_FD(l, "fd");
+    pfd[2].fd = WATCH_FD(l, "mounts_fd");
     if (pfd[1].fd < 0) return fd_ready(aTHX_ l->fd, until, 0);
     pfd[0].fd = l->fd;
     pfd[0].events = pfd[1].events = POLLIN;
+    pfd[2].events = POLLPRI;
     while (1) {
         struct timeval now;
         NV left;
         gettimeofday(&now, NULL);
         left = until - (now.tv_sec + now.tv_usec / 1e6);
-        pfd[0].revents = pfd[1].revents = 0;
-        n = poll(pfd, 2,
+        pfd[0].revents = pfd[1].revents = pfd[2].revents = 0;
+        n = poll(pfd, pfd[2].fd < 0 ? 2 : 3,
                  left <= 0 ? 0 : left > 2000000 ? 2000000000 : (int)(left * 1000 + 0.999));
         if (n < 0) {
             if (errno != EINTR) return 0;
@@ -206,6 +212,8 @@ request_ready(pTHX_ struct conn_loop *l, NV until)
         }
         if (pfd[1].revents & (POLLERR | POLLNVAL)) return fd_ready(aTHX_ l->fd, until, 0);
         if (pfd[1].revents) SvREFCNT_dec(call_on(aTHX_ l->files, "notice", G_EVAL, 0, NULL));
+        if (pfd[2].revents & POLLNVAL) return fd_ready(aTHX_ l->fd, until, 0);
+        if (pfd[2].revents) SvREFCNT_dec(call_on(aTHX_ l->files, "remount", G_EVAL, 0, NULL));
         if (pfd[0].revents) {
             l->polled = 1;
             return 1;
@@ -370,7 +378,7 @@ run_loop(pTHX_ struct conn_loop *l, IV *served, SV *remaining, NV *t0, ssize_t *
             *env = plain_head(aTHX_ l->buf, l->base, l->peer, l->limits, len);
         /* The worker's file watch, for a request whose wait looked at it: it knows every
          * change reported before the request came, and the Resolver may trust what it knew */
-        if (*env && fresh && l->files && watch_fd(aTHX_ l) >= 0)
+        if (*env && fresh && l->files && WATCH_FD(l, "fd") >= 0)
             (void)hv_stores(*env, "perennial.files", newSVsv(l->files));
         if (!*env || for_perl(aTHX_ l, *env)) {
             saved_errno = errno;

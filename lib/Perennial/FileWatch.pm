@@ -35,7 +35,19 @@ sub new ($class, %args) {
         return;
     }
     $inotify->blocking(0);
-    return bless {inotify => $inotify, fd => $inotify->fileno, changes => 1, names => {}}, $class;
+
+    # The mount table: the kernel flags its changes to each reader's poll, as inotify's events
+    my $mounts;
+    $mounts = undef unless open $mounts, '<', '/proc/self/mountinfo';
+    return bless {
+        inotify   => $inotify,
+        fd        => $inotify->fileno,
+        mounts    => $mounts,
+        mounts_fd => $mounts ? fileno $mounts : undef,
+        changes   => 1,
+        names     => {},
+        log       => $args{log}
+    }, $class;
 }
 
 # The descriptor the worker's waits look at
@@ -44,57 +56,93 @@ sub fd ($self) { $self->{fd} }
 # How many changes were seen: a file looked at when it was this is as it was while it stays
 sub changes ($self) { $self->{changes} }
 
-# Reads what the kernel reported; a change to a watched file, to a name looked up in a watched
-# directory or to a directory itself counts (a name nobody looks up does not), as does any
-# event lost or a watch gone
+# Reads all the kernel reported (a read takes what fits in its buffer, and the change that
+# matters may be behind thousands that do not); a change to a watched file, to a name looked up
+# in a watched directory or to a directory itself counts (a name nobody looks up does not), as
+# does any event lost, a watch gone or a read that failed
 sub notice ($self) {
-    my @events  = eval { $self->{inotify}->read };
-    my $changed = $@ ? 1 : 0;
-    for my $event (@events) {
-        my ($wd, $mask, $name) = @$event{qw(wd mask name)};
-        my $names = $self->{names}{$wd};
-        delete $self->{names}{$wd} if $mask & IN_IGNORED;
-        next
-            if $names
-            && length($name // '')
-            && !$names->{$name}
-            && !($mask & (IN_IGNORED | IN_Q_OVERFLOW));
-        $changed = 1;
+    my $changed = 0;
+    while (1) {
+        my $n = sysread $self->{inotify}->fh, my $buf, 65536;
+        if (!$n) {
+            $changed = 1 if !defined $n && !$!{EAGAIN};
+            last;
+        }
+        $changed = 1 if $self->_counts($buf);
     }
     $self->{changes}++ if $changed;
     return $changed;
 }
 
-# The changes count a hit's file is watched since, or 0 when it cannot be watched (somewhere
-# inotify is not trusted, not readable by this user, gone, or out of watches). Its path is
-# looked up again only after a change: a symlink swapped on it leads to other directories.
-sub watched ($self, $hit) {
-    my $changes = $self->{changes};
-    if (($hit->{watched} // 0) != $changes) {
-        $hit->{watched}   = $changes;
-        $hit->{watchable} = $self->watch($hit->{file});
+# Whether the events read (struct inotify_event, one after another) hold a change that counts
+sub _counts ($self, $buf) {
+    my ($pos, $changed) = (0, 0);
+    while ($pos + 16 <= length $buf) {
+        my ($wd, $mask, $len) = unpack 'l L x4 L', substr($buf, $pos, 16);
+        my $name = substr($buf, $pos + 16, $len) =~ s/\0+\z//r;
+        $pos += 16 + $len;
+        my $names = $self->{names}{$wd};
+        delete $self->{names}{$wd} if $mask & IN_IGNORED;
+
+        # Names as a case-insensitive directory (ext4's casefold) may match them
+        next
+            if $names
+            && length $name
+            && !$names->{fc $name}
+            && !($mask & (IN_IGNORED | IN_Q_OVERFLOW));
+        $changed = 1;
     }
-    return $hit->{watchable} ? $changes : 0;
+    return $changed;
 }
 
-# Watches a file and the directories its path is looked up in; whether all are watched
+# A filesystem mounted, moved or unmounted somewhere: a change to every path it may be on
+sub remount ($self) {
+    return ++$self->{changes};
+}
+
+# The changes count a hit's file is watched since, or 0 when it cannot be watched (somewhere
+# inotify is not trusted, not readable by this user, gone, or out of watches). Its path is
+# looked up again only after a change (a symlink swapped on it leads to other directories),
+# once for all the URLs that lead to it.
+sub watched ($self, $hit) {
+    my $changes = $self->{changes};
+    my $done    = $self->{done}{$hit->{file}} //= [0, 0];
+    @$done = ($changes, $self->watch($hit->{file})) if $done->[0] != $changes;
+    return $done->[1] ? $changes : 0;
+}
+
+# Watches a regular file and the directories its path is looked up in; whether all are watched
 sub watch ($self, $path) {
     my ($lookups, $file) = lookups($path) or return 0;
-    my $types = filesystems();
+    return 0 unless lstat($file) && -f _;    # Not a directory another path runs through
+    my $types = $self->{types};              # Read again after a change
+    $self->{types} = $types = [$self->{changes}, filesystems()]
+        if !$types || $types->[0] != $self->{changes};
     for my $dir ($file, map { $_->[0] } @$lookups) {
-        return 0 unless $REPORTED{filesystem_of($types, $dir)};
+        return 0 unless $REPORTED{filesystem_of($types->[1], $dir)};
     }
-    my $inotify = $self->{inotify};
     for my $lookup (@$lookups) {
-        my $watch = $inotify->watch($lookup->[0], $DIRECTORY) or return 0;
-        $self->{names}{$watch->{wd}}{$lookup->[1]} = 1;
+        my $wd = $self->_add($lookup->[0], $DIRECTORY) // return 0;
+        $self->{names}{$wd}{fc $lookup->[1]} = 1;
     }
-    my $watch = $inotify->watch($file, $FILE) or return 0;
-    $self->{names}{$watch->{wd}} //= {};
+    my $wd = $self->_add($file, $FILE) // return 0;
+    $self->{names}{$wd} //= {};
 
     # A link swapped while the watches were made: the path may lead where nothing watches
     my ($again, $now) = lookups($path) or return 0;
     return $now eq $file && join("\0", map {@$_} @$again) eq join("\0", map {@$_} @$lookups);
+}
+
+# One watch, its descriptor; out of watches (or memory), the log says so once
+sub _add ($self, $path, $mask) {
+    my $watch = $self->{inotify}->watch($path, $mask);
+    return $watch->{wd} if $watch;
+    if (!$!{EACCES} && !$!{ENOENT} && !$!{ENOTDIR} && !$self->{said}++) {
+        $self->{log}->warn("worker $$ cannot watch $path (inotify: $!): such files are looked at "
+                . 'on each request (fs.inotify.max_user_watches)')
+            if $self->{log};
+    }
+    return;
 }
 
 # The lookups of an absolute path, each [directory, name], through every symbolic link as the
@@ -187,18 +235,23 @@ new connection, one pipelined behind another, one the Perl loop waited for) look
 as before, since a change may have come after the worker last read the watch.
 
 Only filesystems whose every change reaches inotify are watched: ext2/3/4, XFS, Btrfs, tmpfs,
-ramfs, F2FS, JFS, ZFS. A path on any other (NFS, CIFS, FUSE, overlay, 9p ...), a path that
+ramfs, F2FS, JFS. A path on any other (NFS, CIFS, FUSE, overlay, 9p, ZFS, whose rollback
+replaces files without an event ...), a path that
 this user cannot read, or a watch that cannot be made (fs.inotify.max_user_watches) leaves its
 file looked at on each request. Out of inotify instances (fs.inotify.max_user_instances, 128
 a user by default), a worker has no watch and looks at every file on each request.
 
-Not seen: a filesystem mounted over a directory on the path after it was watched, and a file
-written through a shared memory mapping (inotify reports neither); both are seen by the next
-request that is not served on trust, and at once under C<PerlScriptCheck> with seconds.
+A filesystem mounted, moved or unmounted anywhere is a change too: the worker's mount table
+(F</proc/self/mountinfo>) is in the same poll, and the kernel flags its changes to it.
+
+Not seen: a file written through a shared memory mapping, and its change time moved by
+C<chattr> (inotify reports neither; the last changes no content). Each is seen by the next
+request that is not served on trust (a new connection), as by C<PerlScriptCheck> with
+seconds.
 
 =head1 FUNCTIONS
 
-=head2 new, fd, changes, notice, watched, watch
+=head2 new, fd, changes, notice, remount, watched, watch
 
 As in the synopsis. C<watch($path)> watches one file and its lookups (true when all are
 watched); C<watched($hit)> does that for a hit once after each change, and returns the count

@@ -115,6 +115,31 @@ $both->('404', 'its directory moved away: 404');
 rename "$dir/releases/2/gone", "$dir/releases/2/cgi" or die;
 $both->('five', 'and back');
 
+chmod 0700, "$dir/releases/2/cgi";    # The workers' user may no longer go in
+isnt $get->('/reg/x.pl'), 'five', 'a directory on its path closed to the worker: not served';
+chmod 0755, "$dir/releases/2/cgi";
+$both->('five', 'opened again');
+
+# A library the script uses, from outside perl's own directories, changes
+write_file("$dir/lib/My/Lib.pm", qq{package My::Lib;\nsub v { "lib one" }\n1;\n});
+write_file(
+    "$dir/releases/2/cgi/y.pl",
+    qq{use lib "$dir/lib";\nuse My::Lib;\nprint "Content-Type: text/plain\\n\\n", My::Lib::v(), "\\n";\n},
+    0755
+);
+is $get->('/reg/y.pl'), 'lib one', 'a script that uses a library' for 1 .. 3;
+write_file("$dir/lib/My/Lib.pm", qq{package My::Lib;\nsub v { "lib two, longer" }\n1;\n});
+is $get->('/reg/y.pl'), 'lib two, longer', 'the library changed: seen on the same connection';
+
+SKIP: {
+    skip 'mounting needs root', 2
+        unless $> == 0
+        && system("mount -t tmpfs perennial-test $dir/releases/2/cgi 2>/dev/null") == 0;
+    $both->('404', 'a filesystem mounted over its directory: 404');
+    system('umount', "$dir/releases/2/cgi") == 0 or die "Can't unmount";
+    $both->('five', 'and unmounted');
+}
+
 close $sock;
 $srv->stop;
 unlike $srv->error_log, qr/\[error\]/, 'no error logged';

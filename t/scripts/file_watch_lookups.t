@@ -80,9 +80,21 @@ subtest 'what counts as a change' => sub {
     rename "$dir/current.new", "$dir/current" or die;
     is $watch->notice, 1, 'the link on its path swapped counts';
 
+    # Thousands of events that do not count, then one that does: all are read
+    symlink 'releases/5', "$dir/current.new" or die;
+    rename "$dir/current.new", "$dir/current" or die;
+    ok $watch->watch("$dir/current/cgi/x.pl"), 'watched again';
+    $watch->notice;
+    write_file("$dir/releases/5/cgi/many/$_.txt",  "x\n") for 1 .. 50;
+    write_file("$dir/releases/5/cgi/other-$_.txt", "x\n") for 1 .. 3000;
+    utime undef, undef, "$dir/releases/5/cgi/x.pl";
+    is $watch->notice, 1, 'the change behind 3,000 others counts';
+    is $watch->notice, 0, 'and all were read';
+
     my $hit = {file => "$dir/releases/5/cgi/x.pl"};
-    is $watch->watched($hit), 3, 'a hit watched since the count';
-    ok !$watch->watch("$dir/current/cgi/x.pl"), 'a path that leads nowhere is not watched';
+    is $watch->watched($hit), $watch->changes, 'a hit watched since the count';
+    ok !$watch->watch("$dir/releases/6/cgi/x.pl"), 'a path that leads nowhere is not watched';
+    ok !$watch->watch("$dir/releases/5/cgi"),      'nor a directory';
 };
 
 done_testing;
