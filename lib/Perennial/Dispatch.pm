@@ -196,6 +196,9 @@ sub _keep ($self, $url, $plan) {
     return
         if $plan->{finder}
         && !(ref $plan->{hit} && ($plan->{hit}{file} || $plan->{hit}{directory}));
+
+    # A script's file is the worker's to watch (Perennial::FileWatch), not every file served
+    $plan->{hit}{watch} = 1 if $plan->{kind} eq 'script' && ref $plan->{hit};
     %{$self->{plans}} = () if keys %{$self->{plans}} >= $MAX_PLANS;
     $self->{plans}{$url} = $plan;
 }

@@ -219,7 +219,8 @@ Perennial::FileWatch - see a worker's files change without looking at them
 
 C<PerlScriptCheck Always> (the default, as under mod_perl) looks at a script's file on each
 request, to compile it again when it changed: one C<stat> a request. A worker's watch sees the
-changes instead, through inotify. For each file a request resolved to, it watches the file
+changes instead, through inotify. For each script a request resolved to (the dispatcher marks a
+script's file C<watch>; static files are not watched), it watches the file
 itself (written, truncated, its mode, owner or times changed, linked or unlinked, moved,
 removed) and every directory its path is looked up in, as the kernel looks it up: the path as
 written, and through each symbolic link on it, wherever the link leads (so that swapping

@@ -19,6 +19,8 @@ my $script = sub ($file, $v) {
     rename $tmp, $file or die "Can't rename $tmp: $!";
 };
 
+write_file("$dir/static/a.txt", "a\n");
+
 # A deploy as Capistrano's: current -> releases/N, each release a directory of its own
 $script->("$dir/releases/1/cgi/x.pl", 'one');
 symlink 'releases/1', "$dir/current" or die "Can't link: $!";
@@ -41,6 +43,7 @@ Alias /run $dir/current/cgi
     PerlResponseHandler ModPerl::PerlRun
     Options +ExecCGI
 </Location>
+Alias /static $dir/static
 CONF
 
 # One connection, kept alive, and no client that asks again on its own
@@ -78,6 +81,10 @@ subtest 'no stat of the script on a kept-alive request that nothing changed' => 
         }
     );
     is $stats->{'x.pl'} // 0, 0, 'x.pl looked at by no stat';
+
+    # A static file is not watched: it takes as many watches as there are files
+    $stats = stats_during($worker, sub { $get->('/static/a.txt') for 1 .. 5 });
+    is $stats->{'a.txt'}, 5, 'a static file looked at on each request';
 };
 
 write_file("$dir/releases/1/cgi/x.pl",

@@ -49,8 +49,9 @@ sub resolve ($self, $env, $path = $env->{PATH_INFO} // '', $base = $env->{SCRIPT
 
     # A known URL: trusted for ever, for a while, after one stat() shows the same file, or
     # while the worker's watch saw nothing change since that stat (a request whose wait looked
-    # at the watch, Perennial::FileWatch). Here, not in a method of its own: its call was 2k
-    # instructions a request.
+    # at the watch, Perennial::FileWatch; a script's file, which the dispatcher marks to be
+    # watched, and the watches made before the stat). Here, not in a method of its own: its
+    # call was 2k instructions a request.
     if (my $known = $self->{cache}{$path}) {
         my $seconds = $self->{seconds};
         return $known
@@ -60,7 +61,7 @@ sub resolve ($self, $env, $path = $env->{PATH_INFO} // '', $base = $env->{SCRIPT
             $known->{stamp} = ++$self->{stamps};    # Which look: libraries are looked at with it
             return $known;
         }
-        my $seen = $files && !$seconds ? $files->watched($known) : 0;    # Watched before the stat
+        my $seen = $files && $known->{watch} && !$seconds ? $files->watched($known) : 0;
         if (restat($known)) {
             $known->{stamp} = ++$self->{stamps};
             $known->{until} = Time::HiRes::time() + $seconds if $seconds;
