@@ -11,8 +11,9 @@ use Linux::Inotify2;
 # Resolver). Files on filesystems whose changes inotify may not see (NFS, CIFS, FUSE, overlay
 # ...) are not watched: they are looked at on each request, as before.
 
-# Local filesystems, where every change to a file or directory is reported to its watches
-my %REPORTED  = map { $_ => 1 } qw(ext2 ext3 ext4 xfs btrfs tmpfs ramfs f2fs jfs zfs);
+# Local filesystems, where every change to a file or directory is reported to its watches (not
+# ZFS: its rollback and receive replace files without a word to inotify)
+my %REPORTED  = map { $_ => 1 } qw(ext2 ext3 ext4 xfs btrfs tmpfs ramfs f2fs jfs);
 my $MAX_LINKS = 40;    # Symbolic links on one path, as the kernel's ELOOP
 
 # The file itself: its contents, its metadata (mode, owner, times, links), it moved or went
@@ -119,7 +120,7 @@ sub watch ($self, $path) {
     $self->{types} = $types = [$self->{changes}, filesystems()]
         if !$types || $types->[0] != $self->{changes};
     for my $dir ($file, map { $_->[0] } @$lookups) {
-        return 0 unless $REPORTED{filesystem_of($types->[1], $dir)};
+        return 0 unless reported($types->[1], $dir);
     }
     for my $lookup (@$lookups) {
         my $wd = $self->_add($lookup->[0], $DIRECTORY) // return 0;
@@ -190,6 +191,11 @@ sub filesystems ($mountinfo = '/proc/self/mountinfo') {
     return [map { [$_, $type{$_}] } sort { length $b <=> length $a } keys %type];
 }
 
+# Whether changes on the filesystem a path is on all reach inotify
+sub reported ($types, $path) {
+    return $REPORTED{filesystem_of($types, $path)} ? 1 : 0;
+}
+
 # The filesystem a path (without symbolic links) is on
 sub filesystem_of ($types, $path) {
     for my $mount (@$types) {
@@ -258,10 +264,11 @@ As in the synopsis. C<watch($path)> watches one file and its lookups (true when 
 watched); C<watched($hit)> does that for a hit once after each change, and returns the count
 it is watched since (0 when it cannot be).
 
-=head2 lookups, filesystems, filesystem_of
+=head2 lookups, filesystems, filesystem_of, reported
 
     my ($lookups, $real) = Perennial::FileWatch::lookups('/srv/current/cgi-bin/x.pl');
     my $types = Perennial::FileWatch::filesystems();    # from /proc/self/mountinfo
     my $type  = Perennial::FileWatch::filesystem_of($types, $real);
+    my $seen  = Perennial::FileWatch::reported($types, $real);    # its changes all reach inotify
 
 =cut
