@@ -190,7 +190,7 @@ static int
 request_ready(pTHX_ struct conn_loop *l, NV until)
 {
     struct pollfd pfd[3];
-    int n;
+    int n, noticed = 0;
     pfd[1].fd = WATCH_FD(l, "fd");
     pfd[2].fd = WATCH_FD(l, "mounts_fd");
     if (pfd[1].fd < 0) return fd_ready(aTHX_ l->fd, until, 0);
@@ -210,7 +210,10 @@ request_ready(pTHX_ struct conn_loop *l, NV until)
             PERL_ASYNC_CHECK();
             continue;
         }
-        if (pfd[1].revents & (POLLERR | POLLNVAL)) return fd_ready(aTHX_ l->fd, until, 0);
+        /* Read once a wait: a watch readable again (a busy directory, or a read that fails)
+         * leaves the rest of the wait to the connection alone, and its request not trusted */
+        if (pfd[1].revents && (noticed++ || pfd[1].revents & (POLLERR | POLLNVAL)))
+            return fd_ready(aTHX_ l->fd, until, 0);
         if (pfd[1].revents) SvREFCNT_dec(call_on(aTHX_ l->files, "notice", G_EVAL, 0, NULL));
         if (pfd[2].revents & POLLNVAL) return fd_ready(aTHX_ l->fd, until, 0);
         if (pfd[2].revents) SvREFCNT_dec(call_on(aTHX_ l->files, "remount", G_EVAL, 0, NULL));
