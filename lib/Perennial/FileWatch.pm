@@ -1,6 +1,7 @@
 package Perennial::FileWatch;
 use v5.36;
 use Linux::Inotify2;
+use Perennial::Mounts ();
 
 # What a worker knows of the files it serves without looking at them again (issue 16).
 # PerlScriptCheck Always stats a script on each request, as mod_perl does; a worker with a watch
@@ -117,10 +118,10 @@ sub watch ($self, $path) {
     my ($lookups, $file) = lookups($path) or return 0;
     return 0 unless lstat($file) && -f _;    # Not a directory another path runs through
     my $types = $self->{types};              # Read again after a change
-    $self->{types} = $types = [$self->{changes}, filesystems()]
+    $self->{types} = $types = [$self->{changes}, Perennial::Mounts::types()]
         if !$types || $types->[0] != $self->{changes};
     for my $dir ($file, map { $_->[0] } @$lookups) {
-        return 0 unless reported($types->[1], $dir);
+        return 0 unless reported($dir, $types->[1]);
     }
     for my $lookup (@$lookups) {
         my $wd = $self->_add($lookup->[0], $DIRECTORY) // return 0;
@@ -176,34 +177,10 @@ sub _parts ($path) {
     return grep { length && $_ ne '.' } split m{/}, $path;
 }
 
-# The mount points and their filesystems, the innermost first ([point, type]); the last mount
-# on a point hides those before it
-sub filesystems ($mountinfo = '/proc/self/mountinfo') {
-    open my $fh, '<', $mountinfo or return [];
-    my %type;
-    while (my $line = <$fh>) {
-
-        # ID PARENT MAJOR:MINOR ROOT POINT OPTIONS [OPTIONAL...] - TYPE SOURCE SUPER
-        my ($point, $type) = $line =~ m{\A\S+ \S+ \S+ \S+ (\S+) .*? - (\S+) } or next;
-        $point =~ s{\\([0-7]{3})}{chr oct $1}ge;
-        $type{$point} = $type;
-    }
-    return [map { [$_, $type{$_}] } sort { length $b <=> length $a } keys %type];
-}
-
-# Whether changes on the filesystem a path is on all reach inotify
-sub reported ($types, $path) {
-    return $REPORTED{filesystem_of($types, $path)} ? 1 : 0;
-}
-
-# The filesystem a path (without symbolic links) is on
-sub filesystem_of ($types, $path) {
-    for my $mount (@$types) {
-        my $point = $mount->[0];
-        return $mount->[1]
-            if $point eq '/' || $path eq $point || index($path, "$point/") == 0;
-    }
-    return '';
+# Whether changes on the file system a path lies on all reach inotify (the mount table read
+# once for many paths: Perennial::Mounts::types)
+sub reported ($path, $types = Perennial::Mounts::types()) {
+    return $REPORTED{Perennial::Mounts::type_of($path, $types)} ? 1 : 0;
 }
 
 1;
@@ -241,7 +218,8 @@ what it was when the file was last looked at with its watches in place. Any othe
 new connection, one pipelined behind another, one the Perl loop waited for) looks at the file
 as before, since a change may have come after the worker last read the watch.
 
-Only filesystems whose every change reaches inotify are watched: ext2/3/4, XFS, Btrfs, tmpfs,
+Only filesystems whose every change reaches inotify are watched (the type of each path's device
+in the mount table, L<Perennial::Mounts>): ext2/3/4, XFS, Btrfs, tmpfs,
 ramfs, F2FS, JFS. A path on any other (NFS, CIFS, FUSE, overlay, 9p, ZFS, whose rollback
 replaces files without an event ...), a path that
 this user cannot read, or a watch that cannot be made (fs.inotify.max_user_watches) leaves its
@@ -264,11 +242,9 @@ As in the synopsis. C<watch($path)> watches one file and its lookups (true when 
 watched); C<watched($hit)> does that for a hit once after each change, and returns the count
 it is watched since (0 when it cannot be).
 
-=head2 lookups, filesystems, filesystem_of, reported
+=head2 lookups, reported
 
     my ($lookups, $real) = Perennial::FileWatch::lookups('/srv/current/cgi-bin/x.pl');
-    my $types = Perennial::FileWatch::filesystems();    # from /proc/self/mountinfo
-    my $type  = Perennial::FileWatch::filesystem_of($types, $real);
-    my $seen  = Perennial::FileWatch::reported($types, $real);    # its changes all reach inotify
+    my $seen = Perennial::FileWatch::reported($real);    # its changes all reach inotify
 
 =cut

@@ -3,6 +3,7 @@ use lib 't/lib';
 use Test::More;
 use Perennial::Test qw(scratch_dir write_file);
 use Perennial::FileWatch;
+use Perennial::Mounts;
 
 # The worker's file watch in process: which directories a path is looked up in (through each
 # symbolic link, as the kernel follows them), which filesystems are trusted, and which reported
@@ -44,31 +45,28 @@ subtest 'filesystems' => sub {
 22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw
 23 22 0:5 / /srv/nfs rw - nfs4 server:/export rw
 24 22 0:6 / /srv/My\040Site rw - tmpfs tmpfs rw
-25 23 0:7 / /srv/nfs/local rw - xfs /dev/sdb1 rw
-26 22 0:8 / /srv/nfs rw - ext4 /dev/sdc1 rw
+25 23 8:1 /srv /mnt/bound rw - ext4 /dev/sda1 rw
 INFO
-    my $types = Perennial::FileWatch::filesystems($info);
-    is Perennial::FileWatch::filesystem_of($types, '/srv/www/x.pl'),    'ext4',  'the root';
-    is Perennial::FileWatch::filesystem_of($types, '/srv/nfs/local/x'), 'xfs',   'innermost';
-    is Perennial::FileWatch::filesystem_of($types, '/srv/My Site/x'),   'tmpfs', 'escaped space';
-    is Perennial::FileWatch::filesystem_of($types, '/srv/nfs/x'), 'ext4', 'the last mount hides';
-    is Perennial::FileWatch::filesystem_of($types, '/srv/nfsother/x'), 'ext4',
-        'not a prefix of a name';
+    is_deeply Perennial::Mounts::types($info), {'8:1' => 'ext4', '0:5' => 'nfs4', '0:6' => 'tmpfs'},
+        'each device\'s type, a bind mount\'s too';
 
-    ok Perennial::FileWatch::reported($types,              '/srv/www/x.pl'),    'ext4 is trusted';
-    ok Perennial::FileWatch::reported($types,              '/srv/nfs/local/y'), 'xfs too';
-    ok !Perennial::FileWatch::reported([['/', 'nfs4']],    '/srv/x'),           'NFS is not';
-    ok !Perennial::FileWatch::reported([['/', 'zfs']],     '/srv/x'),           'nor ZFS';
-    ok !Perennial::FileWatch::reported([['/', 'overlay']], '/srv/x'),           'nor overlay';
-
-    my $here = Perennial::FileWatch::filesystems();
-    ok @$here, 'this machine\'s mounts read';
+    # The scratch directory's own device, as each type
+    my $here = Perennial::Mounts::types();
+    my ($id) = grep { Perennial::Mounts::type_of($dir, {$_ => 'found'}) eq 'found' } keys %$here;
+    ok $id, 'the scratch directory\'s device is in this machine\'s mount table';
+    my $as
+        = sub ($type) { Perennial::FileWatch::reported("$dir/releases/5/cgi/x.pl", {$id => $type}) };
+    ok $as->('ext4'),                                                   'ext4 is trusted';
+    ok $as->('xfs'),                                                    'xfs too';
+    ok !$as->('nfs4'),                                                  'NFS is not';
+    ok !$as->('zfs'),                                                   'nor ZFS';
+    ok !$as->('overlay'),                                               'nor overlay';
+    ok !Perennial::FileWatch::reported("$dir/releases/5/cgi/x.pl", {}), 'nor a device not listed';
 };
 
 subtest 'what counts as a change' => sub {
     plan skip_all => 'the scratch directory is on a filesystem the watch does not trust'
-        unless Perennial::FileWatch::reported(Perennial::FileWatch::filesystems(),
-        "$dir/releases/5/cgi/x.pl");
+        unless Perennial::FileWatch::reported("$dir/releases/5/cgi/x.pl");
     my $watch = Perennial::FileWatch->new;
     ok $watch->fd > 2,                         'an inotify instance of its own';
     ok $watch->watch("$dir/current/cgi/x.pl"), 'watched';

@@ -22,7 +22,8 @@ use v5.36;
 # Anything else is read again each request, as before.
 
 our @EXPORT_OK = qw(local_times unchanged);
-use Exporter qw(import);
+use Exporter          qw(import);
+use Perennial::Mounts qw(type_of);
 
 my $RACY = 0.1;
 
@@ -45,25 +46,10 @@ sub unchanged ($script, $hit) {
         && $script->{size} == $hit->{size};
 }
 
-# Whether the file lies on a local file system (%LOCAL): the type of the mounts in
-# /proc/self/mountinfo whose device (major:minor) is the file's. (Not the mount point that
-# holds its path: mounts moved or propagated under others are not listed in the order they
-# stack.) False when that cannot be told, as for a Btrfs subvolume's own device, which
-# mountinfo does not list: such a file is read each time.
+# Whether the file lies on a local file system (%LOCAL), by its device's mounts (Perennial::Mounts)
 sub local_times ($file) {
-    my $dev = (stat $file)[0] // return 0;
-    my $id  = join ':', _major($dev), _minor($dev);
-    open(my $fh, '<', '/proc/self/mountinfo') or return 0;
-    while (my $line = <$fh>) {
-        my ($device, $fs) = $line =~ /\A\S+ \S+ (\S+) .*? - (\S+) / or next;
-        return $LOCAL{$fs} ? 1 : 0 if $device eq $id;
-    }
-    return 0;
+    return $LOCAL{type_of($file)} ? 1 : 0;
 }
-
-# A device number's major and minor, as glibc's gnu_dev_major and gnu_dev_minor split it
-sub _major ($dev) { (($dev >> 8) & 0xfff) | (($dev >> 32) & ~0xfff) }
-sub _minor ($dev) { ($dev & 0xff) | (($dev >> 12) & ~0xff) }
 
 1;
 
