@@ -169,18 +169,6 @@ serve_request(pTHX_ struct conn_loop *l, SV *env_ref, NV t0, STRLEN len, IV *ser
     return keep;
 }
 
-/* A descriptor of the worker's file watch (its inotify instance's, "fd", or its mount table's,
- * "mounts_fd"): -1 without one */
-static int
-watch_fd(pTHX_ struct conn_loop *l, const char *key, I32 klen)
-{
-    HV *watch = hash_of(l->files);
-    SV *fd = watch ? defined_in(aTHX_ watch, key, klen) : NULL;
-    return fd ? (int)SvIV(fd) : -1;
-}
-
-#define WATCH_FD(l, key) watch_fd(aTHX_ (l), ("" key ""), (I32)(sizeof(key) - 1))
-
 /* Whether the connection can be read (or has ended) before the deadline, as fd_ready, with the
  * worker's file watch in the same poll, after the connection: what the watch reports (inotify's
  * events, and the mount table's changes, which the kernel flags once to each open mountinfo)
@@ -191,9 +179,9 @@ request_ready(pTHX_ struct conn_loop *l, NV until)
 {
     struct pollfd pfd[3];
     int n, noticed = 0;
-    pfd[1].fd = WATCH_FD(l, "fd");
-    pfd[2].fd = WATCH_FD(l, "mounts_fd");
-    if (pfd[1].fd < 0) return fd_ready(aTHX_ l->fd, until, 0);
+    if (l->files_fd < 0) return fd_ready(aTHX_ l->fd, until, 0);
+    pfd[1].fd = l->files_fd;
+    pfd[2].fd = l->mounts_fd;
     pfd[0].fd = l->fd;
     pfd[0].events = pfd[1].events = POLLIN;
     pfd[2].events = POLLPRI;
@@ -275,7 +263,7 @@ static int
 loop_setup(pTHX_ struct conn_loop *l, SV *self_ref, SV *sock, SV *buf_ref, SV *base, SV *peer)
 {
     SV *v, *board;
-    HV *board_hv;
+    HV *board_hv, *watch;
     Zero(l, 1, struct conn_loop);
     l->self_ref = self_ref;
     l->self = hash_of(self_ref);
@@ -307,6 +295,13 @@ loop_setup(pTHX_ struct conn_loop *l, SV *self_ref, SV *sock, SV *buf_ref, SV *b
     l->timeout = DEFINED_IN(l->self, "timeout");
     if (!l->timeout) l->timeout = &PL_sv_undef;
     l->files = DEFINED_IN(l->self, "files");
+    l->files_fd = l->mounts_fd = -1;
+    if ((watch = hash_of(l->files))) {
+        v = DEFINED_IN(watch, "fd");
+        l->files_fd = v ? (int)SvIV(v) : -1;
+        v = DEFINED_IN(watch, "mounts_fd");
+        l->mounts_fd = v ? (int)SvIV(v) : -1;
+    }
     l->spooling = DEFINED_IN(l->self, "spooling");
     if (!l->spooling) l->spooling = &PL_sv_undef;
     return response_globals(aTHX_ l);
@@ -381,7 +376,7 @@ run_loop(pTHX_ struct conn_loop *l, IV *served, SV *remaining, NV *t0, ssize_t *
             *env = plain_head(aTHX_ l->buf, l->base, l->peer, l->limits, len);
         /* The worker's file watch, for a request whose wait looked at it: it knows every
          * change reported before the request came, and the Resolver may trust what it knew */
-        if (*env && fresh && l->files && WATCH_FD(l, "fd") >= 0)
+        if (*env && fresh)
             (void)hv_stores(*env, "perennial.files", newSVsv(l->files));
         if (!*env || for_perl(aTHX_ l, *env)) {
             saved_errno = errno;

@@ -8,10 +8,11 @@ struct conn_loop {
     HV *base, *peer, *limits, *response;
     AV *status_lines;    /* Perennial::HTTP::Response's, and its Server line */
     SV *server;
-    SV *files;     /* The worker's Perennial::FileWatch, if it has one */
+    SV *files;    /* The worker's Perennial::FileWatch, if it has one */
     char *slot;
     int fd, keep;
-    int polled;    /* The last wait for a request looked at the watch too */
+    int files_fd, mounts_fd;    /* Its inotify instance and its mount table, or -1 */
+    int polled;                 /* The last wait for a request looked at the watch too */
     IV keep_max;
     NV keep_wait, park_wait;
 };
