@@ -3,7 +3,6 @@ use v5.36;
 use Errno       qw(EINTR EAGAIN);
 use Time::HiRes ();
 use Perennial::Connection;
-use Perennial::App ();
 use Perennial::FileWatch;
 use Perennial::HTTP::Core        qw(accept_client next_ready peer_of waiter);
 use Perennial::HTTP::ReadTimeout qw(read_timeouts);
@@ -16,7 +15,8 @@ use Perennial::Watchdog;
 # stop or until the request limit is reached.
 
 sub new ($class, %args) {
-    my $self = bless {map { $_ => $args{$_} } qw(config log board app listeners park)}, $class;
+    my $self = bless {map { $_ => $args{$_} } qw(config log board app listeners park watch_files)},
+        $class;
     Perennial::HTTP::Response::server_tokens($self->{config}->server_tokens);
     $self->{base} = [map { _base_env($_) } @{$self->{listeners}}];
     return $self;
@@ -114,7 +114,7 @@ sub _take ($self, $conn, $worker, $accept, $fh, $unix, $remaining, $ready = unde
 # with the loop in C, on a site that serves files, the worker's file watch
 sub _connection_loop ($self, $worker) {
     $self->{files} = Perennial::FileWatch->new(log => $self->{log})
-        if $ACCEPT_IN_C && Perennial::App->serves_files($self->{config});
+        if $ACCEPT_IN_C && $self->{watch_files};
     my $conn = $SERVING = Perennial::Connection->new(
         config        => $self->{config},
         app           => $self->{app},
@@ -226,23 +226,23 @@ sub _accept_epoll ($self, $fh, $, $ready = undef) {
 sub _epoll ($self) {
     my @handles = map { $_->fh } @{$self->{listeners}};
     push @handles, $self->{park}->ready_handle if $self->{park};
-    $self->{epoll}   = waiter(\@handles);
-    $self->{watched} = \@handles;
+    $self->{epoll}  = waiter(\@handles);
+    $self->{waited} = \@handles;
     return $self->{epoll} || !$self->{park};
 }
 
-# The index of a watched handle that can be read now, after a wait that named none. Linux
+# The index of a handle the epoll waits on that can be read now, after a wait that named none. Linux
 # wakes one worker for each connection, and one woken that leaves before it accepts (a stop's
 # signal came with the wakeup, or it was killed) would leave the connection to wait for the
 # next one's wakeup: an idle worker looks once a second, as its wait ends. Not one that stops
 # or reopens its logs (one that gave up root leaves for that, and its successor takes it).
 sub _left_ready ($self) {
     return if ${$self->{stopping}} || ${$self->{reopen}};
-    my $watched = $self->{watched};
-    my $rin     = '';
-    vec($rin, fileno $_, 1) = 1 for @$watched;
+    my $waited = $self->{waited};
+    my $rin    = '';
+    vec($rin, fileno $_, 1) = 1 for @$waited;
     return if select(my $rout = $rin, undef, undef, 0) <= 0;
-    for my $i (0 .. $#$watched) { return $i if vec($rout, fileno $watched->[$i], 1) }
+    for my $i (0 .. $#$waited) { return $i if vec($rout, fileno $waited->[$i], 1) }
     return;
 }
 
@@ -343,7 +343,9 @@ again.
 
     my $server = Perennial::Server->new(%args);
 
-Takes C<config>, C<log>, C<board>, C<app> and C<listeners>.
+Takes C<config>, C<log>, C<board>, C<app> and C<listeners>; C<park> (the parking process),
+and C<watch_files> (true for a site whose URLs may map to scripts: each worker then watches
+the scripts it serves, L<Perennial::FileWatch>).
 
 =head2 serve
 
