@@ -201,8 +201,16 @@ sub start_server ($name, %args) {
 
     # prefix: a command to run the server under (valgrind); single: one process (Apache's -X)
     # stop_wait: how long stop_server waits after TERM before it kills (15 s); set: directives
-    # for Perennial's --set ('ParkKeepAlive Off')
-    my @cmd      = (@{$args{prefix} // []}, $make->(%args, port => $port, dir => $dir));
+    # for Perennial's --set ('ParkKeepAlive Off'); user: run by root, the server runs as that
+    # user (runuser), in a directory of theirs (bench/pages.pl: a worker that gave up root
+    # cannot read its own /proc files)
+    my @prefix = @{$args{prefix} // []};
+    if (defined $args{user} && $> == 0) {
+        my (undef, undef, $uid, $gid) = getpwnam $args{user} or die "No user $args{user}\n";
+        chown $uid, $gid, $dir or die "Can't give $dir to $args{user}: $!\n";
+        unshift @prefix, 'runuser', '-u', $args{user}, '--';
+    }
+    my @cmd      = (@prefix, $make->(%args, port => $port, dir => $dir));
     my $probe    = $args{probe} // '/';
     my $pid      = spawn("$dir/out.log", @cmd);
     my $deadline = Time::HiRes::time() + ($args{timeout} // 30);

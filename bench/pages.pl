@@ -1,0 +1,178 @@
+#!/usr/bin/perl
+use v5.36;
+use FindBin;
+use lib "$FindBin::RealBin/lib", "$FindBin::RealBin/../lib";
+use Cwd                       qw(abs_path);
+use File::Temp                qw(tempdir);
+use IO::Socket::IP            ();
+use POSIX                     ();
+use Time::HiRes               ();
+use Perennial::Bench::Servers qw(start_server stop_server);
+use Perennial::Bench::Options qw(options);
+use Perennial::SizeLimit      ();
+
+# Where a worker's private memory comes from: which lines of Perl, in which phase of its life,
+# write to the pages it shares with its manager (each such write copies a page: the
+# copy-on-write erosion that bench/memory.pl measures as a whole). One worker of Perennial
+# serving the examples' scripts under Registry, CGI.pm loaded before the fork as bench/memory.pl
+# has it. The worker that answered the start-up probe is stopped, and its fresh successor is
+# watched (bench/xs/PageWrites.xs, built here for the run): from its first request on, the
+# first write to each shared page of its heap is noted with the Perl statement and op that
+# made it. Phases: a first request of any kind (a 404), the first script request (hello.pl),
+# the first request of each other script, then --requests more over all of them. Prints the
+# pages each phase copied, by file, by statement and by op. A diagnostic run by hand (Linux,
+# root or the server's own user), not by make bench.
+
+my %opt = (
+    requests => 300,
+    top      => 20,
+    user     => 'www-data',
+    scripts  => 'hello.pl,form.pl,count.pl,closure.pl,heavy.pl,cwd.pl'
+);
+options(
+    \%opt,
+    'Usage: perl bench/pages.pl [--requests 300] [--top 20] [--user www-data] '
+        . '[--scripts hello.pl,form.pl,...]',
+    'requests=i',
+    'top=i',
+    'user=s',
+    'scripts=s'
+);
+my @scripts = split /,/, $opt{scripts};
+my @PHASES  = (
+    'first request (404)',
+    "first script request ($scripts[0])",
+    'first request of each other script',
+    "$opt{requests} more requests"
+);
+
+my $build = _build();
+my $notes = tempdir(CLEANUP => 1);
+chmod 01777, $notes;
+local $ENV{PERENNIAL_PAGE_WRITES} = "$notes/notes";
+local $ENV{PERL5LIB}              = join ':', $build, "$FindBin::RealBin/lib",
+    grep {length} $ENV{PERL5LIB} // '';
+
+my $srv = start_server(
+    'perennial-scripts',
+    workers => 1,
+    preload => 'CGI Perennial::Bench::PageWrites',
+    scripts => abs_path("$FindBin::RealBin/../examples/cgi-bin"),
+    probe   => "/registry/$scripts[0]",
+    user    => $opt{user}
+);
+my $worker = _fresh_worker($srv);
+my $before = Perennial::SizeLimit::memory($worker);
+my $next   = POSIX::SIGRTMIN() + 5;
+kill $next, $worker;    # Arms it
+_get($srv->{port}, '/no-such-page');
+kill $next, $worker;
+_get($srv->{port}, "/registry/$scripts[0]");
+kill $next, $worker;
+_get($srv->{port}, "/registry/$_") for @scripts[1 .. $#scripts];
+kill $next, $worker;
+_get($srv->{port}, '/registry/' . $scripts[$_ % @scripts]) for 1 .. $opt{requests};
+my $after = Perennial::SizeLimit::memory($worker);
+kill POSIX::SIGRTMIN() + 6, $worker;
+_wait_for("$notes/notes");
+stop_server($srv);
+_report("$notes/notes", $before, $after);
+
+# The XS, built for this run into a directory of its own that the server's user can read
+sub _build () {
+    my $dir = tempdir(CLEANUP => 1);
+    my $so  = "$dir/auto/Perennial/Bench/PageWrites/PageWrites.so";
+    system($^X, "$FindBin::RealBin/../script/build-xs", "$FindBin::RealBin/xs/PageWrites.xs", $so)
+        == 0
+        or die "Can't build bench/xs/PageWrites.xs\n";
+    system('chmod', '-R', 'a+rX', $dir) == 0 or die "Can't open $dir to the server\n";
+    return $dir;
+}
+
+# The worker that answered the probe goes (QUIT, gracefully); the manager starts another
+sub _fresh_worker ($srv) {
+    my ($probed) = _workers($srv) or die "No worker found\n";
+    kill 'QUIT', $probed;
+    for (1 .. 100) {
+        Time::HiRes::sleep(0.1);
+        my @fresh = grep { $_ != $probed } _workers($srv);
+        if (@fresh) {
+            sleep 1;    # Waiting for requests
+            return $fresh[0];
+        }
+    }
+    die "No new worker came after the first one was stopped\n";
+}
+
+# The manager's worker processes (its children named so); the manager is the server's command
+# or, under runuser, its child
+sub _workers ($srv) {
+    my ($manager) = grep { _parent($_) == $srv->{pid} || $_ == $srv->{pid} }
+        grep { _name($_) =~ m{\A\S*perl\S* \S*bin/perennial serve } } _pids();
+    return grep { _parent($_) == ($manager // -1) && _name($_) eq 'perennial worker' } _pids();
+}
+
+sub _pids () {
+    opendir(my $dh, '/proc') or die "Can't read /proc: $!\n";
+    return grep {/\A\d+\z/} readdir $dh;
+}
+
+sub _parent ($pid) {
+    open(my $fh, '<', "/proc/$pid/stat") or return -1;
+    my $line = <$fh> // return -1;
+    return $line =~ /\) \S+ (\d+)/ ? $1 : -1;
+}
+
+sub _name ($pid) {
+    open(my $fh, '<', "/proc/$pid/cmdline") or return '';
+    my $cmd = join ' ', split /\0/, (<$fh> // '');
+    return $cmd;
+}
+
+# One request on a connection of its own; the response is read to its end
+sub _get ($port, $path) {
+    my $sock = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $port)
+        or die "Can't connect to port $port: $@\n";
+    $sock->syswrite("GET $path HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
+    my $buf;
+    1 while $sock->sysread($buf, 65536);
+    return;
+}
+
+sub _wait_for ($file) {
+    for (1 .. 50) {
+        return if -s $file;
+        Time::HiRes::sleep(0.1);
+    }
+    die "The worker wrote no notes to $file\n";
+}
+
+sub _report ($file, $before, $after) {
+    open(my $fh, '<', $file) or die "Can't read $file: $!\n";
+    my ($protected) = (<$fh> // '') =~ /protected (\d+)/;
+    my (%pages, %by);
+    while (my $line = <$fh>) {
+        my ($phase, $where, $lineno, $op) = $line =~ /\A\S+ (\d+) (.+) (\d+) (\S+)\n?\z/ or next;
+        $where =~ s{\A.*/(?:lib|perl5|perl-base|perl/[\d.]+)/}{};
+        $pages{$phase}++;
+        $by{file}{$phase}{$where}++;
+        $by{line}{$phase}{"$where:$lineno"}++;
+        $by{op}{$phase}{$op}++;
+    }
+    printf "worker private memory: %d KB when it started waiting, %d KB after; %d shared heap "
+        . "pages (%d KB) watched\n\n", $before->{private}, $after->{private}, $protected // 0,
+        ($protected // 0) * 4;
+    for my $phase (0 .. $#PHASES) {
+        my $n = $pages{$phase} // 0;
+        printf "%s: %d pages (%d KB) copied\n", $PHASES[$phase], $n, $n * 4;
+        next unless $n;
+        for my $kind (qw(file line op)) {
+            my $count = $by{$kind}{$phase};
+            my @top   = (sort { $count->{$b} <=> $count->{$a} || $a cmp $b } keys %$count);
+            my $shown = join ', ',
+                map {"$_ $count->{$_}"} @top[0 .. ($#top < $opt{top} - 1 ? $#top : $opt{top} - 1)];
+            printf "  by %-4s (%d): %s\n", $kind, scalar @top, $shown;
+        }
+        print "\n";
+    }
+}
