@@ -58,8 +58,20 @@ sub give_back ($class, $out) {
     return;
 }
 
-# A file that children append to, and a handle of its own to read it from where it was left
+# A file that children append to, and a handle of its own to read it from where it was left:
+# a file without a name (perl's open of undef, O_TMPFILE in the temporary directory) opened
+# twice more through /proc. File::Temp's named file only where /proc cannot: its names, checks
+# and modules cost a worker's first such request some 50 pages of copy-on-write memory
+# (bench/pages.pl) and each one thousands of instructions.
 sub _sink () {
+    open(my $fh, '+>', undef) or return;
+    my $path = '/proc/self/fd/' . fileno $fh;
+    my ($read, $write);
+    return ($read, $write) if open($write, '>>', $path) && open($read, '<', $path);
+    return _named_sink();
+}
+
+sub _named_sink () {
     my ($fh, $name) = eval { File::Temp::tempfile('perennial-child-XXXXXX', TMPDIR => 1) };
     return unless $fh;
     my $ok = open(my $write, '>>', $name) && open(my $read, '<', $name);
@@ -77,7 +89,7 @@ sub _unread_body ($input) {
         // '';
     seek $input, $at, 0;
     return unless length $rest;
-    my $copy = File::Temp->new(UNLINK => 1) or return;
+    open(my $copy, '+>', undef) or return;
     binmode $copy;
     print {$copy} $rest or return;
     $copy->flush;
