@@ -1,10 +1,9 @@
 package Perennial::Executor::Scripts;
 use v5.36;
-use Cwd            ();
-use Fcntl          qw(O_RDONLY);
-use File::Basename qw(basename dirname);
-use Symbol         ();
-use Time::HiRes    ();
+use Cwd         ();
+use Fcntl       qw(O_RDONLY);
+use Symbol      ();
+use Time::HiRes ();
 use Perennial::Executor::Catalog;
 use Perennial::Executor::CGINames;
 use Perennial::Executor::CGIPragmas;
@@ -301,7 +300,16 @@ sub _libraries_changed ($self, $script, $hit) {
 # this wrong, and scripts doing `use lib "$FindBin::Bin/lib"` break under it)
 sub findbin_values ($file) {
     my $real = Cwd::realpath($file) // $file;
-    return [dirname($file), basename($file), dirname($real), basename($real)];
+    return [_dir_and_name($file), _dir_and_name($real)];
+}
+
+# A file's directory and name, as File::Basename's dirname and basename give them for a file's
+# path (FindBin's), without running that module in a worker: its first use there copied some
+# 20 pages of the manager's memory (bench/pages.pl)
+sub _dir_and_name ($path) {
+    my ($dir, $name) = $path =~ m{\A(.*)/([^/]*)\z}s or return ('.', $path);
+    $dir =~ s{/+\z}{};
+    return (length $dir ? $dir : '/', $name);
 }
 
 sub set_findbin ($values) {
