@@ -10,7 +10,7 @@ use POSIX       ();
 # Starts the servers being compared, each on its own loopback port with its own files, never a
 # system instance, and stops them again (the whole process group).
 
-our @EXPORT_OK = qw(settle spawn start_server stop_server);
+our @EXPORT_OK = qw(group_cpu settle spawn start_server stop_server);
 
 my $ROOT = "$FindBin::RealBin/..";
 my %RUNNING;    # pid => server: stopped at exit even when a benchmark dies half-way
@@ -283,14 +283,28 @@ sub settle ($srv, $max = 15) {
 
 # CPU ticks of a process group: user and system of each process, and of its children reaped
 sub _group_ticks ($pgrp) {
-    my $ticks = 0;
+    my ($user, $system) = _group_split($pgrp);
+    return $user + $system;
+}
+
+# The seconds of CPU a process group has used so far, in user space and in the kernel (each
+# process's and its reaped children's)
+sub group_cpu ($pgrp) {
+    my $tick = POSIX::sysconf(POSIX::_SC_CLK_TCK()) || 100;
+    return map { $_ / $tick } _group_split($pgrp);
+}
+
+sub _group_split ($pgrp) {
+    my ($user, $system) = (0, 0);
     for my $stat (glob '/proc/[0-9]*/stat') {
         open(my $fh, '<', $stat) or next;                               # Gone since the glob
         my $line = <$fh> // next;
         my @f    = split / /, substr($line, rindex($line, ')') + 2);    # After "pid (comm) "
-        $ticks += $f[11] + $f[12] + $f[13] + $f[14] if $f[2] == $pgrp;
+        next unless $f[2] == $pgrp;
+        $user   += $f[11] + $f[13];
+        $system += $f[12] + $f[14];
     }
-    return $ticks;
+    return ($user, $system);
 }
 
 # What every Apache of the benchmarks has: its own root, port and files, prefork with a fixed pool
