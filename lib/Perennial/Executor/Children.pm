@@ -59,9 +59,9 @@ sub give_back ($class, $out) {
 }
 
 # A file that children append to, and a handle of its own to read it from where it was left:
-# a file without a name (perl's open of undef, O_TMPFILE in the temporary directory) opened
-# twice more through /proc. File::Temp's named file only where /proc cannot: its names, checks
-# and modules cost a worker's first such request some 50 pages of copy-on-write memory
+# perl's own temporary file (open of undef: made in $TMPDIR or /tmp and unlinked at once)
+# opened twice more through /proc. File::Temp's named file only where /proc cannot: its names,
+# checks and modules cost a worker's first such request some 43 pages of copy-on-write memory
 # (bench/pages.pl) and each one thousands of instructions.
 sub _sink () {
     open(my $fh, '+>', undef) or return;
@@ -92,8 +92,7 @@ sub _unread_body ($input) {
     open(my $copy, '+>', undef) or return;
     binmode $copy;
     print {$copy} $rest or return;
-    $copy->flush;
-    seek $copy, 0, 0;
+    seek $copy, 0, 0 or return;    # Written out first (no IO::File loaded for a flush)
     return $copy;
 }
 
