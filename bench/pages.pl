@@ -58,20 +58,21 @@ my $srv = start_server(
     workers => 1,
     preload => 'CGI Perennial::Bench::PageWrites',
     scripts => abs_path("$FindBin::RealBin/../examples/cgi-bin"),
-    probe   => "/registry/$scripts[0]",
+    probe   => '/registry/hello.pl',    # Whose worker goes: any answer with "Hello" in it
     user    => $opt{user}
 );
 my $worker = _fresh_worker($srv);
 my $before = Perennial::SizeLimit::memory($worker);
 my $next   = POSIX::SIGRTMIN() + 5;
-kill $next, $worker;    # Arms it
-_get($srv->{port}, '/no-such-page');
-kill $next, $worker;
-_get($srv->{port}, "/registry/$scripts[0]");
-kill $next, $worker;
-_get($srv->{port}, "/registry/$_") for @scripts[1 .. $#scripts];
-kill $next, $worker;
-_get($srv->{port}, '/registry/' . $scripts[$_ % @scripts]) for 1 .. $opt{requests};
+kill $next, $worker;                    # Arms it
+_get($srv->{port}, '/no-such-page', 404);
+_next_phase($worker, $next);
+_get($srv->{port}, "/registry/$scripts[0]", 200);
+_next_phase($worker, $next);
+_get($srv->{port}, "/registry/$_", 200) for @scripts[1 .. $#scripts];
+_next_phase($worker, $next);
+_get($srv->{port}, '/registry/' . $scripts[$_ % @scripts], 200) for 1 .. $opt{requests};
+_idle($worker);
 my $after = Perennial::SizeLimit::memory($worker);
 kill POSIX::SIGRTMIN() + 6, $worker;
 _wait_for("$notes/notes");
@@ -104,12 +105,9 @@ sub _fresh_worker ($srv) {
     die "No new worker came after the first one was stopped\n";
 }
 
-# The manager's worker processes (its children named so); the manager is the server's command
-# or, under runuser, its child
+# The manager's worker processes (its children named so)
 sub _workers ($srv) {
-    my ($manager) = grep { _parent($_) == $srv->{pid} || $_ == $srv->{pid} }
-        grep { _name($_) =~ m{\A\S*perl\S* \S*bin/perennial serve } } _pids();
-    return grep { _parent($_) == ($manager // -1) && _name($_) eq 'perennial worker' } _pids();
+    return grep { _parent($_) == $srv->{pid} && _name($_) eq 'perennial worker' } _pids();
 }
 
 sub _pids () {
@@ -117,10 +115,31 @@ sub _pids () {
     return grep {/\A\d+\z/} readdir $dh;
 }
 
-sub _parent ($pid) {
-    open(my $fh, '<', "/proc/$pid/stat") or return -1;
-    my $line = <$fh> // return -1;
-    return $line =~ /\) \S+ (\d+)/ ? $1 : -1;
+sub _parent ($pid) { (_stat($pid))[1] // -1 }
+
+# The fields of /proc/PID/stat after "pid (comm) ": state, parent, ...
+sub _stat ($pid) {
+    open(my $fh, '<', "/proc/$pid/stat") or return;
+    my $line = <$fh> // return;
+    return split / /, substr($line, rindex($line, ')') + 2);
+}
+
+# The next phase once the worker is done with the last request (its log line, its clean-up):
+# asleep in its wait at two looks in a row
+sub _next_phase ($worker, $signal) {
+    _idle($worker);
+    kill $signal, $worker;
+    return;
+}
+
+sub _idle ($worker) {
+    my $asleep = 0;
+    for (1 .. 200) {
+        Time::HiRes::sleep(0.02);
+        $asleep = ((_stat($worker))[0] // '') eq 'S' ? $asleep + 1 : 0;
+        return if $asleep == 2;
+    }
+    die "Worker $worker did not come back to its wait\n";
 }
 
 sub _name ($pid) {
@@ -129,13 +148,16 @@ sub _name ($pid) {
     return $cmd;
 }
 
-# One request on a connection of its own; the response is read to its end
-sub _get ($port, $path) {
+# One request on a connection of its own, read to its end; dies unless it has the status
+# expected (a read that a protected page made fail would otherwise only lower the counts)
+sub _get ($port, $path, $status) {
     my $sock = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $port)
         or die "Can't connect to port $port: $@\n";
     $sock->syswrite("GET $path HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
-    my $buf;
-    1 while $sock->sysread($buf, 65536);
+    my ($response, $part) = ('', '');
+    $response .= $part while $sock->sysread($part, 65536);
+    my ($got) = $response =~ m{\AHTTP/1\.\d (\d{3}) };
+    die "GET $path: " . ($got // 'no answer') . ", not $status\n" unless ($got // 0) == $status;
     return;
 }
 
@@ -159,9 +181,9 @@ sub _report ($file, $before, $after) {
         $by{line}{$phase}{"$where:$lineno"}++;
         $by{op}{$phase}{$op}++;
     }
-    printf "worker private memory: %d KB when it started waiting, %d KB after; %d shared heap "
-        . "pages (%d KB) watched\n\n", $before->{private}, $after->{private}, $protected // 0,
-        ($protected // 0) * 4;
+    printf "worker private memory: %d KB when it started waiting, %d KB after (the watch's own "
+        . "notes and buffer included); %d shared heap pages (%d KB) watched\n\n",
+        $before->{private}, $after->{private}, $protected // 0, ($protected // 0) * 4;
     for my $phase (0 .. $#PHASES) {
         my $n = $pages{$phase} // 0;
         printf "%s: %d pages (%d KB) copied\n", $PHASES[$phase], $n, $n * 4;

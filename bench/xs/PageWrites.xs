@@ -6,13 +6,15 @@
  * the Perl statement and op that were running, and the current phase, makes the page
  * writable again and lets the write happen. Each page faults once, so the run is barely
  * slower. The next SIGRTMIN+5 starts the next phase; SIGRTMIN+6 writes what was noted to
- * $PERENNIAL_PAGE_WRITES (a file the worker can write).
+ * $PERENNIAL_PAGE_WRITES (a file the worker can write), through a file of the same name with
+ * ".part" added, renamed once it is whole.
  *
  * A diagnostic, not a part of the server: a fault while all signals are blocked (some glibc
  * calls do that for a moment) kills the worker, which is why it arms only once the worker
  * waits for requests, and why it is never built by the Makefile. A kernel write into a
- * protected page (a read() into a Perl buffer there) fails with EFAULT instead of faulting;
- * the requests bench/pages.pl makes read no body. */
+ * protected page (a read() into a buffer there: a request's body, a script's source, a file
+ * perl reads through PerlIO) fails with EFAULT instead of faulting, and the request can fail:
+ * bench/pages.pl checks every answer it gets. */
 #define PERL_NO_GET_CONTEXT
 #include "EXTERN.h"
 #include "perl.h"
@@ -38,7 +40,7 @@ struct note {
 static struct note *notes;
 static int count, phase, armed, protected_pages;
 static uintptr_t heap_start, heap_end;
-static char out_path[1024];
+static char out_path[1024], part_path[1030];
 
 /* The start of the heap, from the maps of the process loading the module */
 static void
@@ -76,10 +78,9 @@ arm(void)
         page = heap_start + i * PAGE;
         if (shared) {
             if (!run++) start = page;
-            protected_pages++;
         }
         else if (run) {
-            mprotect((void *)start, run * PAGE, PROT_READ);
+            if (mprotect((void *)start, run * PAGE, PROT_READ) == 0) protected_pages += run;
             run = 0;
         }
     }
@@ -105,10 +106,10 @@ on_fault(int sig, siginfo_t *info, void *context)
                 strcpy(note->file, file);
             }
         }
-        mprotect((void *)(addr & ~(uintptr_t)(PAGE - 1)), PAGE, PROT_READ | PROT_WRITE);
-        return;
+        if (mprotect((void *)(addr & ~(uintptr_t)(PAGE - 1)), PAGE, PROT_READ | PROT_WRITE) == 0)
+            return;
     }
-    signal(SIGSEGV, SIG_DFL); /* Not ours: the fault again, as it would have been */
+    signal(SIGSEGV, SIG_DFL); /* Not ours, or not mendable: the fault again, as it would be */
 }
 
 static void
@@ -122,17 +123,23 @@ static void
 on_write(int sig)
 {
     char line[256];
-    int i, fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int i, len, fd = open(part_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) return;
-    i = snprintf(line, sizeof line, "protected %d\n", protected_pages);
-    if (write(fd, line, i) < 0) i = count;
-    for (i = 0; i < count; i++) {
-        int len = snprintf(line, sizeof line, "%lx %d %s %u %s\n", (unsigned long)notes[i].addr,
-                           notes[i].phase, notes[i].file[0] ? notes[i].file : "-",
-                           (unsigned)notes[i].line, PL_op_name[notes[i].op]);
-        if (write(fd, line, len) < 0) break;
+    len = snprintf(line, sizeof line, "protected %d\n", protected_pages);
+    if (write(fd, line, len) != len) {
+        close(fd);
+        return;
     }
-    close(fd);
+    for (i = 0; i < count; i++) {
+        len = snprintf(line, sizeof line, "%lx %d %s %u %s\n", (unsigned long)notes[i].addr,
+                       notes[i].phase, notes[i].file[0] ? notes[i].file : "-",
+                       (unsigned)notes[i].line, PL_op_name[notes[i].op]);
+        if (write(fd, line, len) != len) {
+            close(fd);
+            return;
+        }
+    }
+    if (close(fd) == 0) rename(part_path, out_path);
 }
 
 MODULE = Perennial::Bench::PageWrites    PACKAGE = Perennial::Bench::PageWrites
@@ -145,6 +152,7 @@ install(path)
   CODE:
     struct sigaction sa;
     my_strlcpy(out_path, path, sizeof out_path);
+    snprintf(part_path, sizeof part_path, "%s.part", out_path);
     notes = mmap(NULL, sizeof(struct note) * MAX_NOTES, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (notes == MAP_FAILED) croak("PageWrites: no memory for the notes");

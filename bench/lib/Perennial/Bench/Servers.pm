@@ -202,13 +202,14 @@ sub start_server ($name, %args) {
     # prefix: a command to run the server under (valgrind); single: one process (Apache's -X)
     # stop_wait: how long stop_server waits after TERM before it kills (15 s); set: directives
     # for Perennial's --set ('ParkKeepAlive Off'); user: run by root, the server runs as that
-    # user (runuser), in a directory of theirs (bench/pages.pl: a worker that gave up root
-    # cannot read its own /proc files)
+    # user from the start (setpriv, which execs in place: the server is still the process
+    # group's leader), in a directory of theirs (bench/pages.pl: a worker that gave up root
+    # cannot read its own pagemap)
     my @prefix = @{$args{prefix} // []};
     if (defined $args{user} && $> == 0) {
         my (undef, undef, $uid, $gid) = getpwnam $args{user} or die "No user $args{user}\n";
         chown $uid, $gid, $dir or die "Can't give $dir to $args{user}: $!\n";
-        unshift @prefix, 'runuser', '-u', $args{user}, '--';
+        unshift @prefix, 'setpriv', "--reuid=$uid", "--regid=$gid", '--init-groups', '--';
     }
     my @cmd      = (@prefix, $make->(%args, port => $port, dir => $dir));
     my $probe    = $args{probe} // '/';
