@@ -64,10 +64,15 @@ sub new ($class, %args) {
 
 sub run ($self) {
     my $log = $self->{log};
-    local @SIG{keys %FLAGS} = map {
+
+    # The handlers are held here too, so that a worker replacing them does not free them:
+    # freeing a closure writes to all it holds, on pages the worker shares with the manager
+    # (some 30 copied in each, bench/pages.pl)
+    my @handlers = map {
         my $f = $_;
         sub { $self->{flags}{$f}++ }
     } values %FLAGS;
+    local @SIG{keys %FLAGS} = @handlers;
     $self->{board}->generation($self->{generation});
     $log->info("manager $$ started");
     $self->{companion}->start;
@@ -117,9 +122,13 @@ sub _count ($self) {
 # application's own system calls (a database read) carry on; accept() and reads on the client,
 # which have a timeout, and select() and epoll still return EINTR, so an idle worker notices at
 # once.
-sub _flag_signal ($signal, $flag) {
+sub _flag_action ($flag) {
     my $action = POSIX::SigAction->new(sub { $$flag = 1 }, POSIX::SigSet->new, POSIX::SA_RESTART());
     $action->safe(1);
+    return $action;
+}
+
+sub _install ($signal, $action) {
     POSIX::sigaction($signal, $action) or die "Can't install a handler for signal $signal: $!\n";
 }
 
@@ -213,13 +222,15 @@ sub _spawn ($self) {
     $board->claim($slot, 0, $self->{generation});
     my $limit = $self->_request_limit;
 
-    # The worker's own signals, for the rest of its life (so not local), before any can reach it
+    # The worker's own signals, for the rest of its life (so not local), before any can reach it;
+    # their handlers made before the fork, in the manager's memory that the worker shares
     my ($stopping, $reopen) = (0, 0);
+    my ($on_quit, $on_urg) = (_flag_action(\$stopping), _flag_action(\$reopen));
     my $pid = fork_guarded(
         [@SIG_NUM{keys %FLAGS}],
         sub {
-            _flag_signal(POSIX::SIGQUIT(), \$stopping);
-            _flag_signal(POSIX::SIGURG(),  \$reopen);
+            _install(POSIX::SIGQUIT(), $on_quit);
+            _install(POSIX::SIGURG(),  $on_urg);
             for my $name (grep { $_ ne 'QUIT' && $_ ne 'URG' } keys %FLAGS) {
                 $SIG{$name} = 'DEFAULT';    ## no critic (RequireLocalizedPunctuationVars)
             }
@@ -238,9 +249,10 @@ sub _spawn ($self) {
         srand;
         $0 = 'perennial worker';    ## no critic (RequireLocalizedPunctuationVars)
         $board->set($slot, pid => $$);
-        my $code = $self->{code};
-        %$self = ();
-        $code->(
+
+        # The manager's own state stays as it is, unused: emptying it here wrote to all it
+        # held, which copied some 50 pages of the manager's memory into each worker
+        $self->{code}->(
             {   slot         => $slot,
                 generation   => $board->generation,
                 stopping     => \$stopping,
