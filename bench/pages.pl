@@ -2,6 +2,7 @@
 use v5.36;
 use FindBin;
 use lib "$FindBin::RealBin/lib", "$FindBin::RealBin/../lib";
+use Config;
 use Cwd                       qw(abs_path);
 use File::Temp                qw(tempdir);
 use IO::Socket::IP            ();
@@ -20,8 +21,10 @@ use Perennial::SizeLimit      ();
 # first write to each shared page of its heap is noted with the Perl statement and op that
 # made it. Phases: a first request of any kind (a 404), the first script request (hello.pl),
 # the first request of each other script, then --requests more over all of them. Prints the
-# pages each phase copied, by file, by statement and by op. A diagnostic run by hand (Linux,
-# root or the server's own user), not by make bench.
+# pages each phase copied, by file, by statement and by op. --from-fork watches the worker
+# from its fork on, its start the first phase (the server then runs with
+# bench/xs/no-segv-block.c preloaded). A diagnostic run by hand (Linux, root or the server's
+# own user), not by make bench.
 
 my %opt = (
     requests => 300,
@@ -32,7 +35,8 @@ my %opt = (
 options(
     \%opt,
     'Usage: perl bench/pages.pl [--requests 300] [--top 20] [--user www-data] '
-        . '[--scripts hello.pl,form.pl,...]',
+        . '[--scripts hello.pl,form.pl,...] [--from-fork]',
+    'from-fork',
     'requests=i',
     'top=i',
     'user=s',
@@ -40,6 +44,7 @@ options(
 );
 my @scripts = split /,/, $opt{scripts};
 my @PHASES  = (
+    ($opt{'from-fork'} ? ("the worker's start") : ()),
     'first request (404)',
     "first script request ($scripts[0])",
     'first request of each other script',
@@ -52,6 +57,8 @@ chmod 01777, $notes;
 local $ENV{PERENNIAL_PAGE_WRITES} = "$notes/notes";
 local $ENV{PERL5LIB}              = join ':', $build, "$FindBin::RealBin/lib",
     grep {length} $ENV{PERL5LIB} // '';
+local $ENV{PERENNIAL_PAGE_WRITES_AT_FORK} = 1                         if $opt{'from-fork'};
+local $ENV{LD_PRELOAD}                    = "$build/no-segv-block.so" if $opt{'from-fork'};
 
 my $srv = start_server(
     'perennial-scripts',
@@ -64,7 +71,7 @@ my $srv = start_server(
 my $worker = _fresh_worker($srv);
 my $before = Perennial::SizeLimit::memory($worker);
 my $next   = POSIX::SIGRTMIN() + 5;
-kill $next, $worker;                    # Arms it
+kill $next, $worker;                    # Arms it (from its fork: ends the phase of its start)
 _get($srv->{port}, '/no-such-page', 404);
 _next_phase($worker, $next);
 _get($srv->{port}, "/registry/$scripts[0]", 200);
@@ -86,6 +93,9 @@ sub _build () {
     system($^X, "$FindBin::RealBin/../script/build-xs", "$FindBin::RealBin/xs/PageWrites.xs", $so)
         == 0
         or die "Can't build bench/xs/PageWrites.xs\n";
+    my @cc = (split(' ', $Config{cc}), '-shared', '-fPIC', '-O2', '-Wall');
+    system(@cc, '-o', "$dir/no-segv-block.so", "$FindBin::RealBin/xs/no-segv-block.c", '-ldl') == 0
+        or die "Can't build bench/xs/no-segv-block.c\n";
     system('chmod', '-R', 'a+rX', $dir) == 0 or die "Can't open $dir to the server\n";
     return $dir;
 }

@@ -9,9 +9,12 @@
  * $PERENNIAL_PAGE_WRITES (a file the worker can write), through a file of the same name with
  * ".part" added, renamed once it is whole.
  *
- * A diagnostic, not a part of the server: a fault while all signals are blocked (some glibc
- * calls do that for a moment) kills the worker, which is why it arms only once the worker
- * waits for requests, and why it is never built by the Makefile. A kernel write into a
+ * A diagnostic, not a part of the server: a fault while all signals are blocked kills the
+ * process (POSIX::sigaction blocks them all while it installs a handler, as a worker's start
+ * does), which is why it arms only once the worker waits for requests, and why it is never
+ * built by the Makefile. With $PERENNIAL_PAGE_WRITES_AT_FORK set, every child of the manager
+ * arms as it is forked instead (pthread_atfork), its start then phase 0; bench/pages.pl
+ * --from-fork preloads bench/xs/no-segv-block.c for that, so that SIGSEGV is never blocked. A kernel write into a
  * protected page (a read() into a buffer there: a request's body, a script's source, a file
  * perl reads through PerlIO) fails with EFAULT instead of faulting, and the request can fail:
  * bench/pages.pl checks every answer it gets. */
@@ -24,6 +27,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #define MAX_NOTES 200000
@@ -120,6 +124,13 @@ on_phase(int sig)
 }
 
 static void
+arm_at_fork(void)
+{
+    armed = 1;
+    arm();
+}
+
+static void
 on_write(int sig)
 {
     char line[256];
@@ -164,3 +175,4 @@ install(path)
     sigaction(SIGSEGV, &sa, NULL);
     signal(SIGRTMIN + 5, on_phase);
     signal(SIGRTMIN + 6, on_write);
+    if (getenv("PERENNIAL_PAGE_WRITES_AT_FORK")) pthread_atfork(NULL, NULL, arm_at_fork);
