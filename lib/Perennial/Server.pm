@@ -19,6 +19,12 @@ sub new ($class, %args) {
         $class;
     Perennial::HTTP::Response::server_tokens($self->{config}->server_tokens);
     $self->{base} = [map { _base_env($_) } @{$self->{listeners}}];
+
+    # Worked out here, in the manager, once: in each worker it copied pages it shares with the
+    # manager (bench/pages.pl --from-fork). Each worker counts its own requests in its copy of
+    # the size limit.
+    $self->{protocol}   = [map { _protocol_options($self->{config}, $_) } @{$self->{listeners}}];
+    $self->{size_limit} = Perennial::SizeLimit->new(config => $self->{config});
     return $self;
 }
 
@@ -125,7 +131,7 @@ sub _connection_loop ($self, $worker) {
         park          => $self->{park},
         files         => $self->{files},
         after_request => scalar $self->_size_limit,
-        protocol      => [map { _protocol_options($self->{config}, $_) } @{$self->{listeners}}],
+        protocol      => $self->{protocol},
     );
     my $watchdog = Perennial::Watchdog->install(
         board      => $self->{board},
@@ -172,7 +178,7 @@ sub _publish_memory ($self, $slot) {
 
 # Apache2::SizeLimit's check after each request, when a limit is set
 sub _size_limit ($self) {
-    my $limit = Perennial::SizeLimit->new(config => $self->{config});
+    my $limit = $self->{size_limit};
     return unless $limit->is_set;
     my $log = $self->{log};
     return sub () {
