@@ -61,7 +61,13 @@ sub resolve ($self, $env, $path = $env->{PATH_INFO} // '', $base = $env->{SCRIPT
             $known->{stamp} = ++$self->{stamps};    # Which look: libraries are looked at with it
             return $known;
         }
-        my $seen = $files && $known->{watch} && !$seconds ? $files->watched($known) : 0;
+
+        # A request not served on trust (no watch with it) keeps what the watch knew: the same
+        # file, and the watch's count unchanged, is still the file watched since then
+        my $seen
+            = !$files                      ? $known->{seen}
+            : $known->{watch} && !$seconds ? $files->watched($known)
+            :                                0;
         if (restat($known)) {
             $known->{stamp} = ++$self->{stamps};
             $known->{until} = Time::HiRes::time() + $seconds if $seconds;
