@@ -27,7 +27,8 @@ my %COMMAND;
         _write("$a{dir}/perennial.conf",
                   "Listen 127.0.0.1:$a{port}\nLogLevel warn\n"
                 . _keepalive(%a)
-                . ($a{preload} ? "PerlModule $a{preload}\n" : '')
+                . ($a{preload}         ? "PerlModule $a{preload}\n"         : '')
+                . ($a{preload_scripts} ? "PerlPreloadScripts $a{scripts}\n" : '')
                 . _script_locations($a{scripts}));
         (   $^X, "$ROOT/bin/perennial",    'serve', '-c', "$a{dir}/perennial.conf", '--workers',
             $a{workers}, '--max-requests', 0,       map { ('--set', $_) } @{$a{set} // []}
@@ -42,7 +43,7 @@ LoadModule perl_module $mods/mod_perl.so
 MaxConnectionsPerChild 0
 ${\ _keepalive(%a)}DocumentRoot $a{dir}
 PerlModule ModPerl::Registry ModPerl::PerlRun ${\ ($a{preload} // '')}
-<Directory $a{scripts}>
+${\ _registry_loader(%a)}<Directory $a{scripts}>
     AllowOverride None
     Require all granted
 </Directory>
@@ -361,6 +362,19 @@ Alias /registry $dir
     PerlOptions +ParseHeaders
 </Location>
 CONF
+}
+
+# preload_scripts (names of files in the scripts' directory): Apache compiles them at start
+# for /registry, as a tuned site's startup file does with ModPerl::RegistryLoader
+sub _registry_loader (%a) {
+    my @names = @{$a{preload_scripts} // []} or return '';
+    _write("$a{dir}/startup.pl", <<"PERL");
+use ModPerl::RegistryLoader ();
+my \$loader = ModPerl::RegistryLoader->new(package => 'ModPerl::Registry');
+\$loader->handler("/registry/\$_", "$a{scripts}/\$_") for qw(@names);
+1;
+PERL
+    return "PerlPostConfigRequire $a{dir}/startup.pl\n";
 }
 
 sub _write ($file, $text) {
