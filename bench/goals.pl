@@ -65,6 +65,11 @@ if (my $m = $rec->{memory}) {
     my $f      = $m->{figures};
     my $ours   = $f->{'Perennial Registry'}{after};
     my $apache = $f->{'Apache ModPerl::Registry'}{after};
+    my $floor  = $f->{'perl alone (the floor)'}{after};
+    my @beside = (
+        (defined $apache ? "Apache's children $apache KB" : ()),
+        (defined $floor  ? "perl alone $floor KB"         : ())
+    );
     push @rows,
         _at_most(
         "private KB a worker after $f->{requests} Registry requests"
@@ -72,7 +77,7 @@ if (my $m = $rec->{memory}) {
         $ours,
         1536,
         ' KB',
-        defined $apache ? "Apache's children $apache KB" : ''
+        join(', ', @beside)
         );
 }
 else { push @rows, ['memory', 'not measured (bench/memory.pl --record)'] }
