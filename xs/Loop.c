@@ -7,9 +7,11 @@
  * whose application answers with an array body that goes in one write. It does what
  * Perennial::Connection's _requests does for such a request, in the same order: the
  * scoreboard's R, request_start and request_done (ScoreboardSlot.h), the keep-alive decision,
- * the response object (a Perennial::HTTP::Response the watchdog and an exit can answer
- * through, as $self->{in_app}), the application called in an eval, the write, the access
- * log's line (the log's own method), and the keep-alive wait (K).
+ * the application called in an eval, the write, the access log's line (the log's own method),
+ * and the keep-alive wait (K). The response object (a Perennial::HTTP::Response, which the
+ * Perl's $self->{in_app} holds while its application runs) is made only when the Perl is to
+ * see the response (LoopResponse.c): the watchdog and an exit find the request through
+ * xs_current_response.
  *
  * A delayed response (a code reference) it calls with a responder of its own (LoopDelayed.c),
  * which writes a whole response of plain values as a returned array is written.
@@ -66,43 +68,47 @@ check_empty_input(pTHX_ struct conn_loop *l)
  * _after_response), or the Perl's _after_response when there is more to it (a spool, a note to
  * log, cleanup handlers, a size limit or an exit asked for); whether the connection stays open */
 static int
-after_response(pTHX_ struct conn_loop *l, SV *c_ref, HV *c, SV *env_ref, HV *env, NV t0,
-               IV served)
+after_response(pTHX_ struct pending *p, IV served)
 {
-    SV *log = DEFINED_IN(env, "perennial.log"), *bytes;
-    HV *log_hv;
+    struct conn_loop *l = p->l;
+    HV *c = MADE(p), *env = p->env, *log_hv;
+    SV *log = DEFINED_IN(env, "perennial.log"), *bytes_sv;
+    UV bytes;
     NV micros;
-    if (DEFINED_IN(c, "spool") || TRUE_IN(c, "too_slow") || TRUE_IN(c, "spool_full")
+    if ((c && (DEFINED_IN(c, "spool") || TRUE_IN(c, "too_slow") || TRUE_IN(c, "spool_full")))
         || TRUE_IN(env, "psgix.cleanup.handlers") || TRUE_IN(env, "psgix.harakiri.commit")
         || TRUE_IN(l->self, "after")) {
         SV *argv[4], *keep;
         int kept;
-        argv[0] = c_ref;
-        argv[1] = env_ref;
-        argv[2] = sv_2mortal(newSVnv(t0));
+        argv[0] = response_object(aTHX_ p);
+        argv[1] = p->env_ref;
+        argv[2] = sv_2mortal(newSVnv(p->t0));
         argv[3] = sv_2mortal(newSViv(served));
         keep = call_on(aTHX_ l->self_ref, "_after_response", 0, 4, argv);
         kept = keep && SvTRUE(keep);
         if (keep) SvREFCNT_dec(keep);
         return kept;
     }
-    bytes = DEFINED_IN(c, "bytes");
-    micros = (now_time() - t0) * 1e6;
-    slot_request_done(l->slot, bytes ? SvUV(bytes) : 0, micros > 0 ? (UV)micros : 0,
-                      (UV)served);
+    bytes_sv = c ? DEFINED_IN(c, "bytes") : NULL;
+    bytes = c ? (bytes_sv ? SvUV(bytes_sv) : 0) : p->bytes;
+    micros = (now_time() - p->t0) * 1e6;
+    slot_request_done(l->slot, bytes, micros > 0 ? (UV)micros : 0, (UV)served);
     if (!log) log = l->log;
     log_hv = hash_of(log);
     if (log_hv && TRUE_IN(log_hv, "access")) {
-        SV *argv[5], *status = DEFINED_IN(c, "status");
-        argv[0] = env_ref;
+        SV *argv[5], *status, *c_ref = response_object(aTHX_ p);
+        c = MADE(p);
+        status = DEFINED_IN(c, "status");
+        bytes_sv = DEFINED_IN(c, "bytes");
+        argv[0] = p->env_ref;
         argv[1] = status ? status : sv_2mortal(newSViv(0));
-        argv[2] = bytes ? bytes : sv_2mortal(newSViv(0));
+        argv[2] = bytes_sv ? bytes_sv : sv_2mortal(newSViv(0));
         argv[3] = sv_2mortal(newSVuv(micros > 0 ? (UV)micros : 0));
         argv[4] = c_ref;
         SvREFCNT_dec(call_on(aTHX_ log, "access", 0, 5, argv));
     }
     check_empty_input(aTHX_ l);
-    return TRUE_IN(c, "keep_alive");
+    return c ? TRUE_IN(c, "keep_alive") : p->keep_alive;
 }
 
 /* A delayed response the C calls itself: a code reference, not blessed (the Perl's `ref $res
@@ -114,15 +120,18 @@ delayed(pTHX_ SV *res, HV *env)
            && !DEFINED_IN(env, "perennial.vhost");
 }
 
-/* One request whose plain head was read: request_start, the response object, the application
- * (in an eval), its response and what follows it; whether the connection stays open */
+/* One request whose plain head was read: request_start, the application (in an eval), its
+ * response and what follows it, the response object made only if the Perl is to see it;
+ * whether the connection stays open */
 static int
 serve_request(pTHX_ struct conn_loop *l, SV *env_ref, NV t0, STRLEN len, IV *served, SV *remaining)
 {
     HV *env = (HV *)SvRV(env_ref);
-    SV *c_ref, *res = NULL, *input, *error = NULL;
-    HV *c;
-    int keep, http11;
+    SV *res = NULL, *input, *error = NULL, *method;
+    struct pending *p = &PENDING;
+    STRLEN mlen = 0;
+    const char *m;
+    int keep;
     dSP;
 
     slot_request_start(aTHX_ l->slot, env, t0, (UV)*served);
@@ -130,14 +139,27 @@ serve_request(pTHX_ struct conn_loop *l, SV *env_ref, NV t0, STRLEN len, IV *ser
     sv_chop(l->buf, SvPVX(l->buf) + len);
     (void)hv_stores(env, "perennial.head_bytes", newSVuv(len));
     if (SvOK(remaining)) sv_setiv(remaining, SvIV(remaining) - 1);
-    http11 = is_http11(aTHX_ env);
-    c_ref = new_response(aTHX_ l, env_ref, env, t0, http11,
-                         may_keep(aTHX_ l, env, http11, *served, remaining));
-    c = (HV *)SvRV(c_ref);
+    Zero(p, 1, struct pending);
+    p->l = l;
+    p->self = l->self;
+    p->response = l->response;
+    p->sock = l->sock;
+    p->timeout = l->timeout;
+    p->spooling = l->spooling;
+    p->env_ref = SvREFCNT_inc_simple_NN(env_ref);
+    p->env = env;
+    p->t0 = t0;
+    p->http11 = is_http11(aTHX_ env);
+    p->keep_alive = may_keep(aTHX_ l, env, p->http11, *served, remaining);
+    method = DEFINED_IN(env, "REQUEST_METHOD");
+    m = method ? SvPV_const(method, mlen) : "";
+    p->head_only = mlen == 4 && memEQ(m, "HEAD", 4);
     input = DEFINED_IN(l->self, "empty_input");
     (void)hv_stores(env, "psgi.input", newSVsv(input));
-    (void)hv_stores(l->self, "in_app", newSVsv(c_ref));
 
+    ENTER;    /* The request's pending state ends with this scope, or as a die unwinds it */
+    SAVEDESTRUCTOR_X(pending_end, p);
+    CURRENT = p;    /* For abort_request, while the application runs and its response goes */
     ENTER;
     SAVETMPS;
     PUSHMARK(SP);
@@ -153,19 +175,20 @@ serve_request(pTHX_ struct conn_loop *l, SV *env_ref, NV t0, STRLEN len, IV *ser
     FREETMPS;
     LEAVE;
     if (res) sv_2mortal(res);
-    if (error) app_failed(aTHX_ l, c_ref, env_ref, sv_2mortal(error));
-    else if (delayed(aTHX_ res, env)) call_delayed(aTHX_ l, c, c_ref, env_ref, env, res);
-    else if (!write_usual(aTHX_ l, c, c_ref, env, res)) {
+    if (error) app_failed(aTHX_ l, response_object(aTHX_ p), env_ref, sv_2mortal(error));
+    else if (delayed(aTHX_ res, env)) call_delayed(aTHX_ p, res);
+    else if (!write_usual(aTHX_ p, res)) {
         SV *argv[3], *done;
-        argv[0] = c_ref;
+        argv[0] = response_object(aTHX_ p);
         argv[1] = env_ref;
         argv[2] = res ? res : &PL_sv_undef;
         done = call_on(aTHX_ l->self_ref, "_respond", G_EVAL, 3, argv);
         if (done) SvREFCNT_dec(done);
-        else app_failed(aTHX_ l, c_ref, env_ref, KEEP_ERROR());
+        else app_failed(aTHX_ l, argv[0], env_ref, KEEP_ERROR());
     }
-    (void)hv_deletes(l->self, "in_app", G_DISCARD);
-    keep = after_response(aTHX_ l, c_ref, c, env_ref, env, t0, *served);
+    CURRENT = NULL;
+    keep = after_response(aTHX_ p, *served);
+    LEAVE;
     return keep;
 }
 

@@ -12,11 +12,18 @@
 
 /* What the responder of a request knows, while the application's callback runs */
 struct delayed {
-    struct conn_loop *l;
-    HV *c, *env;
-    SV *c_ref, *writer;
+    struct pending *p;
+    SV *writer;
     int written;
 };
+
+/* Whether the Perl's response object has begun a response (its status) or given up on one */
+static int
+began(pTHX_ struct pending *p)
+{
+    HV *c = MADE(p);
+    return c && (DEFINED_IN(c, "status") || TRUE_IN(c, "broken"));
+}
 
 /* The responder: $respond->([status, headers, body]) or, to stream, ->([status, headers]),
  * which returns the writer */
@@ -30,24 +37,23 @@ static XSPROTO(delayed_responder)
     if (items != 1) croak("the responder takes one response, an array, not %d values\n", (int)items);
     res = ST(0);
     if (!SvROK(res) || SvTYPE(SvRV(res)) != SVt_PVAV) croak("Not an ARRAY reference\n");
-    if (!d->written && !d->writer && !DEFINED_IN(d->c, "status") && !TRUE_IN(d->c, "broken")
-        && write_usual(aTHX_ d->l, d->c, d->c_ref, d->env, res)) {
+    if (!d->written && !d->writer && !began(aTHX_ d->p) && write_usual(aTHX_ d->p, res)) {
         d->written = 1;
         XSRETURN_EMPTY;
     }
     r = (AV *)SvRV(res);
     part = av_fetch(r, 2, 0);
     if (part && SvOK(*part)) {
-        SvREFCNT_dec(call_on(aTHX_ d->c_ref, "respond", 0, 1, &res));    /* Dies as it dies */
+        SvREFCNT_dec(call_on(aTHX_ response_object(aTHX_ d->p), "respond", 0, 1, &res));
         XSRETURN_EMPTY;
     }
     {
         SV *argv[2], **status = av_fetch(r, 0, 0), **headers = av_fetch(r, 1, 0);
         argv[0] = status ? *status : &PL_sv_undef;
         argv[1] = headers ? *headers : &PL_sv_undef;
-        SvREFCNT_dec(call_on(aTHX_ d->c_ref, "start", 0, 2, argv));
+        SvREFCNT_dec(call_on(aTHX_ response_object(aTHX_ d->p), "start", 0, 2, argv));
     }
-    if (!d->writer) d->writer = SvREFCNT_inc_simple_NN(d->c_ref);
+    if (!d->writer) d->writer = SvREFCNT_inc_simple_NN(response_object(aTHX_ d->p));
     ST(0) = sv_mortalcopy(d->writer);    /* Its own writer; a copy, as the Perl returns one */
     XSRETURN(1);
 }
@@ -56,16 +62,13 @@ static XSPROTO(delayed_responder)
  * closed after it. An error (the callback's, the writer's, or a callback that never responded)
  * goes to the Perl's _app_failed, as one from _respond does. */
 static void
-call_delayed(pTHX_ struct conn_loop *l, HV *c, SV *c_ref, SV *env_ref, HV *env, SV *callback)
+call_delayed(pTHX_ struct pending *p, SV *callback)
 {
     struct delayed d;
     CV *responder = newXS_flags(NULL, delayed_responder, __FILE__, NULL, 0);
     SV *error = NULL;
     dSP;
-    d.l = l;
-    d.c = c;
-    d.env = env;
-    d.c_ref = c_ref;
+    d.p = p;
     d.writer = NULL;
     d.written = 0;
     CvXSUBANY(responder).any_ptr = &d;
@@ -86,7 +89,7 @@ call_delayed(pTHX_ struct conn_loop *l, HV *c, SV *c_ref, SV *env_ref, HV *env, 
         else error = newSVsv(ERRSV);
     }
     SvREFCNT_dec(d.writer);
-    if (!error && !DEFINED_IN(c, "status"))
+    if (!error && !p->written && !(MADE(p) && DEFINED_IN(MADE(p), "status")))
         error = newSVpvs("the application's streaming callback returned without responding\n");
-    if (error) app_failed(aTHX_ l, c_ref, env_ref, sv_2mortal(error));
+    if (error) app_failed(aTHX_ p->l, response_object(aTHX_ p), p->env_ref, sv_2mortal(error));
 }

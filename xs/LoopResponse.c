@@ -1,6 +1,6 @@
 /* The response side of the loop in C, included by Loop.c (see there): what it writes itself,
- * as Perennial::HTTP::Response's respond writes it, and the response object it makes for each
- * request. */
+ * as Perennial::HTTP::Response's respond writes it, and the response object, made only when
+ * the Perl is to see the response. */
 
 /* A value C writes as perl would without running code or warning: a defined plain string or
  * number, not a reference, without magic, in bytes */
@@ -60,14 +60,102 @@ known_status_line(pTHX_ struct conn_loop *l, IV http11, SV *status)
     return line && SvOK(HeVAL(line)) ? HeVAL(line) : NULL;
 }
 
-/* Writes the application's response when it is the usual kind (as the response's respond does,
- * its fields set as respond sets them); false when the Perl is to write it */
-static int
-write_usual(pTHX_ struct conn_loop *l, HV *c, SV *c_ref, HV *env, SV *res)
+/* A request the loop is serving, and its response as far as the C knows it. The response
+ * object (a Perennial::HTTP::Response, as Response->for_request makes it) is made only when
+ * the Perl is to see it: a response the C does not write, an application that died, a client
+ * that did not take it all at once, the access log, the Perl's _after_response, or the worker's
+ * own abort_request and client_socket (a deadline, an exit, a fork) while the application runs.
+ * Made for every request, it and the fields the write set cost a kept-alive PSGI request 13k
+ * of its 55k instructions. */
+struct pending {
+    struct conn_loop *l;    /* The loop's state, while the request's C frames run */
+    HV *self, *response;    /* What making the object needs, kept here for an exit (below) */
+    SV *sock, *timeout, *spooling;
+    SV *env_ref;            /* A reference the request holds */
+    HV *env;
+    NV t0;
+    int http11, keep_alive, head_only;
+    SV *c_ref;        /* The response object once made: a reference the request holds */
+    int written;      /* write_usual wrote the response whole: what it wrote, below */
+    int framing;
+    SV *status, *headers, *length;    /* Copies the request holds, as the object would */
+    STRLEN head_bytes, bytes;
+};
+
+/* The request whose application (or its response's write) is running in this process, for the
+ * Perl's abort_request and client_socket (xs_current_response). One request at a time: its
+ * state is not on the C stack, which an exit leaves (perl runs END blocks after its longjmp). */
+static struct pending PENDING;
+static struct pending *CURRENT = NULL;
+
+/* The fields a whole write gives the response object (as respond sets them) */
+static void
+store_written(pTHX_ HV *c, struct pending *p)
 {
+    (void)hv_stores(c, "framing", newSVpv(FRAMING[p->framing], 0));
+    (void)hv_stores(c, "length", p->length ? newSVsv(p->length) : newSV(0));
+    (void)hv_stores(c, "keep_alive", newSViv(p->keep_alive));
+    (void)hv_stores(c, "status", newSVsv(p->status));
+    (void)hv_stores(c, "res_headers", newSVsv(p->headers));
+    (void)hv_stores(c, "head_bytes", newSVuv(p->head_bytes));
+    (void)hv_stores(c, "bytes", newSVuv(p->bytes));
+}
+
+/* The request's response object, made now if it was not (with what the C wrote of it) */
+static SV *
+response_object(pTHX_ struct pending *p)
+{
+    HV *c;
+    if (p->c_ref) return p->c_ref;
+    c = newHV();
+    (void)hv_stores(c, "bytes", newSViv(0));
+    (void)hv_stores(c, "sock", newSVsv(p->sock));
+    (void)hv_stores(c, "env", newSVsv(p->env_ref));
+    (void)hv_stores(c, "t0", newSVnv(p->t0));
+    (void)hv_stores(c, "timeout", newSVsv(p->timeout));
+    (void)hv_stores(c, "may_spool", newSVsv(p->spooling));
+    (void)hv_stores(c, "keep_alive", newSViv(p->keep_alive));
+    (void)hv_stores(c, "head_only", newSVsv(boolSV(p->head_only)));
+    (void)hv_stores(c, "http11", newSVsv(boolSV(p->http11)));
+    if (p->written) store_written(aTHX_ c, p);
+    p->c_ref = sv_bless(newRV_noinc((SV *)c), p->response);
+    return p->c_ref;
+}
+
+/* The response object if it was made, as a hash */
+#define MADE(p) ((p)->c_ref ? (HV *)SvRV((p)->c_ref) : NULL)
+
+/* The end of a request's pending state, however the request ends. One that ends while its
+ * application or response still runs was cut short: by an exit (CORE::exit, whose END blocks
+ * run after this, and Server's asks abort_request to answer it) or a die through the loop;
+ * its object goes where the Perl loop leaves it then, in the connection's in_app. */
+static void
+pending_end(pTHX_ void *ptr)
+{
+    struct pending *p = (struct pending *)ptr;
+    if (CURRENT == p) {
+        (void)hv_stores(p->self, "in_app", newSVsv(response_object(aTHX_ p)));
+        CURRENT = NULL;
+    }
+    SvREFCNT_dec(p->env_ref);
+    p->env_ref = NULL;
+    SvREFCNT_dec(p->c_ref);
+    SvREFCNT_dec(p->status);
+    SvREFCNT_dec(p->headers);
+    SvREFCNT_dec(p->length);
+    p->c_ref = p->status = p->headers = p->length = NULL;
+}
+
+/* Writes the application's response when it is the usual kind (as the response's respond does,
+ * its fields kept as respond sets them); false when the Perl is to write it */
+static int
+write_usual(pTHX_ struct pending *p, SV *res)
+{
+    struct conn_loop *l = p->l;
     AV *r;
     SV **status, **headers, **body, *line, *head, *length;
-    IV http11 = TRUE_IN(c, "http11"), keep_alive = TRUE_IN(c, "keep_alive");
+    HV *c = MADE(p);
+    IV keep_alive = c ? TRUE_IN(c, "keep_alive") : p->keep_alive;
     int framing, failed;
     STRLEN total;
     ssize_t n;
@@ -75,32 +163,34 @@ write_usual(pTHX_ struct conn_loop *l, HV *c, SV *c_ref, HV *env, SV *res)
     if (!res || !SvROK(res) || SvTYPE(SvRV(res)) != SVt_PVAV || SvRMAGICAL(SvRV(res))) return 0;
     if (!still_open(aTHX_ l)) return 0;    /* The application closed psgix.io: the Perl's */
     r = (AV *)SvRV(res);
-    if (av_top_index(r) != 2 || DEFINED_IN(env, "perennial.vhost")) return 0;
+    if (av_top_index(r) != 2 || DEFINED_IN(p->env, "perennial.vhost")) return 0;
     status = av_fetch(r, 0, 0);
     headers = av_fetch(r, 1, 0);
     body = av_fetch(r, 2, 0);
     if (!status || !plain_value(*status) || !looks_like_number(*status)) return 0;
     if (!headers || !plain_array(aTHX_ *headers, 1) || !body || !plain_array(aTHX_ *body, 0))
         return 0;
-    line = known_status_line(aTHX_ l, http11, *status);
+    line = known_status_line(aTHX_ l, p->http11, *status);
     if (!line) return 0;
-    n = send_response(aTHX_ l->fd, line, SvIV(*status), *headers, *body, http11,
-                      TRUE_IN(c, "head_only"), &keep_alive, l->server, &head, &framing, &length,
-                      &total);
+    n = send_response(aTHX_ l->fd, line, SvIV(*status), *headers, *body, p->http11,
+                      p->head_only, &keep_alive, l->server, &head, &framing, &length, &total);
     failed = n < 0 ? errno : 0;
-    (void)hv_stores(c, "framing", newSVpv(FRAMING[framing], 0));
-    (void)hv_stores(c, "length", length ? newSVsv(length) : newSV(0));
-    (void)hv_stores(c, "keep_alive", newSViv(keep_alive));
-    (void)hv_stores(c, "status", newSVsv(*status));
-    (void)hv_stores(c, "res_headers", newSVsv(*headers));
-    (void)hv_stores(c, "head_bytes", newSVuv(SvCUR(head)));
-    if (n >= 0 && (STRLEN)n == SvCUR(head) + total) {
-        (void)hv_stores(c, "bytes", newSVuv(total));
-        return 1;
-    }
+    p->written = 1;
+    p->framing = framing;
+    p->keep_alive = (int)keep_alive;
+    SvREFCNT_dec(p->length);
+    SvREFCNT_dec(p->status);
+    SvREFCNT_dec(p->headers);
+    p->length = length ? newSVsv(length) : NULL;
+    p->status = newSVsv(*status);
+    p->headers = newSVsv(*headers);
+    p->head_bytes = SvCUR(head);
+    p->bytes = n >= 0 && (STRLEN)n == SvCUR(head) + total ? total : 0;
+    if (c) store_written(aTHX_ c, p);
+    if (n >= 0 && (STRLEN)n == SvCUR(head) + total) return 1;
     {
         /* What the client did not take at once goes as it can, within Timeout */
-        SV *argv[5], *done;
+        SV *argv[5], *done, *c_ref = response_object(aTHX_ p);
         argv[0] = sv_2mortal(newSViv(failed));
         argv[1] = n < 0 ? &PL_sv_undef : sv_2mortal(newSViv(n));
         argv[2] = head;
@@ -108,29 +198,7 @@ write_usual(pTHX_ struct conn_loop *l, HV *c, SV *c_ref, HV *env, SV *res)
         argv[4] = *body;
         done = call_on(aTHX_ c_ref, "written_in_part", G_EVAL, 5, argv);
         if (done) SvREFCNT_dec(done);
-        else app_failed(aTHX_ l, c_ref, sv_2mortal(newRV_inc((SV *)env)), KEEP_ERROR());
+        else app_failed(aTHX_ l, c_ref, p->env_ref, KEEP_ERROR());
     }
     return 1;
-}
-
-/* A new response object for the request, as Response->for_request makes it */
-static SV *
-new_response(pTHX_ struct conn_loop *l, SV *env_ref, HV *env, NV t0, int http11,
-             int keep_alive)
-{
-    HV *c = newHV();
-    SV *method = DEFINED_IN(env, "REQUEST_METHOD");
-    STRLEN len = 0;
-    const char *p = method ? SvPV_const(method, len) : "";
-    int head_only = len == 4 && memEQ(p, "HEAD", 4);
-    (void)hv_stores(c, "bytes", newSViv(0));
-    (void)hv_stores(c, "sock", newSVsv(l->sock));
-    (void)hv_stores(c, "env", newSVsv(env_ref));
-    (void)hv_stores(c, "t0", newSVnv(t0));
-    (void)hv_stores(c, "timeout", newSVsv(l->timeout));
-    (void)hv_stores(c, "may_spool", newSVsv(l->spooling));
-    (void)hv_stores(c, "keep_alive", newSViv(keep_alive));
-    (void)hv_stores(c, "head_only", newSVsv(boolSV(head_only)));
-    (void)hv_stores(c, "http11", newSVsv(boolSV(http11)));
-    return sv_bless(sv_2mortal(newRV_noinc((SV *)c)), l->response);
 }

@@ -26,8 +26,8 @@ my $LOOP_IN_C = Perennial::HTTP::Core::implementation() eq 'C';
 # went out yet, and logs it; false when no application is running in this process (a child it
 # forked is not the worker). For a worker about to end itself: a request deadline, an exit.
 sub abort_request ($self, $status) {
-    my $c = $self->{in_app} or return 0;
     return 0 if $$ != $self->{pid};
+    my $c = $self->_in_app or return 0;
     _answer_instead($c, $status);
     my $micros = int((Time::HiRes::time() - $c->{t0}) * 1e6);
     $self->{log}->access($c->{env}, $c->{status}, $c->{bytes}, $micros, $c);
@@ -35,7 +35,17 @@ sub abort_request ($self, $status) {
 }
 
 # The socket of the request the application is running, if one is
-sub client_socket ($self) { $self->{in_app} && $self->{in_app}{sock} }
+sub client_socket ($self) {
+    my $c = $self->_in_app;
+    return $c && $c->{sock};
+}
+
+# The response object of the request the application is running: the loop in C's (made only
+# when asked, xs_current_response), or the Perl loop's; the loop in C leaves its own there too
+# when an exit cuts its request short (END blocks run after the C has gone)
+sub _in_app ($self) {
+    return ($LOOP_IN_C ? Perennial::HTTP::Core::xs_current_response() : undef) // $self->{in_app};
+}
 
 sub new ($class, %args) {
     my $config = $args{config};

@@ -334,4 +334,14 @@ next connection is the Perl's to take, and C<$ready> the index of the epoll's ha
 it, when the wait named one (a Unix listener, or the parking process's handle after the
 listeners): the Perl takes from that handle without waiting again.
 
+=head2 xs_current_response
+
+    my $c = Perennial::HTTP::Core::xs_current_response();
+
+C only: the response object (a L<Perennial::HTTP::Response>) of the request whose application
+the loop in C is running, or whose response it is writing, made at this call if the loop had
+not needed one; undef between requests. The loop makes that object only when the Perl is to
+see the response, so the connection's C<abort_request> and C<client_socket> (a request
+deadline, an exit, a fork) ask for it here.
+
 =cut
