@@ -40,30 +40,40 @@ end_connection(pTHX_ struct conn_loop *l, IV served)
     }
 }
 
+/* What the accept loop reads once for all the connections it takes: the connection object's
+ * state (loop_state), each listener's limits, and the listener whose limits the object has */
+struct accept_state {
+    struct conn_loop shared;
+    AV *limits_of;
+    IV noted;    /* The listener whose limits and index the connection object holds, or -1 */
+};
+
 /* One connection the accept loop took (Connection's serve, without a parked state): the number
  * of requests served on it. A request the loop gives to the Perl goes on in the Perl's
  * serve_rest, which serves the rest of the connection and ends it. */
 static IV
-serve_accepted(pTHX_ SV *conn_ref, HV *conn, SV *handle, HV *peer, SV *base, IV index,
+serve_accepted(pTHX_ struct accept_state *a, SV *handle, HV *peer, SV *base, IV index,
                SV *remaining)
 {
-    struct conn_loop l;
+    struct conn_loop l = a->shared;
+    SV *conn_ref = l.self_ref;
+    HV *conn = l.self;
     SV *buf = sv_2mortal(newSVpvs("")), *peer_ref = sv_2mortal(newRV_noinc((SV *)peer));
-    SV *limits_of = DEFINED_IN(conn, "limits_of"), **limits = NULL;
+    SV **limits = av_fetch(a->limits_of, index, 0);
     IV served = 0;
     NV t0 = 0;
     ssize_t n = 0;
     HV *env = NULL;
     STRLEN len = 0;
 
-    if (limits_of && SvROK(limits_of) && SvTYPE(SvRV(limits_of)) == SVt_PVAV) {
-        limits = av_fetch((AV *)SvRV(limits_of), index, 0);
-        if (!limits || !SvOK(*limits)) limits = av_fetch((AV *)SvRV(limits_of), 0, 0);
-    }
+    if (!limits || !SvOK(*limits)) limits = av_fetch(a->limits_of, 0, 0);
     if (!limits) croak("serve_connections: no limits for listener %" IVdf, index);
-    (void)hv_stores(conn, "limits", newSVsv(*limits));
-    (void)hv_stores(conn, "listener", newSViv(index));
-    if (!loop_setup(aTHX_ &l, conn_ref, handle, sv_2mortal(newRV_inc(buf)), base, peer_ref))
+    if (a->noted != index) {    /* For the Perl: what Connection's serve sets */
+        (void)hv_stores(conn, "limits", newSVsv(*limits));
+        (void)hv_stores(conn, "listener", newSViv(index));
+        a->noted = index;
+    }
+    if (!loop_connection(aTHX_ &l, handle, sv_2mortal(newRV_inc(buf)), base, peer_ref, *limits))
         croak("serve_connections: not a connection loop");
     if (run_loop(aTHX_ &l, &served, remaining, &t0, &n, &env, &len)) {
         SV *argv[10], *total;
@@ -81,6 +91,7 @@ serve_accepted(pTHX_ SV *conn_ref, HV *conn, SV *handle, HV *peer, SV *base, IV 
         total = call_on(aTHX_ conn_ref, "serve_rest", 0, 10, argv);
         all = total ? SvIV(total) : served;
         SvREFCNT_dec(total);
+        a->noted = -1;    /* The Perl served the rest: it may have set them itself */
         return all;
     }
     end_connection(aTHX_ &l, served);
@@ -109,12 +120,19 @@ accept_loop(pTHX_ SV *conn_ref, int epfd, AV *fhs, AV *bases, AV *unix_flags, SV
             SV *reopen, NV memory_due, SV *remaining, int *take, int *ready)
 {
     HV *conn = hash_of(conn_ref);
-    SV *board = conn ? DEFINED_IN(conn, "board") : NULL, *slot_sv;
+    SV *board = conn ? DEFINED_IN(conn, "board") : NULL, *slot_sv, *limits_of;
     char *slot;
     IV served = 0;
+    struct accept_state a;
     if (!conn || !board || !(slot_sv = DEFINED_IN(conn, "slot")))
         croak("serve_connections: not a connection loop");
     slot = slot_of(aTHX_ board, SvIV(slot_sv), "serve_connections");
+    limits_of = DEFINED_IN(conn, "limits_of");
+    if (!limits_of || !SvROK(limits_of) || SvTYPE(SvRV(limits_of)) != SVt_PVAV
+        || !loop_state(aTHX_ &a.shared, conn_ref))
+        croak("serve_connections: not a connection loop");
+    a.limits_of = (AV *)SvRV(limits_of);
+    a.noted = -1;
     *take = 0;
     *ready = -1;
     while (!accept_due(aTHX_ conn, stopping, reopen, memory_due, remaining, served)) {
@@ -152,8 +170,7 @@ accept_loop(pTHX_ SV *conn_ref, int epfd, AV *fhs, AV *bases, AV *unix_flags, SV
             break;
         }
         left = sv_2mortal(SvOK(remaining) ? newSViv(SvIV(remaining) - served) : newSV(0));
-        served += serve_accepted(aTHX_ conn_ref, conn, handle, peer, *base, (IV)ev.data.u32,
-                                 left);
+        served += serve_accepted(aTHX_ &a, handle, peer, *base, (IV)ev.data.u32, left);
         FREETMPS;
         LEAVE;
     }
