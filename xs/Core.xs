@@ -213,18 +213,18 @@ xs_next_ready(waiter)
     }
     mXPUSHu(ev.data.u32);
 
-# The connection loop's usual requests (xs/Loop.c): (served, remaining) and, when the Perl is
-# to go on with a request, its time, what the read returned, and its head's length and
-# environment when it was read
+# The response object of the request whose application the loop in C is running (made now if
+# it was not), or undef: for the Perl's abort_request and client_socket
 SV *
 xs_current_response()
   CODE:
-    /* The response object of the request whose application the loop in C is running (made
-     * now if it was not), or undef: for the Perl's abort_request and client_socket */
     RETVAL = CURRENT ? newSVsv(response_object(aTHX_ CURRENT)) : &PL_sv_undef;
   OUTPUT:
     RETVAL
 
+# The connection loop's usual requests (xs/Loop.c): (served, remaining) and, when the Perl is
+# to go on with a request, its time, what the read returned, and its head's length and
+# environment when it was read
 void
 xs_serve_plain(self, sock, buf_ref, base, peer, served, remaining)
     SV *self

@@ -58,6 +58,14 @@ static XSPROTO(delayed_responder)
     XSRETURN(1);
 }
 
+/* The responder refuses from now: its request has ended, or is being unwound (an exit from
+ * the callback leaves this C frame, and its state with it, before the END blocks run) */
+static void
+responder_ended(pTHX_ void *responder)
+{
+    CvXSUBANY((CV *)responder).any_ptr = NULL;
+}
+
 /* The application's callback, called with a responder of this request's; what it streamed is
  * closed after it. An error (the callback's, the writer's, or a callback that never responded)
  * goes to the Perl's _app_failed, as one from _respond does. */
@@ -73,6 +81,7 @@ call_delayed(pTHX_ struct pending *p, SV *callback)
     d.written = 0;
     CvXSUBANY(responder).any_ptr = &d;
     ENTER;
+    SAVEDESTRUCTOR_X(responder_ended, responder);
     SAVETMPS;
     PUSHMARK(SP);
     XPUSHs(sv_2mortal(newRV_inc((SV *)responder)));

@@ -83,8 +83,8 @@ struct pending {
 };
 
 /* The request whose application (or its response's write) is running in this process, for the
- * Perl's abort_request and client_socket (xs_current_response). One request at a time: its
- * state is not on the C stack, which an exit leaves (perl runs END blocks after its longjmp). */
+ * Perl's abort_request and client_socket (xs_current_response). One request at a time, kept
+ * off the C stack so that nothing that outlives serve_request's frame can point into it. */
 static struct pending PENDING;
 static struct pending *CURRENT = NULL;
 
@@ -126,9 +126,11 @@ response_object(pTHX_ struct pending *p)
 #define MADE(p) ((p)->c_ref ? (HV *)SvRV((p)->c_ref) : NULL)
 
 /* The end of a request's pending state, however the request ends. One that ends while its
- * application or response still runs was cut short: by an exit (CORE::exit, whose END blocks
- * run after this, and Server's asks abort_request to answer it) or a die through the loop;
- * its object goes where the Perl loop leaves it then, in the connection's in_app. */
+ * application or response still runs was cut short: by an exit (CORE::exit unwinds the
+ * contexts, this with them, and then runs the END blocks, where Server's asks abort_request
+ * to answer the request), or by a die through the loop (which ends the worker: the Runner's
+ * eval rethrows it). Its object goes where the Perl loop's is then, in the connection's
+ * in_app, as the loop in C left it before its object was made late. */
 static void
 pending_end(pTHX_ void *ptr)
 {
