@@ -123,8 +123,10 @@ xs_parse_plain(buf, base, peer, limits)
   PREINIT:
     STRLEN len;
     HV *env;
+    struct plain_limits lim;
   PPCODE:
-    env = plain_head(aTHX_ buf, base, peer, limits, &len);
+    plain_limits_of(aTHX_ limits, &lim);
+    env = plain_head(aTHX_ buf, base, peer, &lim, &len, NULL);
     if (!env) XSRETURN_EMPTY;
     EXTEND(SP, 2);
     PUSHs(sv_2mortal(newSViv(len)));

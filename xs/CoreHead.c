@@ -26,6 +26,38 @@ limit_of(pTHX_ HV *limits, const char *key, I32 klen, IV otherwise)
     return v && SvOK(*v) ? SvIV(*v) : otherwise;
 }
 
+/* What plain_head reads of a listener's limits hash: read once a connection by the loop in C
+ * (six lookups a request, 1.3k instructions), once a call by xs_parse_plain */
+struct plain_limits {
+    int perl_only;    /* HttpProtocolOptions Unsafe, or RegisteredMethods: the judge reads all */
+    IV line, field_size, fields;
+    HV *hosts;        /* The Host values the judge found good on these limits */
+};
+
+static void
+plain_limits_of(pTHX_ HV *limits, struct plain_limits *lim)
+{
+    SV **flag, **hosts;
+    flag = hv_fetchs(limits, "unsafe", 0);
+    lim->perl_only = flag && SvTRUE(*flag);
+    flag = hv_fetchs(limits, "registered", 0);
+    lim->perl_only = lim->perl_only || (flag && SvTRUE(*flag));
+    lim->line = limit_of(aTHX_ limits, "line", 4, 8190);
+    lim->field_size = limit_of(aTHX_ limits, "field_size", 10, 8190);
+    lim->fields = limit_of(aTHX_ limits, "fields", 6, 100);
+    hosts = hv_fetchs(limits, "hosts", 0);
+    lim->hosts = hosts && SvROK(*hosts) && SvTYPE(SvRV(*hosts)) == SVt_PVHV ? (HV *)SvRV(*hosts)
+                                                                            : NULL;
+}
+
+/* What plain_head saw of a head, for the loop in C to ask without looking in the environment
+ * it made (the values are that environment's, as made) */
+struct head_facts {
+    SV *method, *uri, *protocol;
+    SV *connection;                   /* The Connection field's value, or NULL */
+    int http11, has_body;             /* has_body: a Content-Length or Transfer-Encoding */
+};
+
 /* A copy of the listener's and the connection's keys, in a hash sized for the request's keys
  * besides ($more: its fields, its line's and those the Perl adds), so that it never grows: a
  * hash bigger than it needs costs as much as one that grows, in the making and the freeing.
@@ -75,32 +107,22 @@ plain_method(const char *m, STRLEN len)
  * *head_len; anything else returns NULL, and the Perl judge reads it from the start: this
  * function refuses nothing. */
 static HV *
-plain_head(pTHX_ SV *buf, HV *base, HV *peer, HV *limits, STRLEN *head_len)
+plain_head(pTHX_ SV *buf, HV *base, HV *peer, const struct plain_limits *lim, STRLEN *head_len,
+           struct head_facts *facts)
 {
     STRLEN size, mlen, i, path_end, tlen;
     const char *b, *end, *p, *target;
-    SV **flag;
     const char *names[MAX_PLAIN_FIELDS], *values[MAX_PLAIN_FIELDS];
     STRLEN nlens[MAX_PLAIN_FIELDS], vlens[MAX_PLAIN_FIELDS];
-    int fields = 0, http11, f, has_host = -1;
-    IV line_limit, field_limit, field_count;
-    SV *path;
-    HV *env, *hosts = NULL;
-    SV **hosts_sv;
+    int fields = 0, http11, f, has_host = -1, has_body = 0, connection = -1;
+    IV line_limit = lim->line, field_limit = lim->field_size, field_count = lim->fields;
+    SV *path, *method, *uri, *protocol, *connection_sv = NULL;
+    HV *env, *hosts = lim->hosts;
     char key[MAX_PLAIN_NAME + 6];
 
-    flag = hv_fetchs(limits, "unsafe", 0);
-    if (flag && SvTRUE(*flag)) return NULL;
-    flag = hv_fetchs(limits, "registered", 0);
-    if (flag && SvTRUE(*flag)) return NULL;
+    if (lim->perl_only) return NULL;
     b = SvPV_const(buf, size);
     end = b + size;
-    line_limit = limit_of(aTHX_ limits, "line", 4, 8190);
-    field_limit = limit_of(aTHX_ limits, "field_size", 10, 8190);
-    field_count = limit_of(aTHX_ limits, "fields", 6, 100);
-    hosts_sv = hv_fetchs(limits, "hosts", 0);
-    if (hosts_sv && SvROK(*hosts_sv) && SvTYPE(SvRV(*hosts_sv)) == SVt_PVHV)
-        hosts = (HV *)SvRV(*hosts_sv);
 
     /* The request line: METHOD SP /target SP HTTP/1.x CRLF */
     for (p = b; p < end && *p >= 'A' && *p <= 'Z'; p++) ;
@@ -147,6 +169,10 @@ plain_head(pTHX_ SV *buf, HV *base, HV *peer, HV *limits, STRLEN *head_len)
                 return NULL;
         if (nlens[fields] == 6 && strncasecmp(name, "expect", 6) == 0) return NULL;
         if (nlens[fields] == 4 && strncasecmp(name, "host", 4) == 0) has_host = fields;
+        if (nlens[fields] == 10 && strncasecmp(name, "connection", 10) == 0) connection = fields;
+        if ((nlens[fields] == 14 && strncasecmp(name, "content-length", 14) == 0)
+            || (nlens[fields] == 17 && strncasecmp(name, "transfer-encoding", 17) == 0))
+            has_body = 1;
         fields++;
         p += 2;
     }
@@ -182,25 +208,39 @@ plain_head(pTHX_ SV *buf, HV *base, HV *peer, HV *limits, STRLEN *head_len)
     if (strstr(SvPVX(path), "/.") || memmem(target, tlen, "%00", 3)) return NULL;
 
     env = env_from(aTHX_ base, peer, fields + 6 + 4);    /* The line's 6, then Perl's */
-    (void)hv_stores(env, "REQUEST_METHOD", newSVpvn(b, mlen));
-    (void)hv_stores(env, "REQUEST_URI", newSVpvn(target, tlen));
+    method = newSVpvn(b, mlen);
+    uri = newSVpvn(target, tlen);
+    (void)hv_stores(env, "REQUEST_METHOD", method);
+    (void)hv_stores(env, "REQUEST_URI", uri);
     (void)hv_stores(env, "SCRIPT_NAME", newSVpvs(""));
     (void)hv_stores(env, "PATH_INFO", SvREFCNT_inc_simple_NN(path));
     (void)hv_stores(env, "QUERY_STRING",
                     path_end < tlen ? newSVpvn(target + path_end + 1, tlen - path_end - 1)
                                     : newSVpvs(""));
-    (void)hv_stores(env, "SERVER_PROTOCOL", newSVpvn(http11 ? "HTTP/1.1" : "HTTP/1.0", 8));
+    protocol = newSVpvn(http11 ? "HTTP/1.1" : "HTTP/1.0", 8);
+    (void)hv_stores(env, "SERVER_PROTOCOL", protocol);
     for (f = 0; f < fields; f++) {
         STRLEN k = 0, n = nlens[f];
         const char *name = names[f];
+        SV *value;
         if (!((n == 14 && strncasecmp(name, "content-length", 14) == 0)
               || (n == 12 && strncasecmp(name, "content-type", 12) == 0))) {
             memcpy(key, "HTTP_", 5);
             k = 5;
         }
         for (i = 0; i < n; i++) key[k++] = name[i] == '-' ? '_' : toUPPER(name[i]);
-        (void)hv_store(env, key, k, newSVpvn(values[f], vlens[f]), 0);
+        value = newSVpvn(values[f], vlens[f]);
+        (void)hv_store(env, key, k, value, 0);
+        if (f == connection) connection_sv = value;
     }
     *head_len = p - b;
+    if (facts) {
+        facts->method = method;
+        facts->uri = uri;
+        facts->protocol = protocol;
+        facts->connection = connection_sv;
+        facts->http11 = http11;
+        facts->has_body = has_body;
+    }
     return env;
 }

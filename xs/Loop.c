@@ -38,9 +38,9 @@
 /* Whether the connection may stay open after this request (_answer's decision): what the
  * client asked, KeepAlive, the stop flag, the requests left, MaxKeepAliveRequests */
 static int
-may_keep(pTHX_ struct conn_loop *l, HV *env, int http11, IV served, SV *remaining)
+may_keep(pTHX_ struct conn_loop *l, int http11, IV served, SV *remaining)
 {
-    SV *conn = DEFINED_IN(env, "HTTP_CONNECTION");
+    SV *conn = l->facts.connection;    /* HTTP_CONNECTION, as plain_head made it */
     STRLEN len = 0;
     const char *p = conn ? SvPV_const(conn, len) : NULL;
     int wanted = http11 ? !p || !has_word(p, len, "close", 5)
@@ -134,7 +134,8 @@ serve_request(pTHX_ struct conn_loop *l, SV *env_ref, NV t0, STRLEN len, IV *ser
     int keep;
     dSP;
 
-    slot_request_start(aTHX_ l->slot, env, t0, (UV)*served);
+    slot_request_parts(aTHX_ l->slot, l->remote_addr, l->facts.method, l->facts.uri,
+                       l->facts.protocol, t0, (UV)*served);
     ++*served;
     sv_chop(l->buf, SvPVX(l->buf) + len);
     (void)hv_stores(env, "perennial.head_bytes", newSVuv(len));
@@ -149,10 +150,10 @@ serve_request(pTHX_ struct conn_loop *l, SV *env_ref, NV t0, STRLEN len, IV *ser
     p->env_ref = SvREFCNT_inc_simple_NN(env_ref);
     p->env = env;
     p->t0 = t0;
-    p->http11 = is_http11(aTHX_ env);
-    p->keep_alive = may_keep(aTHX_ l, env, p->http11, *served, remaining);
-    method = DEFINED_IN(env, "REQUEST_METHOD");
-    m = method ? SvPV_const(method, mlen) : "";
+    p->http11 = l->facts.http11;
+    p->keep_alive = may_keep(aTHX_ l, p->http11, *served, remaining);
+    method = l->facts.method;
+    m = SvPV_const(method, mlen);
     p->head_only = mlen == 4 && memEQ(m, "HEAD", 4);
     input = DEFINED_IN(l->self, "empty_input");
     (void)hv_stores(env, "psgi.input", newSVsv(input));
@@ -343,6 +344,8 @@ loop_connection(pTHX_ struct conn_loop *l, SV *sock, SV *buf_ref, SV *base, SV *
     l->sock = sock;
     l->fd = handle_fd(aTHX_ sock);
     l->polled = 0;
+    plain_limits_of(aTHX_ l->limits, &l->plain);
+    l->remote_addr = DEFINED_IN(l->peer, "REMOTE_ADDR");
     return 1;
 }
 
@@ -371,16 +374,12 @@ read_more(pTHX_ struct conn_loop *l)
     return n;
 }
 
-/* A head the loop leaves to the Perl: not plain, or with a body, OPTIONS *, or no empty input
- * made yet for the application to read */
+/* A plain head the loop leaves to the Perl: with a body, or no empty input made yet for the
+ * application to read (a plain head's target begins with a slash: OPTIONS * is not one) */
 static int
-for_perl(pTHX_ struct conn_loop *l, HV *env)
+for_perl(pTHX_ struct conn_loop *l)
 {
-    SV *uri = DEFINED_IN(env, "REQUEST_URI");
-    STRLEN len = 0;
-    const char *p = uri ? SvPV_const(uri, len) : "";
-    return DEFINED_IN(env, "CONTENT_LENGTH") || DEFINED_IN(env, "HTTP_TRANSFER_ENCODING")
-           || (len == 1 && *p == '*') || !DEFINED_IN(l->self, "empty_input");
+    return l->facts.has_body || !DEFINED_IN(l->self, "empty_input");
 }
 
 /* The requests of the connection while the loop can serve them: 0 when the connection is over
@@ -419,12 +418,12 @@ run_loop(pTHX_ struct conn_loop *l, IV *served, SV *remaining, NV *t0, ssize_t *
             }
         }
         if (*n > 0 && memmem(SvPVX(l->buf), SvCUR(l->buf), "\r\n\r\n", 4))
-            *env = plain_head(aTHX_ l->buf, l->base, l->peer, l->limits, len);
+            *env = plain_head(aTHX_ l->buf, l->base, l->peer, &l->plain, len, &l->facts);
         /* The worker's file watch, for a request whose wait looked at it: it knows every
          * change reported before the request came, and the Resolver may trust what it knew */
         if (*env && fresh)
             (void)hv_stores(*env, "perennial.files", newSVsv(l->files));
-        if (!*env || for_perl(aTHX_ l, *env)) {
+        if (!*env || for_perl(aTHX_ l)) {
             saved_errno = errno;
             FREETMPS;
             LEAVE;

@@ -15,6 +15,9 @@ struct conn_loop {
     int polled;                 /* The last wait for a request looked at the watch too */
     IV keep_max;
     NV keep_wait, park_wait;
+    struct plain_limits plain;    /* The connection's limits as plain_head reads them */
+    SV *remote_addr;              /* The peer's address, for the scoreboard */
+    struct head_facts facts;      /* What plain_head saw of the request's head */
 };
 
 /* A value of the hash, or NULL when it has none or it is undefined */
@@ -49,17 +52,6 @@ now_time(void)
     struct timeval tv;
     gettimeofday(&tv, NULL);
     return tv.tv_sec + tv.tv_usec / 1e6;
-}
-
-/* Whether the request is HTTP/1.1, as the Perl's `eq 'HTTP/1.1'` asks (the keep-alive decision
- * and the response object both ask it) */
-static int
-is_http11(pTHX_ HV *env)
-{
-    SV *protocol = DEFINED_IN(env, "SERVER_PROTOCOL");
-    STRLEN len = 0;
-    const char *p = protocol ? SvPV_const(protocol, len) : "";
-    return len == 8 && memEQ(p, "HTTP/1.1", 8);
 }
 
 /* Whether a word stands in a header's value as Perl's /\bword\b/i finds it (the value's bytes

@@ -91,30 +91,41 @@ get_q(const char *at)
     return (UV)q;
 }
 
-/* The slot is busy (W) with the client: the request line made from the environment (its
- * parts cut at the field's end, as pack's 'a144' cuts the joined line), the time the request
- * began and how many went before it on its connection */
+/* The slot is busy (W) with the client: its address, the request line made from its parts
+ * (cut at the field's end, as pack's 'a144' cuts the joined line; a part may be NULL), the
+ * time the request began and how many went before it on its connection */
 static inline void
-slot_request_start(pTHX_ char *slot, HV *e, NV started, UV done)
+slot_request_parts(pTHX_ char *slot, SV *client, SV *method, SV *uri, SV *protocol, NV started,
+                   UV done)
 {
     STRLEN at = 0;
     int k;
-    static const char *const PART[] = { "REQUEST_METHOD", "REQUEST_URI", "SERVER_PROTOCOL" };
+    SV *part[3];
+    part[0] = method;
+    part[1] = uri;
+    part[2] = protocol;
     slot[0] = 'W';
     put_n(slot + 16, done);
     put_d(slot + 32, started);
-    put_a(aTHX_ slot + 64, hv_value(aTHX_ e, "REMOTE_ADDR", 11), 48);
+    put_a(aTHX_ slot + 64, client, 48);
     for (k = 0; k < 3; k++) {
-        STRLEN len;
-        const char *p;
-        SV *part = hv_value(aTHX_ e, PART[k], strlen(PART[k]));
+        STRLEN len = 0;
+        const char *p = part[k] ? SvPV_const(part[k], len) : "";
         if (k && at < 144) slot[112 + at++] = ' ';
-        p = part ? SvPV_const(part, len) : (len = 0, "");
         if (len > 144 - at) len = 144 - at;
         memcpy(slot + 112 + at, p, len);
         at += len;
     }
     memset(slot + 112 + at, 0, 144 - at);
+}
+
+/* The same, the parts read from the request's environment */
+static inline void
+slot_request_start(pTHX_ char *slot, HV *e, NV started, UV done)
+{
+    slot_request_parts(aTHX_ slot, hv_value(aTHX_ e, "REMOTE_ADDR", 11),
+                       hv_value(aTHX_ e, "REQUEST_METHOD", 14), hv_value(aTHX_ e, "REQUEST_URI", 11),
+                       hv_value(aTHX_ e, "SERVER_PROTOCOL", 15), started, done);
 }
 
 /* A request's counts added to the slot's (read from the slot itself), its time, and the count
