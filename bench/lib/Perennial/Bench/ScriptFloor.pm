@@ -10,7 +10,7 @@ use IPC::Open2 qw(open2);
 # is what the scripts and CGI.pm cost a forked worker by themselves, so that the servers'
 # figures beside it say what is theirs.
 #
-# start() runs it as a process of its own (its children are the workers, as a server's are);
+# floor_start runs it as a process of its own (its children are the workers, as a server's are);
 # the caller reads their memory from /proc between the calls.
 
 our @EXPORT_OK = qw(floor_start floor_serve floor_stop);
