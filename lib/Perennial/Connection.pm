@@ -78,7 +78,7 @@ sub new ($class, %args) {
                     unsafe     => $_->{unsafe}     // 0,
                     registered => $_->{registered} // 0,
                     read  => $_->{read_timeout}    // read_timeouts($config->request_read_timeout),
-                    hosts => {}    # The Host values judged on these limits
+                    hosts => {%{$_->{hosts} // {}}}    # The Host values judged on these limits
                 }
             } @{$args{protocol} // [$config->http_protocol_options]}
         ],

@@ -5,10 +5,9 @@ use Time::HiRes ();
 use Perennial::Connection;
 use Perennial::FileWatch;
 use Perennial::HTTP::Core        qw(accept_client next_ready peer_of waiter);
-use Perennial::HTTP::ReadTimeout qw(read_timeouts);
+use Perennial::Listener::Options qw(listener_options);
 use Perennial::HTTP::Response    ();
 use Perennial::SizeLimit;
-use Perennial::VirtualHosts ();
 use Perennial::Watchdog;
 
 # A worker's life: accept a connection, hand it to Perennial::Connection, repeat until told to
@@ -23,7 +22,7 @@ sub new ($class, %args) {
     # Worked out here, in the manager, once: in each worker it copied pages it shares with the
     # manager (bench/pages.pl --from-fork). Each worker counts its own requests in its copy of
     # the size limit.
-    $self->{protocol}   = [map { _protocol_options($self->{config}, $_) } @{$self->{listeners}}];
+    $self->{protocol}   = [map { listener_options($self->{config}, $_) } @{$self->{listeners}}];
     $self->{size_limit} = Perennial::SizeLimit->new(config => $self->{config});
     return $self;
 }
@@ -288,21 +287,6 @@ sub _base_env ($listener) {
         SERVER_NAME            => $host,
         SERVER_PORT            => $port,
         SCRIPT_NAME            => '',
-    };
-}
-
-# HttpProtocolOptions and RequestReadTimeout on a listener: the first <VirtualHost> of its address
-# has its say, as the
-# default server of an address has in Apache (the head is read before the Host header chooses a
-# host), over the main server's
-sub _protocol_options ($config, $listener) {
-    my ($ip, $port) = $listener->port ? ($listener->name =~ /\A\[?(.*?)\]?:(\d+)\z/) : ('', 0);
-    my ($host) = Perennial::VirtualHosts::candidates($config->vhosts, $ip, $port);
-    my $own = $host ? $host->{values} : {};
-    return {
-        %{$config->http_protocol_options},
-        %{$own->{http_protocol_options} // {}},
-        read_timeout => read_timeouts($config->request_read_timeout, $own->{request_read_timeout}),
     };
 }
 

@@ -7,7 +7,8 @@ use HTTP::Parser::XS qw(parse_http_request);
 # judges it (or Unsafe). No I/O here: the connection loop reads, these functions judge the bytes.
 # The body's framing and chunked decoding are Perennial::HTTP::Body's.
 
-our @EXPORT_OK = qw(decoded_path head_ready offending parse_head token without_dot_segments);
+our @EXPORT_OK
+    = qw(decoded_path head_ready judged_hosts offending parse_head token without_dot_segments);
 
 # A header line that is not "token:" (a space in the name, obsolete line folding) is refused:
 # both are ways to make two servers disagree on where a request ends
@@ -200,6 +201,11 @@ sub _judged ($env, $limits) {
     return 0;
 }
 
+# Host values judged in advance, as a listener's limits keep them (Perennial::Listener::Options)
+sub judged_hosts ($unsafe, @hosts) {
+    return {map { ($_ => _host_ok($_, $unsafe) ? 1 : 0) } @hosts};
+}
+
 # A Host value not judged before on these limits: $limits->{hosts} keeps the judgements (a
 # thousand at most, emptied before the next is stored), as most requests repeat a few values
 # and a match costs 3k instructions
@@ -384,6 +390,14 @@ reason in C<< $env->{'perennial.refused'} >>. Empty lines before the request lin
 
 True when the bytes so far are worth a parse: the request line is complete (the first time),
 the head is, or a line or the number of lines is past its limit. Each byte is looked at once.
+
+=head2 judged_hosts
+
+    my $hosts = judged_hosts($unsafe, '127.0.0.1:8529', 'www.example.org');    # {name => 1 or 0}
+
+Host values judged as a request's Host is judged (a name or an address, with a port of 1 to
+65535; C<$unsafe> as HttpProtocolOptions Unsafe), in a hash as the limits' C<hosts> keeps its
+judgements: a listener's are made once in the manager (L<Perennial::Listener::Options>).
 
 =head2 token
 
