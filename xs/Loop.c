@@ -374,12 +374,27 @@ read_more(pTHX_ struct conn_loop *l)
     return n;
 }
 
-/* A plain head the loop leaves to the Perl: with a body, or no empty input made yet for the
- * application to read (a plain head's target begins with a slash: OPTIONS * is not one) */
+/* The empty input a request without a body reads: the connection's, made by the Perl
+ * (keep_empty_input) when the connection has none yet or a request left none (as _answer
+ * makes it); NULL if that failed */
+static SV *
+empty_input(pTHX_ struct conn_loop *l)
+{
+    SV *in = DEFINED_IN(l->self, "empty_input");
+    if (in) return in;
+    in = call_on(aTHX_ l->self_ref, "keep_empty_input", G_EVAL, 0, NULL);
+    SvREFCNT_dec(in);
+    return DEFINED_IN(l->self, "empty_input");
+}
+
+/* A plain head the loop leaves to the Perl: with a body, or no empty input for the application
+ * to read (a plain head's target begins with a slash: OPTIONS * is not one). A worker's first
+ * request, and one after a request that left no empty input, were the Perl's too, copying the
+ * Perl loop's pages in each worker. */
 static int
 for_perl(pTHX_ struct conn_loop *l)
 {
-    return l->facts.has_body || !DEFINED_IN(l->self, "empty_input");
+    return l->facts.has_body || !empty_input(aTHX_ l);
 }
 
 /* The requests of the connection while the loop can serve them: 0 when the connection is over

@@ -231,6 +231,12 @@ sub _after_response ($self, $c, $env, $t0, $served) {
     return 0;
 }
 
+# The connection's empty input, made if it has none (the loop in C asks, xs/Loop.c)
+sub keep_empty_input ($self) {
+    $self->{empty_input} //= $self->_empty_input;
+    return;
+}
+
 # A new empty input for requests without a body, kept with the string it reads
 sub _empty_input ($self) {
     (my $in, $self->{empty_string}) = empty_input();
@@ -393,6 +399,13 @@ environment starts from the listener's keys and the connection's (client address
 neither hash is changed.
 C<$remaining> (or undef) is how many more requests this worker may serve; C<$listener> the
 index of the listener the connection came on (0 when left out).
+
+=head2 keep_empty_input
+
+    $conn->keep_empty_input;
+
+For the loop in C (F<xs/Loop.c>): makes the connection's empty input (what a request without a
+body reads as C<psgi.input>) if it has none, so that the loop serves the request itself.
 
 =head2 serve_rest
 
