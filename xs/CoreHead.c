@@ -55,7 +55,8 @@ plain_limits_of(pTHX_ HV *limits, struct plain_limits *lim)
 struct head_facts {
     SV *method, *uri, *protocol;
     SV *connection;                   /* The Connection field's value, or NULL */
-    int http11, has_body;             /* has_body: a Content-Length or Transfer-Encoding */
+    int http11, head_only;            /* head_only: a HEAD, whose response has no body */
+    int has_body;                     /* A Content-Length or Transfer-Encoding */
 };
 
 /* A copy of the listener's and the connection's keys, in a hash sized for the request's keys
@@ -240,6 +241,7 @@ plain_head(pTHX_ SV *buf, HV *base, HV *peer, const struct plain_limits *lim, ST
         facts->protocol = protocol;
         facts->connection = connection_sv;
         facts->http11 = http11;
+        facts->head_only = mlen == 4 && memEQ(b, "HEAD", 4);
         facts->has_body = has_body;
     }
     return env;

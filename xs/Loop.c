@@ -124,13 +124,12 @@ delayed(pTHX_ SV *res, HV *env)
  * response and what follows it, the response object made only if the Perl is to see it;
  * whether the connection stays open */
 static int
-serve_request(pTHX_ struct conn_loop *l, SV *env_ref, NV t0, STRLEN len, IV *served, SV *remaining)
+serve_request(pTHX_ struct conn_loop *l, SV *env_ref, SV *input, NV t0, STRLEN len, IV *served,
+              SV *remaining)
 {
     HV *env = (HV *)SvRV(env_ref);
-    SV *res = NULL, *input, *error = NULL, *method;
+    SV *res = NULL, *error = NULL;
     struct pending *p = &PENDING;
-    STRLEN mlen = 0;
-    const char *m;
     int keep;
     dSP;
 
@@ -142,20 +141,10 @@ serve_request(pTHX_ struct conn_loop *l, SV *env_ref, NV t0, STRLEN len, IV *ser
     if (SvOK(remaining)) sv_setiv(remaining, SvIV(remaining) - 1);
     Zero(p, 1, struct pending);
     p->l = l;
-    p->self = l->self;
-    p->response = l->response;
-    p->sock = l->sock;
-    p->timeout = l->timeout;
-    p->spooling = l->spooling;
     p->env_ref = SvREFCNT_inc_simple_NN(env_ref);
     p->env = env;
     p->t0 = t0;
-    p->http11 = l->facts.http11;
-    p->keep_alive = may_keep(aTHX_ l, p->http11, *served, remaining);
-    method = l->facts.method;
-    m = SvPV_const(method, mlen);
-    p->head_only = mlen == 4 && memEQ(m, "HEAD", 4);
-    input = DEFINED_IN(l->self, "empty_input");
+    p->keep_alive = may_keep(aTHX_ l, l->facts.http11, *served, remaining);
     (void)hv_stores(env, "psgi.input", newSVsv(input));
 
     ENTER;    /* The request's pending state ends with this scope, or as a die unwinds it */
@@ -387,14 +376,14 @@ empty_input(pTHX_ struct conn_loop *l)
     return DEFINED_IN(l->self, "empty_input");
 }
 
-/* A plain head the loop leaves to the Perl: with a body, or no empty input for the application
- * to read (a plain head's target begins with a slash: OPTIONS * is not one). A worker's first
- * request, and one after a request that left no empty input, were the Perl's too, copying the
- * Perl loop's pages in each worker. */
-static int
-for_perl(pTHX_ struct conn_loop *l)
+/* The empty input for a plain head the loop serves itself, or NULL when the Perl is to: a
+ * request with a body, or no empty input to be had (a plain head's target begins with a slash:
+ * OPTIONS * is not one). A worker's first request, and one after a request that left no empty
+ * input, were the Perl's too, copying the Perl loop's pages in each worker. */
+static SV *
+input_in_c(pTHX_ struct conn_loop *l)
 {
-    return l->facts.has_body || !empty_input(aTHX_ l);
+    return l->facts.has_body ? NULL : empty_input(aTHX_ l);
 }
 
 /* The requests of the connection while the loop can serve them: 0 when the connection is over
@@ -407,6 +396,7 @@ run_loop(pTHX_ struct conn_loop *l, IV *served, SV *remaining, NV *t0, ssize_t *
 {
     for (;;) {
         int keep, saved_errno, fresh;
+        SV *input = NULL;
         ENTER;
         SAVETMPS;
         l->slot[0] = 'R';
@@ -438,15 +428,15 @@ run_loop(pTHX_ struct conn_loop *l, IV *served, SV *remaining, NV *t0, ssize_t *
          * change reported before the request came, and the Resolver may trust what it knew */
         if (*env && fresh)
             (void)hv_stores(*env, "perennial.files", newSVsv(l->files));
-        if (!*env || for_perl(aTHX_ l)) {
+        if (!*env || !(input = input_in_c(aTHX_ l))) {
             saved_errno = errno;
             FREETMPS;
             LEAVE;
             errno = saved_errno;
             return 1;
         }
-        keep = serve_request(aTHX_ l, sv_2mortal(newRV_noinc((SV *)*env)), *t0, *len, served,
-                             remaining);
+        keep = serve_request(aTHX_ l, sv_2mortal(newRV_noinc((SV *)*env)), input, *t0, *len,
+                             served, remaining);
         *env = NULL;
         FREETMPS;
         LEAVE;

@@ -17,12 +17,13 @@ struct delayed {
     int written;
 };
 
-/* Whether the Perl's response object has begun a response (its status) or given up on one */
+/* Whether the Perl's response object has begun a response (its status), or (with broken)
+ * given up on one */
 static int
-began(pTHX_ struct pending *p)
+began(pTHX_ struct pending *p, int broken)
 {
     HV *c = MADE(p);
-    return c && (DEFINED_IN(c, "status") || TRUE_IN(c, "broken"));
+    return c && (DEFINED_IN(c, "status") || (broken && TRUE_IN(c, "broken")));
 }
 
 /* The responder: $respond->([status, headers, body]) or, to stream, ->([status, headers]),
@@ -37,7 +38,7 @@ static XSPROTO(delayed_responder)
     if (items != 1) croak("the responder takes one response, an array, not %d values\n", (int)items);
     res = ST(0);
     if (!SvROK(res) || SvTYPE(SvRV(res)) != SVt_PVAV) croak("Not an ARRAY reference\n");
-    if (!d->written && !d->writer && !began(aTHX_ d->p) && write_usual(aTHX_ d->p, res)) {
+    if (!d->written && !d->writer && !began(aTHX_ d->p, 1) && write_usual(aTHX_ d->p, res)) {
         d->written = 1;
         XSRETURN_EMPTY;
     }
@@ -98,7 +99,7 @@ call_delayed(pTHX_ struct pending *p, SV *callback)
         else error = newSVsv(ERRSV);
     }
     SvREFCNT_dec(d.writer);
-    if (!error && !p->written && !(MADE(p) && DEFINED_IN(MADE(p), "status")))
+    if (!error && !p->written && !began(aTHX_ p, 0))
         error = newSVpvs("the application's streaming callback returned without responding\n");
     if (error) app_failed(aTHX_ p->l, response_object(aTHX_ p), p->env_ref, sv_2mortal(error));
 }

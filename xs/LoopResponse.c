@@ -68,23 +68,20 @@ known_status_line(pTHX_ struct conn_loop *l, IV http11, SV *status)
  * Made for every request, it and the fields the write set cost a kept-alive PSGI request 13k
  * of its 55k instructions. */
 struct pending {
-    struct conn_loop *l;    /* The loop's state, while the request's C frames run */
-    HV *self, *response;    /* What making the object needs, kept here for an exit (below) */
-    SV *sock, *timeout, *spooling;
+    struct conn_loop *l;    /* The loop's state: the connection's, and its head's facts */
     SV *env_ref;            /* A reference the request holds */
     HV *env;
     NV t0;
-    int http11, keep_alive, head_only;
+    int keep_alive;
     SV *c_ref;        /* The response object once made: a reference the request holds */
-    int written;      /* write_usual wrote the response whole: what it wrote, below */
+    int written;      /* write_usual wrote the response: what it wrote, below */
     int framing;
-    SV *status, *headers, *length;    /* Copies the request holds, as the object would */
+    SV *status, *headers, *length;    /* The application's values, a count held on each */
     STRLEN head_bytes, bytes;
 };
 
 /* The request whose application (or its response's write) is running in this process, for the
- * Perl's abort_request and client_socket (xs_current_response). One request at a time, kept
- * off the C stack so that nothing that outlives serve_request's frame can point into it. */
+ * Perl's abort_request and client_socket (xs_current_response); one at a time */
 static struct pending PENDING;
 static struct pending *CURRENT = NULL;
 
@@ -95,7 +92,7 @@ store_written(pTHX_ HV *c, struct pending *p)
     (void)hv_stores(c, "framing", newSVpv(FRAMING[p->framing], 0));
     (void)hv_stores(c, "length", p->length ? newSVsv(p->length) : newSV(0));
     (void)hv_stores(c, "keep_alive", newSViv(p->keep_alive));
-    (void)hv_stores(c, "status", newSVsv(p->status));
+    (void)hv_stores(c, "status", newSVsv(p->status));    /* Copies, as respond keeps them */
     (void)hv_stores(c, "res_headers", newSVsv(p->headers));
     (void)hv_stores(c, "head_bytes", newSVuv(p->head_bytes));
     (void)hv_stores(c, "bytes", newSVuv(p->bytes));
@@ -105,20 +102,21 @@ store_written(pTHX_ HV *c, struct pending *p)
 static SV *
 response_object(pTHX_ struct pending *p)
 {
+    struct conn_loop *l = p->l;
     HV *c;
     if (p->c_ref) return p->c_ref;
     c = newHV();
     (void)hv_stores(c, "bytes", newSViv(0));
-    (void)hv_stores(c, "sock", newSVsv(p->sock));
+    (void)hv_stores(c, "sock", newSVsv(l->sock));
     (void)hv_stores(c, "env", newSVsv(p->env_ref));
     (void)hv_stores(c, "t0", newSVnv(p->t0));
-    (void)hv_stores(c, "timeout", newSVsv(p->timeout));
-    (void)hv_stores(c, "may_spool", newSVsv(p->spooling));
+    (void)hv_stores(c, "timeout", newSVsv(l->timeout));
+    (void)hv_stores(c, "may_spool", newSVsv(l->spooling));
     (void)hv_stores(c, "keep_alive", newSViv(p->keep_alive));
-    (void)hv_stores(c, "head_only", newSVsv(boolSV(p->head_only)));
-    (void)hv_stores(c, "http11", newSVsv(boolSV(p->http11)));
+    (void)hv_stores(c, "head_only", newSVsv(boolSV(l->facts.head_only)));
+    (void)hv_stores(c, "http11", newSVsv(boolSV(l->facts.http11)));
     if (p->written) store_written(aTHX_ c, p);
-    p->c_ref = sv_bless(newRV_noinc((SV *)c), p->response);
+    p->c_ref = sv_bless(newRV_noinc((SV *)c), l->response);
     return p->c_ref;
 }
 
@@ -127,16 +125,17 @@ response_object(pTHX_ struct pending *p)
 
 /* The end of a request's pending state, however the request ends. One that ends while its
  * application or response still runs was cut short: by an exit (CORE::exit unwinds the
- * contexts, this with them, and then runs the END blocks, where Server's asks abort_request
- * to answer the request), or by a die through the loop (which ends the worker: the Runner's
- * eval rethrows it). Its object goes where the Perl loop's is then, in the connection's
- * in_app, as the loop in C left it before its object was made late. */
+ * contexts, this with them, while the C frames still stand, and then runs the END blocks,
+ * where Server's asks abort_request to answer the request), or by a die through the loop
+ * (which ends the worker: the Runner's eval rethrows it). Its object goes where the Perl
+ * loop's is then, in the connection's in_app, as the loop in C left it before its object was
+ * made late. */
 static void
 pending_end(pTHX_ void *ptr)
 {
     struct pending *p = (struct pending *)ptr;
     if (CURRENT == p) {
-        (void)hv_stores(p->self, "in_app", newSVsv(response_object(aTHX_ p)));
+        (void)hv_stores(p->l->self, "in_app", newSVsv(response_object(aTHX_ p)));
         CURRENT = NULL;
     }
     SvREFCNT_dec(p->env_ref);
@@ -158,7 +157,7 @@ write_usual(pTHX_ struct pending *p, SV *res)
     SV **status, **headers, **body, *line, *head, *length;
     HV *c = MADE(p);
     IV keep_alive = c ? TRUE_IN(c, "keep_alive") : p->keep_alive;
-    int framing, failed;
+    int framing, failed, whole;
     STRLEN total;
     ssize_t n;
 
@@ -172,24 +171,28 @@ write_usual(pTHX_ struct pending *p, SV *res)
     if (!status || !plain_value(*status) || !looks_like_number(*status)) return 0;
     if (!headers || !plain_array(aTHX_ *headers, 1) || !body || !plain_array(aTHX_ *body, 0))
         return 0;
-    line = known_status_line(aTHX_ l, p->http11, *status);
+    line = known_status_line(aTHX_ l, l->facts.http11, *status);
     if (!line) return 0;
-    n = send_response(aTHX_ l->fd, line, SvIV(*status), *headers, *body, p->http11,
-                      p->head_only, &keep_alive, l->server, &head, &framing, &length, &total);
+    n = send_response(aTHX_ l->fd, line, SvIV(*status), *headers, *body, l->facts.http11,
+                      l->facts.head_only, &keep_alive, l->server, &head, &framing, &length,
+                      &total);
     failed = n < 0 ? errno : 0;
+    whole = n >= 0 && (STRLEN)n == SvCUR(head) + total;
+
+    /* Kept as they are, for an object made later to copy (most requests never make one) */
     p->written = 1;
     p->framing = framing;
     p->keep_alive = (int)keep_alive;
     SvREFCNT_dec(p->length);
     SvREFCNT_dec(p->status);
     SvREFCNT_dec(p->headers);
-    p->length = length ? newSVsv(length) : NULL;
-    p->status = newSVsv(*status);
-    p->headers = newSVsv(*headers);
+    p->length = length ? SvREFCNT_inc_simple_NN(length) : NULL;
+    p->status = SvREFCNT_inc_simple_NN(*status);
+    p->headers = SvREFCNT_inc_simple_NN(*headers);
     p->head_bytes = SvCUR(head);
-    p->bytes = n >= 0 && (STRLEN)n == SvCUR(head) + total ? total : 0;
+    p->bytes = whole ? total : 0;
     if (c) store_written(aTHX_ c, p);
-    if (n >= 0 && (STRLEN)n == SvCUR(head) + total) return 1;
+    if (whole) return 1;
     {
         /* What the client did not take at once goes as it can, within Timeout */
         SV *argv[5], *done, *c_ref = response_object(aTHX_ p);
