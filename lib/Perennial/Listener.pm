@@ -31,10 +31,11 @@ sub fh ($self) { $self->{fh} }
 
 sub name ($self) {
     return $self->{unix_path} if $self->{unix_path};
-    my $fh = $self->{fh};
-    my ($host, $port) = ($fh->sockhost, $fh->sockport);
+    my ($host, $port) = ($self->host, $self->port);
     return $host =~ /:/ ? "[$host]:$port" : "$host:$port";
 }
+
+sub host ($self) { $self->{unix_path} ? undef : $self->{fh}->sockhost }
 
 sub port ($self) { $self->{unix_path} ? undef : $self->{fh}->sockport }
 
@@ -156,6 +157,12 @@ The socket handle.
     say $listener->name;    # 127.0.0.1:8529
 
 The bound address, with the real port when port 0 was asked for.
+
+=head2 host
+
+    my $ip = $listener->host;    # 127.0.0.1, or ::1 (no brackets)
+
+The bound TCP address, or undef for a Unix socket.
 
 =head2 port
 

@@ -270,8 +270,7 @@ sub _accept_failed ($self) {
 }
 
 sub _base_env ($listener) {
-    my $name = $listener->name;
-    my ($host, $port) = $listener->port ? ($name =~ /\A\[?(.*?)\]?:(\d+)\z/) : ($name, 0);
+    my ($host, $port) = $listener->port ? ($listener->host, $listener->port) : ($listener->name, 0);
     return {
         'psgi.version'         => [1, 1],
         'psgi.url_scheme'      => 'http',

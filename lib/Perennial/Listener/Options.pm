@@ -14,7 +14,7 @@ use Perennial::VirtualHosts        ();
 our @EXPORT_OK = qw(listener_options);
 
 sub listener_options ($config, $listener) {
-    my ($ip, $port) = $listener->port ? ($listener->name =~ /\A\[?(.*?)\]?:(\d+)\z/) : ('', 0);
+    my ($ip, $port) = $listener->port ? ($listener->host, $listener->port) : ('', 0);
     my @hosts   = Perennial::VirtualHosts::candidates($config->vhosts, $ip, $port);
     my $own     = $hosts[0] ? $hosts[0]{values} : {};
     my %options = (
@@ -36,12 +36,10 @@ sub _host_names ($config, $ip, $port, @vhosts) {
     my $address = $ip =~ /:/ ? "[$ip]" : $ip;
     my @names   = ($address);
     push @names, 'localhost' if $ip =~ /\A(?:127\.|::1\z|0\.0\.0\.0\z|::\z)/;
-    push @names, grep {defined} (server_name_parts($config->server_name))[0];
-    for my $vhost (@vhosts) {
-        push @names, grep {defined} $vhost->{name}, @{$vhost->{aliases}};
-    }
+    push @names, (server_name_parts($config->server_name))[0] if defined $config->server_name;
+    push @names, $_->{name}, @{$_->{aliases}} for @vhosts;
     my %seen;
-    return map { ($_, "$_:$port") } grep { !/[*?]/ && !$seen{lc $_}++ } @names;
+    return map { ($_, "$_:$port") } grep { defined && length && !/[*?]/ && !$seen{lc $_}++ } @names;
 }
 
 1;
