@@ -23,8 +23,11 @@ use Perennial::SizeLimit      ();
 # the first request of each other script, then --requests more over all of them. Prints the
 # pages each phase copied, by file, by statement and by op. --from-fork watches the worker
 # from its fork on, its start the first phase (the server then runs with
-# bench/xs/no-segv-block.c preloaded). A diagnostic run by hand (Linux, root or the server's
-# own user), not by make bench.
+# bench/xs/no-segv-block.c preloaded). --again protects each phase's copied pages again at
+# the next phase, and says how many a later phase wrote to again, by file and by line: a page
+# that only its own phase writes would stay shared with a process that went through that phase
+# before the fork (a warm copy of a worker), and the last phase's are what every request
+# writes. A diagnostic run by hand (Linux, root or the server's own user), not by make bench.
 
 my %opt = (
     requests => 300,
@@ -35,8 +38,9 @@ my %opt = (
 options(
     \%opt,
     'Usage: perl bench/pages.pl [--requests 300] [--top 20] [--user www-data] '
-        . '[--scripts hello.pl,form.pl,...] [--from-fork]',
+        . '[--scripts hello.pl,form.pl,...] [--from-fork] [--again]',
     'from-fork',
+    'again',
     'requests=i',
     'top=i',
     'user=s',
@@ -58,6 +62,7 @@ local $ENV{PERENNIAL_PAGE_WRITES} = "$notes/notes";
 local $ENV{PERL5LIB}              = join ':', $build, "$FindBin::RealBin/lib",
     grep {length} $ENV{PERL5LIB} // '';
 local $ENV{PERENNIAL_PAGE_WRITES_AT_FORK} = 1                         if $opt{'from-fork'};
+local $ENV{PERENNIAL_PAGE_WRITES_AGAIN}   = 1                         if $opt{again};
 local $ENV{LD_PRELOAD}                    = "$build/no-segv-block.so" if $opt{'from-fork'};
 
 my $srv = start_server(
@@ -182,10 +187,22 @@ sub _wait_for ($file) {
 sub _report ($file, $before, $after) {
     open(my $fh, '<', $file) or die "Can't read $file: $!\n";
     my ($protected) = (<$fh> // '') =~ /protected (\d+)/;
-    my (%pages, %by);
+    my (%pages, %by, %first, %again);
     while (my $line = <$fh>) {
-        my ($phase, $where, $lineno, $op) = $line =~ /\A\S+ (\d+) (.+) (\d+) (\S+)\n?\z/ or next;
+        my ($addr, $phase, $where, $lineno, $op) = $line =~ /\A(\S+) (\d+) (.+) (\d+) (\S+)\n?\z/
+            or next;
+        my $page = do {
+            no warnings 'portable';    ## no critic (ProhibitNoWarnings) a 64-bit address
+            hex($addr) >> 12;
+        };
         $where =~ s{\A.*/(?:lib|perl5|perl-base|perl/[\d.]+)/}{};
+        if (defined $first{$page}) {
+            $again{$first{$page}}{$phase}{$page} = 1;
+            $by{again}{$phase}{$where}++;
+            $by{again_line}{$phase}{"$where:$lineno"}++;
+            next;
+        }
+        $first{$page} = $phase;
         $pages{$phase}++;
         $by{file}{$phase}{$where}++;
         $by{line}{$phase}{"$where:$lineno"}++;
@@ -200,11 +217,38 @@ sub _report ($file, $before, $after) {
         next unless $n;
         for my $kind (qw(file line op)) {
             my $count = $by{$kind}{$phase};
-            my @top   = (sort { $count->{$b} <=> $count->{$a} || $a cmp $b } keys %$count);
-            my $shown = join ', ',
-                map {"$_ $count->{$_}"} @top[0 .. ($#top < $opt{top} - 1 ? $#top : $opt{top} - 1)];
-            printf "  by %-4s (%d): %s\n", $kind, scalar @top, $shown;
+            printf "  by %-4s (%d): %s\n", $kind, scalar keys %$count, _top($count);
         }
         print "\n";
     }
+    _report_again(\%first, \%again, $by{again}, $by{again_line}) if $opt{again};
+}
+
+# --again: how many of each phase's pages a later phase wrote to again (a page written only in
+# its phase would stay shared with a process that had gone through that phase before the fork)
+sub _report_again ($first, $again, $by_file, $by_line) {
+    my %copied;
+    $copied{$_}++ for values %$first;
+    for my $phase (0 .. $#PHASES - 1) {
+        my $written = $again->{$phase} // {};
+        my %any     = map {%$_} values %$written;
+        printf "%s's %d pages: %d written again later (%s)\n", $PHASES[$phase],
+            $copied{$phase} // 0, scalar keys %any,
+            join(', ',
+            map { "$PHASES[$_] " . keys %{$written->{$_} // {}} } $phase + 1 .. $#PHASES);
+    }
+    for my $phase (1 .. $#PHASES) {
+        my $count = $by_file->{$phase} // next;
+        printf "%s, pages an earlier phase copied, written again, by file: %s\n", $PHASES[$phase],
+            _top($count);
+        printf "  by line: %s\n", _top($by_line->{$phase});
+    }
+    return;
+}
+
+# The counts of %$count, the largest first, --top of them: "name count, ..."
+sub _top ($count) {
+    my @top = sort { $count->{$b} <=> $count->{$a} || $a cmp $b } keys %$count;
+    splice @top, $opt{top} if @top > $opt{top};
+    return join ', ', map {"$_ $count->{$_}"} @top;
 }

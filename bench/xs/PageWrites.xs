@@ -42,7 +42,7 @@ struct note {
 };
 
 static struct note *notes;
-static int count, phase, armed, protected_pages;
+static int count, phase, armed, again, protected_pages;
 static uintptr_t heap_start, heap_end;
 static char out_path[1024], part_path[1030];
 
@@ -116,11 +116,23 @@ on_fault(int sig, siginfo_t *info, void *context)
     signal(SIGSEGV, SIG_DFL); /* Not ours, or not mendable: the fault again, as it would be */
 }
 
+/* Protects again every page noted so far: a later write to one is noted in its phase too */
+static void
+arm_again(void)
+{
+    int i;
+    for (i = 0; i < count; i++)
+        mprotect((void *)(notes[i].addr & ~(uintptr_t)(PAGE - 1)), PAGE, PROT_READ);
+}
+
 static void
 on_phase(int sig)
 {
     if (!armed++) arm();
-    else phase++;
+    else {
+        phase++;
+        if (again) arm_again();
+    }
 }
 
 static void
@@ -175,4 +187,5 @@ install(path)
     sigaction(SIGSEGV, &sa, NULL);
     signal(SIGRTMIN + 5, on_phase);
     signal(SIGRTMIN + 6, on_write);
+    again = getenv("PERENNIAL_PAGE_WRITES_AGAIN") != NULL;
     if (getenv("PERENNIAL_PAGE_WRITES_AT_FORK")) pthread_atfork(NULL, NULL, arm_at_fork);
