@@ -7,7 +7,7 @@ use Scalar::Util qw(blessed);
 use Symbol       ();
 use Perennial::Executor::AcceptLoop;
 use Perennial::Executor::Catalog;
-use Perennial::Executor::CGINames;
+use Perennial::Executor::CGIWraps;
 use Perennial::Executor::Children;
 use Perennial::Executor::CGIPragmas;
 use Perennial::Executor::Compiler;
@@ -58,6 +58,7 @@ sub new ($class, %args) {
     my $environment = Perennial::Executor::Environment->new(%args);
     my $self        = bless {
         policy    => $policy,
+        cgi_env   => $args{setup_env} // 1,                       # PerlSetupEnv
         keeps     => $policy->{cache} eq 'mtime',                 # Registry: scripts stay compiled
         flushes   => $policy->{flush} || $policy->{reset_inc},    # PerlRun: cleaned after each
         name      => $args{name} // $class,
@@ -213,6 +214,13 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     Perennial::Executor::Scripts::set_findbin($script->{findbin}) if $INC{'FindBin.pm'};
 
     Perennial::Executor::CGIPragmas->reset($script->{cgi_pragmas});
+
+    # A CGI.pm loaded with MOD_PERL set reads the CGI variables, as one the script loads does:
+    # the same answers, without a request object made for its calls (Executor::CGIWraps)
+    ## no critic (ProhibitPackageVars) CGI.pm's own, and the flag beside it
+    local ($CGI::MOD_PERL, $Perennial::Executor::CGIWraps::PLAIN) = (0, 1)
+        if $CGI::MOD_PERL && $self->{cgi_env};
+    ## use critic
     my $chdir = $self->{policy}{chdir};
     Perennial::Executor::Inc::enter($script);
     my $error
@@ -294,7 +302,7 @@ sub _run_ends ($self, $ends, $file) {
 sub _depends ($self, $script, $dir, @new) {
 
     # CGI.pm loaded as the script ran (require CGI): its import_names, if the script took it
-    Perennial::Executor::CGINames::install($script->{package}) if grep { $_ eq 'CGI.pm' } @new;
+    Perennial::Executor::CGIWraps::install($script->{package}) if grep { $_ eq 'CGI.pm' } @new;
     Perennial::Executor::Catalog::changed()
         if $self->{keeps} && Perennial::Executor::Libraries::record($script, $dir, undef, @new);
     return;

@@ -115,8 +115,8 @@ ok scalar(@{$phases[0]}), 'the log and cleanup handlers ran under Apache';
 is_deeply $phases[1], $phases[0], 'and under Perennial they saw the same requests, in order'
     or diag explain \@phases;
 
-# CGI.pm preloaded works through the request object (send_cgi_header) in Perennial too (after
-# the phases' log is compared: these go to Perennial only); where
+# CGI.pm preloaded answers as under Apache in Perennial too (after the phases' log is
+# compared: these go to Perennial only); where
 # ModPerl::Registry is wrong, Perennial answers as mod_cgi does: a status of the script's own
 # is the response's (Apache sends 200 and its error page after the script's body), and a
 # redirect with no body has none (Apache adds its page)

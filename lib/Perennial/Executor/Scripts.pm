@@ -5,7 +5,7 @@ use Fcntl       qw(O_RDONLY);
 use Symbol      ();
 use Time::HiRes ();
 use Perennial::Executor::Catalog;
-use Perennial::Executor::CGINames;
+use Perennial::Executor::CGIWraps;
 use Perennial::Executor::CGIPragmas;
 use Perennial::Executor::Compiler;
 use Perennial::Executor::Errors;
@@ -144,7 +144,7 @@ sub _afresh ($self, $hit, $package, $source, $kept, $findbin, $warn, $began) {
             : Perennial::Executor::CGIPragmas->around_compile(@compile);
     };
     return (undef, $@ =~ s/\s+\z//r) unless $compiled;
-    Perennial::Executor::CGINames::install($package);    # Its import_names, if it loaded CGI.pm
+    Perennial::Executor::CGIWraps::install($package);    # Its copies of CGI.pm's wrapped subs
     $self->{log}->warn("$file: -T is ignored: taint mode belongs to the whole interpreter")
         if $compiled->{taint};
     delete $compiled->{read} if $layers;                 # Compiled again only where nothing is tied

@@ -1,5 +1,6 @@
-# CGI.pm loaded at start (PerlModule CGI), so that it works through mod_perl's request object:
-# its header, a status of its own, a redirect, a cookie and the query string, read through $r
+# CGI.pm loaded at start (PerlModule CGI), with MOD_PERL set: its header, a status of its own,
+# a redirect, a cookie, the query string, and $q->r, the request object (under Apache CGI.pm
+# works through it; under Perennial it reads the CGI variables, and $q->r is still there)
 use strict;
 use warnings;
 use CGI;
@@ -23,5 +24,5 @@ else {
         -charset => 'utf-8',
         -cookie  => $q->cookie(-name => 'seen', -value => 'yes', -path => '/')
     );
-    print "what=$what mod_perl=$CGI::MOD_PERL names=", join(',', $q->param), "\n";
+    print "what=$what r=", ref($q->r), ' uri=', $q->r->uri, ' names=', join(',', $q->param), "\n";
 }
