@@ -1,6 +1,7 @@
 package Perennial::Connection;
 use v5.36;
 use Time::HiRes                  ();
+use Perennial::ErrorText         qw(error_text);
 use Perennial::HTTP::Close       qw(close_connection);
 use Perennial::HTTP::Core        ();
 use Perennial::HTTP::Input       qw(empty_input);
@@ -257,8 +258,8 @@ sub _cleanups ($self, $c, $env) {
     $env->{'perennial.status'} = $c->{status} if $c->{status};
     for my $code (@{delete $env->{'psgix.cleanup.handlers'}}) {
         eval { $code->($env); 1 }
-            or $self->{log}->error(
-            "cleanup handler died: " . ($@ =~ s/\s+\z//r) . " (request $env->{REQUEST_URI})");
+            or $self->{log}
+            ->error("cleanup handler died: " . error_text($@) . " (request $env->{REQUEST_URI})");
     }
     return;
 }
@@ -314,7 +315,7 @@ sub _respond ($self, $c, $env, $res) {
 # An application that died, or its response did: the error log says so, and the client gets a
 # 500 when nothing of the response went yet; the connection closes after it
 sub _app_failed ($self, $c, $env, $error) {
-    my $err = ($error || 'unknown error') =~ s/\s+\z//r;
+    my $err = error_text($error);
     $self->{log}->error("app died: $err (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})");
     $c->close_after;
     _answer_instead($c, 500);

@@ -5,6 +5,7 @@ use Linux::Prctl ();
 use Perennial;
 use Perennial::App;
 use Perennial::Config::Ignored qw(ignored_summary);
+use Perennial::ErrorText       qw(error_text);
 use Perennial::Control;
 use Perennial::Executor::Catalog;
 use Perennial::Executor::Inc       ();
@@ -46,7 +47,7 @@ sub run ($self) {
         } @{$config->listen};
         1;
     } or do {
-        my $err = ($@ || 'unknown error') =~ s/\s+\z//r;
+        my $err = error_text($@);
         $log->error("not started: $err");
         print {$terminal} "perennial: $err\n" if ($config->error_log // '-') ne '-';
         return 1;

@@ -24,6 +24,29 @@ ok wait_until(sub { (() = $srv->access_log =~ /" 500 /g) == 3 }, 10, 'three 500s
     'access log has the 500s';
 $srv->stop;
 
+# An exception object that cannot be made text (its overloading dies, or has no "" and forbids
+# the fallback): a 500 all the same, named by its class in the log, and the worker lives on
+$srv = start_server(app => 'die_objects.psgi', workers => 1);
+my $pid = $srv->get('/')->{content};
+for my $case (
+    ['/notext',  'NoText', 500],
+    ['/bomb',    'Bomb',   500],
+    ['/stream',  'Bomb',   500],
+    ['/cleanup', 'NoText', 200]
+    )
+{
+    my ($path, $class, $status) = @$case;
+    like raw_request($srv->port, "GET $path HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+        qr{\AHTTP/1\.1 $status }, "$path: $status";
+    ok wait_until(
+        sub { $srv->error_log =~ /an exception object of class $class that cannot be made text/ },
+        10, "$path logged"),
+        "$path: logged, named by its class";
+}
+is $srv->get('/')->{content}, $pid, 'the same worker answers after them';
+unlike $srv->error_log, qr/exited|died \(/, 'no worker died';
+$srv->stop;
+
 # A warning: a line of the error log, as the server's own are, and never "perennial: ..."
 $srv = start_server(app => 'warns.psgi', workers => 1);
 is $srv->get('/here')->{content}, "warned\n", 'an application that warns answers';

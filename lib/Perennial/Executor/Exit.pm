@@ -1,6 +1,7 @@
 package Perennial::Executor::Exit;
 use v5.36;
-use Scalar::Util qw(blessed);
+use Scalar::Util         qw(blessed);
+use Perennial::ErrorText qw(error_text);
 
 # exit in code that runs for a request (a script, a mod_perl handler, a cleanup) ends that code,
 # not the worker: while $IN_REQUEST holds the worker's pid (set with local by whoever runs such
@@ -38,8 +39,7 @@ sub run ($code, @args) {
     }
     return q{Can't "last", "next" or "redo" outside a loop block} if $ran != -1;
     return                                                        if $ok || __PACKAGE__->caught($@);
-    my $err = "$@" =~ s/\s+\z//r;    # An object that is false is an error too: its text
-    return length $err ? $err : 'unknown error';
+    return error_text($@);    # An object that is false is an error too: its text
 }
 
 # A process forked by the code came back to its runner (it returned, or died, instead of

@@ -1,9 +1,10 @@
 package Perennial::Executor::Scripts;
 use v5.36;
-use Cwd         ();
-use Fcntl       qw(O_RDONLY);
-use Symbol      ();
-use Time::HiRes ();
+use Cwd                  ();
+use Fcntl                qw(O_RDONLY);
+use Symbol               ();
+use Time::HiRes          ();
+use Perennial::ErrorText qw(error_text);
 use Perennial::Executor::Catalog;
 use Perennial::Executor::CGIWraps;
 use Perennial::Executor::CGIPragmas;
@@ -143,7 +144,7 @@ sub _afresh ($self, $hit, $package, $source, $kept, $findbin, $warn, $began) {
             ? _with_layers($layers, @compile)
             : Perennial::Executor::CGIPragmas->around_compile(@compile);
     };
-    return (undef, $@ =~ s/\s+\z//r) unless $compiled;
+    return (undef, error_text($@)) unless $compiled;
     Perennial::Executor::CGIWraps::install($package);    # Its copies of CGI.pm's wrapped subs
     $self->{log}->warn("$file: -T is ignored: taint mode belongs to the whole interpreter")
         if $compiled->{taint};
@@ -195,7 +196,7 @@ sub _afresh ($self, $hit, $package, $source, $kept, $findbin, $warn, $began) {
 sub _again ($self, $script, $hit, $kept, $read_at = undef) {
     Perennial::Executor::CGIPragmas::before_compile();
     my @compiled = eval { Perennial::Executor::Compiler::compile_read($script->{read}) }
-        or return (undef, $@ =~ s/\s+\z//r);
+        or return (undef, error_text($@));
     return $script->compiled_again($hit, _same_inc($kept),
         scalar Perennial::Executor::CGIPragmas::after_compile(),
         $read_at, @compiled);

@@ -1,6 +1,7 @@
 package Perennial::ModPerl::Handler;
 use v5.36;
-use attributes ();
+use attributes           ();
+use Perennial::ErrorText qw(error_text);
 
 # A handler named in the configuration (PerlResponseHandler, PerlAccessHandler, ...,
 # PerlChildInitHandler), found as mod_perl 2 finds it: "My::Module" is My::Module::handler
@@ -72,8 +73,9 @@ sub _load ($module) {
         return 1 if grep { defined &{"${module}::$_"} } keys %{"${module}::"};
     }
     return 1 if eval { require $file; 1 };
-    return 0 if $@ =~ /\ACan't locate \Q$file\E in \@INC/;
-    my $why = $@ =~ s/\s*Compilation failed in require at \Q${\__FILE__}\E line \d+\.\s*\z//r;
+    my $err = error_text($@);
+    return 0 if $err =~ /\ACan't locate \Q$file\E in \@INC/;
+    my $why = $err =~ s/\s*Compilation failed in require at \Q${\__FILE__}\E line \d+\.\s*\z//r;
     die "$module does not load: " . ($why =~ s/\s+\z//r) . "\n";
 }
 
