@@ -217,10 +217,9 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
 
     # A CGI.pm loaded with MOD_PERL set reads the CGI variables, as one the script loads does:
     # the same answers, without a request object made for its calls (Executor::CGIWraps)
-    ## no critic (ProhibitPackageVars) CGI.pm's own, and the flag beside it
-    local ($CGI::MOD_PERL, $Perennial::Executor::CGIWraps::PLAIN) = (0, 1)
-        if $CGI::MOD_PERL && $self->{cgi_env};
-    ## use critic
+    my $plain = $CGI::MOD_PERL && $self->{cgi_env};    ## no critic (ProhibitPackageVars)
+    local ($Perennial::Executor::CGIWraps::PLAIN, $Perennial::Executor::CGIWraps::RESET) = ($env, 0)
+        if $plain;
     my $chdir = $self->{policy}{chdir};
     Perennial::Executor::Inc::enter($script);
     my $error
@@ -255,6 +254,11 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
         Perennial::Executor::Signals::restore($signals);
         POSIX::setlocale(POSIX::LC_ALL(), $locale) if defined $locale;
     }
+
+    # CGI.pm's reset, which mod_perl runs as the request's cleanup, for a new() that took the plain
+    # path: one client's parameters and uploads do not wait for the next script request
+    CGI::initialize_globals()
+        if $Perennial::Executor::CGIWraps::RESET;    ## no critic (ProhibitPackageVars)
     my $dir = $chdir ? $hit->{dir} : $self->{home};
     my @new = Perennial::Executor::Inc::leave($script, $dir);    # What it loaded as it ran
     $self->_depends($script, $dir, @new)        if @new;

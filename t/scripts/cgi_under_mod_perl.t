@@ -41,7 +41,7 @@ my $get
 for my $loc (qw(registry perlrun)) {
     my $res = $get->("/$loc/show.pl?a=1&b=two", headers => {Cookie => 'seen=yes'});
     is $res->{status}, 200, "/$loc: 200";
-    is $res->{body}, "mod_perl=0 r=Apache2::RequestRec uri=/$loc/show.pl seen=yes a=1 b=two\n",
+    is $res->{body}, "mod_perl=2 r=Apache2::RequestRec uri=/$loc/show.pl seen=yes a=1 b=two\n",
         "/$loc: CGI.pm reads the CGI variables; \$q->r is the request object";
     $res = $get->(
         "/$loc/show.pl",
@@ -49,7 +49,7 @@ for my $loc (qw(registry perlrun)) {
         body    => 'name=Ann',
         headers => {'Content-Type' => 'application/x-www-form-urlencoded'}
     );
-    is $res->{body}, "mod_perl=0 r=Apache2::RequestRec uri=/$loc/show.pl seen=- name=Ann\n",
+    is $res->{body}, "mod_perl=2 r=Apache2::RequestRec uri=/$loc/show.pl seen=- name=Ann\n",
         "/$loc: a form's body, read from STDIN";
     for my $layer (qw(crlf utf8)) {
         $res = $get->("/$loc/func.pl?a=1&$layer=1");

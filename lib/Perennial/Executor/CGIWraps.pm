@@ -2,7 +2,7 @@ package Perennial::Executor::CGIWraps;
 use v5.36;
 use Perennial::Executor::Output;
 
-# Three of CGI.pm's subs, wrapped once per process, so that a script here sees what it would
+# Four of CGI.pm's subs, wrapped once per process, so that a script here sees what it would
 # under ModPerl::Registry.
 #
 # import_names makes each parameter of a request a variable in a namespace ($Q::name,
@@ -12,18 +12,23 @@ use Perennial::Executor::Output;
 # next requests of the worker, other clients' included. The wrapper always empties it first.
 #
 # A CGI.pm loaded with MOD_PERL set (PerlModule CGI, a startup.pl) works through mod_perl's
-# request object: one made for its new(), the query read through $r->args, the head sent
-# through $r->send_cgi_header, its reset registered as a cleanup; all of it Perl here, where
-# Apache's is C. While a script runs with its CGI variables in %ENV, Perennial::Executor sets
-# $CGI::MOD_PERL to 0 and $PLAIN to 1 (the first as Catalyst's WrapCGI does): CGI.pm reads the
-# CGI environment and STDIN, as one the script loads itself does, with the same answers. For
-# what would differ:
-# - r ($q->r) gives the script's request object (Apache2::RequestUtil->request, made when
-#   asked) when the CGI object holds none, as under ModPerl::Registry, where new() put it there;
-# - header's head goes to the response through the request object under mod_perl, not through
-#   STDOUT. Where the script's print of it gives the same (no $, or $\, no autoflush, none of
-#   STDOUT's layers, not an nph- script, no request object made, bytes), it is returned to be
-#   printed, as it is without mod_perl; otherwise it goes through the request object.
+# request object: one made for its new(), its pool and the cleanup registered there, the query
+# read through $r->args, the head sent through $r->send_cgi_header; all of it Perl here, where
+# Apache's is C. While a script runs with its CGI variables in %ENV, Perennial::Executor puts
+# its request in $PLAIN, and two wrappers take CGI.pm's plain path where it gives the same:
+# - new does what CGI.pm's new does under mod_perl (the pragmas of the last `use CGI LIST`
+#   applied again, -nph dropped, CGI.pm's reset when the script ends: $RESET, which the
+#   executor reads) but makes no request object, and reads the query and the body from %ENV and
+#   STDIN ($CGI::MOD_PERL is 0 for the call alone);
+# - header returns the head to be printed, as it does without mod_perl, where the script's
+#   print of it gives what send_cgi_header would (no $, or $\, no autoflush, none of STDOUT's
+#   layers, not an nph- script, bytes); otherwise it goes through the request object.
+# Neither does so when the script's request object was made (its query may have been set
+# through it), nor for a request an internal redirect made (CGI.pm reads the query of the one
+# before it there): mod_perl's path then, as everywhere else (handler modules, PerlSetupEnv
+# Off, a module's own copy of header). And r ($q->r) gives the script's request object when
+# the CGI object holds none (Apache2::RequestUtil->request, made when asked), as under
+# ModPerl::Registry, where new() put it there.
 #
 # The copies of these subs that packages imported before they were wrapped (use CGI
 # qw(:standard) exports import_names and header) are CGI.pm's own: the copy of the script whose
@@ -32,9 +37,11 @@ use Perennial::Executor::Output;
 # package to find the others wrote to each one's table, 9 MB more private memory in each
 # worker (bench/memory.pl).
 
-our $PLAIN;    # A script runs a CGI.pm loaded with MOD_PERL set on its CGI variables
+# The request (PSGI env) of the script that runs with its CGI variables in %ENV, CGI.pm loaded
+# with MOD_PERL set; whether CGI.pm's new ran on them since
+our ($PLAIN, $RESET);
 
-my %WRAPPED;   # name => [CGI.pm's own, the wrapper]
+my %WRAPPED;    # name => [CGI.pm's own, the wrapper]
 
 # After each compile of a script (Perennial::Executor::Scripts, in the manager too when the
 # script is preloaded), whoever loaded CGI.pm, and after a request that loaded it (require
@@ -43,7 +50,8 @@ my %WRAPPED;   # name => [CGI.pm's own, the wrapper]
 sub install ($package = undef) {
     return unless defined &CGI::import_names;
     if (!%WRAPPED) {
-        my ($import, $r, $header) = (\&CGI::import_names, \&CGI::r, \&CGI::header);
+        my ($import, $r, $header, $new)
+            = (\&CGI::import_names, \&CGI::r, \&CGI::header, \&CGI::new);
         %WRAPPED = (
 
             # As CGI.pm reads its arguments: a CGI object (or the default one), the namespace,
@@ -55,12 +63,27 @@ sub install ($package = undef) {
                     return $import->($self, $namespace, 1);
                 }
             ],
-            r => [$r, sub ($self, @set) { $r->($self, @set) // Apache2::RequestUtil->request }],
+            r   => [$r, sub ($self, @set) { $r->($self, @set) // Apache2::RequestUtil->request }],
+            new => [
+                $new,
+                sub ($class, @args) {
+                    return $new->($class, @args) unless _plain();
+                    CGI->_setup_symbols(@CGI::SAVED_SYMBOLS) if @CGI::SAVED_SYMBOLS;
+                    undef $CGI::NPH;    ## no critic (ProhibitPackageVars) as CGI.pm's new does
+                    $RESET = 1;
+                    local $CGI::MOD_PERL = 0;    ## no critic (ProhibitPackageVars) its plain path
+                    return $new->($class, @args);
+                }
+            ],
             header => [
                 $header,
                 sub (@args) {
-                    my $text = $header->(@args);
-                    return $text if !$PLAIN || !length $text || _printable($text);
+                    return $header->(@args) unless _plain();
+                    my $text = do {
+                        local $CGI::MOD_PERL = 0;    ## no critic (ProhibitPackageVars)
+                        $header->(@args);
+                    };
+                    return $text if !length $text || _printable($text);
                     Apache2::RequestUtil->request->send_cgi_header($text);
                     return '';
                 }
@@ -88,10 +111,16 @@ sub _point ($package) {
     return;
 }
 
+# Whether CGI.pm takes its plain path: a script runs with its CGI variables, its request object
+# not made, its request not made by an internal redirect
+sub _plain () {
+    return $PLAIN && !$Perennial::ModPerl::NOW    ## no critic (ProhibitPackageVars)
+        && !$PLAIN->{'perennial.prev'};
+}
+
 # Whether the script's print of the head gives what the request object's send_cgi_header gives
 sub _printable ($text) {
     return 0 if defined($,) || defined($\) || $| || utf8::is_utf8($text);
-    return 0 if $Perennial::ModPerl::NOW;    ## no critic (ProhibitPackageVars) made: it answers
     my $out = Perennial::Executor::Output::on_stdout() // return 0;
     return 0 if $out->{nph} || $out->{layers};    # The Perl twin's tie keeps a binmode's there
 
@@ -112,12 +141,13 @@ Perennial::Executor::CGIWraps - CGI.pm's subs that a resident script needs wrapp
 =head1 SYNOPSIS
 
     Perennial::Executor::CGIWraps::install($package);    # once CGI.pm is loaded
-    local ($CGI::MOD_PERL, $Perennial::Executor::CGIWraps::PLAIN) = (0, 1)
-        if $CGI::MOD_PERL && $setup_env;                 # around a script's run
+    local ($Perennial::Executor::CGIWraps::PLAIN, $Perennial::Executor::CGIWraps::RESET)
+        = ($env, 0) if $CGI::MOD_PERL && $setup_env;     # around a script's run
+    CGI::initialize_globals() if $Perennial::Executor::CGIWraps::RESET;    # after it
 
 =head1 DESCRIPTION
 
-C<install> wraps three of CGI.pm's subs, once per process, in CGI.pm, in C<main> and in the
+C<install> wraps four of CGI.pm's subs, once per process, in CGI.pm, in C<main> and in the
 package given, which imported them before they were wrapped (another package that imported
 them before, a module the same compile loaded, keeps CGI.pm's own):
 
@@ -131,17 +161,20 @@ an earlier request would still be there for a parameter this request does not ha
 ModPerl::Registry CGI.pm empties the namespace before it imports, and mod_cgi starts each
 request in a new process. The wrapper always empties the namespace first.
 
-=item r and header
+=item new, header and r
 
-A CGI.pm loaded before the scripts with C<MOD_PERL> set would work through mod_perl's request
-object. While a script runs with its CGI variables in C<%ENV>, L<Perennial::Executor> sets
-C<$CGI::MOD_PERL> to 0 and C<$PLAIN> to 1, and CGI.pm reads the CGI environment as one the
-script loads itself does (L<Perennial::Manual::Scripts/"THE PITFALLS, ONE BY ONE">, CGI.pm's
-globals). So that a script sees what it would under ModPerl::Registry, C<< $q->r >> gives the
-script's request object when the CGI object holds none (made when first asked; undef outside a
-request), and C<header> sends its head through the request object, as under mod_perl,
-whenever printing it could give something else (C<$,>, C<$\>, autoflush, a layer pushed on
-STDOUT, an nph- script, a request object already made, characters rather than bytes).
+A CGI.pm loaded before the scripts with C<MOD_PERL> set works through mod_perl's request
+object. While a script runs with its CGI variables in C<%ENV>, L<Perennial::Executor> puts its
+request in C<$PLAIN>, and C<new> does what CGI.pm's C<new> does under mod_perl (the pragmas of
+the last C<use CGI LIST> again, C<-nph> dropped, CGI.pm's reset when the script ends) without
+the request object, reading the query and the body from C<%ENV> and STDIN as without mod_perl
+(L<Perennial::Manual::Scripts/"THE PITFALLS, ONE BY ONE">, CGI.pm's globals). C<header>
+returns the head to be printed where printing it gives what the request object's
+C<send_cgi_header> gives (no C<$,>, C<$\>, autoflush, layer pushed on STDOUT, nph- script,
+characters rather than bytes), and sends it through the request object otherwise. Neither
+takes that path once the script's request object is made, nor in a request an internal
+redirect made: mod_perl's path then. C<< $q->r >> gives the script's request object when the
+CGI object holds none (made when first asked; undef outside a request).
 
 =back
 
@@ -151,7 +184,7 @@ STDOUT, an nph- script, a request object already made, characters rather than by
 
     Perennial::Executor::CGIWraps::install($package);
 
-Wraps the three subs, once per process, and points the package's copies of them at the
+Wraps the four subs, once per process, and points the package's copies of them at the
 wrappers; does nothing when CGI.pm is not loaded.
 
 =cut

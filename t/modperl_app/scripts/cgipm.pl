@@ -24,5 +24,6 @@ else {
         -charset => 'utf-8',
         -cookie  => $q->cookie(-name => 'seen', -value => 'yes', -path => '/')
     );
-    print "what=$what r=", ref($q->r), ' uri=', $q->r->uri, ' names=', join(',', $q->param), "\n";
+    print "what=$what mod_perl=$CGI::MOD_PERL r=", ref($q->r), ' uri=', $q->r->uri, ' names=',
+        join(',', $q->param), "\n";
 }

@@ -1,0 +1,105 @@
+use v5.36;
+use lib 't/lib';
+use Test::More;
+use Perennial::Test         qw(http_request scratch_dir slurp write_file);
+use Perennial::Test::Apache qw(answer_of apache_and_perennial apache_available);
+
+# CGI.pm loaded at start with MOD_PERL set (PerlModule CGI), as the mod_perl Guide has it, and a
+# module loaded so that imported CGI.pm's functions before the scripts compiled: Perennial's
+# scripts run CGI.pm on their CGI variables (Perennial::Executor::CGIWraps), and every answer
+# must be Apache + ModPerl::Registry's. The cases are where that path could differ: a handler
+# module's CGI object after a script's request, an internal redirect's query, a module's own
+# copies of import_names and header, the pragmas of the last `use CGI LIST`, -nph, $r->args set
+# by the script, an upload's temporary file
+plan skip_all => 'apache2 and mod_perl are not installed (make test installs them)'
+    unless apache_available();
+
+my $dir = scratch_dir();
+write_file("$dir/lib/My/Mod.pm", <<'PERL');
+package My::Mod;
+use CGI qw(:standard -utf8);
+sub names { import_names('Q') }
+sub head  { header(-type => 'text/plain', -attachment => "caf\xc3\xa9.txt") }
+1;
+PERL
+write_file("$dir/lib/My/Params.pm", <<'PERL');
+package My::Params;
+use CGI ();
+use Apache2::Const -compile => 'OK';
+sub handler {
+    my $r = shift;
+    my $q = CGI->new;
+    $r->content_type('text/plain');
+    $r->print('handler: ', join(',', map { "$_=" . $q->param($_) } $q->param), "\n");
+    return Apache2::Const::OK();
+}
+1;
+PERL
+my %script = (
+    'params.pl' => q{use CGI (); my $q = CGI->new; print $q->header('text/plain'), 'params: ',
+        join(',', map { "$_=" . $q->param($_) } $q->param), "\n";},
+    'to_b.pl' =>
+        q{use Apache2::SubRequest (); my $r = shift; $r->internal_redirect('/registry/b.pl');},
+    'b.pl' => q{use CGI (); my $q = CGI->new; print $q->header('text/plain'), 'b: x=',
+        $q->param('x') // '-', ' REDIRECT_QUERY_STRING=', $ENV{REDIRECT_QUERY_STRING} // '-', "\n";},
+    'names.pl' => q{use My::Mod (); My::Mod::names(); print CGI::header('text/plain'), 'a=',
+        $Q::a // 'none', "\n";},
+    'utf8.pl' => q{use CGI (); my $q = CGI->new; print $q->header('text/plain'), 'length=',
+        length($q->param('s') // ''), "\n";},
+    'modhead.pl' =>
+        q{use My::Mod (); binmode STDOUT, ':encoding(UTF-8)'; print My::Mod::head(), "x\n";},
+    'args.pl' => q{my $r = shift; $r->args('x=2'); use CGI (); my $q = CGI->new;
+        print $q->header('text/plain'), 'x=', scalar $q->param('x'), "\n";},
+    'to_nph.pl' =>
+        q{use Apache2::SubRequest (); my $r = shift; $r->internal_redirect('/registry/nph.pl');},
+    'nph.pl'    => q{use CGI qw(-nph); print CGI->new->header('text/plain'), "nph dropped\n";},
+    'upload.pl' => q{use CGI (); my $q = CGI->new; my $fh = $q->upload('f');
+        print $q->header('text/plain'), 'temp=', $q->tmpFileName($fh), "\n";},
+);
+write_file("$dir/cgi/$_", "$script{$_}\n", 0755) for keys %script;
+system("chmod -R a+rX $dir") == 0 or die;
+my ($apid, $aport, $srv) = apache_and_perennial($dir, <<"CONF");
+PerlSwitches -I$dir/lib
+PerlModule CGI My::Mod My::Params
+Alias /registry $dir/cgi
+<Location /registry>
+  SetHandler perl-script
+  PerlResponseHandler ModPerl::Registry
+  PerlOptions +ParseHeaders
+  Options +ExecCGI
+</Location>
+<Location /params>
+  SetHandler perl-script
+  PerlResponseHandler My::Params
+</Location>
+CONF
+my %compared = map { $_ => 1 } qw(content-type content-disposition);
+for my $path (
+    '/registry/params.pl?secret=alice', '/params?x=2',
+    '/registry/to_b.pl?x=1',            '/registry/names.pl?a=1',
+    '/registry/names.pl',               '/registry/utf8.pl?s=%C3%A9',
+    '/registry/modhead.pl',             '/registry/args.pl?x=1',
+    '/registry/nph.pl',                 '/registry/to_nph.pl'
+    )
+{
+    my $want = answer_of($aport,     \%compared, GET => $path);
+    my $got  = answer_of($srv->port, \%compared, GET => $path);
+    is_deeply $got, $want, "GET $path: Apache's answer" or diag explain $got, $want;
+}
+
+# The upload's temporary file is gone once the script's request has ended, as mod_perl's
+# cleanup has it (Perennial only: Apache's file is its own)
+my $form = "--XX\r\nContent-Disposition: form-data; name=\"f\"; filename=\"a.txt\"\r\n"
+    . "Content-Type: text/plain\r\n\r\nsecret upload\r\n--XX--\r\n";
+my $res = http_request(
+    $srv->port, 'POST', 'localhost', '/registry/upload.pl',
+    body    => $form,
+    headers => {'Content-Type' => 'multipart/form-data; boundary=XX'}
+);
+my ($temp) = $res->{body} =~ /\Atemp=(\S+)\n\z/;
+ok $temp,     'the upload went to a temporary file' or diag $res->{raw};
+ok !-e $temp, 'which is gone after the request';
+unlike $srv->error_log, qr/\[error\]/, 'no error logged';
+kill 'TERM', $apid;
+$srv->stop;
+done_testing;
