@@ -218,8 +218,11 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
     # A CGI.pm loaded with MOD_PERL set reads the CGI variables, as one the script loads does:
     # the same answers, without a request object made for its calls (Executor::CGIWraps)
     my $plain = $CGI::MOD_PERL && $self->{cgi_env};    ## no critic (ProhibitPackageVars)
-    local ($Perennial::Executor::CGIWraps::PLAIN, $Perennial::Executor::CGIWraps::RESET) = ($env, 0)
-        if $plain;
+    local (
+        $Perennial::Executor::CGIWraps::PLAIN,
+        $Perennial::Executor::CGIWraps::RESET,
+        $Perennial::Executor::CGIWraps::OUT
+    ) = $plain ? ($env, 0, $out) : ();
     my $chdir = $self->{policy}{chdir};
     Perennial::Executor::Inc::enter($script);
     my $error
@@ -250,15 +253,13 @@ sub _run_script ($self, $script, $hit, $env, $out, $phased) {
 
         $self->_run_ends($script->{ends}, $file)       if @{$script->{ends}};
         Perennial::Executor::Children->give_back($out) if $out->{children};
+        Perennial::Executor::CGIWraps::end_script()
+            if $plain && $Perennial::Executor::CGIWraps::RESET;
         $r = Perennial::ModPerl->end;    # The request object, if anything asked for it
         Perennial::Executor::Signals::restore($signals);
         POSIX::setlocale(POSIX::LC_ALL(), $locale) if defined $locale;
     }
 
-    # CGI.pm's reset, which mod_perl runs as the request's cleanup, for a new() that took the plain
-    # path: one client's parameters and uploads do not wait for the next script request
-    CGI::initialize_globals()
-        if $Perennial::Executor::CGIWraps::RESET;    ## no critic (ProhibitPackageVars)
     my $dir = $chdir ? $hit->{dir} : $self->{home};
     my @new = Perennial::Executor::Inc::leave($script, $dir);    # What it loaded as it ran
     $self->_depends($script, $dir, @new)        if @new;

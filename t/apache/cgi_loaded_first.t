@@ -1,7 +1,7 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Perennial::Test         qw(http_request scratch_dir slurp write_file);
+use Perennial::Test         qw(http_request scratch_dir slurp wait_until write_file);
 use Perennial::Test::Apache qw(answer_of apache_and_perennial apache_available);
 
 # CGI.pm loaded at start with MOD_PERL set (PerlModule CGI), as the mod_perl Guide has it, and a
@@ -55,7 +55,34 @@ my %script = (
     'nph.pl'    => q{use CGI qw(-nph); print CGI->new->header('text/plain'), "nph dropped\n";},
     'upload.pl' => q{use CGI (); my $q = CGI->new; my $fh = $q->upload('f');
         print $q->header('text/plain'), 'temp=', $q->tmpFileName($fh), "\n";},
+    'env_query.pl' => q{$ENV{QUERY_STRING} = 'x=2'; use CGI (); my $q = CGI->new;
+        print $q->header('text/plain'), 'x=', scalar $q->param('x'), "\n";},
+    'own_stdin.pl' => q{use CGI (); local *STDIN; open STDIN, '<', \ 'x=3' or die;
+        my $q = CGI->new; print $q->header('text/plain'), 'x=', scalar $q->param('x'), "\n";},
+    'new_function.pl' =>
+        q{use CGI (); my $q = CGI::new('CGI'); print $q->header('text/plain'), "ok\n";},
+    'to_noenv.pl' => q{use Apache2::SubRequest (); my $r = shift;
+        $r->internal_redirect('/noenv/noenv.pl?x=5');},
+    'noenv.pl' => q{use CGI (); my $q = CGI->new; print $q->header('text/plain'), 'x=',
+        $q->param('x') // '-', ' REQUEST_METHOD=', $ENV{REQUEST_METHOD} // 'none', "\n";},
+    'pool_cleanup.pl' => qq{use CGI qw(:standard); my \$n = param('name');
+        Apache2::RequestUtil->request->pool->cleanup_register(sub { open my \$f, '>', '$dir/out/pool'
+        or die; print \$f 'Q=', (defined \$CGI::Q ? 'set' : 'undef'), ' params=',
+        scalar(\@CGI::QUERY_PARAM), "\\n" });
+        print header('text/plain'), "name=\$n\\n";},
+    'pushed_cleanup.pl' =>
+        qq{use CGI (); my \$q = CGI->new; \$q->r->push_handlers(PerlCleanupHandler
+        => sub { my \$again = CGI->new; open my \$f, '>', '$dir/out/pushed' or die;
+        print \$f 'name=', \$again->param('name') // 'none', "\\n"; 0 });
+        print \$q->header('text/plain'), "ok\\n";},
+    'unprinted.pl' => q{use CGI (); my $q = CGI->new;
+        $q->header(-type => 'text/plain', -status => '403 Forbidden'); print "body\n";},
+    'redirect.pl' => q{use CGI (); CGI->new->redirect('http://example.com/x');},
+    'later.pl'    => q{use CGI (); my $q = CGI->new; my $head = $q->header(-type => 'text/plain',
+        -status => '202 Accepted'); print "early\n"; print $head;},
 );
+mkdir "$dir/out" or die "Can't mkdir: $!";
+chmod 0777, "$dir/out";
 write_file("$dir/cgi/$_", "$script{$_}\n", 0755) for keys %script;
 system("chmod -R a+rX $dir") == 0 or die;
 my ($apid, $aport, $srv) = apache_and_perennial($dir, <<"CONF");
@@ -66,6 +93,13 @@ Alias /registry $dir/cgi
   SetHandler perl-script
   PerlResponseHandler ModPerl::Registry
   PerlOptions +ParseHeaders
+  Options +ExecCGI
+</Location>
+Alias /noenv $dir/cgi
+<Location /noenv>
+  SetHandler perl-script
+  PerlResponseHandler ModPerl::Registry
+  PerlOptions +ParseHeaders -SetupEnv
   Options +ExecCGI
 </Location>
 <Location /params>
@@ -79,12 +113,44 @@ for my $path (
     '/registry/to_b.pl?x=1',            '/registry/names.pl?a=1',
     '/registry/names.pl',               '/registry/utf8.pl?s=%C3%A9',
     '/registry/modhead.pl',             '/registry/args.pl?x=1',
-    '/registry/nph.pl',                 '/registry/to_nph.pl'
+    '/registry/nph.pl',                 '/registry/to_nph.pl',
+    '/registry/env_query.pl?x=1',       '/registry/new_function.pl',
+    '/registry/to_noenv.pl?x=1'
     )
 {
     my $want = answer_of($aport,     \%compared, GET => $path);
     my $got  = answer_of($srv->port, \%compared, GET => $path);
     is_deeply $got, $want, "GET $path: Apache's answer" or diag explain $got, $want;
+}
+
+# A body the script reads itself, and cleanups that run after CGI.pm's own reset, as CGI.pm
+# registers it first: what each saw, under both servers
+my @form = ('Content-Type: application/x-www-form-urlencoded', 'name=Ann');
+my %seen;
+for my $port ($aport, $srv->port) {
+    my $server = $port == $aport ? 'apache' : 'perennial';
+    unlink glob "$dir/out/*";
+    $seen{$server}{stdin} = answer_of($port, \%compared, POST => '/registry/own_stdin.pl', @form);
+    $seen{$server}{answers}
+        = [map { answer_of($port, \%compared, POST => "/registry/$_.pl", @form) }
+            qw(pool_cleanup pushed_cleanup)];
+    wait_until(sub { -s "$dir/out/pool" && -s "$dir/out/pushed" }, 10, "the cleanups under $server");
+    $seen{$server}{cleanups} = [map { slurp("$dir/out/$_") } qw(pool pushed)];
+}
+is_deeply $seen{perennial}, $seen{apache}, "a script's own STDIN, and what cleanups saw: Apache's"
+    or diag explain \%seen;
+
+# A head that CGI.pm's header sends itself under mod_perl, whether or not the script prints what
+# it returns (Perennial only: ModPerl::Registry adds Apache's page for the status after the
+# script's body, where Perennial answers as the script said)
+my %expected = (
+    unprinted => [403, "body\n"],
+    redirect  => [302, ''],
+    later     => [202, "early\n"]
+);
+for my $name (sort keys %expected) {
+    my $got = answer_of($srv->port, \%compared, GET => "/registry/$name.pl");
+    is_deeply [@$got{qw(status body)}], $expected{$name}, "$name.pl: the head went when made";
 }
 
 # The upload's temporary file is gone once the script's request has ended, as mod_perl's

@@ -1,6 +1,5 @@
 package Perennial::Executor::CGIWraps;
 use v5.36;
-use Perennial::Executor::Output;
 
 # Four of CGI.pm's subs, wrapped once per process, so that a script here sees what it would
 # under ModPerl::Registry.
@@ -38,8 +37,8 @@ use Perennial::Executor::Output;
 # worker (bench/memory.pl).
 
 # The request (PSGI env) of the script that runs with its CGI variables in %ENV, CGI.pm loaded
-# with MOD_PERL set; whether CGI.pm's new ran on them since
-our ($PLAIN, $RESET);
+# with MOD_PERL set; whether CGI.pm's new ran on them since; the script's output
+our ($PLAIN, $RESET, $OUT);
 
 my %WRAPPED;    # name => [CGI.pm's own, the wrapper]
 
@@ -63,18 +62,22 @@ sub install ($package = undef) {
                     return $import->($self, $namespace, 1);
                 }
             ],
-            r   => [$r, sub ($self, @set) { $r->($self, @set) // Apache2::RequestUtil->request }],
+            r   => [$r, sub (@args) { $r->(@args) // Apache2::RequestUtil->request }],
             new => [
                 $new,
-                sub ($class, @args) {
-                    return $new->($class, @args) unless _plain();
+                sub (@args) {
+                    return $new->(@args) unless _plain();
                     CGI->_setup_symbols(@CGI::SAVED_SYMBOLS) if @CGI::SAVED_SYMBOLS;
                     undef $CGI::NPH;    ## no critic (ProhibitPackageVars) as CGI.pm's new does
                     $RESET = 1;
                     local $CGI::MOD_PERL = 0;    ## no critic (ProhibitPackageVars) its plain path
-                    return $new->($class, @args);
+                    return $new->(@args);
                 }
             ],
+
+            # The head made as without mod_perl, then given to the script's output as
+            # send_cgi_header gives it (an nph- head is returned to be printed, as under
+            # mod_perl)
             header => [
                 $header,
                 sub (@args) {
@@ -83,8 +86,8 @@ sub install ($package = undef) {
                         local $CGI::MOD_PERL = 0;    ## no critic (ProhibitPackageVars)
                         $header->(@args);
                     };
-                    return $text if !length $text || _printable($text);
-                    Apache2::RequestUtil->request->send_cgi_header($text);
+                    return $text if !length $text || $text =~ m{\AHTTP/};
+                    Perennial::ModPerl::Response::send_cgi_header_to($OUT, $text);
                     return '';
                 }
             ],
@@ -112,22 +115,24 @@ sub _point ($package) {
 }
 
 # Whether CGI.pm takes its plain path: a script runs with its CGI variables, its request object
-# not made, its request not made by an internal redirect
+# not made, its request not made by an internal redirect, and its query and input still what
+# mod_perl's path would read ($r->args, $r->read)
 sub _plain () {
-    return $PLAIN && !$Perennial::ModPerl::NOW    ## no critic (ProhibitPackageVars)
-        && !$PLAIN->{'perennial.prev'};
+    return 0 if !$PLAIN               || $Perennial::ModPerl::NOW ## no critic (ProhibitPackageVars)
+        || $PLAIN->{'perennial.prev'} || ($ENV{QUERY_STRING} // '') ne $PLAIN->{QUERY_STRING};
+    my $input = eval { *{$PLAIN->{'psgi.input'}}{IO} };    # STDIN's, as Executor::Handles made it
+    return $input && *STDIN{IO} && $input == *STDIN{IO};
 }
 
-# Whether the script's print of the head gives what the request object's send_cgi_header gives
-sub _printable ($text) {
-    return 0 if defined($,) || defined($\) || $| || utf8::is_utf8($text);
-    my $out = Perennial::Executor::Output::on_stdout() // return 0;
-    return 0 if $out->{nph} || $out->{layers};    # The Perl twin's tie keeps a binmode's there
-
-    # Over the output's own layer, perl's buffer alone, as a script's STDOUT starts (asked of
-    # PerlIO: the output's stdout_layers makes an object, 5 us a request)
-    my (undef, @above) = PerlIO::get_layers(*STDOUT);
-    return !grep { $_ ne 'perlio' } @above;
+# After the script: CGI.pm's reset, which its new registers under mod_perl as the request's
+# first pool cleanup (the last to run), when the script made its request object; at once
+# otherwise
+sub end_script () {
+    $RESET = 0;
+    my $r = $Perennial::ModPerl::NOW;    ## no critic (ProhibitPackageVars)
+    return CGI::initialize_globals() unless $r;
+    unshift @{$r->pool->{cleanups}}, [\&CGI::initialize_globals];
+    return;
 }
 
 1;

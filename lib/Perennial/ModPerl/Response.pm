@@ -28,6 +28,7 @@ sub internal_redirect ($self, $url) {
         (length($self->args // '') ? (REDIRECT_QUERY_STRING => $self->args) : ()),
         'perennial.prev' => $self
     ) or die "internal_redirect to $url: more than 10 redirects in a row\n";
+    local $Perennial::Executor::CGIWraps::PLAIN;    # The next request is not this script's
     Perennial::ModPerl->keeping_current($self,
         sub () { $self->{out}->hand_over($dispatch->($new)) });
     return;
@@ -60,16 +61,25 @@ sub no_cache ($self, $on = 1) {
 # CGI.pm's header under mod_perl: when nothing set through the object is to be merged with it,
 # the output reads it as a printed head, in C (through Perl, 20k instructions a request)
 sub send_cgi_header ($self, $text) {
-    if (_printable_head($self, $text)) {
-        my $out = $self->{out};
-        $self->{head_sent} = 1;    # So the output asks the object for no head of its own
-        $out->PRINT($text);
-        return;
-    }
-    my ($head, $body) = split /\r?\n\r?\n/, $text, 2;
-    $self->{out}->add("$head\n\n");
+    my $printed = _printable_head($self, $text);
+    $self->{head_sent} = 1 if $printed;    # So the output asks the object for no head of its own
+    _head_to($self->{out}, $text, $printed);
     $self->{head_sent} = 1;
-    $self->{out}->add($body) if defined $body && length $body;
+    return;
+}
+
+# The same where no request object was made (CGI.pm's header: Perennial::Executor::CGIWraps)
+sub send_cgi_header_to ($out, $text) {
+    _head_to($out, $text, _printable_to($out, $text));
+    return;
+}
+
+# The head to the output: printed, where that gives what adding its head and body apart gives
+sub _head_to ($out, $text, $printed) {
+    return $out->PRINT($text) if $printed;
+    my ($head, $body) = split /\r?\n\r?\n/, $text, 2;
+    $out->add("$head\n\n");
+    $out->add($body) if defined $body && length $body;
     return;
 }
 
@@ -78,10 +88,13 @@ sub send_cgi_header ($self, $text) {
 # for one, and nothing that a print adds or changes (no $, or $\, no autoflush, no layers of
 # STDOUT's, not an nph- script's)
 sub _printable_head ($self, $text) {
-    my $out = $self->{out};
     return 0 if $self->{head_set} || $self->{head_sent} || $self->{module};
-    return 0 if defined($,)       || defined($\)        || $|;
-    return 0 if !$out             || $out->{headers}    || $out->{layers} || $out->{nph};
+    return _printable_to($self->{out}, $text);
+}
+
+sub _printable_to ($out, $text) {
+    return 0 if defined($,) || defined($\) || $|;
+    return 0 if !$out || $out->{headers} || $out->{layers} || $out->{nph};
     return !utf8::is_utf8($text) && $text =~ /\n\r?\n/;
 }
 
