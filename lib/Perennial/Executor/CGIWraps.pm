@@ -19,11 +19,11 @@ use v5.36;
 #   applied again, -nph dropped, CGI.pm's reset when the script ends: $RESET, which the
 #   executor reads) but makes no request object, and reads the query and the body from %ENV and
 #   STDIN ($CGI::MOD_PERL is 0 for the call alone);
-# - header returns the head to be printed, as it does without mod_perl, where the script's
-#   print of it gives what send_cgi_header would (no $, or $\, no autoflush, none of STDOUT's
-#   layers, not an nph- script, bytes); otherwise it goes through the request object.
+# - header makes its head as without mod_perl and gives it to the script's output as
+#   send_cgi_header does (the same code, without an object), returning '' as under mod_perl.
 # Neither does so when the script's request object was made (its query may have been set
-# through it), nor for a request an internal redirect made (CGI.pm reads the query of the one
+# through it), when the script changed its QUERY_STRING or STDIN (mod_perl's path reads the
+# request's), nor for a request an internal redirect made (CGI.pm reads the query of the one
 # before it there): mod_perl's path then, as everywhere else (handler modules, PerlSetupEnv
 # Off, a module's own copy of header). And r ($q->r) gives the script's request object when
 # the CGI object holds none (Apache2::RequestUtil->request, made when asked), as under
@@ -174,11 +174,11 @@ request in C<$PLAIN>, and C<new> does what CGI.pm's C<new> does under mod_perl (
 the last C<use CGI LIST> again, C<-nph> dropped, CGI.pm's reset when the script ends) without
 the request object, reading the query and the body from C<%ENV> and STDIN as without mod_perl
 (L<Perennial::Manual::Scripts/"THE PITFALLS, ONE BY ONE">, CGI.pm's globals). C<header>
-returns the head to be printed where printing it gives what the request object's
-C<send_cgi_header> gives (no C<$,>, C<$\>, autoflush, layer pushed on STDOUT, nph- script,
-characters rather than bytes), and sends it through the request object otherwise. Neither
-takes that path once the script's request object is made, nor in a request an internal
-redirect made: mod_perl's path then. C<< $q->r >> gives the script's request object when the
+makes its head the same way and gives it to the script's output as the request object's
+C<send_cgi_header> would, returning nothing. Neither takes that path once the script's request
+object is made, once the script changed its C<QUERY_STRING> or STDIN, nor in a request an
+internal redirect made: mod_perl's path then. C<end_script>, after the script, runs CGI.pm's
+reset, or puts it first among the request object's pool cleanups when the script made one. C<< $q->r >> gives the script's request object when the
 CGI object holds none (made when first asked; undef outside a request).
 
 =back
@@ -191,5 +191,12 @@ CGI object holds none (made when first asked; undef outside a request).
 
 Wraps the four subs, once per process, and points the package's copies of them at the
 wrappers; does nothing when CGI.pm is not loaded.
+
+=head2 end_script
+
+    Perennial::Executor::CGIWraps::end_script() if $Perennial::Executor::CGIWraps::RESET;
+
+After a script whose C<< CGI->new >> took the plain path: CGI.pm's reset now, or first among
+the pool cleanups of the request object the script made (so run last, as under mod_perl).
 
 =cut
