@@ -134,7 +134,8 @@ for my $port ($aport, $srv->port) {
     $seen{$server}{answers}
         = [map { answer_of($port, \%compared, POST => "/registry/$_.pl", @form) }
             qw(pool_cleanup pushed_cleanup)];
-    wait_until(sub { -s "$dir/out/pool" && -s "$dir/out/pushed" }, 10, "the cleanups under $server");
+    wait_until(sub { -s "$dir/out/pool" && -s "$dir/out/pushed" }, 10,
+        "the cleanups under $server");
     $seen{$server}{cleanups} = [map { slurp("$dir/out/$_") } qw(pool pushed)];
 }
 is_deeply $seen{perennial}, $seen{apache}, "a script's own STDIN, and what cleanups saw: Apache's"
