@@ -23,6 +23,13 @@ binmode STDOUT, ':crlf' if param('crlf');
 binmode STDOUT, ':encoding(UTF-8)' if param('utf8');
 print header(-type => 'text/plain', -attachment => "caf\xc3\xa9.txt"), 'a=', param('a') // '-', "\n";
 PERL
+write_file("$dir/cgi/clean_env.pl", <<'PERL', 0755);
+%ENV = (PATH => '/bin:/usr/bin');    # A taint-minded script's clean environment
+use CGI ();
+my $q = CGI->new;
+print $q->header('text/plain'), 'name=', $q->param('name') // '-', ' REQUEST_METHOD=',
+    $ENV{REQUEST_METHOD} // 'none', "\n";
+PERL
 write_file("$dir/cgi/nph.pl", <<'PERL', 0755);
 use CGI qw(-nph);
 print CGI->new->header('text/plain'), "no status line of its own\n";
@@ -63,6 +70,14 @@ for my $loc (qw(registry perlrun)) {
             ],
             "/$loc: header() printed through :$layer goes as under mod_perl, the layer on the body";
     }
+    $res = $get->(
+        "/$loc/clean_env.pl",
+        method  => 'POST',
+        body    => 'name=Ann',
+        headers => {'Content-Type' => 'application/x-www-form-urlencoded'}
+    );
+    is $res->{body}, "name=Ann REQUEST_METHOD=POST\n",
+        "/$loc: a script that empties %ENV: CGI.pm puts the CGI variables back, as under mod_perl";
     $res = $get->("/$loc/nph.pl");
     is_deeply [@$res{qw(status body)}], [200, "no status line of its own\n"],
         "/$loc: -nph is dropped, as CGI.pm does under mod_perl";

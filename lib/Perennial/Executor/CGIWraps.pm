@@ -115,11 +115,14 @@ sub _point ($package) {
 }
 
 # Whether CGI.pm takes its plain path: a script runs with its CGI variables, its request object
-# not made, its request not made by an internal redirect, and its query and input still what
-# mod_perl's path would read ($r->args, $r->read)
+# not made, its request not made by an internal redirect, and its query, method and input still
+# what mod_perl's path would read ($r->args, $r->subprocess_env, $r->read)
 sub _plain () {
     return 0 if !$PLAIN               || $Perennial::ModPerl::NOW ## no critic (ProhibitPackageVars)
         || $PLAIN->{'perennial.prev'} || ($ENV{QUERY_STRING} // '') ne $PLAIN->{QUERY_STRING};
+
+    # %ENV emptied by the script: mod_perl's path puts the CGI variables back (subprocess_env)
+    return 0 if !exists $ENV{REQUEST_METHOD};
     my $input = eval { *{$PLAIN->{'psgi.input'}}{IO} };    # STDIN's, as Executor::Handles made it
     return $input && *STDIN{IO} && $input == *STDIN{IO};
 }
