@@ -35,6 +35,24 @@ sub handler {
 }
 1;
 PERL
+write_file("$dir/lib/My/Env.pm", <<'PERL');
+package My::Env;
+use CGI ();
+use Apache2::RequestRec ();
+use Apache2::RequestIO  ();
+use Apache2::Const -compile => 'OK';
+
+# Under SetHandler modperl: CGI.pm given the request object sets %ENV up (subprocess_env)
+sub handler {
+    my $r = shift;
+    my $q = CGI->new($r);
+    $r->content_type('text/plain');
+    $r->print(join(' ', 'y=' . ($q->param('y') // '-'),
+        map { "$_=" . ($ENV{$_} // 'none') } qw(SCRIPT_NAME SCRIPT_FILENAME PATH_INFO)), "\n");
+    return Apache2::Const::OK();
+}
+1;
+PERL
 my %script = (
     'params.pl' => q{use CGI (); my $q = CGI->new; print $q->header('text/plain'), 'params: ',
         join(',', map { "$_=" . $q->param($_) } $q->param), "\n";},
@@ -81,13 +99,14 @@ my %script = (
     'later.pl'    => q{use CGI (); my $q = CGI->new; my $head = $q->header(-type => 'text/plain',
         -status => '202 Accepted'); print "early\n"; print $head;},
 );
-mkdir "$dir/out" or die "Can't mkdir: $!";
+mkdir "$dir/$_" or die "Can't mkdir: $!" for qw(out htdocs);
 chmod 0777, "$dir/out";
 write_file("$dir/cgi/$_", "$script{$_}\n", 0755) for keys %script;
 system("chmod -R a+rX $dir") == 0 or die;
 my ($apid, $aport, $srv) = apache_and_perennial($dir, <<"CONF");
 PerlSwitches -I$dir/lib
-PerlModule CGI My::Mod My::Params
+PerlModule CGI My::Mod My::Params My::Env
+DocumentRoot $dir/htdocs
 Alias /registry $dir/cgi
 <Location /registry>
   SetHandler perl-script
@@ -102,6 +121,10 @@ Alias /noenv $dir/cgi
   PerlOptions +ParseHeaders -SetupEnv
   Options +ExecCGI
 </Location>
+<Location /env>
+  SetHandler modperl
+  PerlResponseHandler My::Env
+</Location>
 <Location /params>
   SetHandler perl-script
   PerlResponseHandler My::Params
@@ -115,7 +138,8 @@ for my $path (
     '/registry/modhead.pl',             '/registry/args.pl?x=1',
     '/registry/nph.pl',                 '/registry/to_nph.pl',
     '/registry/env_query.pl?x=1',       '/registry/new_function.pl',
-    '/registry/to_noenv.pl?x=1'
+    '/registry/to_noenv.pl?x=1',        '/env?y=2',
+    '/env/more?y=3'
     )
 {
     my $want = answer_of($aport,     \%compared, GET => $path);
@@ -125,7 +149,7 @@ for my $path (
 
 # A body the script reads itself, and cleanups that run after CGI.pm's own reset, as CGI.pm
 # registers it first: what each saw, under both servers
-my @form = ('Content-Type: application/x-www-form-urlencoded', 'name=Ann');
+my @form = ('Content-Type: application/x-www-form-urlencoded', 'name=Ann&x=1');
 my %seen;
 for my $port ($aport, $srv->port) {
     my $server = $port == $aport ? 'apache' : 'perennial';
@@ -166,7 +190,7 @@ my $res = http_request(
 my ($temp) = $res->{body} =~ /\Atemp=(\S+)\n\z/;
 ok $temp,     'the upload went to a temporary file' or diag $res->{raw};
 ok !-e $temp, 'which is gone after the request';
-unlike $srv->error_log, qr/\[error\]/, 'no error logged';
+unlike $srv->error_log, qr/\[error\]|uninitialized/, 'no error or warning logged';
 kill 'TERM', $apid;
 $srv->stop;
 done_testing;

@@ -72,8 +72,8 @@ sub _after_output ($self, $r, $out, $rc, $respond) {
 # only with a value, as mod_perl sets them), STDIN, and STDOUT into the response
 sub _run ($self, $env, $r, $out) {
     my $phases = $self->{phases};
+    $r->{hit} //= $self->_hit($r);    # For subprocess_env under SetHandler modperl too
     return $phases->run($r, 'perl_response') unless $self->{perl_script};    # %ENV left clean
-    $r->{hit} //= $self->_hit($r);
     $self->{env}->put($env, $r->{hit});
     local *STDIN;
     use_io(\*STDIN, $env->{'psgi.input'});    # Without emptying perl's cache of class names
