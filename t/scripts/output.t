@@ -33,6 +33,11 @@ my %CASES = (
         print "Content-Type: text/plain\n\n";
         print 42, 1.5, undef, "\n";
     },
+    'undef, warnings off' => sub {
+        no warnings;
+        print "Content-Type: text/plain\n\n";
+        print undef, "\n";
+    },
     'wide characters' => sub {
         print "Content-Type: text/plain\n\n";
         print $WIDE;
@@ -156,5 +161,9 @@ my $big = run('xs', 'past the buffer');
 ok((grep { $_->[0] eq 'write' } @$big) >= 2, 'past the buffer: the body goes out in parts');
 is join('', map { $_->[1] } grep { $_->[0] eq 'write' } @$big), 'x' x 20_000, 'all of it';
 like run('xs', 'no blank line')->[-2][1], qr/malformed header/, 'a head without its end';
+is_deeply run('pp', 'numbers and undef')->[-1], ['warnings', 'Use of uninitialized value in print'],
+    "undef printed: perl's print's warning, where the script's";
+is_deeply run('pp', 'undef, warnings off')->[-1], ['warnings'],
+    'and none where the script has warnings off';
 
 done_testing;

@@ -304,7 +304,12 @@ sub layers ($self, @new) {
 # it leaves to this one, which is also its Perl twin)
 sub pp_PRINT ($self, @list) {
     $self->{autoflush} = $|;
-    my $text = join($, // '', @list) . ($\ // '');
+    my $text = do {    # An undefined value warns as perl's print does: where the script asks
+        no warnings 'uninitialized';    ## no critic (ProhibitNoWarnings) said below, if asked
+        join($, // '', @list) . ($\ // '');
+    };
+    warnings::warnif('uninitialized', 'Use of uninitialized value in print')
+        if grep { !defined } @list;
     return $self->add(    # Bytes as they are unless a layer or a wide character makes others
         $self->{layers} || utf8::is_utf8($text)
         ? Perennial::Executor::Layers::bytes_of($self->{layers}, $text)
