@@ -104,4 +104,23 @@ ok wait_until(
     ),
     'the loop processes end with their worker';
 
+# CGI.pm loaded at start with MOD_PERL set (PerlModule CGI): each turn of the loop process reads
+# its own CGI variables, a CGI::Fast loop's and a plain FCGI loop's with CGI->new alike (they had
+# the first request's object, gone, and answered 500)
+write_file("$dir/fcgi_loop.pl", <<'PERL', 0755);
+use FCGI;
+use CGI ();
+my ($request, $turn) = (FCGI::Request(), 0);
+while ($request->Accept >= 0) {
+    my $q = CGI->new;
+    print $q->header('text/plain'), 'turn ', ++$turn, ' x=', $q->param('x') // '-', "\n";
+}
+PERL
+$srv = start_script_server(dir => $dir, conf => "PerlModule CGI\n");
+is_deeply [map { my $t = turn('registry', $_); ref $t ? $t->[0] : $t } 1 .. 4], [1 .. 4],
+    'CGI.pm loaded first: a CGI::Fast loop, turn by turn';
+is_deeply [map { $srv->get("/registry/fcgi_loop.pl?x=$_")->{content} } 1 .. 3],
+    [map {"turn $_ x=$_\n"} 1 .. 3], 'and a plain FCGI loop with CGI->new';
+$srv->stop;
+
 done_testing;

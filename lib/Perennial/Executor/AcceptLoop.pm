@@ -80,6 +80,13 @@ sub _fork ($out) {
     tie *STDOUT, __PACKAGE__ . '::Stream', $loop, 'O', $layers[0];
     tie *STDERR, __PACKAGE__ . '::Stream', $loop, 'E', $layers[1];
     $LOOP = $loop;
+
+    # A process of its own, as a FastCGI one: a CGI.pm loaded with MOD_PERL set reads each
+    # turn's CGI variables and STDIN, not the first request's object (gone with its response)
+    ## no critic (ProhibitPackageVars RequireLocalizedPunctuationVars) for good, in this process
+    $CGI::MOD_PERL = 0 if $CGI::MOD_PERL;
+    undef $Perennial::Executor::CGIWraps::PLAIN;
+    ## use critic
     return _next_turn(0);
 }
 
@@ -94,6 +101,10 @@ sub _next_turn ($ended) {
     Perennial::Executor::Environment->apply($request->{env});
     open(my $in, '<', \$request->{body}) or return -1;
     *STDIN = $in;    ## no critic (RequireLocalizedPunctuationVars) the turn's, until the next
+
+    # CGI.pm's globals afresh, as before each resident request: a turn's CGI->new (a plain FCGI
+    # loop's; CGI::Fast resets them itself) would otherwise take the last turn's query
+    CGI::initialize_globals() if defined &CGI::initialize_globals;
     return 0;
 }
 
