@@ -138,10 +138,6 @@ sub reset ($class, $pragmas) {
     _read_once()      unless @DEFAULT_VALUES;
     _set(_defaults()) unless same_values(\@LEFT_REFS, \@LEFT_VALUES);
     _set($pragmas) if $pragmas;
-
-    # A CGI.pm loaded with MOD_PERL set drops -nph, in its new(): a script that runs it on the
-    # CGI variables (Perennial::Executor) has it dropped here
-    $CGI::NPH = undef if $CGI::MOD_PERL;    ## no critic (ProhibitPackageVars) CGI.pm's own
     return;
 }
 
@@ -209,7 +205,6 @@ Reads CGI.pm's defaults now, if CGI.pm is loaded; otherwise the first script's c
     Perennial::Executor::CGIPragmas->reset($pragmas);
 
 Before a request: CGI.pm's globals reset, the limits its reset leaves put back to their
-defaults, then the script's own pragmas set again (C<-nph> dropped when CGI.pm was loaded
-with C<MOD_PERL> set, as its C<new> drops it).
+defaults, then the script's own pragmas set again.
 
 =cut

@@ -28,7 +28,6 @@ sub internal_redirect ($self, $url) {
         (length($self->args // '') ? (REDIRECT_QUERY_STRING => $self->args) : ()),
         'perennial.prev' => $self
     ) or die "internal_redirect to $url: more than 10 redirects in a row\n";
-    local $Perennial::Executor::CGIWraps::PLAIN;    # The next request is not this script's
     Perennial::ModPerl->keeping_current($self,
         sub () { $self->{out}->hand_over($dispatch->($new)) });
     return;
