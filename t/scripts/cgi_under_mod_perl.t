@@ -45,17 +45,21 @@ my $srv = start_server(
 my $get
     = sub ($path, %opt) { http_request($srv->port, $opt{method} // 'GET', 'localhost', $path, %opt) };
 
+my $post_form = sub ($path) {
+    $get->(
+        $path,
+        method  => 'POST',
+        body    => 'name=Ann',
+        headers => {'Content-Type' => 'application/x-www-form-urlencoded'}
+    );
+};
+
 for my $loc (qw(registry perlrun)) {
     my $res = $get->("/$loc/show.pl?a=1&b=two", headers => {Cookie => 'seen=yes'});
     is $res->{status}, 200, "/$loc: 200";
     is $res->{body}, "mod_perl=2 r=Apache2::RequestRec uri=/$loc/show.pl seen=yes a=1 b=two\n",
         "/$loc: CGI.pm reads the CGI variables; \$q->r is the request object";
-    $res = $get->(
-        "/$loc/show.pl",
-        method  => 'POST',
-        body    => 'name=Ann',
-        headers => {'Content-Type' => 'application/x-www-form-urlencoded'}
-    );
+    $res = $post_form->("/$loc/show.pl");
     is $res->{body}, "mod_perl=2 r=Apache2::RequestRec uri=/$loc/show.pl seen=- name=Ann\n",
         "/$loc: a form's body, read from STDIN";
     for my $layer (qw(crlf utf8)) {
@@ -70,12 +74,7 @@ for my $loc (qw(registry perlrun)) {
             ],
             "/$loc: header() printed through :$layer goes as under mod_perl, the layer on the body";
     }
-    $res = $get->(
-        "/$loc/clean_env.pl",
-        method  => 'POST',
-        body    => 'name=Ann',
-        headers => {'Content-Type' => 'application/x-www-form-urlencoded'}
-    );
+    $res = $post_form->("/$loc/clean_env.pl");
     is $res->{body}, "name=Ann REQUEST_METHOD=POST\n",
         "/$loc: a script that empties %ENV: CGI.pm puts the CGI variables back, as under mod_perl";
     $res = $get->("/$loc/nph.pl");

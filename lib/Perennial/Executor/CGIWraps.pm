@@ -149,9 +149,13 @@ Perennial::Executor::CGIWraps - CGI.pm's subs that a resident script needs wrapp
 =head1 SYNOPSIS
 
     Perennial::Executor::CGIWraps::install($package);    # once CGI.pm is loaded
-    local ($Perennial::Executor::CGIWraps::PLAIN, $Perennial::Executor::CGIWraps::RESET)
-        = ($env, 0) if $CGI::MOD_PERL && $setup_env;     # around a script's run
-    CGI::initialize_globals() if $Perennial::Executor::CGIWraps::RESET;    # after it
+
+    # Around each script's run (Perennial::Executor): the request, and the script's output,
+    # when CGI.pm was loaded with MOD_PERL set and the CGI variables are in %ENV
+    local ($Perennial::Executor::CGIWraps::PLAIN, $Perennial::Executor::CGIWraps::RESET,
+        $Perennial::Executor::CGIWraps::OUT) = $plain ? ($env, 0, $out) : ();
+    ...;    # the script
+    Perennial::Executor::CGIWraps::end_script() if $plain && $Perennial::Executor::CGIWraps::RESET;
 
 =head1 DESCRIPTION
 
@@ -181,8 +185,9 @@ makes its head the same way and gives it to the script's output as the request o
 C<send_cgi_header> would, returning nothing. Neither takes that path once the script's request
 object is made, once the script changed its C<QUERY_STRING> or STDIN, nor in a request an
 internal redirect made: mod_perl's path then. C<end_script>, after the script, runs CGI.pm's
-reset, or puts it first among the request object's pool cleanups when the script made one. C<< $q->r >> gives the script's request object when the
-CGI object holds none (made when first asked; undef outside a request).
+reset, or puts it first among the request object's pool cleanups when the script made one.
+C<< $q->r >> gives the script's request object when the CGI object holds none (made when first
+asked; undef outside a request).
 
 =back
 

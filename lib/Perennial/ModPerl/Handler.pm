@@ -75,8 +75,8 @@ sub _load ($module) {
     return 1 if eval { require $file; 1 };
     my $err = error_text($@);
     return 0 if $err =~ /\ACan't locate \Q$file\E in \@INC/;
-    my $why = $err =~ s/\s*Compilation failed in require at \Q${\__FILE__}\E line \d+\.\s*\z//r;
-    die "$module does not load: " . ($why =~ s/\s+\z//r) . "\n";
+    my $why = $err =~ s/\s*Compilation failed in require at \Q${\__FILE__}\E line \d+\.\z//r;
+    die "$module does not load: $why\n";
 }
 
 sub _method ($code) {
