@@ -46,6 +46,7 @@ struct accept_state {
     struct conn_loop shared;
     AV *limits_of;
     IV noted;    /* The listener whose limits and index the connection object holds, or -1 */
+    struct plain_limits plain;    /* That listener's limits, as plain_head reads them */
 };
 
 /* One connection the accept loop took (Connection's serve, without a parked state): the number
@@ -68,12 +69,15 @@ serve_accepted(pTHX_ struct accept_state *a, SV *handle, HV *peer, SV *base, IV 
 
     if (!limits || !SvOK(*limits)) limits = av_fetch(a->limits_of, 0, 0);
     if (!limits) croak("serve_connections: no limits for listener %" IVdf, index);
-    if (a->noted != index) {    /* For the Perl: what Connection's serve sets */
+    if (a->noted != index) {    /* For the Perl: what Connection's serve sets; and for the C */
+        HV *hv = hash_of(*limits);
+        if (!hv) croak("serve_connections: the limits of listener %" IVdf " are not a hash", index);
         (void)hv_stores(conn, "limits", newSVsv(*limits));
         (void)hv_stores(conn, "listener", newSViv(index));
+        plain_limits_of(aTHX_ hv, &a->plain);
         a->noted = index;
     }
-    if (!loop_connection(aTHX_ &l, handle, sv_2mortal(newRV_inc(buf)), base, peer_ref, *limits))
+    if (!loop_connection(aTHX_ &l, handle, sv_2mortal(newRV_inc(buf)), base, peer_ref, &a->plain))
         croak("serve_connections: not a connection loop");
     if (run_loop(aTHX_ &l, &served, remaining, &t0, &n, &env, &len)) {
         SV *argv[10], *total;

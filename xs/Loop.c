@@ -320,20 +320,22 @@ loop_state(pTHX_ struct conn_loop *l, SV *self_ref)
 }
 
 /* A connection's own part of the loop's state: its handle, its buffer, its listener's keys
- * and limits (the connection object's, unless given); false when the loop cannot run on it */
+ * and limits (the connection object's, read here, unless given read already: the accept loop
+ * reads them once a listener); false when the loop cannot run on it */
 static int
 loop_connection(pTHX_ struct conn_loop *l, SV *sock, SV *buf_ref, SV *base, SV *peer,
-                SV *limits)
+                const struct plain_limits *plain)
 {
+    HV *limits = plain ? NULL : hash_of(DEFINED_IN(l->self, "limits"));
     l->base = hash_of(base);
     l->peer = hash_of(peer);
-    l->limits = hash_of(limits ? limits : DEFINED_IN(l->self, "limits"));
-    if (!l->base || !l->peer || !l->limits || !SvROK(buf_ref)) return 0;
+    if (!l->base || !l->peer || !(plain || limits) || !SvROK(buf_ref)) return 0;
     l->buf = SvRV(buf_ref);
     l->sock = sock;
     l->fd = handle_fd(aTHX_ sock);
     l->polled = 0;
-    plain_limits_of(aTHX_ l->limits, &l->plain);
+    if (plain) l->plain = *plain;
+    else plain_limits_of(aTHX_ limits, &l->plain);
     l->remote_addr = DEFINED_IN(l->peer, "REMOTE_ADDR");
     return 1;
 }

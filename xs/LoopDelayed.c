@@ -14,7 +14,6 @@
 struct delayed {
     struct pending *p;
     SV *writer;
-    int written;
 };
 
 /* Whether the Perl's response object has begun a response (its status), or (with broken)
@@ -38,10 +37,8 @@ static XSPROTO(delayed_responder)
     if (items != 1) croak("the responder takes one response, an array, not %d values\n", (int)items);
     res = ST(0);
     if (!SvROK(res) || SvTYPE(SvRV(res)) != SVt_PVAV) croak("Not an ARRAY reference\n");
-    if (!d->written && !d->writer && !began(aTHX_ d->p, 1) && write_usual(aTHX_ d->p, res)) {
-        d->written = 1;
+    if (!d->p->written && !d->writer && !began(aTHX_ d->p, 1) && write_usual(aTHX_ d->p, res))
         XSRETURN_EMPTY;
-    }
     r = (AV *)SvRV(res);
     part = av_fetch(r, 2, 0);
     if (part && SvOK(*part)) {
@@ -79,7 +76,6 @@ call_delayed(pTHX_ struct pending *p, SV *callback)
     dSP;
     d.p = p;
     d.writer = NULL;
-    d.written = 0;
     CvXSUBANY(responder).any_ptr = &d;
     ENTER;
     SAVEDESTRUCTOR_X(responder_ended, responder);

@@ -5,7 +5,7 @@
 struct conn_loop {
     HV *self;
     SV *self_ref, *sock, *buf, *app, *stopping, *park, *log, *timeout, *spooling;
-    HV *base, *peer, *limits, *response;
+    HV *base, *peer, *response;
     AV *status_lines;    /* Perennial::HTTP::Response's, and its Server line */
     SV *server;
     SV *files;    /* The worker's Perennial::FileWatch, if it has one */
