@@ -19,7 +19,8 @@ use Perennial::Bench::Record  qw(record);
 # System calls and the kernel's work are not in it: see `strace -c` for those
 # (docs/design-notes.md). --preload CGI: the script servers load CGI.pm at start (PerlModule),
 # as a tuned site does; under Perennial it then works through the request object, as under
-# mod_perl, where a CGI.pm the script loads reads the CGI environment.
+# mod_perl, where a CGI.pm the script loads reads the CGI environment. --access-log: Apache and
+# Perennial keep a combined access log, as a site does (the other PSGI servers keep none).
 
 my %opt = (
     requests  => 1000,
@@ -31,13 +32,14 @@ my %opt = (
 options(
     \%opt,
     'Usage: perl bench/instructions.pl [--script hello.pl] [--requests 1000] [--warm 50] '
-        . '[--what scripts,psgi] [--keepalive off,on] [--preload CGI] [--record FILE]',
+        . '[--what scripts,psgi] [--keepalive off,on] [--preload CGI] [--access-log] [--record FILE]',
     'requests=i',
     'preload=s',
     'script=s',
     'warm=i',
     'what=s',
     'keepalive=s',
+    'access_log|access-log',
     'record=s'
 );
 my @modes   = keepalive_modes($opt{keepalive});
@@ -78,8 +80,9 @@ for my $ka (@modes) {
     say '';
     say "user-space instructions per request (callgrind, one worker, "
         . "$opt{requests} sequential requests after $opt{warm} to warm up, KeepAlive "
-        . ($ka           ? 'on'                              : 'off')
-        . ($opt{preload} ? ", $opt{preload} loaded at start" : '') . ')';
+        . ($ka              ? 'on'                                        : 'off')
+        . ($opt{preload}    ? ", $opt{preload} loaded at start"           : '')
+        . ($opt{access_log} ? ', Apache and Perennial keep an access log' : '') . ')';
     say sprintf '%-26s %14s %10s', 'server / mode', 'instructions', 'x base';
     for my $row (@rows) {
         my ($label, $base) = @$row[0, 3];
@@ -130,16 +133,17 @@ sub _whole_run ($server, $path, $ka, $requests) {
 sub _run ($server, $path, $ka, $requests) {
     my $srv = start_server(
         $server,
-        workers   => $server eq 'perennial-scripts' ? 0 : 1,   # Apache wants 1, and -X makes it one
-        single    => 1,
-        keepalive => $ka,
-        scripts   => $scripts,
-        preload   => $opt{preload},
-        app       => $hello,
-        probe     => $path,
-        timeout   => 180,
-        stop_wait => 60,    # Under callgrind, an exit with a big heap can take long
-        prefix    => ['valgrind', '--tool=callgrind', '--callgrind-out-file=/dev/null'],
+        workers    => $server eq 'perennial-scripts' ? 0 : 1,  # Apache wants 1, and -X makes it one
+        single     => 1,
+        keepalive  => $ka,
+        scripts    => $scripts,
+        preload    => $opt{preload},
+        access_log => $opt{access_log},
+        app        => $hello,
+        probe      => $path,
+        timeout    => 180,
+        stop_wait  => 60,    # Under callgrind, an exit with a big heap can take long
+        prefix     => ['valgrind', '--tool=callgrind', '--callgrind-out-file=/dev/null'],
     );
     my %load = (port => $srv->{port}, path => $path, keepalive => $ka);
     run_in_turn(%load, requests => $opt{warm}, seconds => 120);

@@ -27,6 +27,7 @@ my %COMMAND;
         _write("$a{dir}/perennial.conf",
                   "Listen 127.0.0.1:$a{port}\nLogLevel warn\n"
                 . _keepalive(%a)
+                . _access_log(%a)
                 . ($a{preload}         ? "PerlModule $a{preload}\n"         : '')
                 . ($a{preload_scripts} ? "PerlPreloadScripts $a{scripts}\n" : '')
                 . _script_locations($a{scripts}));
@@ -143,6 +144,7 @@ PSGI
             '--keepalive-timeout',
             5,
             (map { ('--set', $_) } @{$a{set} // []}),
+            ($a{access_log} ? ('--set', _access_log(%a) =~ s/\n\z//r) : ()),
             $a{app}
         );
     },
@@ -205,7 +207,7 @@ sub start_server ($name, %args) {
     # for Perennial's --set ('ParkKeepAlive Off'); user: run by root, the server runs as that
     # user from the start (setpriv, which execs in place: the server is still the process
     # group's leader), in a directory of theirs (bench/pages.pl: a worker that gave up root
-    # cannot read its own pagemap)
+    # cannot read its own pagemap); access_log: Apache and Perennial keep a combined access log
     my @prefix = @{$args{prefix} // []};
     if (defined $args{user} && $> == 0) {
         my (undef, undef, $uid, $gid) = getpwnam $args{user} or die "No user $args{user}\n";
@@ -312,7 +314,8 @@ sub _group_split ($pgrp) {
 # What every Apache of the benchmarks has: its own root, port and files, prefork with a fixed pool
 sub _apache_head (%a) {
     my $mods = '/usr/lib/apache2/modules';
-    return <<"CONF";
+    my $log  = $a{access_log} ? "LoadModule log_config_module $mods/mod_log_config.so\n" : '';
+    return $log . _access_log(%a) . <<"CONF";
 ServerRoot $a{dir}
 ServerName localhost
 Listen 127.0.0.1:$a{port}
@@ -330,6 +333,11 @@ MaxSpareServers $a{workers}
 MaxRequestWorkers $a{workers}
 ServerLimit $a{workers}
 CONF
+}
+
+# An access log as a site keeps one (access_log => 1), the same line for Apache and Perennial
+sub _access_log (%a) {
+    return $a{access_log} ? "CustomLog $a{dir}/access.log combined\n" : '';
 }
 
 # KeepAlive for the script servers, the same lines for Apache and Perennial: off unless asked,
