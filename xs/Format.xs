@@ -163,9 +163,20 @@ append_field(pTHX_ SV *line, char letter, SV *arg, HV *r, HV *env)
         append_time(aTHX_ line);
         return 1;
     case 'r':
+        /* The request line as sent (a refused request's), or its method, target and protocol
+         * as the Perl joins them: each cleaned alone gives what the joined line cleaned gives */
         v = VALUE(env, "perennial.line");
-        if (!v) return 0;
-        append_clean(aTHX_ line, v);
+        if (v) append_clean(aTHX_ line, v);
+        else {
+            SV *method = VALUE(env, "REQUEST_METHOD"), *uri = VALUE(env, "REQUEST_URI"),
+               *protocol = VALUE(env, "SERVER_PROTOCOL");
+            if (!method || !uri || !protocol) return 0;
+            append_clean(aTHX_ line, method);
+            sv_catpvs(line, " ");
+            append_clean(aTHX_ line, uri);
+            sv_catpvs(line, " ");
+            append_clean(aTHX_ line, protocol);
+        }
         return 1;
     case 's':
         append_raw(aTHX_ line, VALUE(r, "status"), "");

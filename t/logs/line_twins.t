@@ -55,6 +55,22 @@ my @requests = (
     [   'no request line kept: made from its parts',
         {env => {%full, 'perennial.line' => undef}, status => 400, bytes => undef, micros => 7}
     ],
+    [   'no request line kept: its parts escaped, wide and not',
+        {   env => {
+                %full,
+                'perennial.line' => undef,
+                REQUEST_URI      => "/☺/\x01\"q\\",
+                REQUEST_METHOD   => "G\x{e9}T",
+                SERVER_PROTOCOL  => "HTTP/1.0\xff"
+            },
+            status => 200,
+            bytes  => 1,
+            micros => 1
+        }
+    ],
+    [   'no request line kept, and no method',
+        {env => {%full, 'perennial.line' => undef, REQUEST_METHOD => undef}, status => 400}
+    ],
     [   'UTF-8, wide and not',
         {   env => {
                 %full,
