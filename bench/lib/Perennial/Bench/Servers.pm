@@ -314,8 +314,7 @@ sub _group_split ($pgrp) {
 # What every Apache of the benchmarks has: its own root, port and files, prefork with a fixed pool
 sub _apache_head (%a) {
     my $mods = '/usr/lib/apache2/modules';
-    my $log  = $a{access_log} ? "LoadModule log_config_module $mods/mod_log_config.so\n" : '';
-    return $log . _access_log(%a) . <<"CONF";
+    return _access_log(%a) . <<"CONF";    # (Debian's apache2 has mod_log_config built in)
 ServerRoot $a{dir}
 ServerName localhost
 Listen 127.0.0.1:$a{port}
