@@ -7,7 +7,7 @@
  * whose application answers with an array body that goes in one write. It does what
  * Perennial::Connection's _requests does for such a request, in the same order: the
  * scoreboard's R, request_start and request_done (ScoreboardSlot.h), the keep-alive decision,
- * the application called in an eval, the write, the access log's line (the log's own method),
+ * the application called in an eval, the write, the access log's line (LoopLog.c),
  * and the keep-alive wait (K). The response object (a Perennial::HTTP::Response, which the
  * Perl's $self->{in_app} holds while its application runs) is made only when the Perl is to
  * see the response (LoopResponse.c): the watchdog and an exit find the request through
@@ -34,6 +34,7 @@
 #include "LoopState.c"       /* The loop's state, and its calls of Perl */
 #include "LoopResponse.c"    /* What it writes itself, and the response object */
 #include "LoopDelayed.c"     /* A delayed response, with a responder in C */
+#include "LoopLog.c"         /* The access log's lines */
 
 /* Whether the connection may stay open after this request (_answer's decision): what the
  * client asked, KeepAlive, the stop flag, the requests left, MaxKeepAliveRequests */
@@ -72,8 +73,8 @@ after_response(pTHX_ struct pending *p, IV served)
 {
     struct conn_loop *l = p->l;
     HV *c = MADE(p), *env = p->env, *log_hv;
-    SV *log = DEFINED_IN(env, "perennial.log"), *bytes_sv;
-    UV bytes;
+    SV *log = DEFINED_IN(env, "perennial.log");
+    UV us;
     NV micros;
     if ((c && (DEFINED_IN(c, "spool") || TRUE_IN(c, "too_slow") || TRUE_IN(c, "spool_full")))
         || TRUE_IN(env, "psgix.cleanup.handlers") || TRUE_IN(env, "psgix.harakiri.commit")
@@ -89,26 +90,14 @@ after_response(pTHX_ struct pending *p, IV served)
         if (keep) SvREFCNT_dec(keep);
         return kept;
     }
-    bytes_sv = c ? DEFINED_IN(c, "bytes") : NULL;
-    bytes = c ? (bytes_sv ? SvUV(bytes_sv) : 0) : p->bytes;
     micros = (now_time() - p->t0) * 1e6;
-    slot_request_done(l->slot, bytes, micros > 0 ? (UV)micros : 0, (UV)served);
+    us = micros > 0 ? (UV)micros : 0;
+    slot_request_done(l->slot, response_bytes(aTHX_ p), us, (UV)served);
     if (!log) log = l->log;
     log_hv = hash_of(log);
-    if (log_hv && TRUE_IN(log_hv, "access")) {
-        SV *argv[5], *status, *c_ref = response_object(aTHX_ p);
-        c = MADE(p);
-        status = DEFINED_IN(c, "status");
-        bytes_sv = DEFINED_IN(c, "bytes");
-        argv[0] = p->env_ref;
-        argv[1] = status ? status : sv_2mortal(newSViv(0));
-        argv[2] = bytes_sv ? bytes_sv : sv_2mortal(newSViv(0));
-        argv[3] = sv_2mortal(newSVuv(micros > 0 ? (UV)micros : 0));
-        argv[4] = c_ref;
-        SvREFCNT_dec(call_on(aTHX_ log, "access", 0, 5, argv));
-    }
+    if (log_hv && TRUE_IN(log_hv, "access")) log_access(aTHX_ p, log_hv, us);
     check_empty_input(aTHX_ l);
-    return c ? TRUE_IN(c, "keep_alive") : p->keep_alive;
+    return response_keep_alive(aTHX_ p);
 }
 
 /* A delayed response the C calls itself: a code reference, not blessed (the Perl's `ref $res

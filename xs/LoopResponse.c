@@ -123,6 +123,23 @@ response_object(pTHX_ struct pending *p)
 /* The response object if it was made, as a hash */
 #define MADE(p) ((p)->c_ref ? (HV *)SvRV((p)->c_ref) : NULL)
 
+/* Whether the connection may stay open after the response, and the body's bytes that went: the
+ * object's fields when it was made (the Perl may have changed them), else the state's */
+static int
+response_keep_alive(pTHX_ struct pending *p)
+{
+    HV *c = MADE(p);
+    return c ? TRUE_IN(c, "keep_alive") : p->keep_alive;
+}
+
+static UV
+response_bytes(pTHX_ struct pending *p)
+{
+    HV *c = MADE(p);
+    SV *bytes = c ? DEFINED_IN(c, "bytes") : NULL;
+    return c ? (bytes ? SvUV(bytes) : 0) : p->bytes;
+}
+
 /* The end of a request's pending state, however the request ends. One that ends while its
  * application or response still runs was cut short: by an exit (CORE::exit unwinds the
  * contexts, this with them, while the C frames still stand, and then runs the END blocks,
@@ -156,7 +173,7 @@ write_usual(pTHX_ struct pending *p, SV *res)
     AV *r;
     SV **status, **headers, **body, *line, *head, *length;
     HV *c = MADE(p);
-    IV keep_alive = c ? TRUE_IN(c, "keep_alive") : p->keep_alive;
+    IV keep_alive = response_keep_alive(aTHX_ p);
     int framing, failed, whole;
     STRLEN total;
     ssize_t n;

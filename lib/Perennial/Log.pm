@@ -60,7 +60,11 @@ sub access ($self, $env, $status, $bytes, $micros, $c = undef) {
         head_bytes => $c && $c->{head_bytes},
         keep_alive => $c && $c->{keep_alive},
     );
-    syswrite $_->[0], $_->[1]->line(\%r) for @$logs;
+    for my $log (@$logs) {
+        my $line = $log->[1]->line(\%r);
+        utf8::encode($line) unless utf8::downgrade($line, 1);    # Bytes: no wide line dies
+        syswrite $log->[0], $line;
+    }
 }
 
 sub debug ($self, $msg) { $self->_log(debug => $msg) if $self->{level} <= 0 }

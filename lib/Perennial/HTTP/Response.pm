@@ -68,18 +68,18 @@ sub spool_handed ($self) {
 # never the client's bytes); the access log counts its body
 sub error ($self, $status, $why = undef) {
     my $body = _error_body($status) . (defined $why ? "The request was refused: $why.\n" : '');
-    delete $self->{head};
-    @$self{qw(status keep_alive bytes)} = ($status, 0, length $body);
-    return $self->write_all(
-        sprintf "HTTP/1.%d %d %s\r\nDate: %s\r\n${SERVER}Content-Type: text/plain\r\n"
-            . "Content-Length: %d\r\nConnection: close\r\n\r\n%s",
+    my $head = sprintf "HTTP/1.%d %d %s\r\nDate: %s\r\n${SERVER}Content-Type: text/plain\r\n"
+        . "Content-Length: %d\r\nConnection: close\r\n\r\n",
         $self->{http11} ? 1 : 0,
         $status,
         HTTP::Status::status_message($status) // 'Error',
         http_date(),
-        length $body,
-        $body
-    );
+        length $body;
+    delete $self->{head};
+
+    # The access log's %O counts this head, not the one the application's response would have had
+    @$self{qw(status keep_alive bytes head_bytes)} = ($status, 0, length $body, length $head);
+    return $self->write_all($head . $body);
 }
 
 # A whole PSGI response in plain text, "404 Not Found" unless a body is given; headers may add

@@ -1,0 +1,89 @@
+/* The access log's lines for a request the loop in C served, included by Loop.c (see there).
+ *
+ * Perennial::Log's access took the response object, which the C then made for every request
+ * only for the log, and built the record the formats read in Perl: with a combined access log
+ * kept, a kept-alive PSGI hello cost 80k instructions a request against 38k without one
+ * (callgrind; the object 12k with its free, the Perl around the line 16k). Here the record is
+ * made from what the C knows (the object's fields when the Perl made it), each format's line is
+ * asked of the format (its C line, xs/Format.xs) and written in one write(2), as the Perl's
+ * syswrite writes it. */
+
+/* A response's field as the log reads it: the object's when it was made (the Perl may have
+ * changed it), else the value kept (which this takes) */
+static SV *
+logged(pTHX_ struct pending *p, const char *key, I32 klen, SV *kept)
+{
+    HV *c = MADE(p);
+    SV *v;
+    if (!c) return kept;
+    SvREFCNT_dec(kept);
+    v = defined_in(aTHX_ c, key, klen);
+    return v ? newSVsv(v) : newSV(0);
+}
+
+#define LOGGED(p, key, kept) logged(aTHX_ (p), ("" key ""), (I32)(sizeof(key) - 1), (kept))
+
+/* The record Perennial::Log's access makes: {env, status, bytes, micros, vhost, headers,
+ * head_bytes, keep_alive} (a mortal reference) */
+static SV *
+log_record(pTHX_ struct pending *p, UV micros)
+{
+    HV *r = newHV();
+    SV *vhost = DEFINED_IN(p->env, "perennial.vhost");
+    SV *status = LOGGED(p, "status", p->status ? newSVsv(p->status) : newSV(0));
+    if (!SvOK(status)) sv_setiv(status, 0);    /* As the Perl's `$c->{status} // 0` */
+    (void)hv_stores(r, "env", newSVsv(p->env_ref));
+    (void)hv_stores(r, "status", status);
+    (void)hv_stores(r, "bytes", LOGGED(p, "bytes", newSVuv(p->bytes)));
+    (void)hv_stores(r, "micros", newSVuv(micros));
+    (void)hv_stores(r, "vhost", vhost ? newSVsv(vhost) : newSV(0));
+    (void)hv_stores(r, "headers",
+                    LOGGED(p, "res_headers", p->headers ? newSVsv(p->headers) : newSV(0)));
+    (void)hv_stores(r, "head_bytes",
+                    LOGGED(p, "head_bytes", p->written ? newSVuv(p->head_bytes) : newSV(0)));
+    (void)hv_stores(r, "keep_alive", LOGGED(p, "keep_alive", newSViv(p->keep_alive)));
+    return sv_2mortal(newRV_noinc((SV *)r));
+}
+
+/* One line to one log's handle, in one write(2), in bytes (a wide line, which no format's
+ * fields make, encoded as UTF-8 rather than refused) */
+static void
+write_log_line(pTHX_ SV *handle, SV *line)
+{
+    IO *io = handle_io(handle);
+    PerlIO *f = io ? IoOFP(io) : NULL;
+    int fd = f ? PerlIO_fileno(f) : -1;
+    STRLEN len;
+    const char *text;
+    if (fd < 0) return;
+    if (SvUTF8(line) && !sv_utf8_downgrade(line, TRUE)) sv_utf8_encode(line);
+    text = SvPV_const(line, len);
+    while (write(fd, text, len) < 0 && errno == EINTR) {}
+}
+
+/* Every access log's line for this request: each entry of the log's list is [handle, format] */
+static void
+log_access(pTHX_ struct pending *p, HV *log_hv, UV micros)
+{
+    SV **logs = hv_fetchs(log_hv, "access", 0), *record;
+    AV *list;
+    SSize_t i;
+    if (!logs || !SvROK(*logs) || SvTYPE(SvRV(*logs)) != SVt_PVAV) return;
+    list = (AV *)SvRV(*logs);
+    ENTER;
+    SAVETMPS;
+    record = log_record(aTHX_ p, micros);
+    for (i = 0; i <= av_top_index(list); i++) {
+        SV **entry = av_fetch(list, i, 0), **handle, **format, *line;
+        if (!entry || !SvROK(*entry) || SvTYPE(SvRV(*entry)) != SVt_PVAV) continue;
+        handle = av_fetch((AV *)SvRV(*entry), 0, 0);
+        format = av_fetch((AV *)SvRV(*entry), 1, 0);
+        if (!handle || !format) continue;
+        line = call_on(aTHX_ *format, "line", 0, 1, &record);
+        if (!line) continue;
+        write_log_line(aTHX_ *handle, line);
+        SvREFCNT_dec(line);
+    }
+    FREETMPS;
+    LEAVE;
+}
