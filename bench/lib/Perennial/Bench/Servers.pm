@@ -334,9 +334,13 @@ ServerLimit $a{workers}
 CONF
 }
 
-# An access log as a site keeps one (access_log => 1), the same line for Apache and Perennial
+# An access log as a site keeps one (access_log => 1), the same line for Apache and Perennial:
+# the combined format written out (a bare Apache knows no nickname that its config did not
+# define, and logs the word itself)
 sub _access_log (%a) {
-    return $a{access_log} ? "CustomLog $a{dir}/access.log combined\n" : '';
+    return '' unless $a{access_log};
+    return qq{CustomLog $a{dir}/access.log "%h %l %u %t \\"%r\\" %>s %b \\"%{Referer}i\\" }
+        . qq{\\"%{User-Agent}i\\""\n};
 }
 
 # KeepAlive for the script servers, the same lines for Apache and Perennial: off unless asked,
