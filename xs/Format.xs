@@ -31,9 +31,26 @@ printable(U8 c)
     return c == 0x20 || c == 0x21 || (c >= 0x23 && c <= 0x5b) || (c >= 0x5d && c <= 0x7e);
 }
 
-/* A value as Apache escapes it (Perennial::Log::Format::clean): quotes, backslashes and bytes
- * that are not printable ASCII as \xNN, '-' for nothing. Characters past a byte go to the Perl
- * clean, which writes them as it does. */
+/* The escapes Apache's ap_escape_logitem writes by name: the quote and the backslash after a
+ * backslash, and \b \n \r \t \v; NULL for a byte written as \xNN */
+static const char *
+escape_name(U8 c)
+{
+    switch (c) {
+    case '"': return "\\\"";
+    case '\\': return "\\\\";
+    case '\b': return "\\b";
+    case '\n': return "\\n";
+    case '\r': return "\\r";
+    case '\t': return "\\t";
+    case '\v': return "\\v";
+    }
+    return NULL;
+}
+
+/* A value as Apache escapes it (Perennial::Log::Format::clean): the quote, the backslash and
+ * the named controls after a backslash, other bytes that are not printable ASCII as \xNN, '-'
+ * for nothing. Characters past a byte go to the Perl clean, which writes them as it does. */
 static void
 append_clean(pTHX_ SV *line, SV *value)
 {
@@ -73,7 +90,9 @@ append_clean(pTHX_ SV *line, SV *value)
     }
     for (i = 0; i < len; i++) {
         U8 c = (U8)p[i];
+        const char *named;
         if (printable(c)) sv_catpvn(line, p + i, 1);
+        else if ((named = escape_name(c))) sv_catpvn(line, named, 2);
         else sv_catpvf(line, "\\x%02x", (unsigned)c);
     }
 }

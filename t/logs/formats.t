@@ -33,7 +33,7 @@ like slurp("$dir/clf.log"),
     'a nickname of the file\'s own: the common log format';
 my @f = split /\|/, slurp("$dir/fields.log") =~ s/\n\z//r;
 is_deeply [@f[0 .. 10]],
-    ['GET', '/a/b', '?x=1', 'HTTP/1.1', 200, $f[5], 't\x22q', 'text/plain', $port, $f[9], '-'],
+    ['GET', '/a/b', '?x=1', 'HTTP/1.1', 200, $f[5], 't\"q', 'text/plain', $port, $f[9], '-'],
     'method, path, query, protocol, status, request header escaped, response header, port, -X';
 like $f[5], qr/\A\d+\z/, '%B: bytes';
 isnt $f[9], $srv->pid, '%P: the worker, not the manager';

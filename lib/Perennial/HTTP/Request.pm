@@ -241,6 +241,17 @@ sub _target ($env, $uri, $unsafe) {
     return 0;
 }
 
+# The path a request's target names, as PATH_INFO is made of it before any location takes its
+# part: percent-decoded, without dot segments (the access log's %U, Apache's r->uri). A target
+# that is not a path or a URL ("*") is itself; one that climbs above the root, its path decoded.
+sub target_path ($uri) {
+    my $path = $uri =~ m{\Ahttps?://[^/?#]*(.*)\z}si ? $1 : $uri;
+    $path =~ s/[?#].*//s;
+    return $uri if ord $path != ord '/' && $path eq $uri;
+    $path = decoded_path(ord $path == ord '/' ? $path : "/$path");
+    return index($path, '/.') >= 0 ? without_dot_segments($path) // $path : $path;
+}
+
 # A URL path percent-decoded as HTTP::Parser::XS decodes a client's, but an encoded NUL kept as
 # %00: no NUL byte reaches PATH_INFO, from a client or from an internal redirect
 sub decoded_path ($path) {

@@ -1,7 +1,8 @@
 package Perennial::Log::Format;
 use v5.36;
-use POSIX       qw(strftime);
-use Time::HiRes ();
+use POSIX                    qw(strftime);
+use Time::HiRes              ();
+use Perennial::HTTP::Request ();
 use Perennial::Twins;
 
 # mod_log_config's LogFormat: a format string compiled once into a list of pieces (text, or a
@@ -64,7 +65,10 @@ my %FIELD = (
             :                int($r->{micros} / 1e6);
     },
     u => sub ($r, $arg) { clean($r->{env}{REMOTE_USER} // '-') },
-    U => sub ($r, $arg) { clean($r->{env}{REQUEST_URI} =~ s/\?.*\z//sr) },
+    U => sub ($r, $arg) {                                           # Decoded, as Apache's r->uri
+        my $uri = $r->{env}{REQUEST_URI};
+        clean(defined $uri ? Perennial::HTTP::Request::target_path($uri) : undef);
+    },
     v => sub ($r, $arg) { $r->{vhost} // $r->{env}{SERVER_NAME} // '-' },
     V => sub ($r, $arg) {
         clean((($r->{env}{HTTP_HOST} // $r->{env}{SERVER_NAME} // '-') =~ s/:\d+\z//r));
@@ -137,13 +141,24 @@ sub _header_out ($headers, $name) {
     return @found ? join(', ', @found) : undef;
 }
 
-# As Apache: quotes, backslashes and bytes that are not printable ASCII as \xNN; nothing: -
-# (One class, and a look before any substitution: the alternation of two classes, captured,
-# cost 8k instructions for each field of each line, with nothing to escape)
+# As Apache's ap_escape_logitem: the quote, the backslash and \b \n \r \t \v after a backslash,
+# other bytes that are not printable ASCII as \xNN; nothing: -. (One class, and a look before
+# any substitution: the alternation of two classes, captured, cost 8k instructions for each
+# field of each line, with nothing to escape)
+my %NAMED = (
+    '"'    => '\\"',
+    '\\'   => '\\\\',
+    "\b"   => '\\b',
+    "\n"   => '\\n',
+    "\r"   => '\\r',
+    "\t"   => '\\t',
+    "\x0b" => '\\v'
+);
+
 sub clean ($text) {
     return '-' unless defined $text;
     return $text if $text !~ /[^\x20\x21\x23-\x5b\x5d-\x7e]/;
-    $text =~ s/([^\x20\x21\x23-\x5b\x5d-\x7e])/sprintf '\\x%02x', ord $1/ge;
+    $text =~ s{([^\x20\x21\x23-\x5b\x5d-\x7e])}{$NAMED{$1} // sprintf '\\x%02x', ord $1}ge;
     return $text;
 }
 
@@ -172,11 +187,14 @@ Compiles an Apache C<LogFormat> string: C<%a> C<%h> (the address: Perennial make
 lookups; C<%{c}a> and C<%{c}h> the connection's peer, the proxy behind C<RemoteIPHeader>)
 C<%A> C<%B> C<%b> C<%D> C<%{VAR}e> C<%f> C<%H> C<%{Header}i> C<%I> C<%l> C<%m>
 C<%{Header}o> C<%O> C<%p> C<%{remote}p> C<%P> C<%q> C<%r> C<%s> C<%E<gt>s> C<%t>
-C<%{strftime}t> C<%T> C<%{ms|us|s}T> C<%u> C<%U> C<%v> (the virtual host's ServerName) C<%V>
+C<%{strftime}t> C<%T> C<%{ms|us|s}T> C<%u> C<%U> (the path decoded, without dot segments, as
+Apache's) C<%v> (the virtual host's ServerName) C<%V>
 (the Host the client asked for) C<%X> and C<%%>. C<%k>, C<%n> and C<%R> have nothing to show
 (0 or C<->). Status conditions (C<%400,501{...}i>) are read and ignored. C<%I> counts the
 request head and body, C<%O> the response head and body. Values from the client are escaped as
-Apache escapes them. The nicknames C<common>, C<combined>, C<vhost_combined>,
+Apache escapes them (C<\">, C<\\>, C<\t>, C<\n>, C<\r>, C<\b>, C<\v>, and C<\xNN> for any
+other byte that is not printable ASCII), so that log analysers read them as they read
+Apache's. The nicknames C<common>, C<combined>, C<vhost_combined>,
 C<combinedio>, C<referer>, C<agent> and Perennial's C<perennial> (combined with C<%D>) are
 predefined.
 
@@ -190,8 +208,9 @@ predefined.
 
     my $safe = Perennial::Log::Format::clean($text_from_a_client);
 
-The text as Apache escapes it in logs: quotes, backslashes and bytes that are not printable
-ASCII as C<\xNN>; C<-> for nothing.
+The text as Apache escapes it in logs (its ap_escape_logitem): the quote, the backslash and
+the controls C<\b> C<\n> C<\r> C<\t> C<\v> after a backslash, any other byte that is not
+printable ASCII as C<\xNN>; C<-> for nothing.
 
 =head2 line
 
