@@ -22,8 +22,8 @@
  *   the request from there (the read's result, or the parsed head);
  * - once the application has answered, by calling the Perl method for it: _respond for a
  *   response it does not write (a handle or streaming body, a status line not made yet, a
- *   virtual host to note, a value it would have to convert), _app_failed for an application
- *   that died, the response's written_in_part for a client that did not take it all at once,
+ *   value it would have to convert), _app_failed for an application that died, the
+ *   response's written_in_part for a client that did not take it all at once,
  *   _after_response when there is more to do after it than the counts and the log line
  *   (a spool, cleanup handlers, a size limit, an exit asked for), _still_idle when the
  *   keep-alive wait runs past its first limit (parking, lingering).
@@ -101,12 +101,11 @@ after_response(pTHX_ struct pending *p, IV served)
 }
 
 /* A delayed response the C calls itself: a code reference, not blessed (the Perl's `ref $res
- * eq 'CODE'`), for a request without a virtual host to note (as _respond notes it) */
+ * eq 'CODE'`) */
 static int
-delayed(pTHX_ SV *res, HV *env)
+delayed(SV *res)
 {
-    return res && SvROK(res) && SvTYPE(SvRV(res)) == SVt_PVCV && !SvOBJECT(SvRV(res))
-           && !DEFINED_IN(env, "perennial.vhost");
+    return res && SvROK(res) && SvTYPE(SvRV(res)) == SVt_PVCV && !SvOBJECT(SvRV(res));
 }
 
 /* One request whose plain head was read: request_start, the application (in an eval), its
@@ -154,8 +153,12 @@ serve_request(pTHX_ struct conn_loop *l, SV *env_ref, SV *input, NV t0, STRLEN l
     FREETMPS;
     LEAVE;
     if (res) sv_2mortal(res);
+    if (!error) {    /* The virtual host that answers, in the slot (as the Perl's _respond) */
+        SV *vhost = DEFINED_IN(env, "perennial.vhost");
+        if (vhost) slot_vhost(aTHX_ l->slot, vhost);
+    }
     if (error) app_failed(aTHX_ l, response_object(aTHX_ p), env_ref, sv_2mortal(error));
-    else if (delayed(aTHX_ res, env)) call_delayed(aTHX_ p, res);
+    else if (delayed(res)) call_delayed(aTHX_ p, res);
     else if (!write_usual(aTHX_ p, res)) {
         SV *argv[3], *done;
         argv[0] = response_object(aTHX_ p);

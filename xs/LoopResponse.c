@@ -181,7 +181,7 @@ write_usual(pTHX_ struct pending *p, SV *res)
     if (!res || !SvROK(res) || SvTYPE(SvRV(res)) != SVt_PVAV || SvRMAGICAL(SvRV(res))) return 0;
     if (!still_open(aTHX_ l)) return 0;    /* The application closed psgix.io: the Perl's */
     r = (AV *)SvRV(res);
-    if (av_top_index(r) != 2 || DEFINED_IN(p->env, "perennial.vhost")) return 0;
+    if (av_top_index(r) != 2) return 0;
     status = av_fetch(r, 0, 0);
     headers = av_fetch(r, 1, 0);
     body = av_fetch(r, 2, 0);

@@ -128,6 +128,13 @@ slot_request_start(pTHX_ char *slot, HV *e, NV started, UV done)
                        hv_value(aTHX_ e, "SERVER_PROTOCOL", 15), started, done);
 }
 
+/* The virtual host that answers the request (Scoreboard.pm's vhost, a40), for the status page */
+static inline void
+slot_vhost(pTHX_ char *slot, SV *name)
+{
+    put_a(aTHX_ slot + 280, name, 40);
+}
+
 /* A request's counts added to the slot's (read from the slot itself), its time, and the count
  * on its connection; returns the worker's count */
 static inline UV
