@@ -79,10 +79,11 @@ sub registry_for ($self, $url) {
 # Where URLs are translated to: each Alias and ScriptAlias, and DocumentRoot
 sub roots ($self) { $self->{files}->roots }
 
-# A URL whose plan goes straight to a script (a direct plan) is served without the way through the
-# rest: the checks on that way (an encoded path, TRACE, redirects, access rules, mod_perl's
-# phases, a charset to add) were made when the plan was, and found nothing to do. That way cost
-# a Registry request 19k instructions (docs/design-notes.md).
+# A URL whose plan goes straight to a script or to an application mounted at a <Location> (a
+# direct plan) is served without the way through the rest: the checks on that way (an encoded
+# path, TRACE, redirects, access rules, mod_perl's phases) were made when the plan was, and found
+# nothing to do. That way cost a Registry request 19k instructions, and a PSGI hello at a
+# <Location> of a site with a DocumentRoot 24k (docs/design-notes.md).
 sub to_app ($self) {
     my $plans = $self->{plans};
     return sub ($env) {
@@ -92,6 +93,12 @@ sub to_app ($self) {
             && $env->{REQUEST_METHOD} ne 'TRACE'
             && index($env->{REQUEST_URI} // '%', '%') < 0)
         {
+            if ($plan->{direct} eq 'mounted') {    # As _handle calls it: its answer is its own
+                my $res     = $self->_mounted($env, $plan);
+                my $charset = $plan->{set}{default_charset};
+                return $charset ? _charset($res, $charset) : $res;
+            }
+
             # Its file checked as _known checks it (no longer the one the plan found: the whole
             # way then), then the executor, as _handle calls it. (Here, not in a method of its
             # own: the call was 2.6k instructions a request.)
@@ -174,13 +181,16 @@ sub _known ($self, $url, $env) {
     return;
 }
 
-# A plan whose requests may go straight to the script's executor: a script file found, with no
-# redirect that moves its URL, access rule or mod_perl phase on its way
+# A plan whose requests may go straight to the script's executor ('script': a script file
+# found) or to the application mounted there ('mounted'), with no redirect that moves its URL,
+# access rule or mod_perl phase on its way; else 0
 sub _goes_direct ($plan, $url) {
     my ($set, $hit) = @$plan{qw(set hit)};
+    return 0         if $plan->{authz} || $plan->{perl};
+    return 0         if $set->{redirects} && Perennial::Redirect->applies($set->{redirects}, $url);
+    return 'mounted' if $plan->{kind} eq 'mounted';
     return 0 unless $plan->{kind} eq 'script' && $plan->{finder} && ref $hit && $hit->{file};
-    return 0 if $hit->{status} || $hit->{directory} || $plan->{authz} || $plan->{perl};
-    return $set->{redirects} && Perennial::Redirect->applies($set->{redirects}, $url) ? 0 : 1;
+    return $hit->{status} || $hit->{directory} ? 0 : 'script';
 }
 
 # What Perennial answered itself (not an application's own 404) gets the ErrorDocument

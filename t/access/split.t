@@ -38,6 +38,7 @@ Include $root/extra.conf
 <LocationMatch "^/app/admin">
     Require all denied
 </LocationMatch>
+Redirect /app/old /notes.txt
 <Directory $root/docs/private>
     Require all denied
 </Directory>
@@ -60,6 +61,7 @@ my %want = (
     '/app/x'                   => 200,
     '/app/admin'               => 403,
     '/app/admin/users'         => 403,
+    '/app/old'                 => 302,
     '/app/administrator'       => 403,
     '/notes.txt'               => 200,
     '/private/plan.txt'        => 403,
@@ -72,6 +74,11 @@ my %want = (
 );
 my %got = map { $_ => $srv->status_of($_) } keys %want;
 is_deeply \%got, \%want, 'every request is answered as the sections that match it say';
+
+# Again: a URL's way is kept after its first request, and one with nothing on it goes straight
+# to its script or application (Dispatch's direct plans)
+%got = map { $_ => $srv->status_of($_) } keys %want;
+is_deeply \%got, \%want, 'and the second time, by the way kept';
 my $log = $srv->error_log;
 like $log, qr/denied by Require \(\S+perennial\.conf line 12\): GET \/server-status/,
     'the refusal names the second <Location /server-status>, which holds the rule';
