@@ -65,9 +65,37 @@ check_empty_input(pTHX_ struct conn_loop *l)
         (void)hv_deletes(l->self, "empty_input", G_DISCARD);
 }
 
-/* After a response the loop wrote or had written: its counts, its access log line (as
- * _after_response), or the Perl's _after_response when there is more to it (a spool, a note to
- * log, cleanup handlers, a size limit or an exit asked for); whether the connection stays open */
+/* The worker's own check after each request (Apache2::SizeLimit's, when a limit is set): when
+ * it says to retire, the worker ends after this connection, which closes lingering (a request
+ * may already be on its way), as _after_response has it; whether the connection stays open */
+static int
+retire_check(pTHX_ struct conn_loop *l, int keep)
+{
+    SV *after = DEFINED_IN(l->self, "after"), *retire = NULL;
+    int n;
+    dSP;
+    if (!after) return keep;
+    ENTER;
+    SAVETMPS;
+    PUSHMARK(SP);
+    PUTBACK;
+    n = call_sv(after, G_SCALAR);    /* (G_NOARGS would lend it the caller's @_) */
+    SPAGAIN;
+    if (n == 1) retire = POPs;
+    n = retire && SvTRUE(retire);
+    PUTBACK;
+    FREETMPS;
+    LEAVE;
+    if (!n) return keep;
+    (void)hv_stores(l->self, "harakiri", newSViv(1));
+    if (keep) (void)hv_stores(l->self, "linger", newSViv(1));
+    return 0;
+}
+
+/* After a response the loop wrote or had written: its counts, its access log line and the
+ * worker's own check (as _after_response), or the Perl's _after_response when there is more to
+ * it (a spool, a note to log, cleanup handlers, an exit asked for); whether the connection stays
+ * open */
 static int
 after_response(pTHX_ struct pending *p, IV served)
 {
@@ -77,8 +105,7 @@ after_response(pTHX_ struct pending *p, IV served)
     UV us;
     NV micros;
     if ((c && (DEFINED_IN(c, "spool") || TRUE_IN(c, "too_slow") || TRUE_IN(c, "spool_full")))
-        || TRUE_IN(env, "psgix.cleanup.handlers") || TRUE_IN(env, "psgix.harakiri.commit")
-        || TRUE_IN(l->self, "after")) {
+        || TRUE_IN(env, "psgix.cleanup.handlers") || TRUE_IN(env, "psgix.harakiri.commit")) {
         SV *argv[4], *keep;
         int kept;
         argv[0] = response_object(aTHX_ p);
@@ -97,7 +124,7 @@ after_response(pTHX_ struct pending *p, IV served)
     log_hv = hash_of(log);
     if (log_hv && TRUE_IN(log_hv, "access")) log_access(aTHX_ p, log_hv, us);
     check_empty_input(aTHX_ l);
-    return response_keep_alive(aTHX_ p);
+    return retire_check(aTHX_ l, response_keep_alive(aTHX_ p));
 }
 
 /* A delayed response the C calls itself: a code reference, not blessed (the Perl's `ref $res

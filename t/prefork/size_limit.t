@@ -1,7 +1,8 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use File::Temp      ();
+use File::Temp ();
+use IO::Socket::IP;
 use Perennial::Test qw(start_server wait_until);
 
 # Apache2::SizeLimit's rules, measured from smaps: a worker that keeps memory retires after
@@ -56,6 +57,23 @@ subtest 'MinSharedSize: a worker whose shared memory is too small retires' => su
         'log line'
         ),
         'retired after its first request';
+    $srv->stop;
+};
+
+subtest 'a worker that retires closes its kept-alive connection after the response' => sub {
+    my $srv  = start_server(app => 'pid.psgi', workers => 1, conf => "MinSharedSize 100G\n");
+    my $sock = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $!;
+    $sock->syswrite("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    my $got = '';
+    while ($got !~ /\r\n\r\n\d+/) { sysread($sock, $got, 4096, length $got) or last }
+    my ($pid) = $got =~ /\r\n\r\n(\d+)/;
+    like $got, qr{\AHTTP/1\.1 200 }, 'the request that passed the limit is answered';
+    $sock->syswrite("GET / HTTP/1.1\r\nHost: x\r\n\r\n");    # On its way as the worker retires
+    my $rest = '';
+    1 while sysread($sock, $rest, 4096, length $rest);
+    is $rest, '', 'the connection closes without answering the next request (the client retries)';
+    ok wait_until(sub { $srv->error_log =~ /worker $pid exited \(status 0/ }, 10, 'exit'),
+        'and the worker exits normally';
     $srv->stop;
 };
 
