@@ -21,6 +21,8 @@ use Perennial::Bench::Record  qw(record);
 # as a tuned site does; under Perennial it then works through the request object, as under
 # mod_perl, where a CGI.pm the script loads reads the CGI environment. --access-log: Apache and
 # Perennial keep a combined access log, as a site does (the other PSGI servers keep none).
+# --site: Apache and Perennial serve from inside a <VirtualHost> with its own DocumentRoot and
+# access log, as most sites that move from Apache have them.
 
 my %opt = (
     requests  => 1000,
@@ -32,7 +34,7 @@ my %opt = (
 options(
     \%opt,
     'Usage: perl bench/instructions.pl [--script hello.pl] [--requests 1000] [--warm 50] '
-        . '[--what scripts,psgi] [--keepalive off,on] [--preload CGI] [--access-log] [--record FILE]',
+        . '[--what scripts,psgi] [--keepalive off,on] [--preload CGI] [--access-log] [--site] [--record FILE]',
     'requests=i',
     'preload=s',
     'script=s',
@@ -40,6 +42,7 @@ options(
     'what=s',
     'keepalive=s',
     'access_log|access-log',
+    'site',
     'record=s'
 );
 my @modes   = keepalive_modes($opt{keepalive});
@@ -80,9 +83,11 @@ for my $ka (@modes) {
     say '';
     say "user-space instructions per request (callgrind, one worker, "
         . "$opt{requests} sequential requests after $opt{warm} to warm up, KeepAlive "
-        . ($ka              ? 'on'                                        : 'off')
-        . ($opt{preload}    ? ", $opt{preload} loaded at start"           : '')
-        . ($opt{access_log} ? ', Apache and Perennial keep an access log' : '') . ')';
+        . ($ka              ? 'on'                                                        : 'off')
+        . ($opt{preload}    ? ", $opt{preload} loaded at start"                           : '')
+        . ($opt{access_log} ? ', Apache and Perennial keep an access log'                 : '')
+        . ($opt{site} ? ', Apache and Perennial serve a <VirtualHost> with an access log' : '')
+        . ')';
     say sprintf '%-26s %14s %10s', 'server / mode', 'instructions', 'x base';
     for my $row (@rows) {
         my ($label, $base) = @$row[0, 3];
@@ -139,6 +144,7 @@ sub _run ($server, $path, $ka, $requests) {
         scripts    => $scripts,
         preload    => $opt{preload},
         access_log => $opt{access_log},
+        site       => $opt{site},
         app        => $hello,
         probe      => $path,
         timeout    => 180,

@@ -27,10 +27,10 @@ my %COMMAND;
         _write("$a{dir}/perennial.conf",
                   "Listen 127.0.0.1:$a{port}\nLogLevel warn\n"
                 . _keepalive(%a)
-                . _access_log(%a)
+                . ($a{site}            ? ''                                 : _access_log(%a))
                 . ($a{preload}         ? "PerlModule $a{preload}\n"         : '')
                 . ($a{preload_scripts} ? "PerlPreloadScripts $a{scripts}\n" : '')
-                . _script_locations($a{scripts}));
+                . _site(\%a, _script_locations($a{scripts})));
         (   $^X, "$ROOT/bin/perennial",    'serve', '-c', "$a{dir}/perennial.conf", '--workers',
             $a{workers}, '--max-requests', 0,       map { ('--set', $_) } @{$a{set} // []}
         );
@@ -48,7 +48,7 @@ ${\ _registry_loader(%a)}<Directory $a{scripts}>
     AllowOverride None
     Require all granted
 </Directory>
-${\ _script_locations($a{scripts})}
+${\ _site(\%a, _script_locations($a{scripts}))}
 CONF
         ('/usr/sbin/apache2', '-f', "$a{dir}/httpd.conf", '-DFOREGROUND', ($a{single} ? '-X' : ()));
     },
@@ -129,9 +129,13 @@ PSGI
         );
     },
     perennial => sub (%a) {
+        _write("$a{dir}/perennial.conf",
+            _site(\%a, "<Location />\n    SetHandler psgi\n    PSGIApp $a{app}\n</Location>\n"))
+            if $a{site};
         (   $^X,
             "$ROOT/bin/perennial",
             'serve',
+            ($a{site} ? ('-c', "$a{dir}/perennial.conf") : ()),
             '--workers',
             $a{workers},
             '--listen',
@@ -144,8 +148,8 @@ PSGI
             '--keepalive-timeout',
             5,
             (map { ('--set', $_) } @{$a{set} // []}),
-            ($a{access_log} ? ('--set', _access_log(%a) =~ s/\n\z//r) : ()),
-            $a{app}
+            ($a{access_log} && !$a{site} ? ('--set', _access_log(%a) =~ s/\n\z//r) : ()),
+            ($a{site}                    ? ()                                      : $a{app})
         );
     },
 
@@ -207,7 +211,8 @@ sub start_server ($name, %args) {
     # for Perennial's --set ('ParkKeepAlive Off'); user: run by root, the server runs as that
     # user from the start (setpriv, which execs in place: the server is still the process
     # group's leader), in a directory of theirs (bench/pages.pl: a worker that gave up root
-    # cannot read its own pagemap); access_log: Apache and Perennial keep a combined access log
+    # cannot read its own pagemap); access_log: Apache and Perennial keep a combined access log;
+    # site: Apache and Perennial serve inside a <VirtualHost> with a DocumentRoot and access log
     my @prefix = @{$args{prefix} // []};
     if (defined $args{user} && $> == 0) {
         my (undef, undef, $uid, $gid) = getpwnam $args{user} or die "No user $args{user}\n";
@@ -314,7 +319,7 @@ sub _group_split ($pgrp) {
 # What every Apache of the benchmarks has: its own root, port and files, prefork with a fixed pool
 sub _apache_head (%a) {
     my $mods = '/usr/lib/apache2/modules';
-    return _access_log(%a) . <<"CONF";    # (Debian's apache2 has mod_log_config built in)
+    return ($a{site} ? '' : _access_log(%a)) . <<"CONF";    # (mod_log_config is built in)
 ServerRoot $a{dir}
 ServerName localhost
 Listen 127.0.0.1:$a{port}
@@ -341,6 +346,26 @@ sub _access_log (%a) {
     return '' unless $a{access_log};
     return qq{CustomLog $a{dir}/access.log "%h %l %u %t \\"%r\\" %>s %b \\"%{Referer}i\\" }
         . qq{\\"%{User-Agent}i\\""\n};
+}
+
+# site => 1: what serves the requests inside a <VirtualHost> with its own DocumentRoot and
+# access log, as a site has them (the same lines for Apache and Perennial; the client's Host
+# names no host, so the first, the address's default, answers)
+sub _site ($a, $inside) {
+    return $inside unless $a->{site};
+    my $docs = "$a->{dir}/docs";
+    mkdir $docs;
+    _write("$docs/index.html", "<h1>site</h1>\n");
+    $inside =~ s/^/    /mg;
+    return <<"CONF" . _access_log(%$a, access_log => 1) =~ s/^/    /mr . "</VirtualHost>\n";
+<Directory $docs>
+    Require all granted
+</Directory>
+<VirtualHost *:$a->{port}>
+    ServerName site.test
+    DocumentRoot $docs
+$inside
+CONF
 }
 
 # KeepAlive for the script servers, the same lines for Apache and Perennial: off unless asked,
