@@ -153,7 +153,10 @@ sub plan ($self, $env) {
         guard   => $handler =~ /status\z/ ? _guard($set) : undef,
         perl    => Perennial::ModPerl::Phases->wanted($set),
     };
-    $plan->{authz}  = $set->{require} || $set->{access_compat} || $plan->{guard} ? 1 : 0;
+    $plan->{authz}
+        = ($set->{require} && !_granted_to_all($set->{require}))
+        || $set->{access_compat}
+        || $plan->{guard} ? 1 : 0;
     $plan->{direct} = _goes_direct($plan, $url);
     $self->_keep($url, $plan) unless $looks && !$finder;    # A root not there yet: not kept
     return $plan;
@@ -179,6 +182,12 @@ sub _known ($self, $url, $env) {
         && $hit->{slash} == $was->{slash});
     delete $self->{plans}{$url};
     return;
+}
+
+# Require lines that let everyone in: a `Require all granted` among them (their implicit
+# <RequireAny> holds, with no user asked for), as a site's <Directory> has it for its DocumentRoot
+sub _granted_to_all ($rules) {
+    return (grep { ref $_ eq 'HASH' && exists $_->{all} && $_->{all} } @$rules) ? 1 : 0;
 }
 
 # A plan whose requests may go straight to the script's executor ('script': a script file

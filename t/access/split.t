@@ -95,9 +95,18 @@ DocumentRoot $root/docs
 <Location /notes.txt>
     Require all granted
 </Location>
+<Location /index.html>
+    <RequireAll>
+        Require all granted
+        Require ip 10.9.9.9
+    </RequireAll>
+</Location>
 CONF
-    is $srv->status_of('/notes.txt'),  200, 'a <Location> is merged after the <Directory>';
-    is $srv->status_of('/index.html'), 403, 'the rest stays closed';
+    for my $time ('', ', again') {    # The second time by the way kept
+        is $srv->status_of('/notes.txt'), 200, "a <Location> is merged after the <Directory>$time";
+        is $srv->status_of('/index.html'), 403,
+            "the rest stays closed: all granted inside a <RequireAll> is not everyone$time";
+    }
     $srv->stop;
 };
 
