@@ -153,10 +153,7 @@ sub plan ($self, $env) {
         guard   => $handler =~ /status\z/ ? _guard($set) : undef,
         perl    => Perennial::ModPerl::Phases->wanted($set),
     };
-    $plan->{authz}
-        = ($set->{require} && !_granted_to_all($set->{require}))
-        || $set->{access_compat}
-        || $plan->{guard} ? 1 : 0;
+    $plan->{authz}  = _asks_authz($set, $plan->{guard});
     $plan->{direct} = _goes_direct($plan, $url);
     $self->_keep($url, $plan) unless $looks && !$finder;    # A root not there yet: not kept
     return $plan;
@@ -182,6 +179,15 @@ sub _known ($self, $url, $env) {
         && $hit->{slash} == $was->{slash});
     delete $self->{plans}{$url};
     return;
+}
+
+# Whether a plan's requests have someone to ask on their way: Require lines (unless they let
+# everyone in), Order/Allow/Deny, or a status page's guard
+sub _asks_authz ($set, $guard) {
+    return
+           ($set->{require} && !_granted_to_all($set->{require}))
+        || $set->{access_compat}
+        || $guard ? 1 : 0;
 }
 
 # Require lines that let everyone in: a `Require all granted` among them (their implicit
