@@ -77,8 +77,10 @@ sub error ($self, $status, $why = undef) {
         length $body;
     delete $self->{head};
 
-    # The access log's %O counts this head, not the one the application's response would have had
-    @$self{qw(status keep_alive bytes head_bytes)} = ($status, 0, length $body, length $head);
+    # The access log's %O and %{Content-Type}o read this head, not the one the application's
+    # response would have had (Apache logs its error page's Content-Type too)
+    @$self{qw(status keep_alive bytes head_bytes res_headers)}
+        = ($status, 0, length $body, length $head, ['Content-Type' => 'text/plain']);
     return $self->write_all($head . $body);
 }
 
