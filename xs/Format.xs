@@ -280,7 +280,7 @@ xs_line(self, r)
     pieces = (AV *)SvRV(*pieces_sv);
     env_sv = hv_fetchs(rh, "env", 0);
     if (env_sv && SvROK(*env_sv) && SvTYPE(SvRV(*env_sv)) == SVt_PVHV) env = (HV *)SvRV(*env_sv);
-    line = newSVpvs("");
+    line = sv_2mortal(newSVpvs(""));    /* Freed with the temporaries if a field's sub dies */
     SvGROW(line, 256);
     for (i = 0; i <= av_top_index(pieces); i++) {
         SV **piece = PIECE(pieces, i);
@@ -304,6 +304,6 @@ xs_line(self, r)
         append_from_perl(aTHX_ line, *code, r, *arg);
     }
     sv_catpvs(line, "\n");
-    RETVAL = line;
+    RETVAL = SvREFCNT_inc_simple_NN(line);
   OUTPUT:
     RETVAL

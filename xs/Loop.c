@@ -24,8 +24,8 @@
  *   response it does not write (a handle or streaming body, a status line not made yet, a
  *   value it would have to convert), _app_failed for an application that died, the
  *   response's written_in_part for a client that did not take it all at once,
- *   _after_response when there is more to do after it than the counts and the log line
- *   (a spool, cleanup handlers, a size limit, an exit asked for), _still_idle when the
+ *   _after_response when there is more to do after it than the counts, the log line and the
+ *   size limit's check (a spool, cleanup handlers, an exit asked for), _still_idle when the
  *   keep-alive wait runs past its first limit (parking, lingering).
  * Policy stays where it was: the values it decides by (KeepAlive, MaxKeepAliveRequests, the
  * stop flag, the requests left) are the connection object's, read as the Perl reads them. */
@@ -74,7 +74,7 @@ retire_check(pTHX_ struct conn_loop *l, int keep)
     SV *after = DEFINED_IN(l->self, "after"), *retire = NULL;
     int n;
     dSP;
-    if (!after) return keep;
+    if (!after || !SvTRUE(after)) return keep;    /* As the Perl's `$self->{after} &&` */
     ENTER;
     SAVETMPS;
     PUSHMARK(SP);

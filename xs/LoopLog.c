@@ -72,6 +72,7 @@ log_access(pTHX_ struct pending *p, HV *log_hv, UV micros)
     list = (AV *)SvRV(*logs);
     ENTER;
     SAVETMPS;
+    SAVEFREESV(SvREFCNT_inc_simple_NN((SV *)list));    /* Held while the formats' Perl runs */
     record = log_record(aTHX_ p, micros);
     for (i = 0; i <= av_top_index(list); i++) {
         SV **entry = av_fetch(list, i, 0), **handle, **format, *line;

@@ -63,8 +63,8 @@ known_status_line(pTHX_ struct conn_loop *l, IV http11, SV *status)
 /* A request the loop is serving, and its response as far as the C knows it. The response
  * object (a Perennial::HTTP::Response, as Response->for_request makes it) is made only when
  * the Perl is to see it: a response the C does not write, an application that died, a client
- * that did not take it all at once, the access log, the Perl's _after_response, or the worker's
- * own abort_request and client_socket (a deadline, an exit, a fork) while the application runs.
+ * that did not take it all at once, the Perl's _after_response, or the worker's own
+ * abort_request and client_socket (a deadline, an exit, a fork) while the application runs.
  * Made for every request, it and the fields the write set cost a kept-alive PSGI request 13k
  * of its 55k instructions. */
 struct pending {
