@@ -71,15 +71,15 @@ check_empty_input(pTHX_ struct conn_loop *l)
 static int
 retire_check(pTHX_ struct conn_loop *l, int keep)
 {
-    SV *after = DEFINED_IN(l->self, "after"), *retire = NULL;
+    SV *retire = NULL;
     int n;
     dSP;
-    if (!after || !SvTRUE(after)) return keep;    /* As the Perl's `$self->{after} &&` */
+    if (!l->after) return keep;
     ENTER;
     SAVETMPS;
     PUSHMARK(SP);
     PUTBACK;
-    n = call_sv(after, G_SCALAR);    /* (G_NOARGS would lend it the caller's @_) */
+    n = call_sv(l->after, G_SCALAR);    /* (G_NOARGS would lend it the caller's @_) */
     SPAGAIN;
     if (n == 1) retire = POPs;
     n = retire && SvTRUE(retire);
@@ -101,7 +101,7 @@ after_response(pTHX_ struct pending *p, IV served)
 {
     struct conn_loop *l = p->l;
     HV *c = MADE(p), *env = p->env, *log_hv;
-    SV *log = DEFINED_IN(env, "perennial.log");
+    SV *log = DEFINED_IN(env, "perennial.log"), *access;
     UV us;
     NV micros;
     if ((c && (DEFINED_IN(c, "spool") || TRUE_IN(c, "too_slow") || TRUE_IN(c, "spool_full")))
@@ -120,9 +120,10 @@ after_response(pTHX_ struct pending *p, IV served)
     micros = (now_time() - p->t0) * 1e6;
     us = micros > 0 ? (UV)micros : 0;
     slot_request_done(l->slot, response_bytes(aTHX_ p), us, (UV)served);
-    if (!log) log = l->log;
-    log_hv = hash_of(log);
-    if (log_hv && TRUE_IN(log_hv, "access")) log_access(aTHX_ p, log_hv, us);
+    log_hv = hash_of(log ? log : l->log);
+    access = log_hv ? DEFINED_IN(log_hv, "access") : NULL;    /* Its list of [handle, format] */
+    if (access && SvROK(access) && SvTYPE(SvRV(access)) == SVt_PVAV)
+        log_access(aTHX_ p, (AV *)SvRV(access), us);
     check_empty_input(aTHX_ l);
     return retire_check(aTHX_ l, response_keep_alive(aTHX_ p));
 }
@@ -180,20 +181,20 @@ serve_request(pTHX_ struct conn_loop *l, SV *env_ref, SV *input, NV t0, STRLEN l
     FREETMPS;
     LEAVE;
     if (res) sv_2mortal(res);
-    if (!error) {    /* The virtual host that answers, in the slot (as the Perl's _respond) */
-        SV *vhost = DEFINED_IN(env, "perennial.vhost");
-        if (vhost) slot_vhost(aTHX_ l->slot, vhost);
-    }
     if (error) app_failed(aTHX_ l, response_object(aTHX_ p), env_ref, sv_2mortal(error));
-    else if (delayed(res)) call_delayed(aTHX_ p, res);
-    else if (!write_usual(aTHX_ p, res)) {
-        SV *argv[3], *done;
-        argv[0] = response_object(aTHX_ p);
-        argv[1] = env_ref;
-        argv[2] = res ? res : &PL_sv_undef;
-        done = call_on(aTHX_ l->self_ref, "_respond", G_EVAL, 3, argv);
-        if (done) SvREFCNT_dec(done);
-        else app_failed(aTHX_ l, argv[0], env_ref, KEEP_ERROR());
+    else {
+        SV *vhost = DEFINED_IN(env, "perennial.vhost");
+        if (vhost) slot_vhost(aTHX_ l->slot, vhost);    /* As the Perl's _respond notes it */
+        if (delayed(res)) call_delayed(aTHX_ p, res);
+        else if (!write_usual(aTHX_ p, res)) {
+            SV *argv[3], *done;
+            argv[0] = response_object(aTHX_ p);
+            argv[1] = env_ref;
+            argv[2] = res ? res : &PL_sv_undef;
+            done = call_on(aTHX_ l->self_ref, "_respond", G_EVAL, 3, argv);
+            if (done) SvREFCNT_dec(done);
+            else app_failed(aTHX_ l, argv[0], env_ref, KEEP_ERROR());
+        }
     }
     CURRENT = NULL;
     keep = after_response(aTHX_ p, *served);
@@ -335,6 +336,8 @@ loop_state(pTHX_ struct conn_loop *l, SV *self_ref)
     }
     l->spooling = DEFINED_IN(l->self, "spooling");
     if (!l->spooling) l->spooling = &PL_sv_undef;
+    l->after = DEFINED_IN(l->self, "after");
+    if (l->after && !SvTRUE(l->after)) l->after = NULL;    /* As the Perl's `$self->{after} &&` */
     return response_globals(aTHX_ l);
 }
 

@@ -63,13 +63,10 @@ write_log_line(pTHX_ SV *handle, SV *line)
 
 /* Every access log's line for this request: each entry of the log's list is [handle, format] */
 static void
-log_access(pTHX_ struct pending *p, HV *log_hv, UV micros)
+log_access(pTHX_ struct pending *p, AV *list, UV micros)
 {
-    SV **logs = hv_fetchs(log_hv, "access", 0), *record;
-    AV *list;
+    SV *record;
     SSize_t i;
-    if (!logs || !SvROK(*logs) || SvTYPE(SvRV(*logs)) != SVt_PVAV) return;
-    list = (AV *)SvRV(*logs);
     ENTER;
     SAVETMPS;
     SAVEFREESV(SvREFCNT_inc_simple_NN((SV *)list));    /* Held while the formats' Perl runs */

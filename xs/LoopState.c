@@ -9,6 +9,7 @@ struct conn_loop {
     AV *status_lines;    /* Perennial::HTTP::Response's, and its Server line */
     SV *server;
     SV *files;    /* The worker's Perennial::FileWatch, if it has one */
+    SV *after;    /* Its check after each request (a size limit's), if it has one */
     char *slot;
     int fd, keep;
     int files_fd, mounts_fd;    /* Its inotify instance and its mount table, or -1 */
