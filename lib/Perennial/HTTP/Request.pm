@@ -225,30 +225,32 @@ sub _target ($env, $uri, $unsafe) {
     }
     return _refused($env, 400, 'its target has a fragment ("#"), which a client never sends')
         if index($uri, '#') >= 0 && !$unsafe;
-    my $path = $uri =~ s/[?#].*//sr;
     if (ord $uri != ord '/') {
-        my ($auth, $rest) = $uri =~ m{\Ahttps?://([^/?#]*)(.*)\z}si
+        my ($auth) = $uri =~ m{\Ahttps?://([^/?#]*)}si
             or return _refused($env, 400,
             'its target is not a path ("/..."), a URL ("http://host/...") or "*"');
         my ($user, $name) = $auth =~ /\A(?:(.*)@)?(.*)\z/s;
         return _refused($env, 400, 'its target names a user (a name and password before its host)')
             if defined $user && !$unsafe;
         $env->{HTTP_HOST} = $name;
-        $path             = $rest =~ s/[?#].*//sr;
-        $path             = "/$path" if ord $path != ord '/';
     }
-    $env->{PATH_INFO} = decoded_path($path);
+    $env->{PATH_INFO} = _decoded_target($uri);
     return 0;
+}
+
+# The path a target names (a path's, or an absolute URL's after its host), percent-decoded
+sub _decoded_target ($uri) {
+    my $path = ($uri =~ m{\Ahttps?://[^/?#]*(.*)\z}si ? $1 : $uri) =~ s/[?#].*//sr;
+    return decoded_path(ord $path == ord '/' ? $path : "/$path");
 }
 
 # The path a request's target names, as PATH_INFO is made of it before any location takes its
 # part: percent-decoded, without dot segments (the access log's %U, Apache's r->uri). A target
-# that is not a path or a URL ("*") is itself; one that climbs above the root, its path decoded.
+# that is neither a path nor a URL ("*") is itself; one that climbs above the root, its path
+# decoded.
 sub target_path ($uri) {
-    my $path = $uri =~ m{\Ahttps?://[^/?#]*(.*)\z}si ? $1 : $uri;
-    $path =~ s/[?#].*//s;
-    return $uri if ord $path != ord '/' && $path eq $uri;
-    $path = decoded_path(ord $path == ord '/' ? $path : "/$path");
+    return $uri if ord $uri != ord '/' && $uri !~ m{\Ahttps?://}i;
+    my $path = _decoded_target($uri);
     return index($path, '/.') >= 0 ? without_dot_segments($path) // $path : $path;
 }
 
