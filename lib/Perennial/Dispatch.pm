@@ -193,7 +193,7 @@ sub _asks_authz ($set, $guard) {
 # Require lines that let everyone in: a `Require all granted` among them (their implicit
 # <RequireAny> holds, with no user asked for), as a site's <Directory> has it for its DocumentRoot
 sub _granted_to_all ($rules) {
-    return (grep { ref $_ eq 'HASH' && exists $_->{all} && $_->{all} } @$rules) ? 1 : 0;
+    return (grep { ref $_ eq 'HASH' && $_->{all} } @$rules) ? 1 : 0;
 }
 
 # A plan whose requests may go straight to the script's executor ('script': a script file

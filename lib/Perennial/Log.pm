@@ -108,7 +108,7 @@ sub _log ($self, $level, $msg) {
     $msg = $msg =~ s/\s+\z//r =~ s/\n/ /gr;
 
     # A client's bytes in a message (a request line, a path) cannot drive the reader's terminal:
-    # control characters are written as \xHH, as the access log writes them
+    # control characters other than the tab are written as \xHH (newlines became spaces above)
     $msg =~ s/([\x00-\x08\x0b-\x1f\x7f])/sprintf '\\x%02x', ord $1/ge
         if $msg =~ /[\x00-\x08\x0b-\x1f\x7f]/;
     if (ref $out eq 'ARRAY') { Sys::Syslog::syslog($SYSLOG{$level}, '%s', $msg); return }
