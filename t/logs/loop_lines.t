@@ -1,12 +1,12 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use IO::Socket::IP;
-use Perennial::Test qw(scratch_dir slurp start_server wait_until);
+use Perennial::Test qw(raw_request scratch_dir slurp start_server wait_until);
 
 # The access log's line of a request the loop in C serves (xs/LoopLog.c) is the line the Perl
-# loop writes for it: the same requests, kept alive and not, to a server on the C functions and
-# one on their Perl twins, every field of the format that does not change from run to run
+# loop writes for it: the same requests, kept alive (pipelined) and not, to a server on the C
+# functions and one on their Perl twins, every field of the format that does not change from
+# run to run
 
 plan skip_all => 'the C functions are not built (make xs)'
     unless -e 'lib/auto/Perennial/HTTP/Core/Core.so';
@@ -16,27 +16,6 @@ chmod 0777, $dir or die $!;
 
 my $format
     = '%h %l %u \"%r\" %>s %b %B %O %I %X \"%{Content-Type}o\" \"%{X-Multi}o\" %v %V %m %U %q %H';
-
-# One connection's requests, written one after the other; the answers read to the end
-sub _connection ($port, @requests) {
-    my $sock = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $port) or die $!;
-    my $all  = '';
-    for my $request (@requests) {
-        $sock->syswrite($request);
-
-        # Each answer whole before the next request: a stream's or a delayed one's too
-        my $want
-            = $request =~ /\AHEAD /
-            ? qr/\r\n\r\n\z/
-            : qr/\r\n\r\n.*(?:hello.*|m|none here|later|0\r\n\r\n|on purpose.*|Internal Server Error.*)\z/s;
-        my $got = '';
-        while ($got !~ $want) {
-            sysread($sock, $got, 65536, length $got) or last;
-        }
-        $all .= $got;
-    }
-    return $all;
-}
 
 my $host        = "Host: example.test\r\n";
 my @connections = (
@@ -65,7 +44,7 @@ for my $build ('C', 'Perl') {
     );
     wait_until(sub { $srv->error_log =~ /hot path in (\w+)/ }, 10, 'start line');
     like $srv->error_log, qr/hot path in $build\b/, "the $build server runs its loop in $build";
-    _connection($srv->port, @$_) for @connections;
+    raw_request($srv->port, join '', @$_) for @connections;    # Each connection's pipelined
     my $count = 0;
     $count += @$_ for @connections;
     ok wait_until(sub { (() = slurp($log) =~ /\n/g) == $count }, 10, 'lines'),
