@@ -1,15 +1,18 @@
 /* An access log's line in C (issue 16): the Perl formatter called a sub for each field of a
  * compiled LogFormat, and a combined line cost about 55k instructions, a third of a PSGI hello
  * request's. The common fields (those of Apache's common and combined formats, and a few
- * more) are made here from the request's hashes; any other field's sub, the Perl one, is
- * called from here, so every format gives the same line as Perennial::Log::Format's Perl
- * `line` (the twin; the tests compare them). */
+ * more) are made here from the request's values; any other field's sub, the Perl one, is
+ * called from here with the record it reads, so every format gives the same line as
+ * Perennial::Log::Format's Perl `line` (the twin; the tests compare them). Two ways in: `line`
+ * from the Perl, with the record, and the loop in C's (xs/FormatApi.h), with the values as
+ * the loop has them and the record made only if a field's Perl asks for it. */
 #define PERL_NO_GET_CONTEXT
 #include "EXTERN.h"
 #include "perl.h"
 #include "XSUB.h"
 #include <time.h>
 #include <sys/time.h>
+#include "FormatApi.h"
 
 /* A value of a hash, or NULL when it is not there or undefined; hash: the key's, or 0 */
 static SV *
@@ -43,84 +46,7 @@ static struct {
 
 #define VALUE(hv, k) value_of(aTHX_ (hv), KEYS[k].name, KEYS[k].len, KEYS[k].hash)
 
-static int
-printable(U8 c)
-{
-    return c == 0x20 || c == 0x21 || (c >= 0x23 && c <= 0x5b) || (c >= 0x5d && c <= 0x7e);
-}
-
-/* The escapes Apache's ap_escape_logitem writes by name: the quote and the backslash after a
- * backslash, and \b \n \r \t \v; NULL for a byte written as \xNN */
-static const char *
-escape_name(U8 c)
-{
-    switch (c) {
-    case '"': return "\\\"";
-    case '\\': return "\\\\";
-    case '\b': return "\\b";
-    case '\n': return "\\n";
-    case '\r': return "\\r";
-    case '\t': return "\\t";
-    case '\v': return "\\v";
-    }
-    return NULL;
-}
-
-/* A value as Apache escapes it (Perennial::Log::Format::clean): the quote, the backslash and
- * the named controls after a backslash, other bytes that are not printable ASCII as \xNN, '-'
- * for nothing. Characters past a byte go to the Perl clean, which writes them as it does. */
-static void
-append_clean(pTHX_ SV *line, SV *value)
-{
-    STRLEN len, i;
-    const char *p;
-    int plain = 1;
-    if (!value) {
-        sv_catpvs(line, "-");
-        return;
-    }
-    p = SvPV_const(value, len);
-    for (i = 0; i < len; i++) {
-        if (printable((U8)p[i])) continue;
-        plain = 0;
-        if (SvUTF8(value) && (U8)p[i] >= 0x80) {
-            dSP;
-            SV *clean;
-            int n;
-            ENTER;
-            SAVETMPS;
-            PUSHMARK(SP);
-            XPUSHs(value);
-            PUTBACK;
-            n = call_pv("Perennial::Log::Format::clean", G_SCALAR);
-            SPAGAIN;
-            clean = n ? POPs : &PL_sv_undef;
-            if (SvOK(clean)) sv_catsv(line, clean);
-            PUTBACK;
-            FREETMPS;
-            LEAVE;
-            return;
-        }
-    }
-    if (plain) {
-        sv_catpvn(line, p, len);
-        return;
-    }
-    for (i = 0; i < len; i++) {
-        U8 c = (U8)p[i];
-        const char *named;
-        if (printable(c)) sv_catpvn(line, p + i, 1);
-        else if ((named = escape_name(c))) sv_catpvn(line, named, 2);
-        else sv_catpvf(line, "\\x%02x", (unsigned)c);
-    }
-}
-
-static void
-append_raw(pTHX_ SV *line, SV *value, const char *otherwise)
-{
-    if (value) sv_catsv(line, value);
-    else sv_catpv(line, otherwise);
-}
+#include "FormatText.c"    /* Bytes, values and escaped values onto a line */
 
 /* [%d/%b/%Y:%H:%M:%S %z] of this second, made once a second as the Perl makes it */
 static void
@@ -130,6 +56,7 @@ append_time(pTHX_ SV *line)
                                   "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
     static time_t second = -1;
     static char text[64];
+    static int length;
     struct timeval tv;
     time_t now;
     /* The clock the Perl twin reads (gettimeofday, as Time::HiRes): time(2) reads a coarser one,
@@ -142,20 +69,29 @@ append_time(pTHX_ SV *line)
         tzset();
         localtime_r(&now, &t);
         strftime(zone, sizeof zone, "%z", &t);
-        snprintf(text, sizeof text, "[%02d/%s/%04d:%02d:%02d:%02d %s]", t.tm_mday,
-                 month[t.tm_mon], t.tm_year + 1900, t.tm_hour, t.tm_min, t.tm_sec, zone);
+        length = snprintf(text, sizeof text, "[%02d/%s/%04d:%02d:%02d:%02d %s]", t.tm_mday,
+                          month[t.tm_mon], t.tm_year + 1900, t.tm_hour, t.tm_min, t.tm_sec, zone);
+        if (length < 0 || length >= (int)sizeof text) length = (int)strlen(text);
         second = now;
     }
-    sv_catpv(line, text);
+    put(aTHX_ line, text, (STRLEN)length);
+}
+
+/* The record the Perl fields read: the caller's, or made once for the line's first */
+static SV *
+record_of(pTHX_ struct log_values *v)
+{
+    if (!v->record) v->record = v->make_record(aTHX_ v->ctx);
+    return v->record;
 }
 
 /* A field the C does not make: its Perl sub's answer */
 static void
-append_from_perl(pTHX_ SV *line, SV *code, SV *r, SV *arg)
+append_from_perl(pTHX_ SV *line, SV *code, struct log_values *v, SV *arg)
 {
     dSP;
     int n;
-    SV *got;
+    SV *got, *r = record_of(aTHX_ v);
     ENTER;
     SAVETMPS;
     PUSHMARK(SP);
@@ -165,7 +101,8 @@ append_from_perl(pTHX_ SV *line, SV *code, SV *r, SV *arg)
     n = call_sv(code, G_SCALAR);
     SPAGAIN;
     got = n ? POPs : &PL_sv_undef;
-    if (SvOK(got)) sv_catsv(line, got);
+    SvGETMAGIC(got);
+    if (SvOK(got)) put_sv(aTHX_ line, got);
     PUTBACK;
     FREETMPS;
     LEAVE;
@@ -173,7 +110,7 @@ append_from_perl(pTHX_ SV *line, SV *code, SV *r, SV *arg)
 
 /* One field; false when the C does not make it (its arguments, or the letter) */
 static int
-append_field(pTHX_ SV *line, char letter, SV *arg, HV *r, HV *env)
+append_field(pTHX_ SV *line, char letter, SV *arg, struct log_values *r, HV *env)
 {
     STRLEN alen;
     const char *a = SvPV_const(arg, alen);
@@ -188,7 +125,7 @@ append_field(pTHX_ SV *line, char letter, SV *arg, HV *r, HV *env)
         else append_raw(aTHX_ line, VALUE(env, K_REMOTE_ADDR), "-");
         return 1;
     case 'l':
-        sv_catpvs(line, "-");
+        PUTS(line, "-");
         return 1;
     case 'u':
         append_clean(aTHX_ line, VALUE(env, K_REMOTE_USER));
@@ -209,24 +146,23 @@ append_field(pTHX_ SV *line, char letter, SV *arg, HV *r, HV *env)
                *protocol = VALUE(env, K_PROTOCOL);
             if (!method || !uri || !protocol) return 0;
             append_clean(aTHX_ line, method);
-            sv_catpvs(line, " ");
+            PUTS(line, " ");
             append_clean(aTHX_ line, uri);
-            sv_catpvs(line, " ");
+            PUTS(line, " ");
             append_clean(aTHX_ line, protocol);
         }
         return 1;
     case 's':
-        append_raw(aTHX_ line, VALUE(r, K_STATUS), "");
+        append_raw(aTHX_ line, r->status, "");
         return 1;
     case 'b':
-        v = VALUE(r, K_BYTES);
-        append_raw(aTHX_ line, v && SvTRUE(v) ? v : NULL, "-");
+        append_raw(aTHX_ line, r->bytes && SvTRUE(r->bytes) ? r->bytes : NULL, "-");
         return 1;
     case 'B':
-        append_raw(aTHX_ line, VALUE(r, K_BYTES), "0");
+        append_raw(aTHX_ line, r->bytes, "0");
         return 1;
     case 'D':
-        append_raw(aTHX_ line, VALUE(r, K_MICROS), "");
+        append_raw(aTHX_ line, r->micros, "");
         return 1;
     case 'i':
         append_clean(aTHX_ line, value_of(aTHX_ env, a, (I32)alen, 0));
@@ -238,8 +174,8 @@ append_field(pTHX_ SV *line, char letter, SV *arg, HV *r, HV *env)
         append_raw(aTHX_ line, VALUE(env, K_PROTOCOL), "-");
         return 1;
     case 'X':
-        v = VALUE(r, K_KEEP_ALIVE);
-        sv_catpv(line, v && SvTRUE(v) ? "+" : "-");
+        if (r->keep_alive && SvTRUE(r->keep_alive)) PUTS(line, "+");
+        else PUTS(line, "-");
         return 1;
     }
     return 0;
@@ -249,46 +185,41 @@ append_field(pTHX_ SV *line, char letter, SV *arg, HV *r, HV *env)
  * calls a combined line); NULL for a hole */
 #define PIECE(av, i) (SvRMAGICAL(av) ? av_fetch((av), (i), 0) : AvARRAY(av) + (i))
 
-MODULE = Perennial::Log::Format    PACKAGE = Perennial::Log::Format
+/* The line the C makes, kept and used again (a new buffer for each line cost about 600
+ * instructions); one made for a line asked for while another is being made (by a field's
+ * Perl) */
+static SV *LINE = NULL;
+static int LINE_BUSY = 0;
 
-PROTOTYPES: DISABLE
-
-BOOT:
+/* A compiled format's line for a request's values, with its newline: LINE, or a mortal */
+static SV *
+format_line(pTHX_ SV *self, struct log_values *v)
 {
-    int k;
-    for (k = 0; k < K_COUNT; k++) PERL_HASH(KEYS[k].hash, KEYS[k].name, KEYS[k].len);
-}
-
-# One line of a compiled format for the request $r, with its newline
-SV *
-xs_line(self, r)
-    SV *self
-    SV *r
-  PREINIT:
-    SV **pieces_sv, **env_sv;
+    SV **pieces_sv, *line;
     AV *pieces;
-    HV *rh, *env = NULL;
+    HV *env = v->env;
     SSize_t i;
-    SV *line;
-  CODE:
     if (!SvROK(self) || SvTYPE(SvRV(self)) != SVt_PVHV) croak("line: not a compiled format");
-    if (!SvROK(r) || SvTYPE(SvRV(r)) != SVt_PVHV) croak("line: the request is not a hash");
-    rh        = (HV *)SvRV(r);
     pieces_sv = hv_fetchs((HV *)SvRV(self), "pieces", 0);
     if (!pieces_sv || !SvROK(*pieces_sv) || SvTYPE(SvRV(*pieces_sv)) != SVt_PVAV)
         croak("line: not a compiled format");
     pieces = (AV *)SvRV(*pieces_sv);
-    env_sv = hv_fetchs(rh, "env", 0);
-    if (env_sv && SvROK(*env_sv) && SvTYPE(SvRV(*env_sv)) == SVt_PVHV) env = (HV *)SvRV(*env_sv);
-    line = sv_2mortal(newSVpvs(""));    /* Freed with the temporaries if a field's sub dies */
-    SvGROW(line, 256);
+    if (LINE_BUSY) line = sv_2mortal(newSV(256));
+    else {
+        if (!LINE) LINE = newSV(256);
+        line = LINE;
+        SAVEINT(LINE_BUSY);    /* Free again if a field's Perl dies */
+        LINE_BUSY = 1;
+    }
+    sv_setpvs(line, "");
+    SvUTF8_off(line);    /* A string of bytes, empty */
     for (i = 0; i <= av_top_index(pieces); i++) {
         SV **piece = PIECE(pieces, i);
         AV *field;
         SV **code, **arg, **letter;
         if (!piece || !*piece) continue;
         if (!SvROK(*piece)) {
-            sv_catsv(line, *piece);
+            put_sv(aTHX_ line, *piece);
             continue;
         }
         field = (AV *)SvRV(*piece);
@@ -299,11 +230,53 @@ xs_line(self, r)
         letter = av_top_index(field) >= 2 ? PIECE(field, 2) : NULL;
         if (!code || !*code || !arg || !*arg) croak("line: a field without its sub");
         if (env && letter && *letter && SvPOK(*letter) && SvCUR(*letter) == 1
-            && append_field(aTHX_ line, SvPVX(*letter)[0], *arg, rh, env))
+            && append_field(aTHX_ line, SvPVX(*letter)[0], *arg, v, env))
             continue;
-        append_from_perl(aTHX_ line, *code, r, *arg);
+        append_from_perl(aTHX_ line, *code, v, *arg);
     }
-    sv_catpvs(line, "\n");
-    RETVAL = SvREFCNT_inc_simple_NN(line);
+    PUTS(line, "\n");
+    *SvEND(line) = '\0';
+    if (line == LINE) LINE_BUSY = 0;
+    return line;
+}
+
+static struct format_api format_api = {NULL, format_line};
+
+MODULE = Perennial::Log::Format    PACKAGE = Perennial::Log::Format
+
+PROTOTYPES: DISABLE
+
+BOOT:
+{
+    int k;
+    for (k = 0; k < K_COUNT; k++) PERL_HASH(KEYS[k].hash, KEYS[k].name, KEYS[k].len);
+    format_api.stash = gv_stashpvs("Perennial::Log::Format", GV_ADD);
+    (void)hv_stores(PL_modglobal, FORMAT_API_KEY, newSViv(PTR2IV(&format_api)));
+}
+
+# One line of a compiled format for the request $r (a hash: Perennial::Log::Format's record),
+# with its newline
+SV *
+xs_line(self, r)
+    SV *self
+    SV *r
+  PREINIT:
+    struct log_values v;
+    SV **env_sv;
+    HV *rh;
+  CODE:
+    if (!SvROK(r) || SvTYPE(SvRV(r)) != SVt_PVHV) croak("line: the request is not a hash");
+    rh           = (HV *)SvRV(r);
+    env_sv       = hv_fetchs(rh, "env", 0);
+    v.env        = env_sv && SvROK(*env_sv) && SvTYPE(SvRV(*env_sv)) == SVt_PVHV
+                     ? (HV *)SvRV(*env_sv) : NULL;
+    v.status     = VALUE(rh, K_STATUS);
+    v.bytes      = VALUE(rh, K_BYTES);
+    v.micros     = VALUE(rh, K_MICROS);
+    v.keep_alive = VALUE(rh, K_KEEP_ALIVE);
+    v.record     = r;
+    v.make_record = NULL;
+    v.ctx        = NULL;
+    RETVAL = newSVsv(format_line(aTHX_ self, &v));
   OUTPUT:
     RETVAL

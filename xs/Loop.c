@@ -31,6 +31,7 @@
  * stop flag, the requests left) are the connection object's, read as the Perl reads them. */
 
 #include "ScoreboardSlot.h"
+#include "FormatApi.h"
 #include "LoopState.c"       /* The loop's state, and its calls of Perl */
 #include "LoopResponse.c"    /* What it writes itself, and the response object */
 #include "LoopDelayed.c"     /* A delayed response, with a responder in C */
