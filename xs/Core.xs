@@ -23,6 +23,7 @@
 #include <sys/time.h>
 #include <sys/epoll.h>
 #include <string.h>
+#include <fcntl.h>
 
 /* The framings of a response body, as the Perl side names them */
 static const char *const FRAMING[] = { "length", "chunked", "close", "none" };
@@ -54,6 +55,7 @@ PROTOTYPES: DISABLE
 
 BOOT:
     pthread_atfork(NULL, NULL, forget_pid);
+    pthread_atfork(NULL, NULL, forget_statm);
 
 IV
 xs_pid()

@@ -7,7 +7,8 @@
  * whose application answers with an array body that goes in one write. It does what
  * Perennial::Connection's _requests does for such a request, in the same order: the
  * scoreboard's R, request_start and request_done (ScoreboardSlot.h), the keep-alive decision,
- * the application called in an eval, the write, the access log's line (LoopLog.c),
+ * the application called in an eval, the write, the access log's line (LoopLog.c), the size
+ * limit's check (LoopSize.c),
  * and the keep-alive wait (K). The response object (a Perennial::HTTP::Response, which the
  * Perl's $self->{in_app} holds while its application runs) is made only when the Perl is to
  * see the response (LoopResponse.c): the watchdog and an exit find the request through
@@ -36,6 +37,7 @@
 #include "LoopResponse.c"    /* What it writes itself, and the response object */
 #include "LoopDelayed.c"     /* A delayed response, with a responder in C */
 #include "LoopLog.c"         /* The access log's lines */
+#include "LoopSize.c"        /* The size limit's check after each request */
 
 /* Whether the connection may stay open after this request (_answer's decision): what the
  * client asked, KeepAlive, the stop flag, the requests left, MaxKeepAliveRequests */
@@ -64,33 +66,6 @@ check_empty_input(pTHX_ struct conn_loop *l)
     if (!string || !SvROK(string) || SvREFCNT(SvRV(string)) != 2
         || (io && mg_find((SV *)io, PERL_MAGIC_tiedscalar)))
         (void)hv_deletes(l->self, "empty_input", G_DISCARD);
-}
-
-/* The worker's own check after each request (Apache2::SizeLimit's, when a limit is set): when
- * it says to retire, the worker ends after this connection, which closes lingering (a request
- * may already be on its way), as _after_response has it; whether the connection stays open */
-static int
-retire_check(pTHX_ struct conn_loop *l, int keep)
-{
-    SV *retire = NULL;
-    int n;
-    dSP;
-    if (!l->after) return keep;
-    ENTER;
-    SAVETMPS;
-    PUSHMARK(SP);
-    PUTBACK;
-    n = call_sv(l->after, G_SCALAR);    /* (G_NOARGS would lend it the caller's @_) */
-    SPAGAIN;
-    if (n == 1) retire = POPs;
-    n = retire && SvTRUE(retire);
-    PUTBACK;
-    FREETMPS;
-    LEAVE;
-    if (!n) return keep;
-    (void)hv_stores(l->self, "harakiri", newSViv(1));
-    if (keep) (void)hv_stores(l->self, "linger", newSViv(1));
-    return 0;
 }
 
 /* After a response the loop wrote or had written: its counts, its access log line and the
@@ -339,6 +314,7 @@ loop_state(pTHX_ struct conn_loop *l, SV *self_ref)
     if (!l->spooling) l->spooling = &PL_sv_undef;
     l->after = DEFINED_IN(l->self, "after");
     if (l->after && !SvTRUE(l->after)) l->after = NULL;    /* As the Perl's `$self->{after} &&` */
+    size_limit_state(aTHX_ l);
     return response_globals(aTHX_ l);
 }
 

@@ -59,6 +59,7 @@ sub new ($class, %args) {
     my $self = bless {
         pid        => $$,                     # The worker's (not a process the application forks)
         after      => $args{after_request},
+        size_limit => $args{size_limit},      # Its counts and limits, which the loop in C reads
         app        => $args{app},
         log        => $args{log},
         board      => $args{board},

@@ -130,6 +130,7 @@ sub _connection_loop ($self, $worker) {
         park          => $self->{park},
         files         => $self->{files},
         after_request => scalar $self->_size_limit,
+        size_limit    => $self->{size_limit}->is_set ? $self->{size_limit} : undef,
         protocol      => $self->{protocol},
     );
     my $watchdog = Perennial::Watchdog->install(
@@ -180,8 +181,8 @@ sub _size_limit ($self) {
     my $limit = $self->{size_limit};
     return unless $limit->is_set;
     my $log = $self->{log};
-    return sub () {
-        my $why = $limit->exceeded or return 0;
+    return sub ($size = undef) {    # The resident size, when the loop in C read it
+        my $why = (defined $size ? $limit->judge($size) : $limit->exceeded) or return 0;
         $log->info("worker $$ retires after this request: $why");
         return 1;
     };

@@ -31,11 +31,17 @@ sub new ($class, %args) {
 # resident size comes from /proc/PID/statm (a few microseconds); smaps_rollup, twenty times
 # dearer, is read only when shared memory matters: for MinSharedSize, or for MaxUnsharedSize
 # once the resident size passes it (private memory is never more than the resident size;
-# swapped memory, rare in a worker, is seen from then on).
+# swapped memory, rare in a worker, is seen from then on). (The loop in C counts and reads the
+# resident size itself, xs/LoopSize.c, and asks judge only when a limit may be passed.)
 sub exceeded ($self, $pid = $$) {
     return if ++$self->{count} < $self->{interval};
     $self->{count} = 0;
     my $size = $self->_size($pid) // return;
+    return $self->judge($size, $pid);
+}
+
+# The reason a process of $size KB resident should retire, or undef
+sub judge ($self, $size, $pid = $$) {
     return "MaxProcessSize $self->{max_size} KB exceeded: resident $size KB"
         if $self->{max_size} && $size > $self->{max_size};
     return unless $self->{min_shared} || ($self->{max_unshared} && $size > $self->{max_unshared});
@@ -128,6 +134,15 @@ worker) only for C<MinSharedSize>, or for C<MaxUnsharedSize> once the resident s
     my $checking = $limit->is_set;
 
 True when at least one limit is configured.
+
+=head2 judge
+
+    my $why = $limit->judge($resident_kb);
+
+What C<exceeded> says once it has read the resident size: which limit a process of that size
+passes (reading C<smaps_rollup> only when shared memory matters), or undef. The loop in C
+counts the requests and reads the resident size itself, and asks this only when the size passes
+a limit or shared memory is to be looked at.
 
 =head2 new
 
