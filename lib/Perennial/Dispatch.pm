@@ -1,14 +1,13 @@
 package Perennial::Dispatch;
 use v5.36;
 use Plack::Util ();
-use Perennial::Access;
 use Perennial::Authz;
 use Perennial::Config::Handlers;
 use Perennial::Dispatch::Files;
+use Perennial::Dispatch::Plans;
 use Perennial::ErrorDocument;
 use Perennial::ErrorPage;
 use Perennial::Redirect;
-use Perennial::MimeTypes;
 use Perennial::ModPerl::Phases;
 
 # A request's way through the configuration, as Apache's request processing: the URL is
@@ -19,31 +18,17 @@ use Perennial::ModPerl::Phases;
 # application, a status page, a script executor, or the static files of Perennial::Static,
 # with mod_dir's trailing slash and DirectoryIndex for directories.
 
-my $LOCAL     = [Perennial::Access->parse('local')];
-my $MAX_PLANS = 10_000;    # URLs whose way is kept, so made-up ones cannot grow it without end
-
-# What a handler does with a request: mounted at its <Location> (no file), a script, a file
-my %KIND = (
-    psgi              => 'mounted',
-    'server-status'   => 'mounted',
-    'perl-status'     => 'mounted',
-    'server-health'   => 'mounted',
-    'perl-script'     => 'script',    # A handler module rather than Registry: 'module'
-    modperl           => 'script',
-    'cgi-script'      => 'script',
-    'default-handler' => 'static',
-);
-
 sub new ($class, %args) {
-    my $self = bless {
+    my $files = Perennial::Dispatch::Files->new(%args{qw(aliases document_root walk)});
+    my $self  = bless {
         walk   => $args{walk},
         log    => $args{log},
         build  => $args{build},        # ($handler, $settings, $root) -> app or executor
         static => $args{static},
         trace  => $args{trace} // 1,
         apps   => {},
-        plans  => {},
-        files  => Perennial::Dispatch::Files->new(%args{qw(aliases document_root walk)}),
+        files  => $files,
+        plans  => Perennial::Dispatch::Plans->new(walk => $args{walk}, files => $files),
         phases => Perennial::ModPerl::Phases->new(%args{qw(log top document_root)}),
     }, $class;
     return $self;
@@ -57,9 +42,9 @@ sub new ($class, %args) {
 sub executor_for ($self, $url) {
     my ($root, $rest)    = $self->{files}->translate($url);
     my ($dir,  $name)    = $root ? "$root->{dir}$rest" =~ m{\A(.*)/([^/]+)\z} : () or return;
-    my ($set,  $handler) = $self->_sections($url, [$self->{walk}->locations($url)],
+    my ($set,  $handler) = $self->{plans}->settings($url, [$self->{walk}->locations($url)],
         $dir, $name, $root, {file => "$dir/$name"});
-    my $kind = _kind($handler, $set);
+    my $kind = Perennial::Dispatch::Plans::kind($handler, $set);
     return if $kind ne 'script' && $kind ne 'module';
     return $self->_executor({handler => $handler, set => $set, root => $root, kind => $kind});
 }
@@ -85,7 +70,7 @@ sub roots ($self) { $self->{files}->roots }
 # nothing to do. That way cost a Registry request 19k instructions, and a PSGI hello at a
 # <Location> of a site with a DocumentRoot 24k (docs/design-notes.md).
 sub to_app ($self) {
-    my $plans = $self->{plans};
+    my $plans = $self->{plans}->kept;
     return sub ($env) {
         my $plan = $plans->{$env->{PATH_INFO}};
         if (   $plan
@@ -106,7 +91,7 @@ sub to_app ($self) {
                 return $charset ? _charset($res, $charset) : $res;
             }
 
-            # Its file checked as _known checks it (no longer the one the plan found: the whole
+            # Its file checked as a kept plan's is (no longer the one the plan found: the whole
             # way then), then the executor, as _handle calls it. (Here, not in a method of its
             # own: the call was 2.6k instructions a request.)
             my $hit = $plan->{finder}
@@ -125,95 +110,9 @@ sub to_app ($self) {
     };
 }
 
-# What serves a URL path: {set} the merged settings, {root} the Alias or DocumentRoot it maps
-# into and {rest} the path below it, {hit} the file found (or a status), {handler} and its
-# {kind}; kept per URL, with what it needs on the way ({executor}, {app}) once it is known.
-# Also used to preload the scripts a URL would run.
-sub plan ($self, $env) {
-    my $url = $env->{PATH_INFO};
-    if (my $known = $self->_known($url, $env)) { return $known }
-    my $walk  = $self->{walk};
-    my @locs  = $walk->locations($url);
-    my $early = $walk->merged([], [], \@locs);
-    my ($root, $rest) = $self->{files}->translate($url);
-    my ($hit, $finder, $dir, $name);
-    my $looks = $root && _kind($early->{handler} // '', $early) !~ /\A(?:mounted|module)\z/;
-
-    if ($looks) {
-        $finder = $self->{files}->finder($root, $early->{script_check} // 'always');
-        $hit    = Perennial::Dispatch::Files->find($finder, $root, $rest, $env);
-        ($dir, $name)
-            = ref $hit && !$hit->{status}
-            ? ($hit->{directory} // $hit->{dir}, $hit->{directory} ? undef : _name($hit->{file}))
-            : ();
-    }
-    ($dir, $name) = ("$root->{dir}$rest" =~ m{\A(.*)/([^/]*)\z}) if $root && !defined $dir;
-    my ($set, $handler) = $self->_sections($url, \@locs, $dir, $name, $root, $hit);
-    my $plan = {
-        set     => $set,
-        root    => $root,
-        rest    => $rest,
-        hit     => $hit,
-        finder  => $finder,
-        handler => $handler,
-        kind    => _kind($handler, $set),
-        guard   => $handler =~ /status\z/ ? _guard($set) : undef,
-        perl    => Perennial::ModPerl::Phases->wanted($set),
-    };
-    $plan->{authz}  = _asks_authz($set, $plan->{guard});
-    $plan->{direct} = _goes_direct($plan, $url);
-    $self->_keep($url, $plan) unless $looks && !$finder;    # A root not there yet: not kept
-    return $plan;
-}
-
-# A URL seen before: the same plan, unless the file it names is no longer the one found
-# (a directory is the same one when the finder names it again; a URL that comes back refused,
-# such as one with an encoded slash, does not throw away the plan of the path it decodes to)
-sub _known ($self, $url, $env) {
-    my $plan   = $self->{plans}{$url} or return;
-    my $finder = $plan->{finder}      or return $plan;
-
-    # Asked of the finder itself, as Files->find asks it (a refusal is not this plan's either way)
-    my $hit
-        = $finder->resolve($env, $plan->{rest}, ($env->{SCRIPT_NAME} // '') . $plan->{root}{url});
-    return unless ref $hit;
-    my $was = $plan->{hit};
-    return $plan
-        if $hit == $was
-        || ($hit->{directory}
-        && $was->{directory}
-        && $hit->{directory} eq $was->{directory}
-        && $hit->{slash} == $was->{slash});
-    delete $self->{plans}{$url};
-    return;
-}
-
-# Whether a plan's requests have someone to ask on their way: Require lines (unless they let
-# everyone in), Order/Allow/Deny, or a status page's guard
-sub _asks_authz ($set, $guard) {
-    return
-           ($set->{require} && !_granted_to_all($set->{require}))
-        || $set->{access_compat}
-        || $guard ? 1 : 0;
-}
-
-# Require lines that let everyone in: a `Require all granted` among them (their implicit
-# <RequireAny> holds, with no user asked for), as a site's <Directory> has it for its DocumentRoot
-sub _granted_to_all ($rules) {
-    return (grep { ref $_ eq 'HASH' && $_->{all} } @$rules) ? 1 : 0;
-}
-
-# A plan whose requests may go straight to the script's executor ('script': a script file
-# found) or to the application mounted there ('mounted'), with no redirect that moves its URL,
-# access rule or mod_perl phase on its way; else 0
-sub _goes_direct ($plan, $url) {
-    my ($set, $hit) = @$plan{qw(set hit)};
-    return 0         if $plan->{authz} || $plan->{perl};
-    return 0         if $set->{redirects} && Perennial::Redirect->applies($set->{redirects}, $url);
-    return 'mounted' if $plan->{kind} eq 'mounted';
-    return 0 unless $plan->{kind} eq 'script' && $plan->{finder} && ref $hit && $hit->{file};
-    return $hit->{status} || $hit->{directory} ? 0 : 'script';
-}
+# What serves a URL path (Perennial::Dispatch::Plans), kept per URL; also used to preload the
+# scripts a URL would run
+sub plan ($self, $env) { $self->{plans}->plan($env) }
 
 # What Perennial answered itself (not an application's own 404) gets the ErrorDocument
 sub _documented ($self, $env, $depth, $set, $res) {
@@ -221,18 +120,6 @@ sub _documented ($self, $env, $depth, $set, $res) {
         unless $set->{error_documents} && ref $res eq 'ARRAY' && $res->[0] >= 400 && $depth < 5;
     return Perennial::ErrorDocument->apply($env, $set, $res,
         sub ($e) { $self->_dispatch($e, $depth + 1) });
-}
-
-# Kept when it can be checked cheaply next time: no file, a file the finder keeps, a directory
-sub _keep ($self, $url, $plan) {
-    return
-        if $plan->{finder}
-        && !(ref $plan->{hit} && ($plan->{hit}{file} || $plan->{hit}{directory}));
-
-    # A script's file is the worker's to watch (Perennial::FileWatch), not every file served
-    $plan->{hit}{watch} = 1 if $plan->{kind} eq 'script' && ref $plan->{hit};
-    %{$self->{plans}} = () if keys %{$self->{plans}} >= $MAX_PLANS;
-    $self->{plans}{$url} = $plan;
 }
 
 # With the plan when the caller has it already (DirectoryIndex found its file). The path comes
@@ -375,44 +262,6 @@ sub _mounted ($self, $env, $plan) {
         sub ($r) { @$env{qw(SCRIPT_NAME PATH_INFO)} = ($script, $path); return });
 }
 
-# The sections that apply to a URL whose file is $name in $dir (with $locs, its <Location>s),
-# merged, and the handler they choose for the file
-sub _sections ($self, $url, $locs, $dir, $name, $root, $hit) {
-    my $walk = $self->{walk};
-    my $set  = $walk->merged(($walk->matching($url, $dir, $name, $locs))[0, 1], $locs);
-    return ($set, $self->_handler($set, $root, $hit));
-}
-
-# The handler the sections chose: SetHandler, else an AddHandler for the file's extension,
-# else cgi-script under a ScriptAlias, else the static files
-sub _handler ($self, $set, $root, $hit) {
-    my $handler = $set->{handler};
-    return $handler if defined $handler && $handler ne 'default-handler';
-    $handler //= Perennial::MimeTypes->handler_of($hit->{file}, $set) if ref $hit && $hit->{file};
-    $handler //= 'cgi-script'                                         if $root && $root->{script};
-    return $handler // 'default-handler';
-}
-
-# A status page is for the local host unless its own <Location> says who may see it, or one
-# merged after it (as a Require local written in it would be replaced); a <Directory> granting
-# the document root to all, or a <Location /> before it, does not count
-sub _guard ($set) {
-    my @sections = @{$set->{sections}};
-    my ($own)    = grep { ($sections[$_]{handler} // '') =~ /status\z/ } reverse 0 .. $#sections;
-    my $told     = grep { $_->{kind} eq 'location' && ($_->{require} || $_->{access_compat}) }
-        @sections[($own // 0) .. $#sections];
-    return $told ? undef : $LOCAL;
-}
-
-# What a handler's kind of work is: perl-script and modperl run Registry scripts when their
-# PerlResponseHandler is ModPerl::Registry or the like, and a handler module otherwise
-sub _kind ($handler, $set) {
-    my $kind = $KIND{$handler} // 'none';
-    return $kind    if $kind ne 'script' || $handler eq 'cgi-script';
-    return 'script' if Perennial::Config::Handlers::handler_policy($set->{response_handler} // '');
-    return $set->{perl_response} ? 'module' : 'none';    # No handler at all: never the source
-}
-
 sub _encoded ($self, $env, $what) {
     $self->{log}->warn("URL path with an encoded $what refused: $env->{REQUEST_METHOD} "
             . "$env->{REQUEST_URI} (client "
@@ -480,8 +329,6 @@ sub _directory ($self, $env, $set, $hit, $depth) {
         if $self->{log};
     return Perennial::ErrorPage->response(403, $env);
 }
-
-sub _name ($file) { $file =~ m{([^/]*)\z} }
 
 1;
 
