@@ -47,17 +47,23 @@ log_record(pTHX_ struct pending *p, UV micros)
     return sv_2mortal(newRV_noinc((SV *)r));
 }
 
-/* One line to one log's handle, in one write(2), in bytes (a wide line, which no format's
- * fields make, encoded as UTF-8 rather than refused) */
-static void
-write_log_line(pTHX_ SV *handle, SV *line)
+/* A log's descriptor, or -1 (asked before its line is made: a layer's FILENO could be Perl,
+ * which could ask for another line while the format's kept one waits to be written) */
+static int
+log_fd(pTHX_ SV *handle)
 {
     IO *io = handle_io(handle);
     PerlIO *f = io ? IoOFP(io) : NULL;
-    int fd = f ? PerlIO_fileno(f) : -1;
+    return f ? PerlIO_fileno(f) : -1;
+}
+
+/* One line to one log, in one write(2), in bytes (a wide line, which no format's fields make,
+ * encoded as UTF-8 rather than refused) */
+static void
+write_log_line(pTHX_ int fd, SV *line)
+{
     STRLEN len;
     const char *text;
-    if (fd < 0) return;
     if (SvUTF8(line) && !sv_utf8_downgrade(line, TRUE)) sv_utf8_encode(line);
     text = SvPV_const(line, len);
     while (write(fd, text, len) < 0 && errno == EINTR) {}
@@ -123,19 +129,20 @@ log_access(pTHX_ struct pending *p, AV *list, UV micros)
     v.ctx = &ctx;
     for (i = 0; i <= av_top_index(list); i++) {
         SV **entry = av_fetch(list, i, 0), **handle, **format, *line;
+        int fd;
         if (!entry || !SvROK(*entry) || SvTYPE(SvRV(*entry)) != SVt_PVAV) continue;
         handle = av_fetch((AV *)SvRV(*entry), 0, 0);
         format = av_fetch((AV *)SvRV(*entry), 1, 0);
-        if (!handle || !format) continue;
+        if (!handle || !format || (fd = log_fd(aTHX_ *handle)) < 0) continue;
         if (api && SvROK(*format) && SvOBJECT(SvRV(*format))
             && SvSTASH(SvRV(*format)) == api->stash) {
-            write_log_line(aTHX_ *handle, api->line(aTHX_ *format, &v));
+            write_log_line(aTHX_ fd, api->line(aTHX_ *format, &v));
             continue;
         }
         if (!v.record) v.record = make_record(aTHX_ &ctx);
         line = call_on(aTHX_ *format, "line", 0, 1, &v.record);
         if (!line) continue;
-        write_log_line(aTHX_ *handle, line);
+        write_log_line(aTHX_ fd, line);
         SvREFCNT_dec(line);
     }
     FREETMPS;

@@ -4,7 +4,7 @@
  * The Perl's check (the worker's closure, Perennial::SizeLimit's exceeded and its read of
  * /proc/self/statm) cost a kept-alive PSGI hello 12.6k instructions a request with
  * SizeCheckInterval 1, the default (as Apache2::SizeLimit's): a third of the request. Here the
- * C counts the requests in the SizeLimit object's own count (the Perl loop's, the same SV) and
+ * C counts the requests in the SizeLimit object's own count (the Perl loop's, the same key) and
  * reads the resident size, statm's second field, with one pread of a descriptor it keeps; the
  * Perl is called, with the size, only when the size passes a limit or shared memory is to be
  * looked at (MinSharedSize, or MaxUnsharedSize once the size passes it, as exceeded does): it
@@ -51,12 +51,10 @@ static void
 size_limit_state(pTHX_ struct conn_loop *l)
 {
     HV *limit = hash_of(DEFINED_IN(l->self, "size_limit"));
-    SV **count, *v;
-    l->limit_count = NULL;
+    SV *v;
+    l->limit = NULL;
     if (!l->after || !limit) return;
-    count = hv_fetchs(limit, "count", 0);
-    if (!count || SvREADONLY(*count) || SvMAGICAL(*count)) return;
-    l->limit_count = *count;
+    l->limit = limit;
     v = DEFINED_IN(limit, "interval");
     l->limit_every = v ? SvIV(v) : 1;
     v = DEFINED_IN(limit, "max_size");
@@ -72,12 +70,15 @@ size_limit_state(pTHX_ struct conn_loop *l)
 static IV
 size_to_judge(pTHX_ struct conn_loop *l)
 {
-    IV count = SvIV(l->limit_count) + 1, size;
-    if (count < l->limit_every) {
-        sv_setiv(l->limit_count, count);
+    SV **count = hv_fetchs(l->limit, "count", 1);    /* Asked each time: the Perl may replace it */
+    IV n, size;
+    if (!count) return -1;
+    n = SvIV(*count) + 1;
+    if (n < l->limit_every) {
+        sv_setiv_mg(*count, n);
         return -1;
     }
-    sv_setiv(l->limit_count, 0);
+    sv_setiv_mg(*count, 0);
     size = resident_kb();
     if (size < 0) return -1;
     if ((l->limit_max && size > l->limit_max) || l->limit_min_shared
@@ -97,7 +98,7 @@ retire_check(pTHX_ struct conn_loop *l, int keep)
     int n;
     dSP;
     if (!l->after) return keep;
-    if (l->limit_count && (size = size_to_judge(aTHX_ l)) < 0) return keep;
+    if (l->limit && (size = size_to_judge(aTHX_ l)) < 0) return keep;
     ENTER;
     SAVETMPS;
     PUSHMARK(SP);

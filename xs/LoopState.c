@@ -10,7 +10,7 @@ struct conn_loop {
     SV *server;
     SV *files;    /* The worker's Perennial::FileWatch, if it has one */
     SV *after;    /* Its check after each request (a size limit's), if it has one */
-    SV *limit_count;    /* The size limit's count of requests, when the C counts (LoopSize.c) */
+    HV *limit;    /* The size limit (Perennial::SizeLimit), when the C counts (LoopSize.c) */
     IV limit_every, limit_max, limit_min_shared, limit_max_unshared;
     char *slot;
     int fd, keep;

@@ -389,8 +389,12 @@ The socket of the request the application is running.
 
 Takes C<config>, C<app>, C<log>, C<board>, C<slot> and C<stopping> (a reference to the
 worker's stop flag), and optionally C<after_request>, a code reference called after each
-request: when it returns true, the worker ends after this connection, and C<protocol>, the
-HttpProtocolOptions of each listener (C<unsafe>, C<registered>) in the listeners' order.
+request: when it returns true, the worker ends after this connection; C<size_limit>, the
+L<Perennial::SizeLimit> whose check C<after_request> makes (the loop in C then counts the
+requests and reads the resident size itself, and calls C<after_request> with that size only
+when a limit may be passed; the Perl loop calls it after each request, with nothing);
+and C<protocol>, the HttpProtocolOptions of each listener (C<unsafe>,
+C<registered>) in the listeners' order.
 
 =head2 serve
 
