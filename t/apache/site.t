@@ -76,7 +76,7 @@ CONF
     'mods-enabled/perl.load'     => "LoadModule perl_module $mods/mod_perl.so\n",
     'conf-enabled/security.conf' => "ServerTokens Prod\nServerSignature Off\nTraceEnable Off\n",
     'conf-enabled/perl.conf'     =>
-        "<IfModule mod_perl.c>\n\tPerlModule ModPerl::Registry\n</IfModule>\n",
+        "<IfModule mod_perl.c>\n\tPerlSwitches -I$site/perl-lib\n\tPerlModule ModPerl::Registry\n</IfModule>\n",
     'sites-enabled/000-one.conf' => <<"CONF",
 <VirtualHost *:\${SITE_PORT}>
 	ServerName one.test
@@ -86,6 +86,9 @@ CONF
 	Redirect gone /old-page
 	Redirect permanent /moved http://one.test/notes.txt
 	CustomLog \${SITE_RUN}/one-access.log combined
+
+	# Code loaded from inside a host: the whole server's, as mod_perl loads it without +Parent
+	PerlRequire $site/perl-lib/startup.pl
 </VirtualHost>
 CONF
     'sites-enabled/010-two.conf' => <<"CONF",
@@ -129,6 +132,11 @@ CONF
 	</Location>
 	AddEncoding x-gzip .gz
 	CustomLog \${SITE_RUN}/two-access.log vhost_combined
+	PerlModule Site::Hello
+	<Location /handler>
+		SetHandler modperl
+		PerlResponseHandler Site::Hello
+	</Location>
 </VirtualHost>
 CONF
 
@@ -149,6 +157,23 @@ CONF
 print "Content-Type: text/plain\n\n";
 print "hello from $ENV{SCRIPT_NAME} path=", ($ENV{PATH_INFO} // ''), " query=$ENV{QUERY_STRING} method=$ENV{REQUEST_METHOD} file=$ENV{SCRIPT_FILENAME} zero=$0\n";
 CGI
+    'perl-lib/startup.pl'    => "\$Site::Greeting = 'greetings';\n1;\n",
+    'perl-lib/Site/Hello.pm' => <<'PM',
+package Site::Hello;
+use strict;
+use Apache2::RequestRec ();
+use Apache2::RequestIO  ();
+use Apache2::Const -compile => qw(OK);
+
+sub handler {
+    my $r = shift;
+    $r->content_type('text/plain');
+    $r->print("$Site::Greeting from a handler loaded in a virtual host, uri=", $r->uri, "\n");
+    return Apache2::Const::OK;
+}
+
+1;
+PM
     'perl/greet.pl' => <<'PL',
 use Apache2::RequestUtil ();
 my $r = Apache2::RequestUtil->request;
@@ -176,7 +201,8 @@ my %env = (SITE_RUN => $run, SITE_PORT => 8099);    # The port is chosen at star
     like $out, qr/Syntax OK/, 'so does Perennial' or diag $out;
 }
 my ($apid, $aport) = start_apache("$site/apache2.conf", 'SITE_PORT', %env)
-    or BAIL_OUT('Apache did not start');
+    or BAIL_OUT('Apache did not start: '
+        . (eval { local (@ARGV, $/) = ("$run/error.log"); <> } // 'no error log'));
 local @ENV{keys %env} = values %env;
 $ENV{SITE_RUN} = scratch_dir();                     # Perennial's own run directory
 my $srv   = start_server(config => "$site/apache2.conf", port_env => 'SITE_PORT');
@@ -199,6 +225,8 @@ my @requests = (
     [GET   => 'two.test',     '/cgi-bin/hello.cgi/extra/path?x=1&y=2'],
     [POST  => 'two.test',     '/cgi-bin/hello.cgi', 'Content-Length' => 0],
     [GET   => 'two.test',     '/perl/greet.pl'],
+    [GET   => 'two.test',     '/handler'],
+    [GET   => 'two.test',     '/handler/more?q=1'],
     [GET   => 'two.test',     '/docs/notes.txt'],
     [GET   => 'two.test',     '/docs/none.txt'],
     [GET   => 'two.test',     '/run/hello/x/y?q=1'],
@@ -248,6 +276,11 @@ for my $req (@requests) {
         is $got->{headers}{$name}, $want->{headers}{$name}, "$what: $name";
     }
 }
+
+# Not only the same answer: the one the handler gives, with what the other host's PerlRequire set
+is request($pport, GET => 'two.test', '/handler')->{body},
+    "greetings from a handler loaded in a virtual host, uri=/handler\n",
+    'PerlModule and PerlRequire inside <VirtualHost>s loaded their code for the whole server';
 $srv->stop;
 
 sub _hex ($digits) {

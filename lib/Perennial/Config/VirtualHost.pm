@@ -22,6 +22,11 @@ my %OWN = map { $_ => 1 }
     qw(documentroot alias scriptalias aliasmatch scriptaliasmatch errorlog customlog transferlog
     logformat loglevel serveradmin httpprotocoloptions requestreadtimeout);
 
+# Code loaded at start, which mod_perl allows in a <VirtualHost> too: a prefork server has one
+# interpreter, into which a host without an interpreter pool of its own (PerlOptions +Parent,
+# which needs threads) loads it, as the main server's. Read as the main server's, in order.
+my %SERVER_CODE = map { $_ => 1 } qw(perlrequire perlpostconfigrequire perlmodule);
+
 sub virtual_host ($values, $errors, $item, $apply) {
     my $where = "$item->{file} line $item->{line}";
     my @addrs = map {
@@ -53,7 +58,10 @@ sub virtual_host ($values, $errors, $item, $apply) {
             push @{$host{aliases}}, @args;
             next;
         }
-        my $err = $apply->(\%own, $inner, $OWN{$name});
+        my $err
+            = $SERVER_CODE{$name}
+            ? $apply->($values, $inner, 1)
+            : $apply->(\%own,   $inner, $OWN{$name});
         push @$errors, "$at: $err" if $err;
     }
     ignored_merge($values, \%own);
