@@ -25,8 +25,8 @@
  *   response it does not write (a handle or streaming body, a status line not made yet, a
  *   value it would have to convert), _app_failed for an application that died, the
  *   response's written_in_part for a client that did not take it all at once,
- *   _after_response when there is more to do after it than the counts, the log line and the
- *   size limit's check (a spool, cleanup handlers, an exit asked for), _still_idle when the
+ *   _after_response when there is more to do after it than the counts, the log line, the
+ *   cleanup handlers and the size limit's check (a spool, an exit asked for), _still_idle when the
  *   keep-alive wait runs past its first limit (parking, lingering).
  * Policy stays where it was: the values it decides by (KeepAlive, MaxKeepAliveRequests, the
  * stop flag, the requests left) are the connection object's, read as the Perl reads them. */
@@ -38,6 +38,7 @@
 #include "LoopDelayed.c"     /* A delayed response, with a responder in C */
 #include "LoopLog.c"         /* The access log's lines */
 #include "LoopSize.c"        /* The size limit's check after each request */
+#include "LoopCleanup.c"     /* What the application left to run after its response */
 
 /* Whether the connection may stay open after this request (_answer's decision): what the
  * client asked, KeepAlive, the stop flag, the requests left, MaxKeepAliveRequests */
@@ -68,10 +69,10 @@ check_empty_input(pTHX_ struct conn_loop *l)
         (void)hv_deletes(l->self, "empty_input", G_DISCARD);
 }
 
-/* After a response the loop wrote or had written: its counts, its access log line and the
- * worker's own check (as _after_response), or the Perl's _after_response when there is more to
- * it (a spool, a note to log, cleanup handlers, an exit asked for); whether the connection stays
- * open */
+/* After a response the loop wrote or had written: its counts, its access log line, the cleanup
+ * handlers (LoopCleanup.c) and the worker's own check (as _after_response), or the Perl's
+ * _after_response when there is more to it (a spool, a note to log, an exit asked for); whether
+ * the connection stays open */
 static int
 after_response(pTHX_ struct pending *p, IV served)
 {
@@ -80,8 +81,9 @@ after_response(pTHX_ struct pending *p, IV served)
     SV *log = DEFINED_IN(env, "perennial.log"), *access;
     UV us;
     NV micros;
+    int keep_open;
     if ((c && (DEFINED_IN(c, "spool") || TRUE_IN(c, "too_slow") || TRUE_IN(c, "spool_full")))
-        || TRUE_IN(env, "psgix.cleanup.handlers") || TRUE_IN(env, "psgix.harakiri.commit")) {
+        || TRUE_IN(env, "psgix.harakiri.commit")) {
         SV *argv[4], *keep;
         int kept;
         argv[0] = response_object(aTHX_ p);
@@ -100,8 +102,10 @@ after_response(pTHX_ struct pending *p, IV served)
     access = log_hv ? DEFINED_IN(log_hv, "access") : NULL;    /* Its list of [handle, format] */
     if (access && SvROK(access) && SvTYPE(SvRV(access)) == SVt_PVAV)
         log_access(aTHX_ p, (AV *)SvRV(access), us);
+    keep_open = response_keep_alive(aTHX_ p);
+    if (TRUE_IN(env, "psgix.cleanup.handlers")) run_cleanups(aTHX_ p, keep_open);
     check_empty_input(aTHX_ l);
-    return retire_check(aTHX_ l, response_keep_alive(aTHX_ p));
+    return retire_check(aTHX_ l, keep_open);
 }
 
 /* A delayed response the C calls itself: a code reference, not blessed (the Perl's `ref $res

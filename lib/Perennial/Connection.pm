@@ -258,10 +258,15 @@ sub _cleanups ($self, $c, $env) {
     # (a script's "Status:" header, an error page put in its place)
     $env->{'perennial.status'} = $c->{status} if $c->{status};
     for my $code (@{delete $env->{'psgix.cleanup.handlers'}}) {
-        eval { $code->($env); 1 }
-            or $self->{log}
-            ->error("cleanup handler died: " . error_text($@) . " (request $env->{REQUEST_URI})");
+        eval { $code->($env); 1 } or $self->cleanup_failed($env, $@);
     }
+    return;
+}
+
+# A cleanup handler that died, logged (by the Perl loop's _cleanups, or the loop in C's: xs/Loop.c)
+sub cleanup_failed ($self, $env, $err) {
+    $self->{log}
+        ->error('cleanup handler died: ' . error_text($err) . " (request $env->{REQUEST_URI})");
     return;
 }
 
