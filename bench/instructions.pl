@@ -22,7 +22,9 @@ use Perennial::Bench::Record  qw(record);
 # mod_perl, where a CGI.pm the script loads reads the CGI environment. --access-log: Apache and
 # Perennial keep a combined access log, as a site does (the other PSGI servers keep none).
 # --site: Apache and Perennial serve from inside a <VirtualHost> with its own DocumentRoot and
-# access log, as most sites that move from Apache have them.
+# access log, as most sites that move from Apache have them. --what handler: a mod_perl handler
+# module (bench/apps/hello_handler.pl: content_type, print, OK) under Apache's mod_perl and
+# Perennial's, as a site's own handler modules run.
 
 my %opt = (
     requests  => 1000,
@@ -34,7 +36,7 @@ my %opt = (
 options(
     \%opt,
     'Usage: perl bench/instructions.pl [--script hello.pl] [--requests 1000] [--warm 50] '
-        . '[--what scripts,psgi] [--keepalive off,on] [--preload CGI] [--access-log] [--site] [--record FILE]',
+        . '[--what scripts,handler,psgi] [--keepalive off,on] [--preload CGI] [--access-log] [--site] [--record FILE]',
     'requests=i',
     'preload=s',
     'script=s',
@@ -61,6 +63,12 @@ my %rows    = (    # label, server, URL, the row it is compared with
             "/perlrun/$opt{script}", 'Apache ModPerl::PerlRun'
         ],
     ],
+    handler => [    # A mod_perl handler module (bench/apps/hello_handler.pl) at /handler
+        ['Apache mod_perl handler', 'apache', '/handler', 'Apache mod_perl handler'],
+        ['Perennial mod_perl handler', 'perennial-scripts',
+            '/handler', 'Apache mod_perl handler'
+        ],
+    ],
     psgi => [
         ['uWSGI hello.psgi',     'uwsgi',     '/', 'uWSGI hello.psgi'],
         ['Starlet hello.psgi',   'starlet',   '/', 'uWSGI hello.psgi'],
@@ -68,7 +76,7 @@ my %rows    = (    # label, server, URL, the row it is compared with
         ['Perennial hello.psgi', 'perennial', '/', 'uWSGI hello.psgi'],
     ],
 );
-my @rows = map { @{$rows{$_} // die "--what: '$_' is not scripts or psgi\n"} } split /,/,
+my @rows = map { @{$rows{$_} // die "--what: '$_' is not scripts, handler or psgi\n"} } split /,/,
     $opt{what};
 my %count;
 for my $ka (@modes) {

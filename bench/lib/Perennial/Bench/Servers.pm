@@ -376,8 +376,15 @@ sub _keepalive (%a) {
 }
 
 # The same httpd.conf fragment for Apache and for Perennial: that it works in both is the point
+# (/handler: a mod_perl handler module, bench/apps/hello_handler.pl)
 sub _script_locations ($dir) {
+    my $handler = "$ROOT/bench/apps/hello_handler.pl";
     return <<"CONF";
+PerlRequire $handler
+<Location /handler>
+    SetHandler modperl
+    PerlResponseHandler Bench::HelloHandler
+</Location>
 Alias /cgi-bin $dir
 Alias /perlrun $dir
 Alias /registry $dir
