@@ -15,6 +15,11 @@ our @EXPORT_OK = qw(cgi_head field_name parse_cgi_headers);
 my $FIELD_NAME = qr/[!#\$%&'*+.^_`|~0-9A-Za-z-]+/;
 sub field_name () {$FIELD_NAME}
 
+# The same name alone, and a header line, each compiled once: a pattern that interpolates
+# $FIELD_NAME is put together again each time it runs
+my $NAME_ALONE = qr/\A$FIELD_NAME\z/;
+my $FIELD_LINE = qr/\A($FIELD_NAME):[ \t]*(.*?)[ \t]*\z/s;
+
 my $BUFFER     = 8192;
 my $HEAD_LIMIT = 65_536;
 
@@ -220,7 +225,7 @@ sub pp_parse_cgi_headers ($head, $base = undef) {
     my @fields;
     for my $line (split /\r?\n/, $head) {
         return (undef, undef, "malformed header from script: '$line'")
-            unless $line =~ /\A($FIELD_NAME):[ \t]*(.*?)[ \t]*\z/s;
+            unless $line =~ $FIELD_LINE;
         push @fields, $1, $2;
     }
     if ($base) {
@@ -238,7 +243,7 @@ sub pp_parse_cgi_headers ($head, $base = undef) {
 sub cgi_head (@fields) {
     for my $name (@fields[grep { $_ % 2 == 0 } 0 .. $#fields]) {
         return (undef, undef, "malformed header from script: '$name'")
-            unless $name =~ /\A$FIELD_NAME\z/;
+            unless $name =~ $NAME_ALONE;
     }
     return _read_fields(\@fields);
 }
