@@ -78,6 +78,8 @@ sub to_app ($self) {
             && $env->{REQUEST_METHOD} ne 'TRACE'
             && index($env->{REQUEST_URI} // '%', '%') < 0)
         {
+            return $self->_direct_module($env, $plan)
+                if $plan->{direct} eq 'module' && $env->{'psgix.cleanup'};
             if ($plan->{direct} eq 'mounted') {    # As _handle calls it: its answer is its own
 
                 # At / (nothing to move from PATH_INFO to SCRIPT_NAME), made already: called
@@ -108,6 +110,15 @@ sub to_app ($self) {
         }
         return $self->_dispatch($env, 0);
     };
+}
+
+# A handler module whose response is its only phase, as _phased runs it: its request object
+# opened (its cleanups set to run after the response, through psgix.cleanup), nothing to run
+# before the response, and no log phase to give the status sent to (what finish records)
+sub _direct_module ($self, $env, $plan) {
+    my $res     = $self->_module($env, 0, $plan, $self->{phases}->open($env, $plan));
+    my $charset = $plan->{set}{default_charset};
+    return $charset ? _charset($res, $charset) : $res;
 }
 
 # What serves a URL path (Perennial::Dispatch::Plans), kept per URL; also used to preload the

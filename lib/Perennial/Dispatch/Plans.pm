@@ -115,12 +115,17 @@ sub _granted_to_all ($rules) {
 }
 
 # A plan whose requests may go straight to the script's executor ('script': a script file
-# found) or to the application mounted there ('mounted'), with no redirect that moves its URL,
-# access rule or mod_perl phase on its way; else 0
+# found), to the application mounted there ('mounted') or to a handler module whose response is
+# its only mod_perl phase ('module'), with no redirect that moves its URL, access rule or other
+# mod_perl phase on its way; else 0
 sub _goes_direct ($plan, $url) {
     my ($set, $hit) = @$plan{qw(set hit)};
-    return 0         if $plan->{authz} || $plan->{perl};
-    return 0         if $set->{redirects} && Perennial::Redirect->applies($set->{redirects}, $url);
+    return 0 if $plan->{authz};
+    return 0 if $set->{redirects} && Perennial::Redirect->applies($set->{redirects}, $url);
+    if ($plan->{perl}) {    # mod_perl's phases: a handler module's response alone goes direct
+        my $alone = Perennial::ModPerl::Phases->response_only($set);
+        return $plan->{kind} eq 'module' && $alone ? 'module' : 0;
+    }
     return 'mounted' if $plan->{kind} eq 'mounted';
     return 0 unless $plan->{kind} eq 'script' && $plan->{finder} && ref $hit && $hit->{file};
     return $hit->{status} || $hit->{directory} ? 0 : 'script';

@@ -32,6 +32,12 @@ sub wanted ($class, $set) {
     (grep { $set->{$_} } @KEYS) ? 1 : 0;
 }
 
+# Whether the response is the only phase they name a handler for: nothing to run before it, and
+# no log or cleanup phase that needs the status the response was sent with
+sub response_only ($class, $set) {
+    (grep { $_ ne 'perl_response' && $set->{$_} } @KEYS) ? 0 : 1;
+}
+
 # The request's object, made as its first phase begins; its log and cleanup phases are set to
 # run once the response has gone. $plan: the dispatcher's (settings, handler, root, file).
 sub open ($self, $env, $plan) {
