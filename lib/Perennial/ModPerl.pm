@@ -124,15 +124,18 @@ sub run_phase ($class, $phase, $log, $calls, $r = undef) {
     return;
 }
 
-# Runs code as the phase named, as _run_as does: what it returned (undef after exit); it dies
-# with the error, as the log says it, of code that died or left by last, next or redo outside
-# a loop of its own
-sub in_phase ($class, $phase, $r, $code) {
+# Code run as the phase named, with its arguments, as _run_as runs it: what it returned (undef
+# after exit); it dies with the error, as the log says it, of code that died or left by last,
+# next or redo outside a loop of its own. (A named sub keeps the value, where a closure for it
+# and one of the caller's cost a handler's request two closures and three calls more.)
+sub call_in_phase ($class, $phase, $r, $code, @args) {
     my $rc;
-    my $err = _run_as($phase, $r, sub () { $rc = $code->() });
+    my $err = _run_as($phase, $r, \&_returned, \$rc, $code, @args);
     die "$err\n" if defined $err;
     return $rc;
 }
+
+sub _returned ($rc, $code, @args) { $$rc = $code->(@args); return }
 
 # Code run as the phase named (what current_callback says meanwhile), with $r as the request
 # that Apache2::RequestUtil->request gives, exit ending the code rather than the worker, and a
@@ -268,9 +271,9 @@ L<Perennial::Manual::Scripts> lists every method and what differs from mod_perl.
 A request whose mod_perl phases run (L<Perennial::ModPerl::Phases>): one object from the
 first phase to the cleanups, which scripts and handlers of the request get too.
 
-=head2 in_phase, run_phase, phase
+=head2 call_in_phase, run_phase, phase
 
-    my $rc = Perennial::ModPerl->in_phase(PerlAccessHandler => $r, sub { ... });
+    my $rc = Perennial::ModPerl->call_in_phase(PerlAccessHandler => $r, $code, @arguments);
     Perennial::ModPerl->run_phase(PerlChildInitHandler => $log, [[$name, $code, @args]]);
     my $name = Perennial::ModPerl->phase;    # what ModPerl::Util::current_callback says
 

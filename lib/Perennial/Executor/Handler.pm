@@ -62,7 +62,7 @@ sub _after_output ($self, $r, $out, $rc, $respond) {
     }
     $r->log_error("PerlResponseHandler returned $rc after it sent a body: the body stands")
         if $rc != $OK && $rc != $DONE && $rc != $DECLINED;
-    $out->set_head($r->head_fields);    # Unless the output has its head already
+    $out->set_head($r->head_fields) unless $out->has_head;
     my $bad = $out->finish or return;
     $r->log_error("PerlResponseHandler: $bad");
     return $respond->(Perennial::ErrorPage->response(500, $r->{env}));

@@ -20,8 +20,13 @@ use Perennial::ModPerl::Handler;
 
 my ($OK, $DECLINED, $DONE)
     = (Apache2::Const::OK(), Apache2::Const::DECLINED(), Apache2::Const::DONE());
-my @KEYS   = Perennial::Config::Handlers::phase_keys();
-my @BEFORE = qw(perl_post_read perl_header_parser perl_access perl_authen perl_authz perl_type
+my @KEYS = Perennial::Config::Handlers::phase_keys();
+
+# Each phase's directive and whether it is RUN_FIRST, looked up here rather than asked of
+# Perennial::Config::Handlers on each call (a function call each, on every request)
+my %DIRECTIVE = map { ($_ => Perennial::Config::Handlers::directive_of($_)) } @KEYS;
+my %RUN_FIRST = map { ($_ => Perennial::Config::Handlers::runs_first($_)) } @KEYS;
+my @BEFORE    = qw(perl_post_read perl_header_parser perl_access perl_authen perl_authz perl_type
     perl_fixup);
 
 # top: the finished application, for internal redirects; document_root: the server's
@@ -136,7 +141,7 @@ sub _close_after ($self, $r, $res) {
 # Runs the handlers of a phase; the phase's answer (OK, DECLINED, DONE or a status)
 sub run ($self, $r, $key) {
     my $status    = $DECLINED;
-    my $run_first = Perennial::Config::Handlers::runs_first($key);
+    my $run_first = $RUN_FIRST{$key};
     for my $name (@{$r->{set}{$key} // []}) {
         my $rc = $self->_call($r, $key, $name);
         return $rc    if $run_first ? $rc != $DECLINED : $rc != $OK && $rc != $DECLINED;
@@ -149,7 +154,7 @@ sub run ($self, $r, $key) {
 # custom_response), with err_headers_out and a redirect's Location
 sub answer ($self, $r, $key, $rc) {
     my $env       = $r->{env};
-    my $directive = Perennial::Config::Handlers::directive_of($key);
+    my $directive = $DIRECTIVE{$key};
     if ($rc == $DONE) {
         return [$r->status, [$r->{err_headers_out} ? $r->{err_headers_out}->pairs : ()], []];
     }
@@ -180,17 +185,15 @@ sub _phases ($self, $r, @keys) {
 # One handler: its answer as a number (a value that is not one is OK, as mod_perl reads it;
 # exit is OK too); one that dies, or cannot be found, is a 500 with the reason in the log
 sub _call ($self, $r, $key, $name) {
-    my $phase   = Perennial::Config::Handlers::directive_of($key);
+    my $phase   = $DIRECTIVE{$key};
     my $handler = eval { Perennial::ModPerl::Handler->resolve($name) };
     if (!$handler) {
         $r->log_error("$phase $name: $@");
         return 500;
     }
     local $ENV{MOD_PERL} = 'mod_perl/2.0.12';
-    my $rc = eval {
-        Perennial::ModPerl->in_phase($phase, $r,
-            sub () { Perennial::ModPerl::Handler->call($handler, $r) });
-    };
+    my @class = defined $handler->{class} ? ($handler->{class}) : ();    # A method handler's
+    my $rc = eval { Perennial::ModPerl->call_in_phase($phase, $r, $handler->{code}, @class, $r) };
     if (my $err = $@) {
         $r->log_error("$phase $name failed: " . ($err =~ s/\s+\z//r));
         $r->{died} = 1;
