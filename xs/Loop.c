@@ -105,6 +105,14 @@ after_response(pTHX_ struct pending *p, IV served)
     keep_open = response_keep_alive(aTHX_ p);
     if (TRUE_IN(env, "psgix.cleanup.handlers")) run_cleanups(aTHX_ p, keep_open);
     check_empty_input(aTHX_ l);
+
+    /* An exit asked for by a cleanup handler (the one asked before it went to the Perl):
+     * as the Perl's, the worker ends after this connection, closed lingering */
+    if (TRUE_IN(env, "psgix.harakiri.commit")) {
+        (void)hv_stores(l->self, "harakiri", newSViv(1));
+        if (keep_open) (void)hv_stores(l->self, "linger", newSViv(1));
+        return 0;
+    }
     return retire_check(aTHX_ l, keep_open);
 }
 

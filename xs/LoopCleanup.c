@@ -33,11 +33,16 @@ run_cleanups(pTHX_ struct pending *p, int keep)
         dSP;
         ENTER;
         SAVETMPS;
-        if (code && SvROK(*code) && SvTYPE(SvRV(*code)) == SVt_PVCV) {
+        if (code && SvROK(*code)) {    /* A code reference, or an object that is one (&{}) */
+            /* On a stack of its own, as perl calls a DESTROY: a `last` in the handler finds
+             * no loop of the server's below it to leave to, and dies, caught here */
+            PUSHSTACKi(PERLSI_MAGIC);
             PUSHMARK(SP);
             XPUSHs(p->env_ref);
             PUTBACK;
-            (void)call_sv(*code, G_DISCARD | G_EVAL);
+            (void)call_sv(*code, G_DISCARD | G_EVAL | G_VOID);
+            POPSTACK;
+            SPAGAIN;
             if (died(aTHX)) argv[1] = KEEP_ERROR();
         }
         else argv[1] = sv_2mortal(newSVpvs("Not a CODE reference"));    /* As $code->() dies */

@@ -257,9 +257,21 @@ sub _cleanups ($self, $c, $env) {
     # The status sent is the request's from now on: mod_perl's $r->status in a cleanup says it
     # (a script's "Status:" header, an error page put in its place)
     $env->{'perennial.status'} = $c->{status} if $c->{status};
-    for my $code (@{delete $env->{'psgix.cleanup.handlers'}}) {
+    $self->_cleanup($env, $_) for @{delete $env->{'psgix.cleanup.handlers'}};
+    return;
+}
+
+# One handler. A `last`, `next` or `redo` in it outside a loop of its own ends it with that
+# error instead of the list (the loop in C calls each on a stack of its own, where perl dies so)
+sub _cleanup ($self, $env, $code) {
+    my $done = 0;
+    {
+        last if $done;    # A redo in the handler comes back here
+        $done = 1;
         eval { $code->($env); 1 } or $self->cleanup_failed($env, $@);
+        return;
     }
+    $self->cleanup_failed($env, q{Can't "last", "next" or "redo" outside a loop block});
     return;
 }
 

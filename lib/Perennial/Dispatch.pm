@@ -78,8 +78,11 @@ sub to_app ($self) {
             && $env->{REQUEST_METHOD} ne 'TRACE'
             && index($env->{REQUEST_URI} // '%', '%') < 0)
         {
-            return $self->_direct_module($env, $plan)
-                if $plan->{direct} eq 'module' && $env->{'psgix.cleanup'};
+            if ($plan->{direct} eq 'module') {    # Closed after its response by psgix.cleanup
+                return $env->{'psgix.cleanup'}
+                    ? $self->_direct_module($env, $plan)
+                    : $self->_dispatch($env, 0);
+            }
             if ($plan->{direct} eq 'mounted') {    # As _handle calls it: its answer is its own
 
                 # At / (nothing to move from PATH_INFO to SCRIPT_NAME), made already: called

@@ -44,6 +44,19 @@ for my $build ('C', 'Perl') {
         "$build: each that died is logged";
     like $srv->error_log, qr{cleanup handler died: the second failed for /gone \(request /gone\)},
         "$build: with its request";
+
+    # A `last` outside a loop dies there (the loop in C calls each on a stack of its own), and
+    # an exit asked for by a cleanup handler ends the worker after that connection
+    raw_request($srv->port, "GET /jump HTTP/1.0\r\n\r\n");
+    ok wait_until(sub { slurp($ENV{CLEANUP_LOG}) =~ m{third /jump\n} }, 10, 'jump'),
+        "$build: a cleanup that leaves by last: the next one still runs";
+    my $both = raw_request($srv->port,
+        "GET /retire HTTP/1.1\r\n$host\r\nGET /after HTTP/1.1\r\n$host\r\n");
+    my ($pid) = $both =~ /\r\n\r\n(\d+)\n/;
+    unlike $both, qr{HTTP/1\.1 200 .*HTTP/1\.1 200 }s,
+        "$build: no answer after an exit asked for in a cleanup, on that connection";
+    ok wait_until(sub { $srv->error_log =~ /worker $pid exited/ }, 10, 'exit'),
+        "$build: and the worker that asked ends";
     $srv->stop;
 }
 

@@ -124,7 +124,10 @@ sub _goes_direct ($plan, $url) {
     return 0 if $set->{redirects} && Perennial::Redirect->applies($set->{redirects}, $url);
     if ($plan->{perl}) {    # mod_perl's phases: a handler module's response alone goes direct
         my $alone = Perennial::ModPerl::Phases->response_only($set);
-        return $plan->{kind} eq 'module' && $alone ? 'module' : 0;
+
+        # With no file looked up for it (a <Location>'s): one whose file is looked for is asked
+        # again on each request, which the direct way does not
+        return $plan->{kind} eq 'module' && $alone && !$plan->{finder} ? 'module' : 0;
     }
     return 'mounted' if $plan->{kind} eq 'mounted';
     return 0 unless $plan->{kind} eq 'script' && $plan->{finder} && ref $hit && $hit->{file};
