@@ -224,10 +224,23 @@ sub import_into ($package, $table, $tags, $into, @args) {
     return;
 }
 
+# mod_perl 1's constants are mod_perl 2's under another name: the same subs, so that code that
+# imports a name from both gets one sub, not a second that redefines the first
+my %SAME_AS = ('Apache::Constants' => 'Apache2::Const');
+
 # Constant subs that perl inlines where they are called, as mod_perl's are (constant.pm's, made
 # in $package): a closure over the value (`sub () {$value}`) was called on every use, 1.5k
 # instructions each time a handler returned Apache2::Const::OK
 sub _constants ($package, $values) {
+    my $same = $SAME_AS{$package};
+    if ($same) {    # The same subs as its twin's, where the twin has them
+        no strict 'refs';    ## no critic (ProhibitNoStrict) constant subs named at run time
+        for my $name (grep { defined &{"${same}::$_"} } keys %$values) {
+            *{"${package}::$name"} = \&{"${same}::$name"};
+            delete $values->{$name};
+        }
+        return unless %$values;
+    }
     require constant;
     eval "package $package; constant->import(\$values); 1"    ## no critic (ProhibitStringyEval)
         or die $@;
