@@ -79,9 +79,9 @@ after_response(pTHX_ struct pending *p, IV served)
     struct conn_loop *l = p->l;
     HV *c = MADE(p), *env = p->env, *log_hv;
     SV *log = DEFINED_IN(env, "perennial.log"), *access;
-    UV us;
+    UV us, bytes;
     NV micros;
-    int keep_open;
+    int keep_open, asked = 0;
     if ((c && (DEFINED_IN(c, "spool") || TRUE_IN(c, "too_slow") || TRUE_IN(c, "spool_full")))
         || TRUE_IN(env, "psgix.harakiri.commit")) {
         SV *argv[4], *keep;
@@ -97,23 +97,19 @@ after_response(pTHX_ struct pending *p, IV served)
     }
     micros = (now_time() - p->t0) * 1e6;
     us = micros > 0 ? (UV)micros : 0;
-    slot_request_done(l->slot, response_bytes(aTHX_ p), us, (UV)served);
+    bytes = response_bytes(aTHX_ p);
+    keep_open = response_keep_alive(aTHX_ p);
+    slot_request_done(l->slot, bytes, us, (UV)served);
     log_hv = hash_of(log ? log : l->log);
     access = log_hv ? DEFINED_IN(log_hv, "access") : NULL;    /* Its list of [handle, format] */
     if (access && SvROK(access) && SvTYPE(SvRV(access)) == SVt_PVAV)
-        log_access(aTHX_ p, (AV *)SvRV(access), us);
-    keep_open = response_keep_alive(aTHX_ p);
-    if (TRUE_IN(env, "psgix.cleanup.handlers")) run_cleanups(aTHX_ p, keep_open);
-    check_empty_input(aTHX_ l);
-
-    /* An exit asked for by a cleanup handler (the one asked before it went to the Perl):
-     * as the Perl's, the worker ends after this connection, closed lingering */
-    if (TRUE_IN(env, "psgix.harakiri.commit")) {
-        (void)hv_stores(l->self, "harakiri", newSViv(1));
-        if (keep_open) (void)hv_stores(l->self, "linger", newSViv(1));
-        return 0;
+        log_access(aTHX_ p, (AV *)SvRV(access), us, bytes, keep_open);
+    if (TRUE_IN(env, "psgix.cleanup.handlers")) {
+        run_cleanups(aTHX_ p, keep_open);
+        asked = TRUE_IN(env, "psgix.harakiri.commit");    /* By a cleanup (one before: the Perl's) */
     }
-    return retire_check(aTHX_ l, keep_open);
+    check_empty_input(aTHX_ l);
+    return asked ? retire(aTHX_ l, keep_open) : retire_check(aTHX_ l, keep_open);
 }
 
 /* A delayed response the C calls itself: a code reference, not blessed (the Perl's `ref $res

@@ -10,40 +10,36 @@
  * made only for a field that only the Perl makes; each line goes in one write(2), as the
  * Perl's syswrite writes it. */
 
-/* A response's field as the log reads it: the object's when it was made (the Perl may have
- * changed it), else the value kept (which this takes) */
+/* A response's value as the log reads it, borrowed: the object's when it was made (the Perl may
+ * have changed it), else the one given (one the request holds) */
 static SV *
-logged(pTHX_ struct pending *p, const char *key, I32 klen, SV *kept)
+value_logged(pTHX_ struct pending *p, const char *key, I32 klen, SV *kept)
 {
     HV *c = MADE(p);
-    SV *v;
-    if (!c) return kept;
-    SvREFCNT_dec(kept);
-    v = defined_in(aTHX_ c, key, klen);
-    return v ? newSVsv(v) : newSV(0);
+    return c ? defined_in(aTHX_ c, key, klen) : kept;
 }
 
-#define LOGGED(p, key, kept) logged(aTHX_ (p), ("" key ""), (I32)(sizeof(key) - 1), (kept))
+#define VALUE_LOGGED(p, key, kept) value_logged(aTHX_ (p), ("" key ""), (I32)(sizeof(key) - 1), (kept))
 
 /* The record Perennial::Log's access makes: {env, status, bytes, micros, vhost, headers,
- * head_bytes, keep_alive} (a mortal reference) */
+ * head_bytes, keep_alive} (a mortal reference), from the values the line was given */
 static SV *
-log_record(pTHX_ struct pending *p, UV micros)
+log_record(pTHX_ struct pending *p, const struct log_values *v)
 {
-    HV *r = newHV();
+    HV *r = newHV(), *c = MADE(p);
     SV *vhost = DEFINED_IN(p->env, "perennial.vhost");
-    SV *status = LOGGED(p, "status", p->status ? newSVsv(p->status) : newSV(0));
-    if (!SvOK(status)) sv_setiv(status, 0);    /* As the Perl's `$c->{status} // 0` */
+    SV *headers = VALUE_LOGGED(p, "res_headers", p->headers);
+    SV *head = c ? DEFINED_IN(c, "head_bytes") : NULL;
     (void)hv_stores(r, "env", newSVsv(p->env_ref));
-    (void)hv_stores(r, "status", status);
-    (void)hv_stores(r, "bytes", LOGGED(p, "bytes", newSVuv(p->bytes)));
-    (void)hv_stores(r, "micros", newSVuv(micros));
+    (void)hv_stores(r, "status", newSVsv(v->status));
+    (void)hv_stores(r, "bytes", newSVsv(v->bytes));
+    (void)hv_stores(r, "micros", newSVsv(v->micros));
     (void)hv_stores(r, "vhost", vhost ? newSVsv(vhost) : newSV(0));
-    (void)hv_stores(r, "headers",
-                    LOGGED(p, "res_headers", p->headers ? newSVsv(p->headers) : newSV(0)));
+    (void)hv_stores(r, "headers", headers ? newSVsv(headers) : newSV(0));
     (void)hv_stores(r, "head_bytes",
-                    LOGGED(p, "head_bytes", p->written ? newSVuv(p->head_bytes) : newSV(0)));
-    (void)hv_stores(r, "keep_alive", LOGGED(p, "keep_alive", newSViv(p->keep_alive)));
+                    c ? (head ? newSVsv(head) : newSV(0))
+                      : p->written ? newSVuv(p->head_bytes) : newSV(0));
+    (void)hv_stores(r, "keep_alive", newSViv(SvTRUE(v->keep_alive) ? 1 : 0));
     return sv_2mortal(newRV_noinc((SV *)r));
 }
 
@@ -84,46 +80,43 @@ format_api(pTHX)
 /* What the formats' Perl fields read, made when the first of them asks */
 struct log_ctx {
     struct pending *p;
-    UV micros;
+    const struct log_values *v;
 };
 
 static SV *
 make_record(pTHX_ void *ctx)
 {
     struct log_ctx *x = (struct log_ctx *)ctx;
-    return log_record(aTHX_ x->p, x->micros);
+    return log_record(aTHX_ x->p, x->v);
 }
 
-/* A response's value as the log reads it, borrowed: the object's when it was made (the Perl may
- * have changed it), else the one given (a mortal the caller made, or one the request holds) */
-static SV *
-value_logged(pTHX_ struct pending *p, const char *key, I32 klen, SV *kept)
-{
-    HV *c = MADE(p);
-    return c ? defined_in(aTHX_ c, key, klen) : kept;
-}
-
-#define VALUE_LOGGED(p, key, kept) value_logged(aTHX_ (p), ("" key ""), (I32)(sizeof(key) - 1), (kept))
-
-/* Every access log's line for this request: each entry of the log's list is [handle, format].
+/* Every access log's line for this request, with its bytes and keep-alive as after_response
+ * worked them out: each entry of the log's list is [handle, format].
  * A format of Perennial::Log::Format's own class is given the request's values (its C asks for
  * the record only if a field of its has no C); any other is asked its `line` with the record. */
 static void
-log_access(pTHX_ struct pending *p, AV *list, UV micros)
+log_access(pTHX_ struct pending *p, AV *list, UV micros, UV bytes, int keep)
 {
+    static SV *bytes_sv = NULL, *micros_sv = NULL;    /* Set again for each request's lines */
     struct format_api *api = format_api(aTHX);
-    struct log_ctx ctx = {p, micros};
     struct log_values v;
+    struct log_ctx ctx = {p, &v};
     SSize_t i;
     ENTER;
     SAVETMPS;
     SAVEFREESV(SvREFCNT_inc_simple_NN((SV *)list));    /* Held while the formats' Perl runs */
+    if (!bytes_sv) {
+        bytes_sv = newSV(0);
+        micros_sv = newSV(0);
+    }
+    sv_setuv(bytes_sv, bytes);
+    sv_setuv(micros_sv, micros);
     v.env = p->env;
     v.status = VALUE_LOGGED(p, "status", p->status);
-    if (!v.status || !SvOK(v.status)) v.status = sv_2mortal(newSViv(0));    /* As `// 0` */
-    v.bytes = VALUE_LOGGED(p, "bytes", sv_2mortal(newSVuv(p->bytes)));
-    v.micros = sv_2mortal(newSVuv(micros));
-    v.keep_alive = VALUE_LOGGED(p, "keep_alive", p->keep_alive ? &PL_sv_yes : &PL_sv_no);
+    if (!v.status || !SvOK(v.status)) v.status = &PL_sv_zero;    /* As `// 0` */
+    v.bytes = bytes_sv;
+    v.micros = micros_sv;
+    v.keep_alive = keep ? &PL_sv_yes : &PL_sv_no;
     v.record = NULL;
     v.make_record = make_record;
     v.ctx = &ctx;

@@ -87,13 +87,24 @@ size_to_judge(pTHX_ struct conn_loop *l)
     return -1;
 }
 
+/* The worker ends after this connection (an exit asked for, or its size): as the Perl's
+ * _after_response has it, closed lingering if it was to stay open (a request may already be on
+ * its way); the connection does not stay open */
+static int
+retire(pTHX_ struct conn_loop *l, int keep)
+{
+    (void)hv_stores(l->self, "harakiri", newSViv(1));
+    if (keep) (void)hv_stores(l->self, "linger", newSViv(1));
+    return 0;
+}
+
 /* The worker's own check after each request: when it says to retire, the worker ends after
  * this connection, which closes lingering (a request may already be on its way), as
  * _after_response has it; whether the connection stays open */
 static int
 retire_check(pTHX_ struct conn_loop *l, int keep)
 {
-    SV *retire = NULL;
+    SV *answer = NULL;
     IV size = -1;
     int n;
     dSP;
@@ -106,13 +117,10 @@ retire_check(pTHX_ struct conn_loop *l, int keep)
     PUTBACK;
     n = call_sv(l->after, G_SCALAR);    /* (G_NOARGS would lend it the caller's @_) */
     SPAGAIN;
-    if (n == 1) retire = POPs;
-    n = retire && SvTRUE(retire);
+    if (n == 1) answer = POPs;
+    n = answer && SvTRUE(answer);
     PUTBACK;
     FREETMPS;
     LEAVE;
-    if (!n) return keep;
-    (void)hv_stores(l->self, "harakiri", newSViv(1));
-    if (keep) (void)hv_stores(l->self, "linger", newSViv(1));
-    return 0;
+    return n ? retire(aTHX_ l, keep) : keep;
 }
