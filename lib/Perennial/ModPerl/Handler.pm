@@ -30,8 +30,12 @@ sub forget ($class) { %RESOLVED = (); return }
 
 # Runs a resolved handler with the arguments; its return value
 sub call ($class, $handler, @args) {
-    my $code = $handler->{code};
-    return defined $handler->{class} ? $code->($handler->{class}, @args) : $code->(@args);
+    return $handler->{code}->(arguments($handler, @args));
+}
+
+# The arguments a resolved handler is called with: a method handler's class first
+sub arguments ($handler, @args) {
+    return defined $handler->{class} ? ($handler->{class}, @args) : @args;
 }
 
 sub _find ($name) {
@@ -110,6 +114,10 @@ the life of the process.
 =head2 call
 
     my $rc = Perennial::ModPerl::Handler->call($handler, @arguments);
+
+=head2 arguments
+
+    my @args = Perennial::ModPerl::Handler::arguments($handler, $r);    # (class, $r) for a method
 
 =head2 forget
 

@@ -192,8 +192,8 @@ sub _call ($self, $r, $key, $name) {
         return 500;
     }
     local $ENV{MOD_PERL} = 'mod_perl/2.0.12';
-    my @class = defined $handler->{class} ? ($handler->{class}) : ();    # A method handler's
-    my $rc = eval { Perennial::ModPerl->call_in_phase($phase, $r, $handler->{code}, @class, $r) };
+    my @args = Perennial::ModPerl::Handler::arguments($handler, $r);
+    my $rc   = eval { Perennial::ModPerl->call_in_phase($phase, $r, $handler->{code}, @args) };
     if (my $err = $@) {
         $r->log_error("$phase $name failed: " . ($err =~ s/\s+\z//r));
         $r->{died} = 1;
