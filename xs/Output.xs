@@ -20,7 +20,9 @@
  * seed are the process's, the same for every hash, so a hash computed once stays right. */
 enum {
     K_CLOSED, K_CHILDREN, K_LAYERS, K_LOCAL, K_NPH, K_HEADERS, K_REQUEST, K_BASE, K_ERROR,
-    K_HEAD, K_BODY, K_STATUS, K_AUTOFLUSH, K_HEAD_SENT, K_HEAD_SET, K_MODULE, K_HANDLES, K_COUNT
+    K_HEAD, K_BODY, K_STATUS, K_AUTOFLUSH, K_HEAD_SENT, K_HEAD_SET, K_MODULE, K_HANDLES,
+    K_SET, K_PARSE_HEADERS, K_HEADERS_OUT, K_ERR_HEADERS_OUT, K_CONTENT_ENCODING,
+    K_CONTENT_LANGUAGES, K_NO_CACHE, K_CONTENT_TYPE, K_OUT, K_COUNT
 };
 
 #define KEY(name) {name, sizeof(name) - 1, 0}    /* Its length from the literal, its hash at load */
@@ -33,6 +35,9 @@ static struct key {
     KEY("closed"), KEY("children"), KEY("layers"), KEY("local"), KEY("nph"), KEY("headers"),
     KEY("request"), KEY("base"), KEY("error"), KEY("head"), KEY("body"), KEY("status"),
     KEY("autoflush"), KEY("head_sent"), KEY("head_set"), KEY("module"), KEY("handles"),
+    KEY("set"), KEY("parse_headers"), KEY("headers_out"), KEY("err_headers_out"),
+    KEY("content_encoding"), KEY("content_languages"), KEY("no_cache"), KEY("content_type"),
+    KEY("out"),
 };
 
 /* The value's place under a key, made when lval is set; NULL when there is none */
@@ -115,15 +120,31 @@ plain_state(pTHX_ HV *self)
     return request_head(aTHX_ self) || IS_SET(self, K_BASE) || IS_SET(self, K_ERROR) ? 0 : 1;
 }
 
-/* The Perl's print, with the same arguments */
+/* A print's arguments (plain: see plain_args) as one string, as print joins them */
+static const char *
+joined_args(pTHX_ SV **args, I32 n, STRLEN *len)
+{
+    SV *joined;
+    I32 i;
+    if (n == 1) return SvPV_const(args[0], *len);
+    joined = sv_2mortal(newSVpvs(""));
+    for (i = 0; i < n; i++) {
+        STRLEN part;
+        const char *a = SvPV_const(args[i], part);
+        sv_catpvn(joined, a, part);
+    }
+    return SvPV_const(joined, *len);
+}
+
+/* The Perl twin (a print's), with the same arguments */
 static SV *
-perl_print(pTHX_ I32 ax, I32 n)
+perl_twin(pTHX_ const char *name, I32 ax, I32 n)
 {
     dSP;
-    CV *pp = get_cv("Perennial::Executor::Output::pp_PRINT", 0);
+    CV *pp = get_cv(name, 0);
     I32 i, count;
     SV *ret;
-    if (!pp) croak("Perennial::Executor::Output::pp_PRINT is missing");
+    if (!pp) croak("%s is missing", name);
     ENTER;
     SAVETMPS;
     PUSHMARK(SP);
@@ -332,6 +353,81 @@ print_body(pTHX_ HV *self, const char *bytes, STRLEN n)
     return *body;
 }
 
+/* Whether a hash has a defined value under a key */
+static int
+is_defined(pTHX_ HV *hv, int k)
+{
+    SV **v = fetch_key(aTHX_ hv, k, 0);
+    return v && SvOK(*v);
+}
+
+/* A plain string value without CR or LF (as a header's value must be), or NULL */
+static const char *
+plain_value(pTHX_ SV *sv, STRLEN *len)
+{
+    const char *p;
+    if (SvROK(sv) || SvGMAGICAL(sv) || !SvOK(sv)) return NULL;
+    p = SvPV_const(sv, *len);
+    return memchr(p, '\r', *len) || memchr(p, '\n', *len) ? NULL : p;
+}
+
+/* A handler module's head (PerlResponseHandler without PerlOptions +ParseHeaders), set as the
+ * Perl sets it before the first bytes (the object's head_fields, read by cgi_head: five Perl
+ * calls, about 12k instructions): its status (200 unless one was set) and the Content-Type, if
+ * one was set. Only the usual head: with any other field set through the object (headers_out,
+ * err_headers_out, content_encoding, content_languages, no_cache), a status that is not three
+ * digits from 100 to 599 alone, or a value with a CR or LF, the Perl sets it, or says why it
+ * cannot. 1 once set, else 0 with nothing changed. */
+static int
+module_head(pTHX_ HV *self)
+{
+    static const int others[] = {K_HEADERS_OUT, K_ERR_HEADERS_OUT, K_CONTENT_ENCODING,
+                                 K_CONTENT_LANGUAGES, K_NO_CACHE};
+    SV **r, **set, **v, **head, *status, *type = NULL;
+    HV *req;
+    AV *headers;
+    const char *p;
+    STRLEN len;
+    size_t i;
+    if (IS_SET(self, K_HEADERS) || IS_SET(self, K_NPH) || IS_SET(self, K_BASE)
+        || IS_SET(self, K_CLOSED) || IS_SET(self, K_CHILDREN))
+        return 0;
+    head = fetch_key(aTHX_ self, K_HEAD, 0);
+    if (head && SvOK(*head) && (!SvPOK(*head) || SvCUR(*head))) return 0;
+    r = fetch_key(aTHX_ self, K_REQUEST, 0);
+    if (!r || !SvROK(*r) || SvTYPE(SvRV(*r)) != SVt_PVHV) return 0;
+    req = (HV *)SvRV(*r);
+    if (!IS_SET(req, K_MODULE) || IS_SET(req, K_HEAD_SENT)) return 0;
+    for (i = 0; i < sizeof others / sizeof others[0]; i++)
+        if (is_defined(aTHX_ req, others[i])) return 0;
+    set = fetch_key(aTHX_ req, K_SET, 0);
+    if (set && SvROK(*set) && SvTYPE(SvRV(*set)) == SVt_PVHV
+        && IS_SET((HV *)SvRV(*set), K_PARSE_HEADERS))
+        return 0;
+    v = fetch_key(aTHX_ req, K_CONTENT_TYPE, 0);
+    if (v && SvOK(*v)) {
+        if (!plain_value(aTHX_ *v, &len)) return 0;
+        type = *v;
+    }
+    v = fetch_key(aTHX_ req, K_STATUS, 0);
+    if (v && SvOK(*v)) {
+        if (!(p = plain_value(aTHX_ *v, &len)) || len < 3 || p[0] < '1' || p[0] > '5'
+            || !isDIGIT(p[1]) || !isDIGIT(p[2]) || (len > 3 && isWORDCHAR(p[3])))
+            return 0;
+        status = newSVpvn(p, 3);    /* The digits, as the Perl's match takes them */
+    }
+    else status = newSViv(200);
+    headers = newAV();
+    if (type) {
+        av_push(headers, newSVpvs("Content-Type"));
+        av_push(headers, newSVsv(type));    /* A copy, as the Perl's list has */
+    }
+    store_key(aTHX_ self, K_STATUS, status);
+    store_key(aTHX_ self, K_HEADERS, newRV_noinc((SV *)headers));
+    store_key(aTHX_ self, K_LOCAL, newSV(0));
+    return 1;
+}
+
 /* A method of the output's Perl with one argument, or none: its answer's truth */
 static int
 call_output(pTHX_ SV *self, const char *method, SV *arg)
@@ -433,28 +529,18 @@ xs_PRINT(self, ...)
     SV *self
   PREINIT:
     HV *h;
-    SV **flag, *body = NULL, *joined = NULL;
+    SV **flag, *body = NULL;
     const char *p = NULL;
     STRLEN len = 0;
     int state = 0;
-    I32 i;
   CODE:
     h = SvROK(self) && SvTYPE(SvRV(self)) == SVt_PVHV ? (HV *)SvRV(self) : NULL;
     if (h && plain_args(aTHX_ &ST(1), items - 1)) state = plain_state(aTHX_ h);
-    if (state && items == 2) p = SvPV_const(ST(1), len);
-    else if (state) {    /* The arguments as one string, as print joins them */
-        joined = sv_2mortal(newSVpvs(""));
-        for (i = 1; i < items; i++) {
-            STRLEN n;
-            const char *a = SvPV_const(ST(i), n);
-            sv_catpvn(joined, a, n);
-        }
-        p = SvPV_const(joined, len);
-    }
+    if (state) p = joined_args(aTHX_ &ST(1), items - 1, &len);
     if (state == 1 && !print_head(aTHX_ h, p, len, &body)) state = 0;
     else if (state == 2) body = print_body(aTHX_ h, p, len);
     if (!state) {
-        RETVAL = SvREFCNT_inc(perl_print(aTHX_ ax, items));
+        RETVAL = SvREFCNT_inc(perl_twin(aTHX_ "Perennial::Executor::Output::pp_PRINT", ax, items));
     }
     else {
         flag = fetch_key(aTHX_ h, K_AUTOFLUSH, 0);    /* $| is off: as the Perl notes it */
@@ -463,6 +549,16 @@ xs_PRINT(self, ...)
             (void)call_output(aTHX_ self, "flush", NULL);
         RETVAL = &PL_sv_yes;    /* Immortal: no new value a print */
     }
+  OUTPUT:
+    RETVAL
+
+# A handler module's usual head, set from its request object before the first bytes (see
+# module_head): 1, or 0 when the Perl is to set it
+int
+xs_module_head(self)
+    SV *self
+  CODE:
+    RETVAL = SvROK(self) && SvTYPE(SvRV(self)) == SVt_PVHV && module_head(aTHX_ (HV *)SvRV(self));
   OUTPUT:
     RETVAL
 
@@ -502,3 +598,37 @@ xs_parse_cgi_headers(head, base = &PL_sv_undef)
             PUSHs(got.local ? got.local : &PL_sv_undef);
         }
     }
+
+MODULE = Perennial::Executor::Output    PACKAGE = Perennial::ModPerl::RequestIO
+
+# $r->print (a handler module's, or a script's request object's): the bytes added to the output
+# in C where it is in a state the C knows, a handler module's usual head set first (see
+# module_head); else the Perl twin, pp_print in lib/Perennial/ModPerl/RequestIO.pm. Through
+# Perl, a handler's print was two calls and the head's five, about 20k instructions. The
+# bytes' length, or "0E0" for none, as mod_perl returns.
+SV *
+xs_print(r, ...)
+    SV *r
+  PREINIT:
+    SV **out = NULL;
+    HV *h = NULL;
+    const char *p;
+    STRLEN len;
+    int state = 0;
+  CODE:
+    if (SvROK(r) && SvTYPE(SvRV(r)) == SVt_PVHV) out = fetch_key(aTHX_ (HV *)SvRV(r), K_OUT, 0);
+    if (out && SvROK(*out) && SvTYPE(SvRV(*out)) == SVt_PVHV && plain_args(aTHX_ &ST(1), items - 1)) {
+        h     = (HV *)SvRV(*out);
+        state = IS_SET(h, K_AUTOFLUSH) ? 0 : plain_state(aTHX_ h);
+        if (!state && !IS_SET(h, K_AUTOFLUSH) && module_head(aTHX_ h)) state = plain_state(aTHX_ h);
+    }
+    if (!state) {
+        RETVAL = SvREFCNT_inc(perl_twin(aTHX_ "Perennial::ModPerl::RequestIO::pp_print", ax, items));
+    }
+    else {
+        p = joined_args(aTHX_ &ST(1), items - 1, &len);
+        (void)add_bytes(aTHX_ *out, h, p, len);
+        RETVAL = len ? newSViv((IV)len) : newSVpvs("0E0");
+    }
+  OUTPUT:
+    RETVAL

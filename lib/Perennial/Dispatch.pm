@@ -1,6 +1,7 @@
 package Perennial::Dispatch;
 use v5.36;
-use Plack::Util ();
+use Plack::Util  ();
+use Scalar::Util ();
 use Perennial::Authz;
 use Perennial::Config::Handlers;
 use Perennial::Dispatch::Files;
@@ -119,7 +120,12 @@ sub to_app ($self) {
 # opened (its cleanups set to run after the response, through psgix.cleanup), nothing to run
 # before the response, and no log phase to give the status sent to (what finish records)
 sub _direct_module ($self, $env, $plan) {
-    my $res     = $self->_module($env, 0, $plan, $self->{phases}->open($env, $plan));
+    my $executor = $plan->{executor} //= $self->_executor($plan);    # As _module serves it
+    my $declined = $plan->{declined} //= do {    # Kept with the plan, which it holds weakly
+        Scalar::Util::weaken(my $own = $plan);
+        sub ($e) { $self->_declined($e, 0, $own) };
+    };
+    my $res     = $executor->serve($env, $self->{phases}->open($env, $plan), $declined);
     my $charset = $plan->{set}{default_charset};
     return $charset ? _charset($res, $charset) : $res;
 }
@@ -209,7 +215,7 @@ sub _handle ($self, $env, $depth, $plan, $r = undef) {
 # handler serves it
 sub _module ($self, $env, $depth, $plan, $r) {
     my $executor = $plan->{executor} //= $self->_executor($plan);
-    return $executor->serve($env, $r, sub () { $self->_declined($env, $depth, $plan) });
+    return $executor->serve($env, $r, sub ($e) { $self->_declined($e, $depth, $plan) });
 }
 
 sub _declined ($self, $env, $depth, $plan) {

@@ -63,22 +63,23 @@ sub close_request ($class, $r) {
     return;
 }
 
+# Only the fields that have a value are stored (a phased request's object has no file or output
+# yet, and seldom a request before it): each store and its free cost about 400 instructions
 sub _make ($class, $env, $hit, $out, $site) {
     my $r = bless {
-        env       => $env,
-        hit       => $hit,
-        out       => $out,
-        site      => $site,
-        filename  => $hit && $hit->{file},
-        path_info => $hit && $hit->{path_info},
-        handler   => $site->{handler},
-        set       => $site->{set},       # The merged settings (AuthType, Require, PerlSetVar ...)
-        prev      => $env->{'perennial.prev'},
-        time      => time,
+        env     => $env,
+        site    => $site,
+        handler => $site->{handler},
+        set     => $site->{set},       # The merged settings (AuthType, Require, PerlSetVar ...)
+        time    => time,
         },
         'Apache2::RequestRec';
-    $out->attach_request($r)                    if $out;
-    Scalar::Util::weaken($r->{prev}{next} = $r) if $r->{prev};
+    @$r{qw(hit filename path_info)} = ($hit, @$hit{qw(file path_info)}) if $hit;
+    if ($out) { $r->{out} = $out; $out->attach_request($r) }
+    if (my $prev = $env->{'perennial.prev'}) {
+        $r->{prev} = $prev;
+        Scalar::Util::weaken($prev->{next} = $r);
+    }
     return $r;
 }
 
@@ -118,37 +119,42 @@ sub current ($class, @ignored) { $NOW //= @PENDING ? $class->_make(@PENDING) : u
 sub run_phase ($class, $phase, $log, $calls, $r = undef) {
     for my $call (@$calls) {
         my ($name, $code, @args) = @$call;
-        my $err = _run_as($phase, $r, $code, @args) // next;
-        $log->error("$phase $name failed in worker $$: $err") if $log;
+        my (undef, $err) = run_handler($phase, $r, $code, @args);
+        $log->error("$phase $name failed in worker $$: $err") if defined $err && $log;
     }
     return;
 }
 
-# Code run as the phase named, with its arguments, as _run_as runs it: what it returned (undef
-# after exit); it dies with the error, as the log says it, of code that died or left by last,
-# next or redo outside a loop of its own. (A named sub keeps the value, where a closure for it
-# and one of the caller's cost a handler's request two closures and three calls more.)
+# Code run as the phase named, as run_handler runs it: what it returned (undef after exit); it
+# dies with the error, as the log says it, of code that died or left by last, next or redo
+# outside a loop of its own
 sub call_in_phase ($class, $phase, $r, $code, @args) {
-    my $rc;
-    my $err = _run_as($phase, $r, \&_returned, \$rc, $code, @args);
+    my ($rc, $err) = run_handler($phase, $r, $code, @args);
     die "$err\n" if defined $err;
     return $rc;
 }
 
-sub _returned ($rc, $code, @args) { $$rc = $code->(@args); return }
-
-# Code run as the phase named (what current_callback says meanwhile), with $r as the request
-# that Apache2::RequestUtil->request gives, exit ending the code rather than the worker, and a
-# last, next or redo outside its own loops its error (as under mod_perl, where perl's caller
-# is C: such a jump would otherwise end a loop of the server's): undef, or why it failed. A
-# process it forked that comes back here ends here.
-sub _run_as ($phase, $r, $code, @args) {
+# Code run as the phase named (what current_callback says meanwhile), in scalar context as
+# mod_perl calls a handler, with $r as the request that Apache2::RequestUtil->request gives,
+# exit ending the code rather than the worker, and a last, next or redo outside its own loops
+# its error (as under mod_perl, where perl's caller is C: such a jump would otherwise end a
+# loop of the server's): (what it returned, undef) or (undef, why it failed). A process it
+# forked that comes back here ends here. One frame from the caller to the code, as
+# Perennial::Executor::Exit::run runs a script: each Perl call between them cost a handler's
+# request 1.5k to 3k instructions.
+sub run_handler ($phase, $r, $code, @args) {
     local $RUNNING = $phase;
     local $NOW     = $r;
     my $pid = local $Perennial::Executor::Exit::IN_REQUEST = pid();
-    my $err = Perennial::Executor::Exit::run($code, @args);
+    my ($rc, $ok, $ran) = (undef, 0, 0);
+    {
+        last if $ran++;    # After a redo
+        $ok  = eval { $rc = $code->(@args); 1 };
+        $ran = -1;
+    }
+    my $err = $ok ? undef : Perennial::Executor::Exit::failure($ran, $@);
     Perennial::Executor::Exit->child_ends($err) if pid() != $pid;
-    return $err;
+    return ($rc, $err);
 }
 
 # The request object that runs code on, for the time it runs: an internal redirect's own
@@ -271,9 +277,10 @@ L<Perennial::Manual::Scripts> lists every method and what differs from mod_perl.
 A request whose mod_perl phases run (L<Perennial::ModPerl::Phases>): one object from the
 first phase to the cleanups, which scripts and handlers of the request get too.
 
-=head2 call_in_phase, run_phase, phase
+=head2 call_in_phase, run_handler, run_phase, phase
 
     my $rc = Perennial::ModPerl->call_in_phase(PerlAccessHandler => $r, $code, @arguments);
+    my ($rc, $error) = Perennial::ModPerl::run_handler(PerlAccessHandler => $r, $code, @arguments);
     Perennial::ModPerl->run_phase(PerlChildInitHandler => $log, [[$name, $code, @args]]);
     my $name = Perennial::ModPerl->phase;    # what ModPerl::Util::current_callback says
 

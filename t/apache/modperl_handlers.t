@@ -59,10 +59,10 @@ my @requests = (
     ['/arrow'],
     (   map { ["/codes?$_"] }
             qw(empty status notfound redirect custom customurl internal declined
-            done die last cleanups printhead stdout one err_headers x)
+            done die last cleanups pushed printhead stdout one err_headers printed typed x)
     ),
     (map { ["/codes?$_"] } qw(customscript custom401)),
-    (map { ["/pcodes?$_"] } qw(empty status redirect custom internal declined stdout)),
+    (map { ["/pcodes?$_"] } qw(empty status redirect custom internal declined stdout printed)),
     (map { ["/hcodes?$_"] } qw(printhead stdout status)),
     ['/codes/file.txt?declined'],
     ['/guarded'],

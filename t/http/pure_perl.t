@@ -24,6 +24,7 @@ my @files = (
     't/scripts/cgi_pragmas.t',                                          # CGI.pm's pragmas
     't/scripts/perlrun_reads.t',                                        # stat, PerlRun's reads
     't/apache/cgi_output.t',                                            # print
+    't/apache/modperl_handlers.t',                                      # $r->print, its head
     't/scripts/inc.t', 't/scripts/dependencies.t',                      # %INC, libraries
     't/logs/formats.t'                                                  # access log lines
 );

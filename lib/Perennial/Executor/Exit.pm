@@ -37,9 +37,16 @@ sub run ($code, @args) {
         $ok  = eval { $code->(@args); 1 };
         $ran = -1;
     }
+    return if $ok;
+    return failure($ran, $@);
+}
+
+# Why code run as run runs it (in a bare block of one pass, $ran -1 once it went through) did
+# not end well, as the log says it: undef for an exit
+sub failure ($ran, $err) {
     return q{Can't "last", "next" or "redo" outside a loop block} if $ran != -1;
-    return                                                        if $ok || __PACKAGE__->caught($@);
-    return error_text($@);    # An object that is false is an error too: its text
+    return                                                        if __PACKAGE__->caught($err);
+    return error_text($err);    # An object that is false is an error too: its text
 }
 
 # A process forked by the code came back to its runner (it returned, or died, instead of

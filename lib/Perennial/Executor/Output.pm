@@ -1,6 +1,7 @@
 package Perennial::Executor::Output;
 use v5.36;
-use Exporter qw(import);
+use Exporter     qw(import);
+use Scalar::Util ();
 use Perennial::Executor::Layers;
 use Perennial::Twins;
 
@@ -25,7 +26,7 @@ my $HEAD_LIMIT = 65_536;
 
 # print and the header block's reading: in C (xs/Output.xs), or their Perl twins below; and
 # with the C, the PerlIO layer that a script's STDOUT is (Perennial::Executor::Handles)
-Perennial::Twins::install(__PACKAGE__, qw(PRINT parse_cgi_headers unbuffer on_stdout));
+Perennial::Twins::install(__PACKAGE__, qw(PRINT parse_cgi_headers unbuffer on_stdout module_head));
 
 sub new ($class, %args) { $class->for_script($args{respond}, $args{nph}) }
 
@@ -33,6 +34,19 @@ sub new ($class, %args) { $class->for_script($args{respond}, $args{nph}) }
 sub for_script ($class, $respond, $nph) {
     return bless {respond => $respond, nph => $nph, head => '', body => '', status => undef},
         $class;
+}
+
+# The same, for a mod_perl handler's response: the request object answers for it from the start,
+# as attach_request has it answer (nothing can be buffered yet on a STDOUT that it is not yet)
+sub for_request ($class, $respond, $r) {
+    return bless {
+        respond => $respond,
+        nph     => 0,
+        head    => '',
+        body    => '',
+        status  => undef,
+        request => $r
+    }, $class;
 }
 
 # Adds bytes the script wrote. Returns false once the output is known to be bad.
@@ -210,12 +224,37 @@ sub printed ($self) { $self->{headers} || length $self->{head} || length $self->
 # bytes are body under it, or a printed head that is read over it (+ParseHeaders). True once
 # the head is set.
 sub _head_from_request ($self, $bytes) {
+    return 1 if module_head($self);    # A handler module's usual head, at once
     my $r = $self->{request};
     return 0 if $self->{nph} || $self->{base} || length $self->{head};
     my ($printed, @fields) = $r->head_for_output($bytes);
     return 0 unless @fields;
     if ($printed) { $self->{base} = \@fields; return 0 }
     return $self->set_head(@fields);
+}
+
+# A handler module's usual head, set from its request object before the first bytes as
+# _head_from_request sets it: a status and a Content-Type set through the object, nothing else
+# (xs/Output.xs says which heads; this is its Perl twin). 1 once set, else 0 for the whole way.
+sub pp_module_head ($self) {
+    my $r = $self->{request};
+    return 0 unless _waits_for_module_head($self, $r);
+    my ($type, $status) = @$r{qw(content_type status)};
+    return 0 if grep { defined && (ref || /[\r\n]/) } $type, $status;
+    return 0 if defined $status && $status !~ /\A([1-5]\d\d)\b/;
+    @$self{qw(status headers local)}
+        = (defined $status ? $1 : 200, [defined $type ? ('Content-Type' => $type) : ()], undef);
+    return 1;
+}
+
+# Whether the output waits for its head, from a handler module's request object that has no
+# field of it set but the status and the type
+sub _waits_for_module_head ($self, $r) {
+    return 0 if grep { $self->{$_} } qw(headers nph base closed children);
+    return 0 if length($self->{head} // '') || (Scalar::Util::reftype($r) // '') ne 'HASH';
+    return 0 if !$r->{module} || $r->{head_sent} || ($r->{set} && $r->{set}{parse_headers});
+    return !grep { defined $r->{$_} }
+        qw(headers_out err_headers_out content_encoding content_languages no_cache);
 }
 
 # A printed header block, as mod_cgi reads it; over the fields of a head set another way, if

@@ -44,11 +44,13 @@ sub response_only ($class, $set) {
 }
 
 # The request's object, made as its first phase begins; its log and cleanup phases are set to
-# run once the response has gone. $plan: the dispatcher's (settings, handler, root, file).
+# run once the response has gone (or, with none, its cleanups, once one is registered: see
+# arm_close). $plan: the dispatcher's (settings, handler, root, file).
 sub open ($self, $env, $plan) {
     my ($root, $hit) = @$plan{qw(root hit)};
     my $site = $plan->{phase_site} //= $self->_site($plan);
     my $r    = Perennial::ModPerl->open_request($env, $site);
+    $r->{phases} = $self;
 
     # No CGI variables of an earlier request in %ENV for handlers that run before a response
     # sets them (perl-script sets this one's, a script its own; modperl none, as mod_perl)
@@ -57,10 +59,19 @@ sub open ($self, $env, $plan) {
         @$r{qw(filename path_info hit)} = (@$hit{qw(file path_info)}, $hit);
     }
     elsif ($root) { $r->{unmapped} = [$root->{dir}, $plan->{rest}] }
-    if    ($env->{'psgix.cleanup'}) {
-        push @{$env->{'psgix.cleanup.handlers'}}, sub ($e) { $self->_close($r) }
-    }
+    $self->arm_close($r) if $site->{closes};
     return $r;
+}
+
+# The request is to be closed once its response has gone (psgix.cleanup): its log and cleanup
+# phases run then, and the cleanups it registered. Armed when the request opens if its sections
+# name log or cleanup handlers, else when a cleanup is first registered (push_handlers, pool):
+# a request with neither has nothing to close, and went without the closure and four calls.
+# (A server without psgix.cleanup closes every request as the response is handed on: finish.)
+sub arm_close ($self, $r) {
+    return if $r->{armed}++ || !$r->{env}{'psgix.cleanup'};
+    push @{$r->{env}{'psgix.cleanup.handlers'}}, sub ($e) { $self->_close($r) };
+    return;
 }
 
 # What the request objects of a plan know of where they run, made once per URL plan
@@ -74,6 +85,7 @@ sub _site ($self, $plan) {
         dispatch      => $top ? sub ($e) { $$top->($e) } : undef,
         set           => $set,
         clean_env     => ($plan->{handler} eq 'modperl' || grep { $set->{$_} } @BEFORE) ? 1 : 0,
+        closes        => ($set->{perl_log}              || $set->{perl_cleanup})        ? 1 : 0,
     };
 }
 
@@ -192,9 +204,10 @@ sub _call ($self, $r, $key, $name) {
         return 500;
     }
     local $ENV{MOD_PERL} = 'mod_perl/2.0.12';
-    my @args = Perennial::ModPerl::Handler::arguments($handler, $r);
-    my $rc   = eval { Perennial::ModPerl->call_in_phase($phase, $r, $handler->{code}, @args) };
-    if (my $err = $@) {
+    my ($rc, $err)
+        = Perennial::ModPerl::run_handler($phase, $r, $handler->{code},
+        defined $handler->{class} ? ($handler->{class}, $r) : $r);    # As Handler::arguments
+    if (defined $err) {
         $r->log_error("$phase $name failed: " . ($err =~ s/\s+\z//r));
         $r->{died} = 1;
         return 500;
@@ -253,7 +266,7 @@ a 500; a refusal (4xx) is logged with the client, the phase and the request.
 
 =head1 METHODS
 
-=head2 answer, auth, before_auth, after_auth, finish, made_here, new, open, run, wanted
+=head2 answer, arm_close, auth, before_auth, after_auth, finish, made_here, new, open, run, wanted
 
 See the synopsis; C<run> runs one phase's handlers and returns its answer, C<answer> turns a
 status into the response Apache would send for it.

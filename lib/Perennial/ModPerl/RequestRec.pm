@@ -33,7 +33,12 @@ sub content_languages ($self, @new) {
     return $self->_head(content_languages => @new ? [@{$new[0]}] : ()) // [];
 }
 
-sub content_type ($self, @new) { $self->_head(content_type => @new) }
+# As _head sets a field, in one call: nearly every handler and script sets its type
+sub content_type ($self, @new) {
+    my $old = $self->{content_type};
+    @$self{qw(content_type head_set)} = ($new[0], 1) if @new;
+    return $old;
+}
 
 # The URL of a path on this server, as the client reached it (Apache2::URI)
 sub construct_url ($self, $path = $self->uri) {
@@ -156,7 +161,12 @@ sub pnotes ($self, @args) {
 }
 
 # The request's pool: cleanup_register on it runs code when the request ends
-sub pool ($self) { $self->{pool} //= APR::Pool->new }
+sub pool ($self) {
+    return $self->{pool} //= do {
+        $self->{phases}->arm_close($self) if $self->{phases};
+        APR::Pool->new;
+    };
+}
 
 # PerlCleanupHandler and PerlLogHandler code pushed by the request runs, with it, when it ends
 sub push_handlers ($self, $phase, @codes) {
@@ -164,6 +174,7 @@ sub push_handlers ($self, $phase, @codes) {
         . "request, not $phase\n"
         unless $phase =~ /\APerl(?:Cleanup|Log)Handler\z/;
     push @{$self->{cleanup}}, map { ref $_ eq 'ARRAY' ? @$_ : $_ } @codes;
+    $self->{phases}->arm_close($self) if $self->{phases};
     return 1;
 }
 sub prev         ($self)       { $self->{prev} }
@@ -184,7 +195,9 @@ sub status_line ($self, @new) {
 # The variables a CGI script would get, as a table that can be changed; in void context with no
 # arguments, also put into %ENV (mod_perl's way of setting up the environment late)
 sub subprocess_env ($self, @args) {
-    my $cgi   = $self->{environment} // $self->{site}{environment};
+    my $cgi = $self->{environment} // $self->{site}{environment};
+    $self->{hit} //= Perennial::Executor::Handler::hit_of($self->{hits}, $self)
+        if $self->{hits};    # A handler module's, made when first asked for
     my $table = $self->{subprocess_env}
         //= Perennial::ModPerl::Table->new($cgi ? $cgi->cgi($self->{env}, $self->{hit}) : ());
     if (!@args) {

@@ -82,6 +82,20 @@ sub handler {
         $r->print("cleanups\n");
         return Apache2::Const::OK;
     }
+    if ($what eq 'pushed') {    # A cleanup handler pushed by a handler that has no other phase
+        my $file = $r->dir_config('LogTo');
+        $r->push_handlers(
+            PerlCleanupHandler => sub {
+                open my $fh, '>>', $file or die "Can't open $file: $!";
+                print $fh "cleanup handler pushed\n";
+                close $fh;
+                return Apache2::Const::OK;
+            }
+        );
+        $r->content_type('text/plain');
+        $r->print("pushed\n");
+        return Apache2::Const::OK;
+    }
     if ($what eq 'falseobj') {    # An exception object that is false: still a death (Perennial)
         die bless {}, 'Demo::Codes::False';
     }
@@ -98,6 +112,18 @@ sub handler {
         return Apache2::Const::OK;
     }
     if ($what eq 'one') { $r->content_type('text/plain'); $r->print("one\n"); return 1 }
+    if ($what eq 'printed') {    # What print returns: the bytes, or zero but true for none
+        $r->content_type('text/plain');
+        my @sent = ($r->print('four'), $r->print(''), $r->print(1, 22));
+        $r->print("\nsent @sent\n");
+        return Apache2::Const::OK;
+    }
+    if ($what eq 'typed') {      # A status and a type of its own, before the first print
+        $r->status(203);
+        $r->content_type('text/x-typed');
+        $r->print("typed\n");
+        return Apache2::Const::OK;
+    }
     if ($what eq 'err_headers') {
         $r->err_headers_out->set('X-Err' => 'kept');
         $r->headers_out->set('X-Out' => 'dropped');
