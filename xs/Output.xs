@@ -412,7 +412,8 @@ module_head(pTHX_ HV *self)
     v = fetch_key(aTHX_ req, K_STATUS, 0);
     if (v && SvOK(*v)) {
         if (!(p = plain_value(aTHX_ *v, &len)) || len < 3 || p[0] < '1' || p[0] > '5'
-            || !isDIGIT(p[1]) || !isDIGIT(p[2]) || (len > 3 && isWORDCHAR(p[3])))
+            || !isDIGIT(p[1]) || !isDIGIT(p[2])
+            || (len > 3 && (isWORDCHAR(p[3]) || (U8)p[3] >= 0x80)))    /* \b, past ASCII too */
             return 0;
         status = newSVpvn(p, 3);    /* The digits, as the Perl's match takes them */
     }

@@ -134,6 +134,26 @@ for my $loc (qw(plainreg registry)) {
 is answer_of($port{perennial}, {}, GET => '/codes?falseobj')->{status}, 500,
     'a handler that dies with a false exception object: 500';
 
+# The ETag of a response that is no file: Apache's is its time in microseconds, weak (the two
+# servers' times differ, so each is compared with its own request's)
+for my $server (qw(apache perennial)) {
+    my $asked = time;
+    my @head  = @{answer_of($port{$server}, {etag => 1}, GET => '/codes?etag')->{head}};
+    my ($tag) = map { m{\Aetag: W/"([0-9a-f]+)"\z} ? $1 : () } @head;
+    ok defined $tag && abs(hex($tag) / 1e6 - $asked) < 5,
+        "$server: the ETag of a response that is no file is its time, weak"
+        or diag explain \@head;
+}
+
+# A request's object is let go once its response has gone, whichever way the request took: the
+# direct way, or the whole way, which a % in the URL takes (Perennial only: which of Apache's
+# children answers the second request is not known)
+for my $path ('/codes?weak', '/codes?weak&way=%77hole') {
+    answer_of($srv->port, {}, GET => $path);
+    is answer_of($srv->port, {}, GET => $path)->{body}, "the last request object: gone\n",
+        "$path: the object of the request before is gone";
+}
+
 # A handler's forked child that returns ends there (Perennial only: under Apache it would go
 # on as a second server process)
 my $worker = ($srv->slots)[0]{pid};

@@ -132,9 +132,17 @@ sub made_here ($class, $r, $res) {
 sub finish ($self, $r, $res) {
     if (ref $res eq 'ARRAY') { $r->{final_status} = $res->[0] }
     else {
+        # The responder holds the request weakly: the output it is given, which the request
+        # holds, holds it (and a request that is not closed after its response would be kept)
         my $inner = $res;
+        Scalar::Util::weaken(my $request = $r);
         $res = sub ($respond) {
-            $inner->(sub ($answer) { $r->{final_status} = $answer->[0]; $respond->($answer) });
+            $inner->(
+                sub ($answer) {
+                    $request->{final_status} = $answer->[0] if $request;
+                    $respond->($answer);
+                }
+            );
         };
     }
     return $res if $r->{env}{'psgix.cleanup'};

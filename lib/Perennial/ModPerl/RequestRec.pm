@@ -252,7 +252,8 @@ sub _log ($self) {
 
 # What a log line from the request begins with: the client and the file, as Apache's
 sub _who ($self) {
-    return "[client $self->{env}{REMOTE_ADDR}] " . ($self->{filename} ? "$self->{filename}: " : '');
+    my $file = $self->filename;    # Mapped now if it was not
+    return "[client $self->{env}{REMOTE_ADDR}] " . ($file ? "$file: " : '');
 }
 
 # A value of the PSGI environment, which setting changes for the rest of the request

@@ -34,9 +34,16 @@ sub internal_redirect ($self, $url) {
 }
 
 # The ETag Apache makes from the file's size and modification time (weak within a second), as
-# for a static file: from what the finder saw, so no stat
+# for a static file: from what the finder saw, so no stat. For a response that is no file,
+# Apache's tag of the response's modification time (the request's time unless one was set), in
+# microseconds, weak unless it is more than a second older than the request.
 sub make_etag ($self, $force_weak = 0) {
-    my $hit = $self->{hit} or return '';
+    my $hit = $self->{hit};
+    if (!$hit || !defined $hit->{mtime}) {
+        my $mtime = $self->{mtime} // $self->{time};
+        my $tag   = sprintf '"%x"', $mtime * 1_000_000;
+        return $force_weak || $self->{time} - $mtime <= 1 ? "W/$tag" : $tag;
+    }
     my $tag = Perennial::Static::etag(@$hit{qw(size mtime)});
     return $force_weak && $tag !~ m{\AW/} ? "W/$tag" : $tag;
 }
@@ -127,7 +134,8 @@ sub set_last_modified ($self, $mtime = undef) {
 # The response's modification time: the newer of the one kept and the one given (by default,
 # the file's, as the finder saw it)
 sub update_mtime ($self, $mtime = undef) {
-    $mtime //= $self->{hit} && int $self->{hit}{mtime};
+    my $hit = $self->{hit};
+    $mtime //= int $hit->{mtime} if $hit && defined $hit->{mtime};    # No file: as Apache's 0
     $self->{mtime} = $mtime
         if defined $mtime && (!defined $self->{mtime} || $mtime > $self->{mtime});
     return;

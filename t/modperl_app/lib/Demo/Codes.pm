@@ -1,6 +1,7 @@
 package Demo::Codes;
 use strict;
 use warnings;
+use Scalar::Util        ();
 use Apache2::RequestRec ();
 use APR::Pool           ();
 use APR::Table          ();
@@ -94,6 +95,19 @@ sub handler {
         );
         $r->content_type('text/plain');
         $r->print("pushed\n");
+        return Apache2::Const::OK;
+    }
+    if ($what =~ /\Aweak/) {    # Whether the object of the last such request is gone by now
+        my $last = defined $Demo::Codes::LAST ? 'kept' : 'gone';
+        Scalar::Util::weaken($Demo::Codes::LAST = $r);
+        $r->content_type('text/plain');
+        $r->print("the last request object: $last\n");
+        return Apache2::Const::OK;
+    }
+    if ($what eq 'etag') {      # The ETag of a response that is no file
+        $r->set_etag;
+        $r->content_type('text/plain');
+        $r->print("etag\n");
         return Apache2::Const::OK;
     }
     if ($what eq 'falseobj') {    # An exception object that is false: still a death (Perennial)
