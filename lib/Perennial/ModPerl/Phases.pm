@@ -54,7 +54,7 @@ sub open ($self, $env, $plan) {
 
     # No CGI variables of an earlier request in %ENV for handlers that run before a response
     # sets them (perl-script sets this one's, a script its own; modperl none, as mod_perl)
-    Perennial::Executor::Environment->apply([]) if $site->{clean_env};
+    Perennial::Executor::Environment->clean if $site->{clean_env};
     if (ref $hit && $hit->{file}) {
         @$r{qw(filename path_info hit)} = (@$hit{qw(file path_info)}, $hit);
     }
