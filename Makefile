@@ -66,6 +66,7 @@ bench: deps xs
 	@mkdir -p bench/results && rm -f $(GOALS)
 	$(PERL) bench/hello.pl --workers 8 --connections 50 --duration 5 --record $(GOALS)
 	$(PERL) bench/cgi.pl --workers 8 --record $(GOALS)
+	$(PERL) bench/cgi.pl --what handler --workers 8 --record $(GOALS)
 	$(PERL) bench/instructions.pl --record $(GOALS)
 	$(PERL) bench/syscalls.pl --record $(GOALS)
 	$(PERL) bench/memory.pl --preload CGI --record $(GOALS)

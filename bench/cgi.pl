@@ -16,7 +16,9 @@ use Perennial::Bench::Record  qw(record);
 # one run with ab -c1 and wrk -c50, each as a ratio to mod_cgi. On a shared two-core machine
 # one pass in a fixed order swings by a third between runs, so the servers take turns: every
 # round measures each of them once, and the table gives each one's median. Every load is
-# bounded in time. --record FILE keeps the medians for bench/goals.pl.
+# bounded in time. --record FILE keeps the medians for bench/goals.pl. --what handler measures a
+# mod_perl handler module instead (bench/apps/hello_handler.pl at /handler: content_type,
+# print, OK), under Apache's mod_perl and Perennial's, as a site's own modules run.
 
 my %opt = (
     workers   => 16,
@@ -24,23 +26,34 @@ my %opt = (
     duration  => 5,
     rounds    => 3,
     script    => 'hello.pl',
-    keepalive => 'off,on'
+    keepalive => 'off,on',
+    what      => 'scripts'
 );
 options(
     \%opt,
     'Usage: perl bench/cgi.pl [--workers 16] [--rounds 3] [--seconds 3 (ab)]'
-        . ' [--duration 5 (wrk)] [--script hello.pl] [--keepalive off,on] [--record FILE]',
+        . ' [--duration 5 (wrk)] [--script hello.pl] [--keepalive off,on] [--what scripts|handler]'
+        . ' [--record FILE]',
     'workers=i',
     'seconds=i',
     'duration=i',
     'rounds=i',
     'script=s',
     'keepalive=s',
+    'what=s',
     'record=s'
 );
+die "--what: '$opt{what}' is not scripts or handler\n"
+    unless $opt{what} =~ /\A(?:scripts|handler)\z/;
 my @modes   = keepalive_modes($opt{keepalive});
 my $scripts = abs_path("$FindBin::RealBin/../examples/cgi-bin");
-my @rows    = (
+my $handler = $opt{what} eq 'handler';
+my @rows    = $handler
+    ? (    # Each row's path is the handler's URL itself
+    ['Apache mod_perl handler',    'apache',            '/handler'],
+    ['Perennial mod_perl handler', 'perennial-scripts', '/handler'],
+    )
+    : (
     ['Apache mod_cgi',             'apache',            '/cgi-bin'],
     ['Apache ModPerl::PerlRun',    'apache',            '/perlrun'],
     ['Apache ModPerl::Registry',   'apache',            '/registry'],
@@ -48,13 +61,16 @@ my @rows    = (
     ['Perennial CGI',              'perennial-scripts', '/cgi-bin'],
     ['Perennial PerlRun',          'perennial-scripts', '/perlrun'],
     ['Perennial Registry',         'perennial-scripts', '/registry'],
-);
-my @pairs = (
+    );
+my @pairs
+    = $handler
+    ? (['Perennial mod_perl handler', 'Apache mod_perl handler'])
+    : (
     ['Perennial Registry', 'Apache ModPerl::Registry'],
     ['Perennial PerlRun',  'Apache ModPerl::PerlRun'],
     ['Perennial CGI',      'Apache mod_cgi'],
     ['Perennial Registry', 'Starman Plack::App::CGIBin']
-);
+    );
 my %recorded;
 
 for my $ka (@modes) {
@@ -62,7 +78,11 @@ for my $ka (@modes) {
     _print($ka, $result);
     $recorded{$ka ? 'on' : 'off'} = $result;
 }
-record($opt{record}, 'cgi', {script => $opt{script}, workers => $opt{workers}, %recorded});
+record(
+    $opt{record},
+    $handler ? 'handler' : 'cgi',
+    {script => $opt{script}, workers => $opt{workers}, %recorded}
+);
 
 # Every row's medians with KeepAlive off or on: the servers started for it (Starman's
 # Plack::App::CGIBin has no keep-alive to turn on, and stays as it is)
@@ -71,7 +91,7 @@ sub _measure ($ka) {
     my (%servers, %runs);
     for my $row (@rows) {
         my ($label, $server, $prefix) = @$row;
-        my $path = "$prefix/$opt{script}";
+        my $path = _path($prefix);
         my $srv  = $servers{$server} //= start_server(
             $server,
             workers   => $opt{workers},
@@ -95,7 +115,7 @@ sub _measure ($ka) {
         for my $row ($round % 2 ? @rows : reverse @rows) {
             my ($label, $server, $prefix) = @$row;
             my $port = $servers{$server}{port};
-            my $path = "$prefix/$opt{script}";
+            my $path = _path($prefix);
             my $ab
                 = run_ab(port => $port, path => $path, seconds => $opt{seconds}, keepalive => $ka);
             settle($servers{$server});
@@ -130,15 +150,19 @@ sub _measure ($ka) {
     };
 }
 
+# The URL a row measures: the script under the row's prefix, or the handler's own
+sub _path ($prefix) { $handler ? $prefix : "$prefix/$opt{script}" }
+
 sub _print ($ka, $result) {
-    my $base = $result->{'Apache mod_cgi'};
+    my $base = $result->{$rows[0][0]};    # mod_cgi, or Apache's handler
     say '';
-    say "$opt{script}, $opt{workers} workers each, KeepAlive "
+    my $what = $handler ? 'the hello handler module' : $opt{script};
+    say "$what, $opt{workers} workers each, KeepAlive "
         . ($ka ? 'on (ab -k; Starman: off)' : 'off')
         . ", 127.0.0.1; median of $opt{rounds} rounds of ab -c1 -t$opt{seconds} and wrk -t2 -c50 "
         . "-d$opt{duration}s";
-    say sprintf '%-28s %10s %8s %10s %8s %8s %8s', 'server / mode', 'ab -c1', 'x cgi',
-        'wrk -c50', 'x cgi', 'errors', 'starved';
+    say sprintf '%-28s %10s %8s %10s %8s %8s %8s', 'server / mode', 'ab -c1', 'x base',
+        'wrk -c50', 'x base', 'errors', 'starved';
     for my $row (@rows) {
         my $r = $result->{$row->[0]};
         say sprintf '%-28s %10.1f %8.1f %10.1f %8.1f %8d %8s', $row->[0], $r->{ab},

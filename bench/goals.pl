@@ -51,6 +51,22 @@ if (my $c = $rec->{cgi}) {
 }
 else { push @rows, ['Registry and PerlRun', 'not measured (bench/cgi.pl --record)'] }
 
+# A mod_perl handler module: no ratio of its own in the issue's list; its mark is the issue's
+# title, to lead Apache's mod_perl on the same work
+if (my $h = $rec->{handler}) {
+    for my $ka (qw(off on)) {
+        my $r = $h->{figures}{$ka} or next;
+        my ($ours, $theirs) = @$r{'Perennial mod_perl handler', 'Apache mod_perl handler'};
+        push @rows,
+            _at_least(
+            "handler module / Apache mod_perl, KeepAlive $ka",
+            $theirs->{wrk} ? $ours->{wrk} / $theirs->{wrk} : 0,
+            1.0, 'x', sprintf('%.0f / %.0f req/s', $ours->{wrk}, $theirs->{wrk})
+            );
+    }
+}
+else { push @rows, ['handler module', 'not measured (bench/cgi.pl --what handler --record)'] }
+
 if (my $s = $rec->{syscalls}) {
     for my $label (sort keys %{$s->{figures}}) {
         next unless $label =~ /\APerennial/;
