@@ -69,7 +69,9 @@ sub roots ($self) { $self->{files}->roots }
 # direct plan) is served without the way through the rest: the checks on that way (an encoded
 # path, TRACE, redirects, access rules, mod_perl's phases) were made when the plan was, and found
 # nothing to do. That way cost a Registry request 19k instructions, and a PSGI hello at a
-# <Location> of a site with a DocumentRoot 24k (docs/design-notes.md).
+# <Location> of a site with a DocumentRoot 24k (docs/design-notes.md). Each way is written out
+# here, not in a method of its own: a call costs 1.5k to 3k instructions.
+## no critic (ProhibitExcessComplexity) one closure on purpose, as said above
 sub to_app ($self) {
     my $plans = $self->{plans}->kept;
     return sub ($env) {
@@ -80,9 +82,20 @@ sub to_app ($self) {
             && index($env->{REQUEST_URI} // '%', '%') < 0)
         {
             if ($plan->{direct} eq 'module') {    # Closed after its response by psgix.cleanup
-                return $env->{'psgix.cleanup'}
-                    ? $self->_direct_module($env, $plan)
-                    : $self->_dispatch($env, 0);
+                return $self->_dispatch($env, 0) unless $env->{'psgix.cleanup'};
+
+                # A handler module whose response is its only phase, as _phased runs it (here,
+                # not in a method of its own: the call was 2k instructions a request): its
+                # request object opened, nothing to run before the response, and no log phase
+                # to give the status sent to (what finish records)
+                my $executor = $plan->{executor} //= $self->_executor($plan);
+                my $res      = $executor->serve(
+                    $env,
+                    $self->{phases}->open($env, $plan),
+                    $plan->{declined} //= $self->_declined_at_top($plan)
+                );
+                my $charset = $plan->{set}{default_charset};
+                return $charset ? _charset($res, $charset) : $res;
             }
             if ($plan->{direct} eq 'mounted') {    # As _handle calls it: its answer is its own
 
@@ -116,18 +129,11 @@ sub to_app ($self) {
     };
 }
 
-# A handler module whose response is its only phase, as _phased runs it: its request object
-# opened (its cleanups set to run after the response, through psgix.cleanup), nothing to run
-# before the response, and no log phase to give the status sent to (what finish records)
-sub _direct_module ($self, $env, $plan) {
-    my $executor = $plan->{executor} //= $self->_executor($plan);    # As _module serves it
-    my $declined = $plan->{declined} //= do {    # Kept with the plan, which it holds weakly
-        Scalar::Util::weaken(my $own = $plan);
-        sub ($e) { $self->_declined($e, 0, $own) };
-    };
-    my $res     = $executor->serve($env, $self->{phases}->open($env, $plan), $declined);
-    my $charset = $plan->{set}{default_charset};
-    return $charset ? _charset($res, $charset) : $res;
+# What a handler module's direct way serves when its handler declines, kept with the plan (which
+# it holds weakly)
+sub _declined_at_top ($self, $plan) {
+    Scalar::Util::weaken(my $own = $plan);
+    return sub ($e) { $self->_declined($e, 0, $own) };
 }
 
 # What serves a URL path (Perennial::Dispatch::Plans), kept per URL; also used to preload the

@@ -50,11 +50,7 @@ sub begin ($class, $env, $hit, $out, $site, $r = undef) {
 
 # A request whose mod_perl phases run from its start: its object, made now; the dispatcher
 # hands it to each phase and to the handler. %site as for begin, with the merged settings.
-sub open_request ($class, $env, $site) {
-    my $r = $class->_make($env, undef, undef, $site);
-    $r->{phased} = 1;
-    return $r;
-}
+sub open_request ($class, $env, $site) { request_object($env, undef, undef, $site, 1) }
 
 # The phased request is over: its cleanups run, and it lets go of its output and file
 sub close_request ($class, $r) {
@@ -63,9 +59,11 @@ sub close_request ($class, $r) {
     return;
 }
 
-# Only the fields that have a value are stored (a phased request's object has no file or output
-# yet, and seldom a request before it): each store and its free cost about 400 instructions
-sub _make ($class, $env, $hit, $out, $site) {
+# A request's object, as begin (when first asked for) and open_request make it; Phases->open
+# calls it itself (one call less on a handler's way). Only the fields that have a value are
+# stored (a phased request's object has no file or output yet, and seldom a request before it):
+# each store and its free cost about 400 instructions.
+sub request_object ($env, $hit, $out, $site, $phased = undef) {
     my $r = bless {
         env     => $env,
         site    => $site,
@@ -74,6 +72,7 @@ sub _make ($class, $env, $hit, $out, $site) {
         time    => time,
         },
         'Apache2::RequestRec';
+    $r->{phased}                    = 1                                 if $phased;
     @$r{qw(hit filename path_info)} = ($hit, @$hit{qw(file path_info)}) if $hit;
     if ($out) { $r->{out} = $out; $out->attach_request($r) }
     if (my $prev = $env->{'perennial.prev'}) {
@@ -111,7 +110,7 @@ sub _cleanups ($class, $r) {
     return;
 }
 
-sub current ($class, @ignored) { $NOW //= @PENDING ? $class->_make(@PENDING) : undef }
+sub current ($class, @ignored) { $NOW //= @PENDING ? request_object(@PENDING) : undef }
 
 # Runs [name, code, arguments] as the phase named, for the request $r if there is one: the
 # worker's child init and exit hooks, a request's cleanups. One that dies (or leaves by last
@@ -276,6 +275,8 @@ L<Perennial::Manual::Scripts> lists every method and what differs from mod_perl.
 
 A request whose mod_perl phases run (L<Perennial::ModPerl::Phases>): one object from the
 first phase to the cleanups, which scripts and handlers of the request get too.
+C<Perennial::ModPerl::request_object($env, $hit, $output, \%site, $phased)> makes the object
+that these and C<begin> give.
 
 =head2 call_in_phase, run_handler, run_phase, phase
 

@@ -44,9 +44,11 @@ sub serve ($self, $env, $r, $declined) {
 sub _respond ($self, $env, $r, $declined, $respond) {
     my $out = Perennial::Executor::Output->for_request($respond, $r);
     @$r{qw(out module environment hits)} = ($out, 1, $self->{env}, $self->{hits});
-    my $rc = $self->_run($env, $r, $out);
-    $out->detach_request;
-    return if $out->handed_over;    # $r->internal_redirect answered
+    my $rc
+        = $self->{perl_script}
+        ? $self->_run($env, $r, $out)
+        : $self->{phases}->run($r, 'perl_response');    # %ENV left clean
+    return if $out->request_ended;                      # True: $r->internal_redirect answered
     return $self->_after_output($r, $out, $rc, $respond)
         if $rc == $OK || $rc == $DONE || $out->printed;
     my $res
@@ -64,8 +66,7 @@ sub _after_output ($self, $r, $out, $rc, $respond) {
     }
     $r->log_error("PerlResponseHandler returned $rc after it sent a body: the body stands")
         if $rc != $OK && $rc != $DONE && $rc != $DECLINED;
-    $out->set_head($r->head_fields) unless $out->has_head;
-    my $bad = $out->finish or return;
+    my $bad = $out->finish($r) or return;    # With the object's head, if none was printed
     $r->log_error("PerlResponseHandler: $bad");
     return $respond->(Perennial::ErrorPage->response(500, $r->{env}));
 }
@@ -74,7 +75,6 @@ sub _after_output ($self, $r, $out, $rc, $respond) {
 # only with a value, as mod_perl sets them), STDIN, and STDOUT into the response
 sub _run ($self, $env, $r, $out) {
     my $phases = $self->{phases};
-    return $phases->run($r, 'perl_response') unless $self->{perl_script};    # %ENV left clean
     $self->{env}->put($env, $r->{hit} //= hit_of($self->{hits}, $r));
     local *STDIN;
     use_io(\*STDIN, $env->{'psgi.input'});    # Without emptying perl's cache of class names

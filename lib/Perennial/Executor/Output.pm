@@ -119,9 +119,11 @@ sub _to_descriptor_1 ($bytes) {
 
 sub error ($self) { $self->{error} }
 
-# Ends the response. Returns an error message when the script never produced a valid head.
-sub finish ($self) {
-    return $self->{error} if $self->{error};
+# Ends the response (with the head of a request object, $request, when none was printed).
+# Returns an error message when the script never produced a valid head.
+sub finish ($self, $request = undef) {
+    $self->set_head($request->head_fields) if $request && !$self->{headers};
+    return $self->{error}                  if $self->{error};
     if (!$self->{headers}) {
         my $seen = substr($self->{head}, 0, 60) =~ s/\s+/ /gr;
         $self->_fail(
@@ -177,6 +179,12 @@ sub attach_request ($self, $r) {
 
 # The request object no longer answers for it (its script or handler ended)
 sub detach_request ($self) { delete $self->{request}; return }
+
+# The same, as a handler's code ends: whether another response went in its place (handed_over)
+sub request_ended ($self) {
+    delete $self->{request};
+    return $self->{handed};
+}
 
 # What the script's STDOUT buffered goes to the output, and its prints from now on; a tied
 # STDOUT (the Perl twin) has no buffer
