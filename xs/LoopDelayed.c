@@ -79,13 +79,15 @@ take_responder(pTHX)
 }
 
 /* The responder after its request: kept when the application left no hold on it (no reference,
- * strong or weak, and not blessed), so that none it kept can answer for a later request; else
+ * strong or weak, and not blessed), so that none it kept can answer for a later request, and
+ * changed nothing of it (`undef &$respond` empties the sub, a prototype can be set on it); else
  * let go (it refuses from now) */
 static void
 give_back_responder(pTHX_ CV *responder)
 {
     if (!SPARE_RESPONDER && SvREFCNT(responder) == 1 && !SvMAGICAL(responder)
-        && !SvOBJECT(responder))
+        && !SvOBJECT(responder) && CvISXSUB(responder) && CvXSUB(responder) == delayed_responder
+        && !SvPOK(responder))
         SPARE_RESPONDER = responder;
     else SvREFCNT_dec(responder);
 }

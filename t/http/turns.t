@@ -142,6 +142,16 @@ for my $logged (1, 0) {
     }
     is $srv->get('/after')->{content}, "GET /after  0\n", 'after them, served';
     is_deeply [$srv->pids], [$pid], 'by the same worker';
+
+    # A responder whose sub the application emptied is not given to the next delayed response
+    my ($emptied) = responses_of(
+        raw_request(
+            $srv->port,
+            "GET /e?emptied HTTP/1.1\r\nHost: x\r\n\r\nGET /l?later HTTP/1.1\r\nHost: x\r\n\r\n"
+        )
+    );
+    is_deeply [map { $_->[0] } @$emptied], [200, 200],
+        'a delayed response after one whose responder was emptied: answered';
     $srv->stop;
 }
 

@@ -60,7 +60,8 @@ sub ($env) {
 # ?unclosed streams without closing its writer (the server closes it), ?alias writes through an
 # alias of the writer and then undefines it, ?silent never responds,
 # ?later_die dies; ?keep keeps its responder, which ?stale calls (its request has ended)
-# before it responds with its own
+# before it responds with its own; ?emptied undefines its responder's sub after it responded
+# (the loop must not give that sub to a later request)
 sub _delayed ($q, $said, $head, $whole) {
     return sub ($respond) { $respond->([@$whole, [$said]]) }
         if $q eq 'later';
@@ -90,5 +91,11 @@ sub _delayed ($q, $said, $head, $whole) {
         $respond->([@$whole, [$said]]);
         }
         if $q eq 'stale';
+    return sub ($respond) {
+        $respond->([@$whole, [$said]]);
+        undef &$respond;
+        return;
+        }
+        if $q eq 'emptied';
     return;
 }
