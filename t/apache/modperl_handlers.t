@@ -59,7 +59,7 @@ my @requests = (
     ['/arrow'],
     (   map { ["/codes?$_"] }
             qw(empty status notfound redirect custom customurl internal declined
-            done die last cleanups pushed printhead stdout one err_headers printed typed x)
+            done die last cleanups pushed printhead stdout one err_headers printed typed badhead x)
     ),
     (map { ["/codes?$_"] } qw(customscript custom401)),
     (map { ["/pcodes?$_"] } qw(empty status redirect custom internal declined stdout printed)),
@@ -181,6 +181,8 @@ like $log, qr/PerlResponseHandler Demo::Codes failed: Can.t "last"/,
     'a handler that left by last is logged as perl says it';
 like $log, qr/PerlCleanupHandler pool cleanup failed in worker \d+: Can.t "last"/,
     'so is a cleanup, and the cleanups after it run (the phases log above)';
+like $log, qr/PerlResponseHandler: header 'X-Bad' from script holds a CR or LF/,
+    'a head that cannot be sent is logged';
 like $log, qr/PerlResponseHandler returned 1 after it sent a body: the body stands/,
     'a return value that is not an answer is logged';
 $srv->stop;

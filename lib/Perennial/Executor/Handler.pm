@@ -49,6 +49,10 @@ sub _respond ($self, $env, $r, $declined, $respond) {
         ? $self->_run($env, $r, $out)
         : $self->{phases}->run($r, 'perl_response');    # %ENV left clean
     return if $out->request_ended;                      # True: $r->internal_redirect answered
+    if (($rc == $OK || $rc == $DONE) && !$r->{died}) {  # The usual end, as _after_output's
+        my $bad = $out->finish($r) or return;           # With the object's head, if none printed
+        return $self->_bad_output($r, $bad, $respond);
+    }
     return $self->_after_output($r, $out, $rc, $respond)
         if $rc == $OK || $rc == $DONE || $out->printed;
     my $res
@@ -67,6 +71,11 @@ sub _after_output ($self, $r, $out, $rc, $respond) {
     $r->log_error("PerlResponseHandler returned $rc after it sent a body: the body stands")
         if $rc != $OK && $rc != $DONE && $rc != $DECLINED;
     my $bad = $out->finish($r) or return;    # With the object's head, if none was printed
+    return $self->_bad_output($r, $bad, $respond);
+}
+
+# An output that could not be made a response (a bad head): a 500, and why in the log
+sub _bad_output ($self, $r, $bad, $respond) {
     $r->log_error("PerlResponseHandler: $bad");
     return $respond->(Perennial::ErrorPage->response(500, $r->{env}));
 }

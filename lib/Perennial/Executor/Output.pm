@@ -39,14 +39,7 @@ sub for_script ($class, $respond, $nph) {
 # The same, for a mod_perl handler's response: the request object answers for it from the start,
 # as attach_request has it answer (nothing can be buffered yet on a STDOUT that it is not yet)
 sub for_request ($class, $respond, $r) {
-    return bless {
-        respond => $respond,
-        nph     => 0,
-        head    => '',
-        body    => '',
-        status  => undef,
-        request => $r
-    }, $class;
+    return bless {respond => $respond, head => '', body => '', request => $r}, $class;
 }
 
 # Adds bytes the script wrote. Returns false once the output is known to be bad.

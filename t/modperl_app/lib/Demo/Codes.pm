@@ -104,7 +104,12 @@ sub handler {
         $r->print("the last request object: $last\n");
         return Apache2::Const::OK;
     }
-    if ($what eq 'etag') {      # The ETag of a response that is no file
+    if ($what eq 'badhead') {    # A header value with a line end in it: a 500, and why in the log
+        $r->headers_out->set('X-Bad' => "a\r\nX-Injected: yes");
+        $r->content_type('text/plain');
+        return Apache2::Const::OK;
+    }
+    if ($what eq 'etag') {       # The ETag of a response that is no file
         $r->set_etag;
         $r->content_type('text/plain');
         $r->print("etag\n");
