@@ -22,9 +22,10 @@ use Perennial::Bench::Record  qw(record);
 # mod_perl, where a CGI.pm the script loads reads the CGI environment. --access-log: Apache and
 # Perennial keep a combined access log, as a site does (the other PSGI servers keep none).
 # --site: Apache and Perennial serve from inside a <VirtualHost> with its own DocumentRoot and
-# access log, as most sites that move from Apache have them. --what handler: a mod_perl handler
-# module (bench/apps/hello_handler.pl: content_type, print, OK) under Apache's mod_perl and
-# Perennial's, as a site's own handler modules run.
+# access log, as most sites that move from Apache have them. --what handler: mod_perl handler
+# modules under Apache's mod_perl and Perennial's, as a site's own modules run: the hello
+# (bench/apps/hello_handler.pl: content_type, print, OK), and one that uses its tables as most
+# handlers do (bench/apps/tables_handler.pl: args, a request header, headers_out).
 
 my %opt = (
     requests  => 1000,
@@ -63,10 +64,15 @@ my %rows    = (    # label, server, URL, the row it is compared with
             "/perlrun/$opt{script}", 'Apache ModPerl::PerlRun'
         ],
     ],
-    handler => [    # A mod_perl handler module (bench/apps/hello_handler.pl) at /handler
-        ['Apache mod_perl handler', 'apache', '/handler', 'Apache mod_perl handler'],
-        ['Perennial mod_perl handler', 'perennial-scripts',
-            '/handler', 'Apache mod_perl handler'
+    handler => [    # Mod_perl handler modules (bench/apps/*_handler.pl): the hello at
+                    # /handler, and one that reads the query and a header and sets one
+        ['Apache mod_perl handler',    'apache',            '/handler', 'Apache mod_perl handler'],
+        ['Perennial mod_perl handler', 'perennial-scripts', '/handler', 'Apache mod_perl handler'],
+        [   'Apache handler, tables',     'apache',
+            '/handler/tables?name=bench', 'Apache handler, tables'
+        ],
+        [   'Perennial handler, tables',  'perennial-scripts',
+            '/handler/tables?name=bench', 'Apache handler, tables'
         ],
     ],
     psgi => [

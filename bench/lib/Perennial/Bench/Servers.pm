@@ -376,14 +376,19 @@ sub _keepalive (%a) {
 }
 
 # The same httpd.conf fragment for Apache and for Perennial: that it works in both is the point
-# (/handler: a mod_perl handler module, bench/apps/hello_handler.pl)
+# (/handler and /handler/tables: mod_perl handler modules, bench/apps/*_handler.pl)
 sub _script_locations ($dir) {
-    my $handler = "$ROOT/bench/apps/hello_handler.pl";
+    my ($handler, $tables) = map {"$ROOT/bench/apps/${_}_handler.pl"} qw(hello tables);
     return <<"CONF";
 PerlRequire $handler
+PerlRequire $tables
 <Location /handler>
     SetHandler modperl
     PerlResponseHandler Bench::HelloHandler
+</Location>
+<Location /handler/tables>
+    SetHandler modperl
+    PerlResponseHandler Bench::TablesHandler
 </Location>
 Alias /cgi-bin $dir
 Alias /perlrun $dir
