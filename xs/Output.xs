@@ -22,7 +22,7 @@ enum {
     K_CLOSED, K_CHILDREN, K_LAYERS, K_LOCAL, K_NPH, K_HEADERS, K_REQUEST, K_BASE, K_ERROR,
     K_HEAD, K_BODY, K_STATUS, K_AUTOFLUSH, K_HEAD_SENT, K_HEAD_SET, K_MODULE, K_HANDLES,
     K_SET, K_PARSE_HEADERS, K_HEADERS_OUT, K_ERR_HEADERS_OUT, K_CONTENT_ENCODING,
-    K_CONTENT_LANGUAGES, K_NO_CACHE, K_CONTENT_TYPE, K_OUT, K_COUNT
+    K_CONTENT_LANGUAGES, K_NO_CACHE, K_CONTENT_TYPE, K_OUT, K_LIST, K_COUNT
 };
 
 #define KEY(name) {name, sizeof(name) - 1, 0}    /* Its length from the literal, its hash at load */
@@ -37,7 +37,7 @@ static struct key {
     KEY("autoflush"), KEY("head_sent"), KEY("head_set"), KEY("module"), KEY("handles"),
     KEY("set"), KEY("parse_headers"), KEY("headers_out"), KEY("err_headers_out"),
     KEY("content_encoding"), KEY("content_languages"), KEY("no_cache"), KEY("content_type"),
-    KEY("out"),
+    KEY("out"), KEY("list"),
 };
 
 /* The value's place under a key, made when lval is set; NULL when there is none */
@@ -371,21 +371,76 @@ plain_value(pTHX_ SV *sv, STRLEN *len)
     return memchr(p, '\r', *len) || memchr(p, '\n', *len) ? NULL : p;
 }
 
+/* The entries of one of the request object's tables (headers_out, err_headers_out: an APR::Table
+ * is a hash tied to Perennial::ModPerl::Table::Entries, whose list holds [name, value] pairs),
+ * or NULL when it is not one the C knows */
+static AV *
+table_list(pTHX_ SV *table)
+{
+    HV *hv;
+    MAGIC *mg;
+    SV *obj, **list;
+    if (!SvROK(table) || SvTYPE(SvRV(table)) != SVt_PVHV) return NULL;
+    hv = (HV *)SvRV(table);
+    if (!SvRMAGICAL(hv) || !(mg = mg_find((SV *)hv, PERL_MAGIC_tied))) return NULL;
+    obj = SvTIED_obj((SV *)hv, mg);
+    if (!sv_isa(obj, "Perennial::ModPerl::Table::Entries") || SvTYPE(SvRV(obj)) != SVt_PVHV)
+        return NULL;
+    list = fetch_key(aTHX_ (HV *)SvRV(obj), K_LIST, 0);
+    return list && SvROK(*list) && SvTYPE(SvRV(*list)) == SVt_PVAV ? (AV *)SvRV(*list) : NULL;
+}
+
+/* A header field's name the C takes as the Perl's head would: an RFC 9110 token, and not
+ * Status (which sets the status) */
+static int
+plain_name(pTHX_ SV *sv)
+{
+    STRLEN len, i;
+    const char *p;
+    if (SvROK(sv) || SvGMAGICAL(sv) || !SvOK(sv)) return 0;
+    p = SvPV_const(sv, len);
+    if (!len || (len == 6 && strncasecmp(p, "status", 6) == 0)) return 0;
+    for (i = 0; i < len; i++)
+        if (!isALPHANUMERIC_A(p[i]) && !(p[i] && strchr("!#$%&'*+.^_`|~-", p[i]))) return 0;
+    return 1;
+}
+
+/* A table's entries copied onto the head's fields, in order: 0 when one is not plain (a name
+ * that is not a token or is Status, a value with a CR or LF: the Perl's way says why) */
+static int
+add_entries(pTHX_ AV *headers, AV *list)
+{
+    SSize_t i, n = av_top_index(list);
+    for (i = 0; i <= n; i++) {
+        SV **entry = av_fetch(list, i, 0), **name, **value;
+        STRLEN len;
+        if (!entry || !SvROK(*entry) || SvTYPE(SvRV(*entry)) != SVt_PVAV) return 0;
+        name  = av_fetch((AV *)SvRV(*entry), 0, 0);
+        value = av_fetch((AV *)SvRV(*entry), 1, 0);
+        if (!name || !value || !plain_name(aTHX_ *name) || !plain_value(aTHX_ *value, &len))
+            return 0;
+        av_push(headers, newSVsv(*name));
+        av_push(headers, newSVsv(*value));
+    }
+    return 1;
+}
+
 /* A handler module's head (PerlResponseHandler without PerlOptions +ParseHeaders), set as the
  * Perl sets it before the first bytes (the object's head_fields, read by cgi_head: five Perl
- * calls, about 12k instructions): its status (200 unless one was set) and the Content-Type, if
- * one was set. Only the usual head: with any other field set through the object (headers_out,
- * err_headers_out, content_encoding, content_languages, no_cache), a status that is not three
- * digits from 100 to 599 alone, or a value with a CR or LF, the Perl sets it, or says why it
+ * calls, about 12k instructions, and the tables' seven more): its status (200 unless one was
+ * set), the Content-Type if one was set, then headers_out's entries and err_headers_out's, in
+ * their order. Only the usual head: with content_encoding, content_languages or no_cache set
+ * through the object, a status that is not three digits from 100 to 599 alone, a name that is
+ * not a token or is Status, or a value with a CR or LF, the Perl sets it, or says why it
  * cannot. 1 once set, else 0 with nothing changed. */
 static int
 module_head(pTHX_ HV *self)
 {
-    static const int others[] = {K_HEADERS_OUT, K_ERR_HEADERS_OUT, K_CONTENT_ENCODING,
-                                 K_CONTENT_LANGUAGES, K_NO_CACHE};
+    static const int others[] = {K_CONTENT_ENCODING, K_CONTENT_LANGUAGES, K_NO_CACHE};
+    static const int tables[] = {K_HEADERS_OUT, K_ERR_HEADERS_OUT};
     SV **r, **set, **v, **head, *status, *type = NULL;
     HV *req;
-    AV *headers;
+    AV *headers, *list[2] = {NULL, NULL};
     const char *p;
     STRLEN len;
     size_t i;
@@ -400,6 +455,10 @@ module_head(pTHX_ HV *self)
     if (!IS_SET(req, K_MODULE) || IS_SET(req, K_HEAD_SENT)) return 0;
     for (i = 0; i < sizeof others / sizeof others[0]; i++)
         if (is_defined(aTHX_ req, others[i])) return 0;
+    for (i = 0; i < 2; i++) {    /* A table that is there must be one the C knows */
+        v = fetch_key(aTHX_ req, tables[i], 0);
+        if (v && SvOK(*v) && !(list[i] = table_list(aTHX_ *v))) return 0;
+    }
     set = fetch_key(aTHX_ req, K_SET, 0);
     if (set && SvROK(*set) && SvTYPE(SvRV(*set)) == SVt_PVHV
         && IS_SET((HV *)SvRV(*set), K_PARSE_HEADERS))
@@ -423,6 +482,12 @@ module_head(pTHX_ HV *self)
         av_push(headers, newSVpvs("Content-Type"));
         av_push(headers, newSVsv(type));    /* A copy, as the Perl's list has */
     }
+    for (i = 0; i < 2; i++)
+        if (list[i] && !add_entries(aTHX_ headers, list[i])) {
+            SvREFCNT_dec((SV *)headers);
+            SvREFCNT_dec(status);
+            return 0;
+        }
     store_key(aTHX_ self, K_STATUS, status);
     store_key(aTHX_ self, K_HEADERS, newRV_noinc((SV *)headers));
     store_key(aTHX_ self, K_LOCAL, newSV(0));

@@ -59,7 +59,7 @@ my @requests = (
     ['/arrow'],
     (   map { ["/codes?$_"] }
             qw(empty status notfound redirect custom customurl internal declined
-            done die last cleanups pushed printhead stdout one err_headers printed typed badhead x)
+            done die last cleanups pushed printhead stdout one err_headers printed typed badhead badname x)
     ),
     (map { ["/codes?$_"] } qw(customscript custom401)),
     (map { ["/pcodes?$_"] } qw(empty status redirect custom internal declined stdout printed)),

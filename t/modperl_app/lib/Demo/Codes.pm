@@ -109,6 +109,12 @@ sub handler {
         $r->content_type('text/plain');
         return Apache2::Const::OK;
     }
+    if ($what eq 'badname') {    # A header name that is no token: a 500, and why in the log
+        $r->headers_out->set('Bad Name' => 'x');
+        $r->content_type('text/plain');
+        $r->print("bad name\n");
+        return Apache2::Const::OK;
+    }
     if ($what eq 'etag') {       # The ETag of a response that is no file
         $r->set_etag;
         $r->content_type('text/plain');
