@@ -97,16 +97,25 @@ sub header_out ($self, $name, @value) {    # mod_perl 1
 }
 
 # The client's header lines, names as HTTP_* allows them to be known again
+# The request's header fields, as a table made when first asked for: each name made from its
+# HTTP_ key once per process (HTTP_USER_AGENT is User-Agent), the table filled in one call
+my %FIELD_NAME;
+my $FIELD_NAMES = 1_000;    # Names kept, so that made-up headers cannot grow them without end
+
 sub headers_in ($self) {
     return $self->{headers_in} //= do {
-        my $env   = $self->{env};
-        my $table = Perennial::ModPerl::Table->new;
-        for my $key (sort grep { index($_, 'HTTP_') == 0 } keys %$env) {
-            $table->add(join('-', map {ucfirst} split /_/, lc substr $key, 5), $env->{$key});
-        }
-        $table->add('Content-Type',   $env->{CONTENT_TYPE})   if $env->{CONTENT_TYPE};
-        $table->add('Content-Length', $env->{CONTENT_LENGTH}) if $env->{CONTENT_LENGTH};
-        $table;
+        my $env = $self->{env};
+        %FIELD_NAME = () if keys %FIELD_NAME >= $FIELD_NAMES;
+        Perennial::ModPerl::Table->new(
+            (   map {
+                    (   $FIELD_NAME{$_} //= join('-', map {ucfirst} split /_/, lc substr $_, 5),
+                        $env->{$_}
+                    )
+                } sort grep { index($_, 'HTTP_') == 0 } keys %$env
+            ),
+            ($env->{CONTENT_TYPE}   ? ('Content-Type',   $env->{CONTENT_TYPE})   : ()),
+            ($env->{CONTENT_LENGTH} ? ('Content-Length', $env->{CONTENT_LENGTH}) : ())
+        );
     };
 }
 

@@ -11,9 +11,8 @@ use Carp qw(croak);
 
 sub new ($class, @pairs) {
     tie my %hash, 'Perennial::ModPerl::Table::Entries';
-    my $self = bless \%hash, 'APR::Table';
-    while (my ($name, $value) = splice @pairs, 0, 2) { $self->add($name, $value) }
-    return $self;
+    (tied %hash)->push_pairs(@pairs) if @pairs;    # As add adds them, in one call
+    return bless \%hash, 'APR::Table';
 }
 
 # PerlSetVar and PerlAddVar's name => [values], as the table dir_config gives
@@ -109,6 +108,12 @@ sub entries ($self) {
 }
 
 sub push_entry ($self, $name, $value) { push @{$self->{list}}, ["$name", "$value"] }
+
+sub push_pairs ($self, @pairs) {
+    push @{$self->{list}},
+        map { ["$pairs[$_]", "$pairs[$_ + 1]"] } grep { $_ % 2 == 0 } 0 .. $#pairs;
+    return;
+}
 
 sub remove ($self, $key) {
     $self->{list} = [grep { lc $_->[0] ne $key } @{$self->{list}}];
