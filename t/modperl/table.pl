@@ -18,6 +18,15 @@ my @each;
 while (my ($k, $v) = each %$t) { push @each, "$k=$v" }
 push @out, "each=@each";
 push @out, 'values=' . join(',', values %$t);
+my $r2 = APR::Table::make($r->pool, 4);    # set replaces every value of the name, any case
+$r2->add(X => 1);
+$r2->add(y => 2);
+$r2->add(x => 3);
+$r2->set(x => 'only');
+$r2->{Y} = 'stored';                       # The same through the hash
+my @r2;
+$r2->do(sub { push @r2, "$_[0]=$_[1]"; 1 });
+push @out, "set=@r2";
 $t->merge(a => 'x');
 $t->merge(D => 'y');
 push @out, 'merge=' . join('|', $t->get('a')) . ' D=' . $t->get('D');

@@ -61,8 +61,11 @@ sub do ($self, $code, @names) {
     return 1;
 }
 
+# get reads the entries' list itself (a handler's usual call: a method of the entries' object on
+# top cost 2k to 4k instructions)
 sub get ($self, $name) {
-    my @values = (tied %$self)->values_of(lc $name);
+    my $key    = lc $name;
+    my @values = map { $_->[1] } grep { lc $_->[0] eq $key } @{(tied %$self)->{list}};
     return wantarray ? @values : $values[0];
 }
 
@@ -82,12 +85,7 @@ sub pairs ($self) {
     map {@$_} (tied %$self)->entries;
 }
 
-sub set ($self, $name, $value) {
-    my $entries = tied %$self;
-    $entries->remove(lc $name);
-    $entries->push_entry($name, $value);
-    return;
-}
+sub set ($self, $name, $value) { (tied %$self)->replace($name, $value); return }
 
 sub unset ($self, $name) { (tied %$self)->remove(lc $name); return }
 
@@ -151,7 +149,20 @@ sub NEXTKEY ($self, $last) {
     return $self->_key;
 }
 sub SCALAR ($self)                { scalar @{$self->{list}} }
-sub STORE  ($self, $name, $value) { $self->remove(lc $name); $self->push_entry($name, $value) }
+sub STORE  ($self, $name, $value) { $self->replace($name, $value) }
+
+# As apr_table_set: the first entry of the name keeps its place and its name's case and takes
+# the value, the later ones go; with none, the entry is added at the end
+sub replace ($self, $name, $value) {
+    my ($key, $done, @list) = (lc $name, 0);
+    for my $entry (@{$self->{list}}) {
+        if (lc $entry->[0] ne $key) { push @list, $entry; next }
+        push @list, [$entry->[0], "$value"] unless $done++;
+    }
+    push @list, ["$name", "$value"] unless $done;
+    $self->{list} = \@list;
+    return;
+}
 
 sub _key ($self) {
     my $entry = $self->{list}[$self->{at}]
