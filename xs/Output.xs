@@ -684,9 +684,11 @@ xs_print(r, ...)
   CODE:
     if (SvROK(r) && SvTYPE(SvRV(r)) == SVt_PVHV) out = fetch_key(aTHX_ (HV *)SvRV(r), K_OUT, 0);
     if (out && SvROK(*out) && SvTYPE(SvRV(*out)) == SVt_PVHV && plain_args(aTHX_ &ST(1), items - 1)) {
-        h     = (HV *)SvRV(*out);
-        state = IS_SET(h, K_AUTOFLUSH) ? 0 : plain_state(aTHX_ h);
-        if (!state && !IS_SET(h, K_AUTOFLUSH) && module_head(aTHX_ h)) state = plain_state(aTHX_ h);
+        h = (HV *)SvRV(*out);
+        if (!IS_SET(h, K_AUTOFLUSH)) {    /* Else the Perl's add flushes: the Perl's way */
+            state = plain_state(aTHX_ h);
+            if (!state && module_head(aTHX_ h)) state = plain_state(aTHX_ h);
+        }
     }
     if (!state) {
         RETVAL = SvREFCNT_inc(perl_twin(aTHX_ "Perennial::ModPerl::RequestIO::pp_print", ax, items));

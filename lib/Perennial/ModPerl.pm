@@ -48,10 +48,6 @@ sub begin ($class, $env, $hit, $out, $site, $r = undef) {
     return;
 }
 
-# A request whose mod_perl phases run from its start: its object, made now; the dispatcher
-# hands it to each phase and to the handler. %site as for begin, with the merged settings.
-sub open_request ($class, $env, $site) { request_object($env, undef, undef, $site, 1) }
-
 # The phased request is over: its cleanups run, and it lets go of its output and file
 sub close_request ($class, $r) {
     $class->_cleanups($r);
@@ -59,8 +55,9 @@ sub close_request ($class, $r) {
     return;
 }
 
-# A request's object, as begin (when first asked for) and open_request make it; Phases->open
-# calls it itself (one call less on a handler's way). Only the fields that have a value are
+# A request's object, as begin makes it when first asked for, and as Phases->open makes it for a
+# request whose mod_perl phases run from its start ($phased; %site as for begin, with the merged
+# settings: the dispatcher hands it to each phase and to the handler). Only the fields that have a value are
 # stored (a phased request's object has no file or output yet, and seldom a request before it):
 # each store and its free cost about 400 instructions.
 sub request_object ($env, $hit, $out, $site, $phased = undef) {
@@ -122,15 +119,6 @@ sub run_phase ($class, $phase, $log, $calls, $r = undef) {
         $log->error("$phase $name failed in worker $$: $err") if defined $err && $log;
     }
     return;
-}
-
-# Code run as the phase named, as run_handler runs it: what it returned (undef after exit); it
-# dies with the error, as the log says it, of code that died or left by last, next or redo
-# outside a loop of its own
-sub call_in_phase ($class, $phase, $r, $code, @args) {
-    my ($rc, $err) = run_handler($phase, $r, $code, @args);
-    die "$err\n" if defined $err;
-    return $rc;
 }
 
 # Code run as the phase named (what current_callback says meanwhile), in scalar context as
@@ -268,19 +256,17 @@ L<Perennial::Manual::Scripts> lists every method and what differs from mod_perl.
     my $same = Perennial::ModPerl->current;
     Perennial::ModPerl->end;
 
-=head2 open_request, close_request
+=head2 request_object, close_request
 
-    my $r = Perennial::ModPerl->open_request($env, {%site, set => $settings});
+    my $r = Perennial::ModPerl::request_object($env, undef, undef, {%site, set => $settings}, 1);
     Perennial::ModPerl->close_request($r);
 
 A request whose mod_perl phases run (L<Perennial::ModPerl::Phases>): one object from the
 first phase to the cleanups, which scripts and handlers of the request get too.
-C<Perennial::ModPerl::request_object($env, $hit, $output, \%site, $phased)> makes the object
-that these and C<begin> give.
+C<request_object> makes the object C<begin> gives as well.
 
-=head2 call_in_phase, run_handler, run_phase, phase
+=head2 run_handler, run_phase, phase
 
-    my $rc = Perennial::ModPerl->call_in_phase(PerlAccessHandler => $r, $code, @arguments);
     my ($rc, $error) = Perennial::ModPerl::run_handler(PerlAccessHandler => $r, $code, @arguments);
     Perennial::ModPerl->run_phase(PerlChildInitHandler => $log, [[$name, $code, @args]]);
     my $name = Perennial::ModPerl->phase;    # what ModPerl::Util::current_callback says

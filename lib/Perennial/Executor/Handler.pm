@@ -48,7 +48,7 @@ sub _respond ($self, $env, $r, $declined, $respond) {
         = $self->{perl_script}
         ? $self->_run($env, $r, $out)
         : $self->{phases}->run($r, 'perl_response');    # %ENV left clean
-    return if $out->request_ended;                      # True: $r->internal_redirect answered
+    return if $out->detach_request;                     # True: $r->internal_redirect answered
     if (($rc == $OK || $rc == $DONE) && !$r->{died}) {  # The usual end, as _after_output's
         my $bad = $out->finish($r) or return;           # With the object's head, if none printed
         return $self->_bad_output($r, $bad, $respond);

@@ -158,8 +158,7 @@ sub hand_over ($self, $res) {
     return ref $res eq 'CODE' ? $res->($self->{respond}) : $self->{respond}->($res);
 }
 
-sub handed_over ($self) { $self->{handed} }
-sub has_head    ($self) { $self->{headers} ? 1 : 0 }
+sub has_head ($self) { $self->{headers} ? 1 : 0 }
 
 # A request object (mod_perl's $r, Perennial::ModPerl) answers for the output from now on: its
 # methods add to it directly, so the script's prints must reach it as they are made, not from
@@ -170,11 +169,9 @@ sub attach_request ($self, $r) {
     return;
 }
 
-# The request object no longer answers for it (its script or handler ended)
-sub detach_request ($self) { delete $self->{request}; return }
-
-# The same, as a handler's code ends: whether another response went in its place (handed_over)
-sub request_ended ($self) {
+# The request object no longer answers for it (its script or handler ended): whether another
+# response went in this one's place (hand_over, for $r->internal_redirect)
+sub detach_request ($self) {
     delete $self->{request};
     return $self->{handed};
 }
@@ -441,7 +438,7 @@ followed: nothing of the response went out and the output is good.
 
 The rules C<parse_cgi_headers> applies to a printed block, for name => value fields.
 
-=head2 hand_over, handed_over, has_head, set_head
+=head2 hand_over, has_head, set_head
 
     $out->set_head(Status => 404, 'Content-Type' => 'text/html');
     $out->hand_over($other_response);    # $r->internal_redirect

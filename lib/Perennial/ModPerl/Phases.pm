@@ -49,7 +49,7 @@ sub response_only ($class, $set) {
 sub open ($self, $env, $plan) {
     my ($root, $hit) = @$plan{qw(root hit)};
     my $site = $plan->{phase_site} //= $self->_site($plan);
-    my $r    = Perennial::ModPerl::request_object($env, undef, undef, $site, 1);    # open_request
+    my $r    = Perennial::ModPerl::request_object($env, undef, undef, $site, 1);
     $r->{phases} = $self;
 
     # No CGI variables of an earlier request in %ENV for handlers that run before a response

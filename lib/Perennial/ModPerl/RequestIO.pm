@@ -17,13 +17,7 @@ sub discard_request_body ($self) {
 # print in C (xs/Output.xs, loaded with Perennial::Executor::Output) or its Perl twin
 *print = defined &xs_print ? \&xs_print : \&pp_print;
 
-# As _send sends, in one call (a handler's print is its hot path)
-sub pp_print ($self, @list) {
-    my $text = join '', @list;
-    utf8::encode($text) if utf8::is_utf8($text);
-    ($self->{out} // _no_output())->add($text);
-    return length $text || '0E0';
-}
+sub pp_print ($self, @list) { $self->_send(join '', @list) }
 
 sub printf ($self, $format, @list) { $self->_send(sprintf $format, @list) }
 
@@ -67,16 +61,13 @@ sub write ($self, $buffer, $length = undef, $offset = 0) {
 }
 
 sub _send ($self, $text) {
-    my $out = $self->{out} // _no_output();
+    my $out = $self->{out}
+        // die 'Perennial sends a body only from the response phase, not from '
+        . Perennial::ModPerl->phase
+        . ": return a status (with custom_response for its text) instead\n";
     utf8::encode($text) if utf8::is_utf8($text);
     $out->add($text);
     return length $text || '0E0';
-}
-
-sub _no_output () {
-    die 'Perennial sends a body only from the response phase, not from '
-        . Perennial::ModPerl->phase
-        . ": return a status (with custom_response for its text) instead\n";
 }
 
 1;

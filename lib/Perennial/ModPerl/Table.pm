@@ -117,10 +117,6 @@ sub remove ($self, $key) {
     $self->{list} = [grep { lc $_->[0] ne $key } @{$self->{list}}];
 }
 
-sub values_of ($self, $key) {
-    map { $_->[1] } grep { lc $_->[0] eq $key } @{$self->{list}};
-}
-
 sub CLEAR  ($self)        { $self->{list} = []; undef $self->{at} }
 sub DELETE ($self, $name) { $self->remove(lc $name) }
 
