@@ -1,6 +1,7 @@
 package Perennial::ModPerl;
 use v5.36;
 use Scalar::Util ();
+use Hash::Util   qw(hv_store);
 use Perennial::Config::Conditional;
 use Perennial::Executor::Exit;
 use Perennial::HTTP::Core qw(pid);
@@ -21,6 +22,21 @@ use Perennial::ModPerl::Table;
 my @PENDING;     # The request running in this process: (env, hit, output, site)
 our $NOW;        # The request object of the code running now
 our $RUNNING;    # The request phase whose code runs now
+
+# What $ENV{MOD_PERL} says while mod_perl code runs (Debian 12's mod_perl)
+our $ENV_VALUE = 'mod_perl/2.0.12';
+
+# MOD_PERL and MOD_PERL_API_VERSION in perl's %ENV while mod_perl code runs, as mod_perl keeps
+# them: not in the C environment, so a child process does not see them (nor does one of
+# Apache's). Stored without the setenv an assignment makes: Hash::Util's hv_store puts the
+# variable itself in the hash. True if this call put MOD_PERL there (the caller takes it out
+# after, with delete; Perennial::ModPerl::Phases::run does the same in its own lines)
+sub mark_env () {
+    my ($api, $value) = (2, $ENV_VALUE);
+    hv_store(%ENV, 'MOD_PERL_API_VERSION', $api) unless exists $ENV{MOD_PERL_API_VERSION};
+    return 0 if exists $ENV{MOD_PERL};
+    return hv_store(%ENV, 'MOD_PERL', $value) ? 1 : 0;
+}
 
 # The modules mod_perl code loads that Perennial provides
 my @PROVIDED = qw(Apache2::RequestRec Apache2::RequestIO Apache2::RequestUtil Apache2::Response

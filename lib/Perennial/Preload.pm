@@ -32,19 +32,12 @@ sub load ($self, $config) {
     # What mod_perl 2 tells the code it loads: Apache::DBI looks at the API version, and DBI
     # sends connections through Apache::DBI only if MOD_PERL is set when it loads. MOD_PERL is
     # set only while the start-up code loads (a CGI.pm loaded then works through $r, as under
-    # mod_perl); scripts compiled later see the CGI environment, as under mod_cgi.
-    $ENV{MOD_PERL_API_VERSION} = 2;    ## no critic (RequireLocalizedPunctuationVars)
-    local $ENV{MOD_PERL} = 'mod_perl/2.0.12';
-    $self->_refresh if $again;
-    Perennial::ModPerl::Handler->forget;
-    Perennial::ModPerl::Server->forget_pushed;
-    for my $file (@{$config->requires}) {
-        my $ok = do $file;
-        die "Can't load PerlRequire file $file: "
-            . ($@ || $! || 'it did not return a true value') . "\n"
-            unless $ok;
-    }
-    _require($_) for grep { $self->_loadable($_) } @{$config->modules};
+    # mod_perl); scripts compiled later see the CGI environment, as under mod_cgi. Both are in
+    # perl's %ENV only, as mod_perl keeps them: a child process does not see them.
+    my $marked = Perennial::ModPerl::mark_env();
+    my $loaded = eval { $self->_load_code($config, $again); 1 };
+    delete $ENV{MOD_PERL} if $marked;
+    die $@ unless $loaded;
     $self->{mtimes} = {
         map { $_ => (stat $INC{$_})[9] }
             grep {
@@ -65,6 +58,21 @@ sub load ($self, $config) {
             Perennial::ModPerl::Server->pushed('PerlChildExitHandler')
         ],
     };
+}
+
+# The PerlRequire files and PerlModule modules, run and loaded (again: what changed since)
+sub _load_code ($self, $config, $again) {
+    $self->_refresh if $again;
+    Perennial::ModPerl::Handler->forget;
+    Perennial::ModPerl::Server->forget_pushed;
+    for my $file (@{$config->requires}) {
+        my $ok = do $file;
+        die "Can't load PerlRequire file $file: "
+            . ($@ || $! || 'it did not return a true value') . "\n"
+            unless $ok;
+    }
+    _require($_) for grep { $self->_loadable($_) } @{$config->modules};
+    return;
 }
 
 # Runs a worker's hooks; a hook that dies is logged, and the worker goes on

@@ -43,9 +43,16 @@ write_file(
     map { -e $_ ? slurp($_) : () } "$run/apache.out",
     "$run/error.log"
     );
+
+# Perennial's has a PSGI application beside the handlers, in the same worker
+write_file("$dir{perennial}/env.psgi",
+    "sub { [200, ['Content-Type' => 'text/plain'], [\"MOD_PERL=\", \$ENV{MOD_PERL} // '(unset)']] }\n"
+);
 $srv = start_server(
     workers => 1,
-    conf    => "ServerName localhost\n" . $site =~ s/\@DIR\@/$dir{perennial}/gr
+    conf    => "ServerName localhost\n"
+        . $site =~ s/\@DIR\@/$dir{perennial}/gr
+        . "<Location /psgienv>\n    SetHandler psgi\n    PSGIApp $dir{perennial}/env.psgi\n</Location>\n"
 );
 $port{perennial} = $srv->port;
 
@@ -59,10 +66,13 @@ my @requests = (
     ['/arrow'],
     (   map { ["/codes?$_"] }
             qw(empty status notfound redirect custom customurl internal declined
-            done die last cleanups pushed printhead stdout one err_headers printed typed badhead badname x)
+            done die last cleanups pushed printhead stdout one err_headers printed typed badhead badname
+            childenv x)
     ),
     (map { ["/codes?$_"] } qw(customscript custom401)),
-    (map { ["/pcodes?$_"] } qw(empty status redirect custom internal declined stdout printed)),
+    (   map { ["/pcodes?$_"] }
+            qw(empty status redirect custom internal declined stdout printed childenv)
+    ),
     (map { ["/hcodes?$_"] } qw(printhead stdout status)),
     ['/codes/file.txt?declined'],
     ['/guarded'],
@@ -169,6 +179,14 @@ is answer_of($srv->port, {}, GET => '/codes?envset')->{body}, "DEMO_CARRIED=set\
     'subprocess_env in void context sets %ENV';
 is answer_of($srv->port, {}, GET => '/codes?envread')->{body}, "DEMO_CARRIED=(unset)\n",
     'and the next request does not see it';
+
+# MOD_PERL is in %ENV while a handler runs, and not after: a PSGI application served next in the
+# same worker does not see it (Perennial only), whichever way the handler ended
+for my $path ('/codes?childenv', '/codes?die', '/codes?internal') {
+    answer_of($srv->port, {}, GET => $path);
+    is answer_of($srv->port, {}, GET => '/psgienv')->{body}, 'MOD_PERL=(unset)',
+        "after $path, the PSGI application does not see MOD_PERL";
+}
 
 # Every refusal is in the error log, with the phase that made it
 my $log = $srv->error_log;

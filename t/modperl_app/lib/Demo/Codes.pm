@@ -27,7 +27,17 @@ sub handler {
         $r->print('DEMO_CARRIED=', $ENV{DEMO_CARRIED} // '(unset)', "\n");
         return Apache2::Const::OK;
     }
-    if ($what eq 'fork') {    # Perennial only: under Apache the child would go on as a server
+    if ($what eq 'childenv') {    # MOD_PERL is in %ENV, and not in a child's environment
+        my $child = join ',', sort grep {/\AMOD_PERL/} split /\n/, `env`;
+        $r->content_type('text/plain');
+        $r->print(
+            'MOD_PERL=', $ENV{MOD_PERL} // '(unset)',
+            "\n",        'MOD_PERL_API_VERSION=', $ENV{MOD_PERL_API_VERSION} // '(unset)',
+            "\n",        'child: ', ($child eq '' ? '(none)' : $child), "\n"
+        );
+        return Apache2::Const::OK;
+    }
+    if ($what eq 'fork') {        # Perennial only: under Apache the child would go on as a server
         my $pid = fork // die "fork: $!";
         return Apache2::Const::OK unless $pid;    # The child returns, as a handler does
         waitpid $pid, 0;
