@@ -38,13 +38,13 @@ deps:
 xs: $(XS_SO)
 
 # The C files that an .xs includes (#include "FILE")
-lib/auto/Perennial/Executor/Output/Output.so: xs/OutputLayer.c xs/OutputApi.h
+lib/auto/Perennial/Executor/Output/Output.so: xs/OutputLayer.c xs/OutputApi.h xs/PlainHash.h
 lib/auto/Perennial/Executor/Handles/Handles.so: xs/OutputApi.h
 lib/auto/Perennial/HTTP/Core/Core.so: xs/CoreResponse.c xs/CoreHead.c xs/CoreConnection.c \
 	xs/Loop.c xs/LoopState.c xs/LoopResponse.c xs/LoopDelayed.c xs/LoopLog.c xs/LoopSize.c xs/LoopCleanup.c xs/FormatApi.h xs/Accept.c \
-	xs/ScoreboardSlot.h
+	xs/ScoreboardSlot.h xs/PlainHash.h
 lib/auto/Perennial/Log/Format/Format.so: xs/FormatApi.h xs/FormatText.c
-lib/auto/Perennial/Scoreboard/Scoreboard.so: xs/ScoreboardSlot.h
+lib/auto/Perennial/Scoreboard/Scoreboard.so: xs/ScoreboardSlot.h xs/PlainHash.h
 
 .SECONDEXPANSION:
 $(XS_SO): %.so: xs/$$(notdir $$*).xs script/build-xs

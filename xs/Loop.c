@@ -32,6 +32,7 @@
  * stop flag, the requests left) are the connection object's, read as the Perl reads them. */
 
 #include "ScoreboardSlot.h"
+#include "PlainHash.h"
 #include "FormatApi.h"
 #include "LoopState.c"       /* The loop's state, and its calls of Perl */
 #include "LoopResponse.c"    /* What it writes itself, and the response object */

@@ -12,14 +12,7 @@
 
 /* A response's value as the log reads it, borrowed: the object's when it was made (the Perl may
  * have changed it), else the one given (one the request holds) */
-static SV *
-value_logged(pTHX_ struct pending *p, const char *key, I32 klen, SV *kept)
-{
-    HV *c = MADE(p);
-    return c ? defined_in(aTHX_ c, key, klen) : kept;
-}
-
-#define VALUE_LOGGED(p, key, kept) value_logged(aTHX_ (p), ("" key ""), (I32)(sizeof(key) - 1), (kept))
+#define VALUE_LOGGED(p, key, kept) (MADE(p) ? DEFINED_IN(MADE(p), key) : (kept))
 
 /* The record Perennial::Log's access makes: {env, status, bytes, micros, vhost, headers,
  * head_bytes, keep_alive} (a mortal reference), from the values the line was given */

@@ -25,22 +25,20 @@ struct conn_loop {
 
 /* A value of the hash, or NULL when it has none or it is undefined */
 static SV *
-defined_in(pTHX_ HV *hv, const char *key, I32 klen)
+defined_in(SV **v)
 {
-    SV **v = hv_fetch(hv, key, klen, 0);
     return v && SvOK(*v) ? *v : NULL;
 }
 
-#define DEFINED_IN(hv, key) defined_in(aTHX_ (hv), ("" key ""), (I32)(sizeof(key) - 1))
+#define DEFINED_IN(hv, key) defined_in(PLAIN_FETCH(hv, key))
 
 static int
-true_in(pTHX_ HV *hv, const char *key, I32 klen)
+true_in(pTHX_ SV **v)
 {
-    SV *v = defined_in(aTHX_ hv, key, klen);
-    return v && SvTRUE(v);
+    return v && SvOK(*v) && SvTRUE(*v);
 }
 
-#define TRUE_IN(hv, key) true_in(aTHX_ (hv), ("" key ""), (I32)(sizeof(key) - 1))
+#define TRUE_IN(hv, key) true_in(aTHX_ PLAIN_FETCH(hv, key))
 
 /* The hash a reference refers to, or NULL */
 static HV *

@@ -10,6 +10,7 @@
 #include "perl.h"
 #include "XSUB.h"
 #include "perliol.h"
+#include "PlainHash.h"
 
 #define BUFFER 8192
 #define HEAD_LIMIT 65536
@@ -44,9 +45,7 @@ static struct key {
 static SV **
 fetch_key(pTHX_ HV *hv, int k, int lval)
 {
-    return (SV **)hv_common_key_len(hv, keys[k].name, keys[k].len,
-                                    lval ? HV_FETCH_JUST_SV | HV_FETCH_LVALUE : HV_FETCH_JUST_SV,
-                                    NULL, keys[k].hash);
+    return plain_fetch(aTHX_ hv, keys[k].name, keys[k].len, keys[k].hash, lval);
 }
 
 static void
