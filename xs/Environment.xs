@@ -204,3 +204,24 @@ xs_sync_env(state_ref, env_ref, skip_ref, ...)
         put_headers(aTHX_ envhv, put, (HV *)SvRV(env_ref), skip);
     }
     forget_others(aTHX_ envhv, (HV *)SvRV(state_ref), put);
+
+# delete_perl_only($name): see the Perl twin
+void
+xs_delete_perl_only(name)
+    SV *name
+  PREINIT:
+    HV *envhv;
+    STRLEN len;
+    const char *n;
+    U32 magic;
+  CODE:
+    envhv = GvHVn(PL_envgv);
+    n = SvPV_const(name, len);
+    if (getenv(n)) {    /* Put in the C environment after all: taken out of both */
+        (void)hv_delete(envhv, n, (I32)len, G_DISCARD);
+        XSRETURN_EMPTY;
+    }
+    magic = SvFLAGS(envhv) & (SVs_GMG | SVs_SMG | SVs_RMG);
+    SvFLAGS(envhv) &= ~magic;    /* No unsetenv: the element's magic is not asked */
+    (void)hv_delete(envhv, n, (I32)len, G_DISCARD);
+    SvFLAGS(envhv) |= magic;

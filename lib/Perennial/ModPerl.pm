@@ -30,7 +30,8 @@ our $ENV_VALUE = 'mod_perl/2.0.12';
 # them: not in the C environment, so a child process does not see them (nor does one of
 # Apache's). Stored without the setenv an assignment makes: Hash::Util's hv_store puts the
 # variable itself in the hash. True if this call put MOD_PERL there (the caller takes it out
-# after, with delete; Perennial::ModPerl::Phases::run does the same in its own lines)
+# after, with Perennial::Executor::Environment::delete_perl_only; Perennial::ModPerl::Phases::run
+# does the same in its own lines)
 sub mark_env () {
     my ($api, $value) = (2, $ENV_VALUE);
     hv_store(%ENV, 'MOD_PERL_API_VERSION', $api) unless exists $ENV{MOD_PERL_API_VERSION};

@@ -1,6 +1,7 @@
 package Perennial::Preload;
 use v5.36;
 use Perennial::Config::Handlers;
+use Perennial::Executor::Environment;
 use Perennial::Executor::Inc;
 use Perennial::ModPerl;
 use Perennial::ModPerl::Handler;
@@ -36,7 +37,7 @@ sub load ($self, $config) {
     # perl's %ENV only, as mod_perl keeps them: a child process does not see them.
     my $marked = Perennial::ModPerl::mark_env();
     my $loaded = eval { $self->_load_code($config, $again); 1 };
-    delete $ENV{MOD_PERL} if $marked;
+    Perennial::Executor::Environment::delete_perl_only('MOD_PERL') if $marked;
     die $@ unless $loaded;
     $self->{mtimes} = {
         map { $_ => (stat $INC{$_})[9] }

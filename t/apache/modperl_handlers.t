@@ -46,8 +46,9 @@ write_file(
 
 # Perennial's has a PSGI application beside the handlers, in the same worker
 write_file("$dir{perennial}/env.psgi",
-    "sub { [200, ['Content-Type' => 'text/plain'], [\"MOD_PERL=\", \$ENV{MOD_PERL} // '(unset)']] }\n"
-);
+          "sub { my \$child = join ',', grep { /\\AMOD_PERL=/ } split /\\n/, `env`;\n"
+        . "  [200, ['Content-Type' => 'text/plain'],\n"
+        . "    ['MOD_PERL=', \$ENV{MOD_PERL} // '(unset)', ' child: ', \$child || '(none)']] }\n");
 $srv = start_server(
     workers => 1,
     conf    => "ServerName localhost\n"
@@ -181,10 +182,11 @@ is answer_of($srv->port, {}, GET => '/codes?envread')->{body}, "DEMO_CARRIED=(un
     'and the next request does not see it';
 
 # MOD_PERL is in %ENV while a handler runs, and not after: a PSGI application served next in the
-# same worker does not see it (Perennial only), whichever way the handler ended
-for my $path ('/codes?childenv', '/codes?die', '/codes?internal') {
+# same worker does not see it, nor a program it starts (Perennial only), whichever way the
+# handler ended, and when the handler set it itself
+for my $path ('/codes?childenv', '/codes?die', '/codes?internal', '/codes?ownmodperl') {
     answer_of($srv->port, {}, GET => $path);
-    is answer_of($srv->port, {}, GET => '/psgienv')->{body}, 'MOD_PERL=(unset)',
+    is answer_of($srv->port, {}, GET => '/psgienv')->{body}, 'MOD_PERL=(unset) child: (none)',
         "after $path, the PSGI application does not see MOD_PERL";
 }
 

@@ -22,7 +22,7 @@ my @REQUEST = qw(SERVER_NAME SERVER_PORT SERVER_PROTOCOL REQUEST_METHOD REQUEST_
 my @OPTIONAL = qw(CONTENT_LENGTH CONTENT_TYPE REMOTE_USER AUTH_TYPE);
 
 # The C sync_env (xs/Environment.xs), or its Perl twin below
-Perennial::Twins::install(__PACKAGE__, 'sync_env');
+Perennial::Twins::install(__PACKAGE__, qw(sync_env delete_perl_only));
 
 # The CGI variables go into the real environment (XS code and child processes see them), but
 # only those that differ from what %ENV holds are set (most of them, server, client and script,
@@ -50,6 +50,15 @@ sub pp_sync_env ($state, $env, $skip, @groups) {
     my %now = map { $_ => 1 } @names;
     delete @ENV{grep { !$now{$_} } split /\0/, $state->{names} // ''};
     $state->{names} = $joined;
+    return;
+}
+
+# Takes a variable out of %ENV that was put there without setenv (Hash::Util's hv_store, as
+# MOD_PERL is while a handler runs): the C environment does not hold it, so the C deletes it
+# without the unsetenv that %ENV's magic asks for (a scan of the environment, 1.7k
+# instructions), unless it is there after all (code set it since). The Perl's delete asks it.
+sub pp_delete_perl_only ($name) {
+    delete $ENV{$name};
     return;
 }
 

@@ -37,7 +37,13 @@ sub handler {
         );
         return Apache2::Const::OK;
     }
-    if ($what eq 'fork') {        # Perennial only: under Apache the child would go on as a server
+    if ($what eq 'ownmodperl') {    # Set by the handler itself, so in the C environment too
+        $ENV{MOD_PERL} = 'mod_perl/own';
+        $r->content_type('text/plain');
+        $r->print("set\n");
+        return Apache2::Const::OK;
+    }
+    if ($what eq 'fork') {          # Perennial only: under Apache the child would go on as a server
         my $pid = fork // die "fork: $!";
         return Apache2::Const::OK unless $pid;    # The child returns, as a handler does
         waitpid $pid, 0;
