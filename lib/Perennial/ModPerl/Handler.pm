@@ -11,7 +11,10 @@ use Perennial::ErrorText qw(error_text);
 # workers share them. Resolved names are kept.
 
 my $NAME = qr/\A[A-Za-z_]\w*(?:::\w+)*\z/;
-my %RESOLVED;
+
+# Resolved names. A package variable: Perennial::ModPerl::Phases::run reads it without a call
+# (known's call was 1.5k instructions a handler); only this module writes it.
+our %RESOLVED;
 
 # Whether a name could be a handler at all (for the configuration reader)
 sub is_name ($class, $name) {

@@ -55,7 +55,8 @@ sub open ($self, $env, $plan) {
 
     # No CGI variables of an earlier request in %ENV for handlers that run before a response
     # sets them (perl-script sets this one's, a script its own; modperl none, as mod_perl)
-    Perennial::Executor::Environment->clean if $site->{clean_env};
+    Perennial::Executor::Environment->clean
+        if $site->{clean_env} && length $Perennial::Executor::Environment::CGI_SET{names};
     if (ref $hit && $hit->{file}) {
         @$r{qw(filename path_info hit)} = (@$hit{qw(file path_info)}, $hit);
     }
@@ -175,7 +176,7 @@ sub run ($self, $r, $key) {
         # Each handler's answer as a number (a value that is not one is OK, as mod_perl reads
         # it; exit is OK too); one that dies, or cannot be found, is a 500 with the reason in
         # the log. (Here, not in a method per handler: a call is 1.5k to 3k instructions.)
-        my $handler = Perennial::ModPerl::Handler::known($name)    # Without an eval, once found
+        my $handler = $Perennial::ModPerl::Handler::RESOLVED{$name}    # As known(), once found
             // $self->_resolve($r, $phase, $name);
         if (!$handler) { $status = 500; last }
         my ($rc, $err)
