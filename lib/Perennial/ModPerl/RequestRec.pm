@@ -1,6 +1,7 @@
 package Perennial::ModPerl::RequestRec;
 use v5.36;
 use Perennial::Executor::Environment;
+use Perennial::ModPerl::HeadersIn;
 use Perennial::ModPerl::Table;
 
 # What Apache2::RequestRec holds: the request as it came (method, uri, args, headers_in ...),
@@ -96,27 +97,11 @@ sub header_out ($self, $name, @value) {    # mod_perl 1
     return $old;
 }
 
-# The client's header lines, names as HTTP_* allows them to be known again
-# The request's header fields, as a table made when first asked for: each name made from its
-# HTTP_ key once per process (HTTP_USER_AGENT is User-Agent), the table filled in one call
-my %FIELD_NAME;
-my $FIELD_NAMES = 1_000;    # Names kept, so that made-up headers cannot grow them without end
-
+# The request's header fields (Perennial::ModPerl::HeadersIn): a table whose entries are made
+# from the PSGI environment when first needed, a get before that looking at its one key
 sub headers_in ($self) {
-    return $self->{headers_in} //= do {
-        my $env = $self->{env};
-        %FIELD_NAME = () if keys %FIELD_NAME >= $FIELD_NAMES;
-        Perennial::ModPerl::Table->new(
-            (   map {
-                    (   $FIELD_NAME{$_} //= join('-', map {ucfirst} split /_/, lc substr $_, 5),
-                        $env->{$_}
-                    )
-                } sort grep { index($_, 'HTTP_') == 0 } keys %$env
-            ),
-            ($env->{CONTENT_TYPE}   ? ('Content-Type',   $env->{CONTENT_TYPE})   : ()),
-            ($env->{CONTENT_LENGTH} ? ('Content-Length', $env->{CONTENT_LENGTH}) : ())
-        );
-    };
+    return $self->{headers_in}
+        //= Perennial::ModPerl::Table->lazy('Perennial::ModPerl::HeadersIn', $self->{env});
 }
 
 sub headers_out ($self) {

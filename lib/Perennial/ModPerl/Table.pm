@@ -15,6 +15,16 @@ sub new ($class, @pairs) {
     return bless \%hash, 'APR::Table';
 }
 
+# A table whose entries are made from a source when first needed: $via->pairs($source) gives
+# them, and until then $via->value($source, $name) answers get (a request's headers_in, made
+# from its PSGI environment: most handlers get a field or two, and the whole table cost a
+# handler's request 15k instructions more)
+sub lazy ($class, $via, $source) {
+    tie my %hash, 'Perennial::ModPerl::Table::Entries';
+    @{tied %hash}{qw(list via source)} = (undef, $via, $source);
+    return bless \%hash, 'APR::Table';
+}
+
 # PerlSetVar and PerlAddVar's name => [values], as the table dir_config gives
 sub from_vars ($class, $vars) {
     return $class->new(
@@ -64,8 +74,13 @@ sub do ($self, $code, @names) {
 # get reads the entries' list itself (a handler's usual call: a method of the entries' object on
 # top cost 2k to 4k instructions)
 sub get ($self, $name) {
+    my $entries = tied %$self;
+    if (my $via = $entries->{via}) {    # Not made yet: asked of the source
+        my $value = $via->value($entries->{source}, $name);
+        return wantarray ? (defined $value ? $value : ()) : $value;
+    }
     my $key    = lc $name;
-    my @values = map { $_->[1] } grep { lc $_->[0] eq $key } @{(tied %$self)->{list}};
+    my @values = map { $_->[1] } grep { lc $_->[0] eq $key } @{$entries->{list}};
     return wantarray ? @values : $values[0];
 }
 
@@ -96,42 +111,54 @@ use Scalar::Util ();
 
 sub TIEHASH ($class) { bless {list => [], at => undef}, $class }
 
+# The entries of a table made from a source (APR::Table's lazy), made now
+sub _made ($self) {
+    my ($via, $source) = delete @$self{qw(via source)};
+    $self->{list} = [];
+    $self->push_pairs($via->pairs($source)) if $via;
+    return $self->{list};
+}
+
 sub append_first ($self, $name, $more) {
-    my ($entry) = grep { lc $_->[0] eq lc $name } @{$self->{list}};
+    my ($entry) = grep { lc $_->[0] eq lc $name } @{$self->{list} // $self->_made};
     $entry->[1] .= $more;
 }
 
 sub entries ($self) {
-    map { [@$_] } @{$self->{list}};
+    map { [@$_] } @{$self->{list} // $self->_made};
 }
 
-sub push_entry ($self, $name, $value) { push @{$self->{list}}, ["$name", "$value"] }
+sub push_entry ($self, $name, $value) { push @{$self->{list} // $self->_made}, ["$name", "$value"] }
 
 sub push_pairs ($self, @pairs) {
-    push @{$self->{list}},
+    push @{$self->{list} // $self->_made},
         map { ["$pairs[$_]", "$pairs[$_ + 1]"] } grep { $_ % 2 == 0 } 0 .. $#pairs;
     return;
 }
 
 sub remove ($self, $key) {
-    $self->{list} = [grep { lc $_->[0] ne $key } @{$self->{list}}];
+    $self->{list} = [grep { lc $_->[0] ne $key } @{$self->{list} // $self->_made}];
 }
 
-sub CLEAR  ($self)        { $self->{list} = []; undef $self->{at} }
+sub CLEAR ($self) {
+    delete @$self{qw(via source)};
+    $self->{list} = [];
+    undef $self->{at};
+}
 sub DELETE ($self, $name) { $self->remove(lc $name) }
 
 sub EXISTS ($self, $name) {
-    scalar grep { lc $_->[0] eq lc $name } @{$self->{list}};
+    scalar grep { lc $_->[0] eq lc $name } @{$self->{list} // $self->_made};
 }
 
 # A name that iteration gave (keys, each, values) carries its entry's place, so it fetches that
 # entry's value, as APR::Table's names do; any other name fetches the first value
 sub FETCH ($self, $name) {
     if (Scalar::Util::isdual($name)) {
-        my $entry = $self->{list}[$name + 0];
+        my $entry = ($self->{list} // $self->_made)->[$name + 0];
         return $entry->[1] if $entry && $entry->[0] eq "$name";
     }
-    my ($entry) = grep { lc $_->[0] eq lc $name } @{$self->{list}};
+    my ($entry) = grep { lc $_->[0] eq lc $name } @{$self->{list} // $self->_made};
     return $entry ? $entry->[1] : undef;
 }
 
@@ -144,14 +171,14 @@ sub NEXTKEY ($self, $last) {
     $self->{at}++;
     return $self->_key;
 }
-sub SCALAR ($self)                { scalar @{$self->{list}} }
+sub SCALAR ($self)                { scalar @{$self->{list} // $self->_made} }
 sub STORE  ($self, $name, $value) { $self->replace($name, $value) }
 
 # As apr_table_set: the first entry of the name keeps its place and its name's case and takes
 # the value, the later ones go; with none, the entry is added at the end
 sub replace ($self, $name, $value) {
     my ($key, $done, @list) = (lc $name, 0);
-    for my $entry (@{$self->{list}}) {
+    for my $entry (@{$self->{list} // $self->_made}) {
         if (lc $entry->[0] ne $key) { push @list, $entry; next }
         push @list, [$entry->[0], "$value"] unless $done++;
     }
@@ -161,7 +188,7 @@ sub replace ($self, $name, $value) {
 }
 
 sub _key ($self) {
-    my $entry = $self->{list}[$self->{at}]
+    my $entry = ($self->{list} // $self->_made)->[$self->{at}]
         or return undef;    ## no critic (ProhibitExplicitReturnUndef) the end
     return Scalar::Util::dualvar($self->{at}, $entry->[0]);
 }
