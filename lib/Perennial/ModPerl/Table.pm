@@ -20,8 +20,7 @@ sub new ($class, @pairs) {
 # from its PSGI environment: most handlers get a field or two, and the whole table cost a
 # handler's request 15k instructions more)
 sub lazy ($class, $via, $source) {
-    tie my %hash, 'Perennial::ModPerl::Table::Entries';
-    @{tied %hash}{qw(list via source)} = (undef, $via, $source);
+    tie my %hash, 'Perennial::ModPerl::Table::Entries', $via, $source;
     return bless \%hash, 'APR::Table';
 }
 
@@ -109,7 +108,11 @@ package Perennial::ModPerl::Table::Entries;    ## no critic (ProhibitMultiplePac
 use v5.36;
 use Scalar::Util ();
 
-sub TIEHASH ($class) { bless {list => [], at => undef}, $class }
+# The entries, or (a lazy table's) where they will come from
+sub TIEHASH ($class, $via = undef, $source = undef) {
+    return bless {list => [], at => undef}, $class unless $via;
+    return bless {list => undef, at => undef, via => $via, source => $source}, $class;
+}
 
 # The entries of a table made from a source (APR::Table's lazy), made now
 sub _made ($self) {
@@ -177,8 +180,10 @@ sub STORE  ($self, $name, $value) { $self->replace($name, $value) }
 # As apr_table_set: the first entry of the name keeps its place and its name's case and takes
 # the value, the later ones go; with none, the entry is added at the end
 sub replace ($self, $name, $value) {
+    my $now = $self->{list} // $self->_made;
+    if (!@$now) { push @$now, ["$name", "$value"]; return }    # The first entry (a new table's)
     my ($key, $done, @list) = (lc $name, 0);
-    for my $entry (@{$self->{list} // $self->_made}) {
+    for my $entry (@$now) {
         if (lc $entry->[0] ne $key) { push @list, $entry; next }
         push @list, [$entry->[0], "$value"] unless $done++;
     }
