@@ -26,16 +26,19 @@ our $RUNNING;    # The request phase whose code runs now
 # What $ENV{MOD_PERL} says while mod_perl code runs (Debian 12's mod_perl)
 our $ENV_VALUE = 'mod_perl/2.0.12';
 
-# MOD_PERL and MOD_PERL_API_VERSION in perl's %ENV while mod_perl code runs, as mod_perl keeps
-# them: not in the C environment, so a child process does not see them (nor does one of
-# Apache's). Stored without the setenv an assignment makes: Hash::Util's hv_store puts the
-# variable itself in the hash. True if this call put MOD_PERL there (the caller takes it out
-# after, with Perennial::Executor::Environment::delete_perl_only; Perennial::ModPerl::Phases::run
-# does the same in its own lines)
+# MOD_PERL in perl's %ENV while mod_perl code runs, as mod_perl keeps it: not in the C
+# environment, so a child process does not see it (nor does one of Apache's). Stored without
+# the setenv an assignment makes: Hash::Util's hv_store puts the variable itself in the hash.
+# True if this call put it there (the caller takes it out after, with
+# Perennial::Executor::Environment::delete_perl_only; Perennial::ModPerl::Phases::run does
+# the same in its own lines). MOD_PERL_API_VERSION (2) is set for good, in the C environment
+# too: a script's `local %ENV` would put a variable of perl's %ENV alone into the C
+# environment when it is undone, so that whether a child saw it would depend on what the
+# worker served before.
 sub mark_env () {
-    my ($api, $value) = (2, $ENV_VALUE);
-    hv_store(%ENV, 'MOD_PERL_API_VERSION', $api) unless exists $ENV{MOD_PERL_API_VERSION};
+    $ENV{MOD_PERL_API_VERSION} = 2;    ## no critic (RequireLocalizedPunctuationVars) for good
     return 0 if exists $ENV{MOD_PERL};
+    my $value = $ENV_VALUE;
     return hv_store(%ENV, 'MOD_PERL', $value) ? 1 : 0;
 }
 

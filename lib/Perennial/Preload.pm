@@ -33,35 +33,18 @@ sub load ($self, $config) {
     # What mod_perl 2 tells the code it loads: Apache::DBI looks at the API version, and DBI
     # sends connections through Apache::DBI only if MOD_PERL is set when it loads. MOD_PERL is
     # set only while the start-up code loads (a CGI.pm loaded then works through $r, as under
-    # mod_perl); scripts compiled later see the CGI environment, as under mod_cgi. Both are in
-    # perl's %ENV only, as mod_perl keeps them: a child process does not see them.
+    # mod_perl); scripts compiled later see the CGI environment, as under mod_cgi. MOD_PERL is in
+    # perl's %ENV only, as mod_perl keeps it (a child process does not see it), until the worker
+    # hooks' modules have loaded too; see mark_env.
     my $marked = Perennial::ModPerl::mark_env();
-    my $loaded = eval { $self->_load_code($config, $again); 1 };
+    my $hooks  = eval { $self->_load_code($config, $again) };
     Perennial::Executor::Environment::delete_perl_only('MOD_PERL') if $marked;
-    die $@ unless $loaded;
-    $self->{mtimes} = {
-        map { $_ => (stat $INC{$_})[9] }
-            grep {
-                   defined $INC{$_}
-                && !ref $INC{$_}
-                && !m{\A(?:Perennial|Plack/Handler/Perennial)\b}
-                && !Perennial::Executor::Inc::perls_own($INC{$_})
-            }
-            keys %INC
-    };
-    return {
-        init => [
-            (map { _handler($_, 'PerlChildInitHandler') } @{$config->child_init}),
-            Perennial::ModPerl::Server->pushed('PerlChildInitHandler')
-        ],
-        exit => [
-            (map { _handler($_, 'PerlChildExitHandler') } @{$config->child_exit}),
-            Perennial::ModPerl::Server->pushed('PerlChildExitHandler')
-        ],
-    };
+    die $@ unless $hooks;
+    return $hooks;
 }
 
-# The PerlRequire files and PerlModule modules, run and loaded (again: what changed since)
+# The PerlRequire files and PerlModule modules, run and loaded (again: what changed since), and
+# the worker hooks they name: {init => [...], exit => [...]}
 sub _load_code ($self, $config, $again) {
     $self->_refresh if $again;
     Perennial::ModPerl::Handler->forget;
@@ -73,7 +56,28 @@ sub _load_code ($self, $config, $again) {
             unless $ok;
     }
     _require($_) for grep { $self->_loadable($_) } @{$config->modules};
-    return;
+    $self->{mtimes} = {
+        map { $_ => (stat $INC{$_})[9] }
+            grep {
+                   defined $INC{$_}
+                && !ref $INC{$_}
+                && !m{\A(?:Perennial|Plack/Handler/Perennial)\b}
+                && !Perennial::Executor::Inc::perls_own($INC{$_})
+            }
+            keys %INC
+    };
+
+    # The worker hooks' modules load here too, with MOD_PERL set
+    return {
+        init => [
+            (map { _handler($_, 'PerlChildInitHandler') } @{$config->child_init}),
+            Perennial::ModPerl::Server->pushed('PerlChildInitHandler')
+        ],
+        exit => [
+            (map { _handler($_, 'PerlChildExitHandler') } @{$config->child_exit}),
+            Perennial::ModPerl::Server->pushed('PerlChildExitHandler')
+        ],
+    };
 }
 
 # Runs a worker's hooks; a hook that dies is logged, and the worker goes on

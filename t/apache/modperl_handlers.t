@@ -183,8 +183,10 @@ is answer_of($srv->port, {}, GET => '/codes?envread')->{body}, "DEMO_CARRIED=(un
 
 # MOD_PERL is in %ENV while a handler runs, and not after: a PSGI application served next in the
 # same worker does not see it, nor a program it starts (Perennial only), whichever way the
-# handler ended, and when the handler set it itself
-for my $path ('/codes?childenv', '/codes?die', '/codes?internal', '/codes?ownmodperl') {
+# handler ended (a return value whose number dies included), and when the handler set it itself
+for my $path ('/codes?childenv', '/codes?die', '/codes?internal', '/codes?ownmodperl',
+    '/codes?badrc')
+{
     answer_of($srv->port, {}, GET => $path);
     is answer_of($srv->port, {}, GET => '/psgienv')->{body}, 'MOD_PERL=(unset) child: (none)',
         "after $path, the PSGI application does not see MOD_PERL";

@@ -60,8 +60,10 @@ CONF
     my ($first) = sort { $a <=> $b } keys %{$numbers{$pids[0]}};
     ok !exists $numbers{$pids[1]}{$first}, 'the workers do not share a random sequence';
 
-    my @init = _lines("$hooks", qr/^init (\d+) (\d+)$/);
+    my @init = _lines("$hooks", qr/^init (\d+) (\d+) /);
     is_deeply [sort @init], [sort @pids], 'PerlChildInitHandler ran in each worker, with its pid';
+    is_deeply [_lines("$hooks", qr/^init \d+ \d+ (\S+)$/)], [('mod_perl/2.0.12') x 2],
+        'its module loaded with MOD_PERL set, as mod_perl loads code';
 
     $srv->stop;
 

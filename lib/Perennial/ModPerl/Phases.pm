@@ -171,25 +171,36 @@ sub run ($self, $r, $key) {
     my ($status, $run_first, $phase) = ($DECLINED, $RUN_FIRST{$key}, $DIRECTIVE{$key});
     my ($mark, $value) = (!exists $ENV{MOD_PERL}, $Perennial::ModPerl::ENV_VALUE);
     hv_store(%ENV, 'MOD_PERL', $value) if $mark;    # $value itself: the element is that variable
-    for my $name (@{$r->{set}{$key} // []}) {
 
-        # Each handler's answer as a number (a value that is not one is OK, as mod_perl reads
-        # it; exit is OK too); one that dies, or cannot be found, is a 500 with the reason in
-        # the log. (Here, not in a method per handler: a call is 1.5k to 3k instructions.)
-        my $handler = $Perennial::ModPerl::Handler::RESOLVED{$name}    # As known(), once found
-            // $self->_resolve($r, $phase, $name);
-        if (!$handler) { $status = 500; last }
-        my ($rc, $err)
-            = Perennial::ModPerl::run_handler($phase, $r, $handler->{code},
-            defined $handler->{class} ? ($handler->{class}, $r) : $r);    # As Handler::arguments
-        $rc
-            = defined $err           ? _failed($r, $phase, $name, $err)
-            : looks_like_number($rc) ? int $rc
-            :                          $OK;
-        if ($run_first ? $rc != $DECLINED : $rc != $OK && $rc != $DECLINED) { $status = $rc; last }
-        $status = $OK if $rc == $OK;
-    }
+    # In an eval of its own, so that MOD_PERL goes whatever leaves the loop (a handler's return
+    # value whose overloading dies, an exception object whose isa does): it was a local
+    my $done = eval {
+        for my $name (@{$r->{set}{$key} // []}) {
+
+            # Each handler's answer as a number (a value that is not one is OK, as mod_perl
+            # reads it; exit is OK too); one that dies, or cannot be found, is a 500 with the
+            # reason in the log. (Here, not in a method per handler: a call is 1.5k to 3k
+            # instructions.)
+            my $handler = $Perennial::ModPerl::Handler::RESOLVED{$name}    # As known(), once found
+                // $self->_resolve($r, $phase, $name);
+            if (!$handler) { $status = 500; last }
+            my ($rc, $err)
+                = Perennial::ModPerl::run_handler($phase, $r, $handler->{code},
+                defined $handler->{class} ? ($handler->{class}, $r) : $r);   # As Handler::arguments
+            $rc
+                = defined $err           ? _failed($r, $phase, $name, $err)
+                : looks_like_number($rc) ? int $rc
+                :                          $OK;
+            if ($run_first ? $rc != $DECLINED : $rc != $OK && $rc != $DECLINED) {
+                $status = $rc;
+                last;
+            }
+            $status = $OK if $rc == $OK;
+        }
+        1;
+    };
     Perennial::Executor::Environment::delete_perl_only('MOD_PERL') if $mark;
+    die $@ unless $done;
     return $status;
 }
 

@@ -28,7 +28,7 @@ sub handler {
         return Apache2::Const::OK;
     }
     if ($what eq 'childenv') {    # MOD_PERL is in %ENV, and not in a child's environment
-        my $child = join ',', sort grep {/\AMOD_PERL/} split /\n/, `env`;
+        my $child = join ',', sort grep {/\AMOD_PERL=/} split /\n/, `env`;
         $r->content_type('text/plain');
         $r->print(
             'MOD_PERL=', $ENV{MOD_PERL} // '(unset)',
@@ -36,6 +36,11 @@ sub handler {
             "\n",        'child: ', ($child eq '' ? '(none)' : $child), "\n"
         );
         return Apache2::Const::OK;
+    }
+    if ($what eq 'badrc') {       # A return value that cannot be made a number: its overload dies
+        $r->content_type('text/plain');
+        $r->print("bad\n");
+        return bless {}, 'Demo::Codes::BadNumber';
     }
     if ($what eq 'ownmodperl') {    # Set by the handler itself, so in the C environment too
         $ENV{MOD_PERL} = 'mod_perl/own';
@@ -174,6 +179,10 @@ sub handler {
     $r->print("default\n");
     return Apache2::Const::OK;
 }
+
+# A value whose number dies
+package Demo::Codes::BadNumber;
+use overload '0+' => sub { die "no number here\n" }, '""' => sub {'bad number'}, fallback => 0;
 
 # An exception that is false as a boolean, and says so as a string
 package Demo::Codes::False;
