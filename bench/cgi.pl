@@ -5,7 +5,7 @@ use lib "$FindBin::RealBin/lib", "$FindBin::RealBin/../lib";
 use Cwd                       qw(abs_path);
 use List::Util                ();
 use Perennial::Bench::Ab      qw(run_ab);
-use Perennial::Bench::Servers qw(settle start_server stop_server);
+use Perennial::Bench::Servers qw(group_cpu settle start_server stop_server);
 use Perennial::Bench::Wrk     qw(run_wrk);
 use Perennial::Bench::Options qw(keepalive_modes options);
 use Perennial::Bench::Record  qw(record);
@@ -119,6 +119,7 @@ sub _measure ($ka) {
             my $ab
                 = run_ab(port => $port, path => $path, seconds => $opt{seconds}, keepalive => $ka);
             settle($servers{$server});
+            my @cpu = group_cpu($servers{$server}{pid});
             my $wrk = run_wrk(
                 port        => $port,
                 path        => $path,
@@ -127,6 +128,10 @@ sub _measure ($ka) {
                 headers     => \@headers,
                 starved     => $ka
             );
+            my @used
+                = group_cpu($servers{$server}{pid});    # The server's CPU a request, as hello.pl's
+            @$wrk{qw(user_us system_us)}
+                = map { ($used[$_] - $cpu[$_]) / ($wrk->{completed} || 1) * 1e6 } 0, 1;
             settle($servers{$server});    # Its queue answered before the next row is measured
             push @{$runs{$label}}, {ab => $ab, wrk => $wrk};
             printf STDERR
@@ -139,9 +144,12 @@ sub _measure ($ka) {
         map {
             my $label = $_->[0];
             my $runs  = $runs{$label};
+            my @wrk   = sort { $a->{rps} <=> $b->{rps} } map { $_->{wrk} } @$runs;
             (   $label => {
                     ab      => _median(map { $_->{ab}{rps} } @$runs),
-                    wrk     => _median(map { $_->{wrk}{rps} } @$runs),
+                    wrk     => _median(map { $_->{rps} } @wrk),
+                    user_us => $wrk[$#wrk / 2]{user_us},                # The median wrk run's
+                    sys_us  => $wrk[$#wrk / 2]{system_us},
                     errors  => List::Util::sum(map { $_->{ab}{errors} + $_->{wrk}{errors} } @$runs),
                     starved => List::Util::max(map { $_->{wrk}{starved} // 0 } @$runs),
                 }
@@ -161,17 +169,19 @@ sub _print ($ka, $result) {
         . ($ka ? 'on (ab -k; Starman: off)' : 'off')
         . ", 127.0.0.1; median of $opt{rounds} rounds of ab -c1 -t$opt{seconds} and wrk -t2 -c50 "
         . "-d$opt{duration}s";
-    say sprintf '%-28s %10s %8s %10s %8s %8s %8s', 'server / mode', 'ab -c1', 'x base',
-        'wrk -c50', 'x base', 'errors', 'starved';
+    say sprintf '%-28s %10s %8s %10s %8s %8s %8s %8s %8s', 'server / mode', 'ab -c1', 'x base',
+        'wrk -c50', 'x base', 'user us', 'sys us', 'errors', 'starved';
     for my $row (@rows) {
         my $r = $result->{$row->[0]};
-        say sprintf '%-28s %10.1f %8.1f %10.1f %8.1f %8d %8s', $row->[0], $r->{ab},
-            _ratio($r->{ab}, $base->{ab}), $r->{wrk}, _ratio($r->{wrk}, $base->{wrk}), $r->{errors},
-            $ka ? "$r->{starved}/50" : '-';
+        say sprintf '%-28s %10.1f %8.1f %10.1f %8.1f %8.1f %8.1f %8d %8s', $row->[0], $r->{ab},
+            _ratio($r->{ab}, $base->{ab}), $r->{wrk}, _ratio($r->{wrk}, $base->{wrk}),
+            $r->{user_us} // 0, $r->{sys_us} // 0, $r->{errors}, $ka ? "$r->{starved}/50" : '-';
     }
     say "(starved: the most of wrk's 50 kept-alive connections left without a byte from a "
         . 'third to two thirds into a run, in any round; see bench/hello.pl)'
         if $ka;
+    say '(user us, sys us: the CPU time all the server\'s processes used during the median wrk '
+        . 'run, in user space and in the kernel, divided by the requests wrk completed)';
     say '';
     for my $pair (@pairs) {
         my ($a, $b) = map { $result->{$_} } @$pair;
