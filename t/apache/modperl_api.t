@@ -78,7 +78,7 @@ CONF
 my @requests = (
     ['GET',  '/fields.pl/extra/path?a=1&b=2', 'X-Test: yes'],
     ['GET',  '/head.pl'],
-    ['GET',  '/headers_in.pl', 'X-Test: yes', 'Accept: text/plain'],
+    ['GET',  '/headers_in.pl', 'X-Test: yes', 'Accept: text/plain', 'X-Trail-: end'],
     ['HEAD', '/head.pl'],
     map({ ['GET', "/noprint.pl?$_"] } qw(302 404 204 custom 200)),
     ['GET',  '/mixed.pl'],

@@ -14,12 +14,13 @@ my @lines = (
     'get=' . $in->get('X-Test'),
     'list=' . join(',', @list) . ' (' . scalar(@list) . ')',
     'none=' . scalar(@none),
-    'underscore=' . ($in->get('X_Test')         // 'undef'),
-    'accept=' .     ($in->get('ACCEPT')         // 'undef'),
-    'type=' .       ($in->get('Content-Type')   // 'undef'),
-    'length=' .     ($in->get('Content-Length') // 'undef'),
-    'hash=' .       ($in->{'X-TEST'}            // 'undef'),
-    'exists=' .     (exists $in->{'x-test'} ? 1 : 0) . (exists $in->{'x-none'} ? 1 : 0),
+    'underscore=' .      ($in->get('X_Test')   // 'undef'),
+    'trailing hyphen=' . ($in->get('X-Trail-') // 'undef') . ' ' . ($in->get('X-Trail') // 'undef'),
+    'accept=' .          ($in->get('ACCEPT')         // 'undef'),
+    'type=' .            ($in->get('Content-Type')   // 'undef'),
+    'length=' .          ($in->get('Content-Length') // 'undef'),
+    'hash=' .            ($in->{'X-TEST'}            // 'undef'),
+    'exists=' .          (exists $in->{'x-test'} ? 1 : 0) . (exists $in->{'x-none'} ? 1 : 0),
 );
 $in->set('X-Added' => 'one');
 $in->unset('Accept');
@@ -29,5 +30,8 @@ push @lines,
     'added=' . $in->get('x-added'),
     'accept after unset=' . ($in->get('Accept') // 'undef'),
     'seen=' . join(',', sort @seen),
-    'keys=' . join(',', sort grep {/\Ax-/i} map {lc} keys %$in);
+    'keys=' . join(',', sort grep {/\Ax-/i} map {lc} keys %$in),
+    'trailing hyphen, made='
+    . ($in->get('x-trail-') // 'undef') . ' '
+    . ($in->get('x-trail')  // 'undef');
 print map {"$_\n"} @lines;

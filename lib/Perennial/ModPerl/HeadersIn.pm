@@ -33,8 +33,10 @@ sub value ($class, $env, $name) {
     return lc($FIELD_NAME{$key} // _name_of($key)) eq $lc ? $value : undef;
 }
 
+# A field's name from its key: each part capitalised (the client's case is not in the key),
+# an empty part kept (X-Test- is HTTP_X_TEST_, and stays X-Test-, as Apache has it)
 sub _name_of ($key) {
-    join '-', map {ucfirst} split /_/, lc substr $key, 5;
+    join '-', map {ucfirst} split /_/, lc(substr $key, 5), -1;
 }
 
 1;
