@@ -15,10 +15,12 @@ sub ap_auth_type ($self, @new) { $self->_env(AUTH_TYPE => @new) }
 # The query string (mod_perl 2, in any context); for an object asked for as mod_perl 1's
 # Apache->request, its decoded pairs in list context, as mod_perl 1 gave them
 sub args ($self, @new) {
-    my $query = $self->_env(QUERY_STRING => @new) // '';
-    $query = undef    # None asked
+    my $env   = $self->{env};               # As _env, without its call (most handlers ask for args)
+    my $query = $env->{QUERY_STRING} // '';
+    $env->{QUERY_STRING} = $new[0] if @new;
+    $query = undef                            # None asked
         if $query eq ''
-        && index($self->{env}{'perennial.url'} // $self->{env}{REQUEST_URI} // '', '?') < 0;
+        && index($env->{'perennial.url'} // $env->{REQUEST_URI} // '', '?') < 0;
     return $query if !wantarray || @new || !$self->{mod_perl1};
     return map { tr/+/ /r =~ s/%([0-9A-Fa-f]{2})/chr hex $1/ger } map { split /=/, $_, 2 }
         split /[&;]/, $query // '';
