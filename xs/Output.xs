@@ -699,3 +699,35 @@ xs_print(r, ...)
     }
   OUTPUT:
     RETVAL
+
+MODULE = Perennial::Executor::Output    PACKAGE = Perennial::ModPerl::Table
+
+# tied_table($via, $source): an APR::Table, a hash tied to a new
+# Perennial::ModPerl::Table::Entries (empty, or a lazy table's source when $via is true), made
+# as perl's tie makes it, without the call of TIEHASH: see pp_tied_table in
+# lib/Perennial/ModPerl/Table.pm, which does the same through tie. A handler makes two or three
+# tables a request.
+SV *
+xs_tied_table(via, source)
+    SV *via
+    SV *source
+  PREINIT:
+    HV *entries, *hash;
+    SV *obj;
+  CODE:
+    entries = newHV();
+    if (SvTRUE(via)) {
+        (void)hv_stores(entries, "list", newSV(0));
+        (void)hv_stores(entries, "via", newSVsv(via));
+        (void)hv_stores(entries, "source", newSVsv(source));
+    }
+    else (void)hv_stores(entries, "list", newRV_noinc((SV *)newAV()));
+    (void)hv_stores(entries, "at", newSV(0));
+    obj  = sv_bless(newRV_noinc((SV *)entries),
+                    gv_stashpvs("Perennial::ModPerl::Table::Entries", GV_ADD));
+    hash = newHV();
+    sv_magic((SV *)hash, obj, PERL_MAGIC_tied, NULL, 0);    /* Holds its own count on obj */
+    SvREFCNT_dec(obj);
+    RETVAL = sv_bless(newRV_noinc((SV *)hash), gv_stashpvs("APR::Table", GV_ADD));
+  OUTPUT:
+    RETVAL

@@ -25,6 +25,7 @@ my @files = (
     't/scripts/perlrun_reads.t',                                        # stat, PerlRun's reads
     't/apache/cgi_output.t',                                            # print
     't/apache/modperl_handlers.t',                                      # $r->print, its head
+    't/apache/modperl_api.t',                                           # APR::Table's tie
     't/scripts/inc.t', 't/scripts/dependencies.t',                      # %INC, libraries
     't/logs/formats.t'                                                  # access log lines
 );

@@ -1,6 +1,7 @@
 package Perennial::ModPerl::Table;
 use v5.36;
-use Carp qw(croak);
+use Carp                        qw(croak);
+use Perennial::Executor::Output ();
 
 # APR::Table as mod_perl gives it: names are case-insensitive, a name may hold several values,
 # entries keep the order they were added in, and the table is both an object (get, set, add,
@@ -9,20 +10,26 @@ use Carp qw(croak);
 # that entry, as APR::Table's tied interface does. Tables are blessed into APR::Table, so code
 # that checks the class finds the one it expects.
 
-sub new ($class, @pairs) {
-    tie my %hash, 'Perennial::ModPerl::Table::Entries';
-    (tied %hash)->push_pairs(@pairs) if @pairs;    # As add adds them, in one call
+# An empty table, or a lazy one's with its source: in C (xs/Output.xs, loaded with
+# Perennial::Executor::Output), or its Perl twin, which ties as perl does
+*tied_table = defined &xs_tied_table ? \&xs_tied_table : \&pp_tied_table;
+
+sub pp_tied_table ($via, $source) {
+    tie my %hash, 'Perennial::ModPerl::Table::Entries', $via, $source;
     return bless \%hash, 'APR::Table';
+}
+
+sub new ($class, @pairs) {
+    my $table = tied_table(undef, undef);
+    (tied %$table)->push_pairs(@pairs) if @pairs;    # As add adds them, in one call
+    return $table;
 }
 
 # A table whose entries are made from a source when first needed: $via->pairs($source) gives
 # them, and until then $via->value($source, $name) answers get (a request's headers_in, made
 # from its PSGI environment: most handlers get a field or two, and the whole table cost a
 # handler's request 15k instructions more)
-sub lazy ($class, $via, $source) {
-    tie my %hash, 'Perennial::ModPerl::Table::Entries', $via, $source;
-    return bless \%hash, 'APR::Table';
-}
+sub lazy ($class, $via, $source) { tied_table($via, $source) }
 
 # PerlSetVar and PerlAddVar's name => [values], as the table dir_config gives
 sub from_vars ($class, $vars) {
