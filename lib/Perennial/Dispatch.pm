@@ -221,7 +221,11 @@ sub _handle ($self, $env, $depth, $plan, $r = undef) {
 # handler serves it
 sub _module ($self, $env, $depth, $plan, $r) {
     my $executor = $plan->{executor} //= $self->_executor($plan);
-    return $executor->serve($env, $r, sub ($e) { $self->_declined($e, $depth, $plan) });
+    my $declined
+        = $depth
+        ? sub ($e) { $self->_declined($e, $depth, $plan) }
+        : ($plan->{declined} //= $self->_declined_at_top($plan));    # As the direct way keeps it
+    return $executor->serve($env, $r, $declined);
 }
 
 sub _declined ($self, $env, $depth, $plan) {

@@ -76,11 +76,12 @@ sub close_request ($class, $r) {
 }
 
 # A request's object, as begin makes it when first asked for, and as Phases->open makes it for a
-# request whose mod_perl phases run from its start ($phased; %site as for begin, with the merged
-# settings: the dispatcher hands it to each phase and to the handler). Only the fields that have a value are
-# stored (a phased request's object has no file or output yet, and seldom a request before it):
-# each store and its free cost about 400 instructions.
-sub request_object ($env, $hit, $out, $site, $phased = undef) {
+# request whose mod_perl phases run from its start ($phases, the Perennial::ModPerl::Phases that
+# runs them; %site as for begin, with the merged settings: the dispatcher hands it to each phase
+# and to the handler). Only the fields that have a value are stored (a phased request's object
+# has no file or output yet, and seldom a request before it): each store and its free cost
+# about 400 instructions.
+sub request_object ($env, $hit, $out, $site, $phases = undef) {
     my $r = bless {
         env     => $env,
         site    => $site,
@@ -89,7 +90,7 @@ sub request_object ($env, $hit, $out, $site, $phased = undef) {
         time    => time,
         },
         'Apache2::RequestRec';
-    $r->{phased}                    = 1                                 if $phased;
+    $r->{phases}                    = $phases                           if $phases;
     @$r{qw(hit filename path_info)} = ($hit, @$hit{qw(file path_info)}) if $hit;
     if ($out) { $r->{out} = $out; $out->attach_request($r) }
     if (my $prev = $env->{'perennial.prev'}) {
@@ -108,7 +109,7 @@ sub end ($class) {
     my $r = $NOW // return;
     undef $NOW;
     $r->{out}->detach_request if $r->{out};
-    return $r if $r->{phased} || !($r->{cleanup} || $r->{pool} && @{$r->{pool}{cleanups}});
+    return $r if $r->{phases} || !($r->{cleanup} || $r->{pool} && @{$r->{pool}{cleanups}});
     if ($r->{env}{'psgix.cleanup'}) {
         push @{$r->{env}{'psgix.cleanup.handlers'}}, sub ($e) { $class->_cleanups($r) };
     }
@@ -278,7 +279,7 @@ L<Perennial::Manual::Scripts> lists every method and what differs from mod_perl.
 
 =head2 request_object, close_request
 
-    my $r = Perennial::ModPerl::request_object($env, undef, undef, {%site, set => $settings}, 1);
+    my $r = Perennial::ModPerl::request_object($env, undef, undef, {%site, set => $settings}, $phases);
     Perennial::ModPerl->close_request($r);
 
 A request whose mod_perl phases run (L<Perennial::ModPerl::Phases>): one object from the

@@ -14,8 +14,8 @@ delete $PASS_AUTH{HTTP_AUTHORIZATION};
 
 # The names of the CGI variables the last script request of this process put in %ENV, joined
 # with NULs (see sync_env). A package variable: Perennial::ModPerl::Phases::open looks whether
-# it is empty without calling clean (the call was 1.5k instructions a request); only this
-# module writes it.
+# it is empty before it calls apply([]) (the call and sync_env's, to find nothing to do, cost a
+# handler module's request 4.6k instructions); only this module writes it.
 our %CGI_SET = (names => '');
 
 # The variables of every request, from its PSGI environment; undefined ones are empty
@@ -68,14 +68,6 @@ sub pp_delete_perl_only ($name) {
 # an earlier request set stays)
 sub apply ($class, $groups) {
     sync_env(\%CGI_SET, undef, undef, map { @$_[0, 1] } @$groups);
-    return;
-}
-
-# None of the variables an earlier request put in %ENV stays (apply with no groups): a look
-# alone when there are none, as after a handler module's request (apply's call to sync_env, to
-# find that nothing was to be done, cost such a request 4.6k instructions, this 2.9k)
-sub clean ($class) {
-    sync_env(\%CGI_SET, undef, undef) if length $CGI_SET{names};
     return;
 }
 
@@ -238,10 +230,6 @@ the next request removes them unless it sets them itself.
     Perennial::Executor::Environment->apply([]);    # none of an earlier request's
 
 Puts groups of variables in C<%ENV>, through C<sync_env>.
-
-=head2 clean
-
-    Perennial::Executor::Environment->clean;    # as apply([]), a look when there is nothing
 
 =head2 argv
 

@@ -40,7 +40,8 @@ sub serve ($self, $env, $r, $declined) {
     return sub ($respond) { $self->_respond($env, $r, $declined, $respond) };
 }
 
-# The handlers run, and what they return becomes the response (through _run and _after_output)
+# The handlers run (under perl-script through _run), and what they return becomes the response. A
+# handler that died ends the phase with 500 (Perennial::ModPerl::Phases), never OK or DONE.
 sub _respond ($self, $env, $r, $declined, $respond) {
     my $out = Perennial::Executor::Output->for_request($respond, $r);
     @$r{qw(out module environment hits)} = ($out, 1, $self->{env}, $self->{hits});
@@ -49,12 +50,11 @@ sub _respond ($self, $env, $r, $declined, $respond) {
         ? $self->_run($env, $r, $out)
         : $self->{phases}->run($r, 'perl_response');    # %ENV left clean
     return if $out->detach_request;                     # True: $r->internal_redirect answered
-    if (($rc == $OK || $rc == $DONE) && !$r->{died}) {  # The usual end, as _after_output's
+    if ($rc == $OK || $rc == $DONE) {
         my $bad = $out->finish($r) or return;           # With the object's head, if none printed
         return $self->_bad_output($r, $bad, $respond);
     }
-    return $self->_after_output($r, $out, $rc, $respond)
-        if $rc == $OK || $rc == $DONE || $out->printed;
+    return $self->_after_output($r, $out, $rc, $respond) if $out->printed;
     my $res
         = $rc == $DECLINED ? $declined->($env) : $self->{phases}->answer($r, perl_response => $rc);
     return ref $res eq 'CODE' ? $res->($respond) : $respond->($res);
@@ -69,7 +69,7 @@ sub _after_output ($self, $r, $out, $rc, $respond) {
         return ref $res eq 'CODE' ? $res->($respond) : $respond->($res);
     }
     $r->log_error("PerlResponseHandler returned $rc after it sent a body: the body stands")
-        if $rc != $OK && $rc != $DONE && $rc != $DECLINED;
+        if $rc != $DECLINED;
     my $bad = $out->finish($r) or return;    # With the object's head, if none was printed
     return $self->_bad_output($r, $bad, $respond);
 }

@@ -28,9 +28,6 @@ sub resolve ($class, $name) {
     return $RESOLVED{$name} //= _find($name);
 }
 
-# What a name was resolved to already, if it was
-sub known ($name) { $RESOLVED{$name} }
-
 # Forgets what names led to (the modules were loaded again, at a graceful restart)
 sub forget ($class) { %RESOLVED = (); return }
 
@@ -124,10 +121,6 @@ the life of the process.
 =head2 arguments
 
     my @args = Perennial::ModPerl::Handler::arguments($handler, $r);    # (class, $r) for a method
-
-=head2 known
-
-    my $handler = Perennial::ModPerl::Handler::known($name);    # resolved before, or undef
 
 =head2 forget
 

@@ -23,14 +23,14 @@ sub pairs ($class, $env) {
 }
 
 # The value of the field a name (in any case) is, as the table made from pairs would give it
-# first, or undef: the one key the name maps to, if the name made from that key is this one
+# first, or undef: the one key the name maps to. A name made from a key has no underscore (a
+# key's are its hyphens), so a name with one is none of them.
 sub value ($class, $env, $name) {
     my $lc = lc $name;
     return $env->{CONTENT_TYPE}   || undef if $lc eq 'content-type';
     return $env->{CONTENT_LENGTH} || undef if $lc eq 'content-length';
-    my $key   = 'HTTP_' . uc($name =~ tr/-/_/r);
-    my $value = $env->{$key} // return undef;      ## no critic (ProhibitExplicitReturnUndef) none
-    return lc($FIELD_NAME{$key} // _name_of($key)) eq $lc ? $value : undef;
+    return undef if index($name, '_') >= 0;    ## no critic (ProhibitExplicitReturnUndef) none
+    return $env->{'HTTP_' . uc($name =~ tr/-/_/r)};
 }
 
 # A field's name from its key: each part capitalised (the client's case is not in the key),

@@ -50,12 +50,11 @@ sub response_only ($class, $set) {
 sub open ($self, $env, $plan) {
     my ($root, $hit) = @$plan{qw(root hit)};
     my $site = $plan->{phase_site} //= $self->_site($plan);
-    my $r    = Perennial::ModPerl::request_object($env, undef, undef, $site, 1);
-    $r->{phases} = $self;
+    my $r    = Perennial::ModPerl::request_object($env, undef, undef, $site, $self);
 
     # No CGI variables of an earlier request in %ENV for handlers that run before a response
     # sets them (perl-script sets this one's, a script its own; modperl none, as mod_perl)
-    Perennial::Executor::Environment->clean
+    Perennial::Executor::Environment->apply([])
         if $site->{clean_env} && length $Perennial::Executor::Environment::CGI_SET{names};
     if (ref $hit && $hit->{file}) {
         @$r{qw(filename path_info hit)} = (@$hit{qw(file path_info)}, $hit);
@@ -181,7 +180,7 @@ sub run ($self, $r, $key) {
             # reads it; exit is OK too); one that dies, or cannot be found, is a 500 with the
             # reason in the log. (Here, not in a method per handler: a call is 1.5k to 3k
             # instructions.)
-            my $handler = $Perennial::ModPerl::Handler::RESOLVED{$name}    # As known(), once found
+            my $handler = $Perennial::ModPerl::Handler::RESOLVED{$name}    # As resolve keeps it
                 // $self->_resolve($r, $phase, $name);
             if (!$handler) { $status = 500; last }
             my ($rc, $err)

@@ -121,11 +121,12 @@ sub TIEHASH ($class, $via = undef, $source = undef) {
     return bless {list => undef, at => undef, via => $via, source => $source}, $class;
 }
 
-# The entries of a table made from a source (APR::Table's lazy), made now
+# The entries of a table made from a source (APR::Table's lazy), made now: only a lazy table
+# has no list
 sub _made ($self) {
     my ($via, $source) = delete @$self{qw(via source)};
     $self->{list} = [];
-    $self->push_pairs($via->pairs($source)) if $via;
+    $self->push_pairs($via->pairs($source));
     return $self->{list};
 }
 
