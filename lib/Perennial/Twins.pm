@@ -9,6 +9,19 @@ use v5.36;
 # Installs NAME as xs_NAME or pp_NAME in $package; returns which: 'C' or 'Perl'
 sub install ($package, @names) {
     my $c = !$ENV{PERENNIAL_PURE_PERL} && eval { require XSLoader; XSLoader::load($package); 1 };
+    return _put($package, $c, @names);
+}
+
+# The same for a package whose C functions another package's shared object holds (xs/NAME.xs
+# with a section for each package, as Output.xs has for $r->print and APR::Table): that package,
+# $loader, is loaded first, and its own install loads the object
+sub install_from ($loader, $package, @names) {
+    require $loader =~ s{::}{/}gr . '.pm';
+    my $c = !$ENV{PERENNIAL_PURE_PERL} && !grep { !$package->can("xs_$_") } @names;
+    return _put($package, $c, @names);
+}
+
+sub _put ($package, $c, @names) {
     my $prefix = $c ? 'xs_' : 'pp_';
     no strict 'refs';    ## no critic (ProhibitNoStrict) the package's own functions, by name
     *{"${package}::$_"} = \&{"${package}::$prefix$_"} for @names;
@@ -43,5 +56,11 @@ path runs.
 =head2 install
 
     my $which = Perennial::Twins::install($package, @names);    # 'C' or 'Perl'
+
+=head2 install_from
+
+    Perennial::Twins::install_from('Perennial::Executor::Output', __PACKAGE__, 'print');
+
+The C functions are in another package's shared object: that package is loaded first.
 
 =cut

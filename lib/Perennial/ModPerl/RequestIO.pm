@@ -1,6 +1,6 @@
 package Perennial::ModPerl::RequestIO;
 use v5.36;
-use Perennial::Executor::Output;
+use Perennial::Twins;
 
 # Apache2::RequestIO for Perennial's request object: the body goes out through the same output
 # as the script's STDOUT (so printing to either, in any order, keeps the order), the request
@@ -15,7 +15,7 @@ sub discard_request_body ($self) {
 }
 
 # print in C (xs/Output.xs, loaded with Perennial::Executor::Output) or its Perl twin
-*print = defined &xs_print ? \&xs_print : \&pp_print;
+Perennial::Twins::install_from('Perennial::Executor::Output', __PACKAGE__, 'print');
 
 sub pp_print ($self, @list) { $self->_send(join '', @list) }
 

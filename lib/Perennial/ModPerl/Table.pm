@@ -1,7 +1,7 @@
 package Perennial::ModPerl::Table;
 use v5.36;
-use Carp                        qw(croak);
-use Perennial::Executor::Output ();
+use Carp qw(croak);
+use Perennial::Twins;
 
 # APR::Table as mod_perl gives it: names are case-insensitive, a name may hold several values,
 # entries keep the order they were added in, and the table is both an object (get, set, add,
@@ -12,7 +12,7 @@ use Perennial::Executor::Output ();
 
 # An empty table, or a lazy one's with its source: in C (xs/Output.xs, loaded with
 # Perennial::Executor::Output), or its Perl twin, which ties as perl does
-*tied_table = defined &xs_tied_table ? \&xs_tied_table : \&pp_tied_table;
+Perennial::Twins::install_from('Perennial::Executor::Output', __PACKAGE__, 'tied_table');
 
 sub pp_tied_table ($via, $source) {
     tie my %hash, 'Perennial::ModPerl::Table::Entries', $via, $source;
