@@ -1,7 +1,6 @@
 package Perennial::Executor::Output;
 use v5.36;
-use Exporter     qw(import);
-use Scalar::Util ();
+use Exporter qw(import);
 use Perennial::Executor::Layers;
 use Perennial::Twins;
 
@@ -231,35 +230,10 @@ sub _head_from_request ($self, $bytes) {
     return $self->set_head(@fields);
 }
 
-# A handler module's usual head, set from its request object before the first bytes as
-# _head_from_request sets it: a status, a Content-Type and the tables' fields set through the
-# object (xs/Output.xs says which heads; this is its Perl twin). 1 once set, else 0 for the
-# whole way.
-sub pp_module_head ($self) {
-    my $r = $self->{request};
-    return 0 unless _waits_for_module_head($self, $r);
-    my ($type, $status) = @$r{qw(content_type status)};
-    return 0 if grep { defined && (ref || /[\r\n]/) } $type, $status;
-    return 0 if defined $status && $status !~ /\A([1-5]\d\d)\b/;
-    $status = defined $status ? $1 : 200;
-    my @fields = map { $r->{$_} ? $r->{$_}->pairs : () } qw(headers_out err_headers_out);
-    for my $i (grep { $_ % 2 == 0 } 0 .. $#fields) {
-        return 0 if $fields[$i] !~ $NAME_ALONE || $fields[$i] =~ /\Astatus\z/i;
-        return 0 if $fields[$i + 1] =~ /[\r\n]/;
-    }
-    @$self{qw(status headers local)}
-        = ($status, [defined $type ? ('Content-Type' => $type) : (), @fields], undef);
-    return 1;
-}
-
-# Whether the output waits for its head, from a handler module's request object that has no
-# field of it set but the status and the type
-sub _waits_for_module_head ($self, $r) {
-    return 0 if grep { $self->{$_} } qw(headers nph base closed children);
-    return 0 if length($self->{head} // '') || (Scalar::Util::reftype($r) // '') ne 'HASH';
-    return 0 if !$r->{module} || $r->{head_sent} || ($r->{set} && $r->{set}{parse_headers});
-    return !grep { defined $r->{$_} } qw(content_encoding content_languages no_cache);
-}
+# A handler module's usual head set at once from its request object (xs/Output.xs): 1 once
+# set. Its Perl twin sets none, and _head_from_request goes the whole way, which makes the
+# same head (as pp_unbuffer has nothing to do).
+sub pp_module_head ($self) { return 0 }
 
 # A printed header block, as mod_cgi reads it; over the fields of a head set another way, if
 # given (the printed Status and Content-Type win). In C (xs/Output.xs) for a block of ASCII
