@@ -19,7 +19,6 @@ use Perennial::Watchdog;
 
 my ($OK, $DECLINED, $DONE)
     = (Apache2::Const::OK(), Apache2::Const::DECLINED(), Apache2::Const::DONE());
-my $MAX_HITS = 10_000;    # Paths whose CGI variables are kept, so made-up ones cannot grow it
 
 sub new ($class, %args) {
     return bless {
@@ -44,7 +43,7 @@ sub serve ($self, $env, $r, $declined) {
 # handler that died ends the phase with 500 (Perennial::ModPerl::Phases), never OK or DONE.
 sub _respond ($self, $env, $r, $declined, $respond) {
     my $out = Perennial::Executor::Output->for_request($respond, $r);
-    @$r{qw(out module environment hits)} = ($out, 1, $self->{env}, $self->{hits});
+    @$r{qw(out module environment hits)} = ($out, 1, $self->{env}, $self->{hits});    # cgi_hit's
     my $rc
         = $self->{perl_script}
         ? $self->_run($env, $r, $out)
@@ -84,7 +83,7 @@ sub _bad_output ($self, $r, $bad, $respond) {
 # only with a value, as mod_perl sets them), STDIN, and STDOUT into the response
 sub _run ($self, $env, $r, $out) {
     my $phases = $self->{phases};
-    $self->{env}->put($env, $r->{hit} //= hit_of($self->{hits}, $r));
+    $self->{env}->put($env, $r->cgi_hit);
     local *STDIN;
     use_io(\*STDIN, $env->{'psgi.input'});    # Without emptying perl's cache of class names
     local *STDOUT;
@@ -93,20 +92,6 @@ sub _run ($self, $env, $r, $out) {
     my $opened   = close_stdout(\*STDOUT, $self->{stdout_io}, $out, $selected);
     CORE::close(*STDOUT) if $opened;    # A file the handler opened on it itself
     return $rc;
-}
-
-# What the CGI variables of a path are made from, kept per path (with them, once made) in the
-# executor's $hits: under perl-script as the handlers begin, under modperl when subprocess_env
-# first asks. With no DocumentRoot nothing maps the URL to a file: no SCRIPT_FILENAME, and the
-# URL is SCRIPT_NAME.
-sub hit_of ($hits, $r) {
-    my ($file, $path_info, $uri) = ($r->filename // '', $r->path_info // '', $r->uri);
-    %$hits = () if keys %$hits >= $MAX_HITS;
-    return $hits->{"$file\0$path_info\0$uri"} //= {
-        file        => $file,
-        path_info   => $path_info,
-        script_name => substr($uri, 0, length($uri) - length $path_info),
-    };
 }
 
 1;

@@ -10,6 +10,8 @@ use Perennial::ModPerl::Table;
 # set take a new value and return the old one. Tables are made the first time they are asked
 # for, so a script that never looks costs nothing.
 
+my $MAX_HITS = 10_000;    # Paths whose CGI variables are kept, so made-up ones cannot grow them
+
 sub ap_auth_type ($self, @new) { $self->_env(AUTH_TYPE => @new) }
 
 # The query string (mod_perl 2, in any context); for an object asked for as mod_perl 1's
@@ -188,12 +190,29 @@ sub status_line ($self, @new) {
     return $old;
 }
 
+# What a handler module's CGI variables are made from: its file, PATH_INFO and SCRIPT_NAME, kept
+# per path (with the variables, once made) in its executor's $self->{hits}, and made when first
+# asked for (under perl-script as the handlers begin, under modperl when subprocess_env first
+# asks). With no DocumentRoot nothing maps the URL to a file: no SCRIPT_FILENAME, and the URL is
+# SCRIPT_NAME.
+sub cgi_hit ($self) {
+    return $self->{hit} //= do {
+        my ($file, $path_info, $uri) = ($self->filename // '', $self->path_info // '', $self->uri);
+        my $hits = $self->{hits};
+        %$hits = () if keys %$hits >= $MAX_HITS;
+        $hits->{"$file\0$path_info\0$uri"} //= {
+            file        => $file,
+            path_info   => $path_info,
+            script_name => substr($uri, 0, length($uri) - length $path_info),
+        };
+    };
+}
+
 # The variables a CGI script would get, as a table that can be changed; in void context with no
 # arguments, also put into %ENV (mod_perl's way of setting up the environment late)
 sub subprocess_env ($self, @args) {
     my $cgi = $self->{environment} // $self->{site}{environment};
-    $self->{hit} //= Perennial::Executor::Handler::hit_of($self->{hits}, $self)
-        if $self->{hits};    # A handler module's, made when first asked for
+    $self->cgi_hit if $self->{hits};    # A handler module's, made when first asked for
     my $table = $self->{subprocess_env}
         //= Perennial::ModPerl::Table->new($cgi ? $cgi->cgi($self->{env}, $self->{hit}) : ());
     if (!@args) {
