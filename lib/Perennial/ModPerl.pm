@@ -31,12 +31,8 @@ our $ENV_VALUE = 'mod_perl/2.0.12';
 # the setenv an assignment makes: Hash::Util's hv_store puts the variable itself in the hash.
 # True if this call put it there (the caller takes it out after, with
 # Perennial::Executor::Environment::delete_perl_only; Perennial::ModPerl::Phases::run does
-# the same in its own lines). MOD_PERL_API_VERSION (2) is set for good, in the C environment
-# too: a script's `local %ENV` would put a variable of perl's %ENV alone into the C
-# environment when it is undone, so that whether a child saw it would depend on what the
-# worker served before.
+# the same in its own lines, a call less on every phase).
 sub mark_env () {
-    $ENV{MOD_PERL_API_VERSION} = 2;    ## no critic (RequireLocalizedPunctuationVars) for good
     return 0 if exists $ENV{MOD_PERL};
     my $value = $ENV_VALUE;
     return hv_store(%ENV, 'MOD_PERL', $value) ? 1 : 0;

@@ -35,7 +35,10 @@ sub load ($self, $config) {
     # set only while the start-up code loads (a CGI.pm loaded then works through $r, as under
     # mod_perl); scripts compiled later see the CGI environment, as under mod_cgi. MOD_PERL is in
     # perl's %ENV only, as mod_perl keeps it (a child process does not see it), until the worker
-    # hooks' modules have loaded too; see mark_env.
+    # hooks' modules have loaded too; see mark_env. MOD_PERL_API_VERSION is set for good, in the C
+    # environment too: a script's `local %ENV` would put a variable of perl's %ENV alone there
+    # when it is undone, so whether a child saw it would depend on what the worker served before.
+    $ENV{MOD_PERL_API_VERSION} = 2;    ## no critic (RequireLocalizedPunctuationVars) for good
     my $marked = Perennial::ModPerl::mark_env();
     my $hooks  = eval { $self->_load_code($config, $again) };
     Perennial::Executor::Environment::delete_perl_only('MOD_PERL') if $marked;
