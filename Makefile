@@ -44,7 +44,7 @@ lib/auto/Perennial/HTTP/Core/Core.so: xs/CoreResponse.c xs/CoreHead.c xs/CoreCon
 	xs/Loop.c xs/LoopState.c xs/LoopResponse.c xs/LoopDelayed.c xs/LoopLog.c xs/LoopSize.c xs/LoopCleanup.c xs/FormatApi.h xs/Accept.c \
 	xs/ScoreboardSlot.h xs/PlainHash.h
 lib/auto/Perennial/Log/Format/Format.so: xs/FormatApi.h xs/FormatText.c
-lib/auto/Perennial/Scoreboard/Scoreboard.so: xs/ScoreboardSlot.h xs/PlainHash.h
+lib/auto/Perennial/Scoreboard/Scoreboard.so: xs/ScoreboardSlot.h
 
 .SECONDEXPANSION:
 $(XS_SO): %.so: xs/$$(notdir $$*).xs script/build-xs

@@ -4,7 +4,8 @@
  * script, whose output arrives whole once it has run, that was 20k instructions a request
  * (bench/instructions.pl, a script of one print) for three Perl calls and the Perl write.
  *
- * Here the responder is a sub in C, made for the one request. A whole response of plain values
+ * Here the responder is a sub in C, kept for the next request when nothing holds it (see
+ * take_responder). A whole response of plain values
  * (what write_usual writes) goes out as the application gives it, written by the C as a
  * returned array is; anything else is the response object's, as the closure does it: respond
  * for a whole response, start for a streaming one, the object then being its own writer,

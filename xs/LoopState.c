@@ -23,21 +23,8 @@ struct conn_loop {
     struct head_facts facts;      /* What plain_head saw of the request's head */
 };
 
-/* A value of the hash, or NULL when it has none or it is undefined */
-static SV *
-defined_in(SV **v)
-{
-    return v && SvOK(*v) ? *v : NULL;
-}
-
+/* A value of the hash, or NULL when it has none or it is undefined; whether it is true */
 #define DEFINED_IN(hv, key) defined_in(PLAIN_FETCH(hv, key))
-
-static int
-true_in(pTHX_ SV **v)
-{
-    return v && SvOK(*v) && SvTRUE(*v);
-}
-
 #define TRUE_IN(hv, key) true_in(aTHX_ PLAIN_FETCH(hv, key))
 
 /* The hash a reference refers to, or NULL */

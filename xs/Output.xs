@@ -4,7 +4,9 @@
  * nothing of the script's child processes to read first) is added to the head, read when it is
  * whole, or appended to the body at once; everything else, and the body's going out once it
  * passes the buffer, is the Perl's, which is also the twin (pp_PRINT in
- * lib/Perennial/Executor/Output.pm); the tests run both. */
+ * lib/Perennial/Executor/Output.pm); the tests run both. The same for a mod_perl handler's
+ * $r->print and its usual head (module_head), and APR::Table's tied hash (tied_table), each
+ * in a section of its package below. */
 #define PERL_NO_GET_CONTEXT
 #include "EXTERN.h"
 #include "perl.h"
@@ -15,10 +17,10 @@
 #define BUFFER 8192
 #define HEAD_LIMIT 65536
 
-/* The output object's keys (and the request object's three that a print asks), each hashed
- * once as the module loads: a lookup by name hashed the name each time, and the eight lookups
- * of a print were half its cost in C (1.4k of 2.4k instructions). Perl's hash function and its
- * seed are the process's, the same for every hash, so a hash computed once stays right. */
+/* The keys the C reads: the output object's, the request object's (for a print, a handler
+ * module's head and $r->print), a table's entries' list; each hashed once as the module loads
+ * and looked up in its bucket (PlainHash.h): a lookup by name hashed the name each time, and
+ * the eight lookups of a print were half its cost in C (1.4k of 2.4k instructions). */
 enum {
     K_CLOSED, K_CHILDREN, K_LAYERS, K_LOCAL, K_NPH, K_HEADERS, K_REQUEST, K_BASE, K_ERROR,
     K_HEAD, K_BODY, K_STATUS, K_AUTOFLUSH, K_HEAD_SENT, K_HEAD_SET, K_MODULE, K_HANDLES,
@@ -55,14 +57,7 @@ store_key(pTHX_ HV *hv, int k, SV *value)
                             value, keys[k].hash);
 }
 
-static int
-is_set(pTHX_ HV *self, int k)
-{
-    SV **v = fetch_key(aTHX_ self, k, 0);
-    return v && SvTRUE(*v);
-}
-
-#define IS_SET(self, k) is_set(aTHX_ self, k)
+#define IS_SET(self, k) true_in(aTHX_ fetch_key(aTHX_(self), (k), 0))
 
 /* $| of the selected handle, read as its magic reads it */
 static int
@@ -189,6 +184,22 @@ split_field(const char *line, STRLEN len, STRLEN *name_len, const char **value, 
     return 1;
 }
 
+/* A Status value as the Perl's /\A([1-5]\d\d)\b/ takes it: three digits from 100 to 599, and
+ * no word character (nor a byte past ASCII, which the Perl's \b reads as one) after them */
+static int
+status_ok(const char *v, STRLEN len)
+{
+    return len >= 3 && v[0] >= '1' && v[0] <= '5' && isDIGIT_A(v[1]) && isDIGIT_A(v[2])
+           && !(len > 3 && (word_char((U8)v[3]) || (U8)v[3] >= 0x80));
+}
+
+/* Whether a header's value holds a line end */
+static int
+has_crlf(const char *v, STRLEN len)
+{
+    return memchr(v, '\r', len) || memchr(v, '\n', len);
+}
+
 static int
 named(const char *name, STRLEN len, const char *what)
 {
@@ -240,12 +251,11 @@ read_head(pTHX_ const char *head, STRLEN len, struct head *got)
         SV *name = AvARRAY(headers)[i], *value = AvARRAY(headers)[i + 1];
         const char *v = SvPVX(value);
         STRLEN vlen = SvCUR(value);
-        if (memchr(v, '\r', vlen) || memchr(v, '\n', vlen))
+        if (has_crlf(v, vlen))
             return sv_2mortal(newSVpvf("header '%" SVf "' from script holds a CR or LF",
                 SVfARG(name)));
         if (named(SvPVX(name), SvCUR(name), "status")) {
-            if (vlen < 3 || v[0] < '1' || v[0] > '5' || !isDIGIT_A(v[1]) || !isDIGIT_A(v[2])
-                || (vlen > 3 && word_char((U8)v[3])))
+            if (!status_ok(v, vlen))
                 return sv_2mortal(newSVpvf("bad Status header from script: '%" SVf "'",
                     SVfARG(value)));
             status = v;
@@ -352,13 +362,6 @@ print_body(pTHX_ HV *self, const char *bytes, STRLEN n)
     return *body;
 }
 
-/* Whether a hash has a defined value under a key */
-static int
-is_defined(pTHX_ HV *hv, int k)
-{
-    SV **v = fetch_key(aTHX_ hv, k, 0);
-    return v && SvOK(*v);
-}
 
 /* A plain string value without CR or LF (as a header's value must be), or NULL */
 static const char *
@@ -367,7 +370,7 @@ plain_value(pTHX_ SV *sv, STRLEN *len)
     const char *p;
     if (SvROK(sv) || SvGMAGICAL(sv) || !SvOK(sv)) return NULL;
     p = SvPV_const(sv, *len);
-    return memchr(p, '\r', *len) || memchr(p, '\n', *len) ? NULL : p;
+    return has_crlf(p, *len) ? NULL : p;
 }
 
 /* The entries of one of the request object's tables (headers_out, err_headers_out: an APR::Table
@@ -398,9 +401,9 @@ plain_name(pTHX_ SV *sv)
     const char *p;
     if (SvROK(sv) || SvGMAGICAL(sv) || !SvOK(sv)) return 0;
     p = SvPV_const(sv, len);
-    if (!len || (len == 6 && strncasecmp(p, "status", 6) == 0)) return 0;
+    if (!len || named(p, len, "status")) return 0;
     for (i = 0; i < len; i++)
-        if (!isALPHANUMERIC_A(p[i]) && !(p[i] && strchr("!#$%&'*+.^_`|~-", p[i]))) return 0;
+        if (!token_char((U8)p[i])) return 0;
     return 1;
 }
 
@@ -453,7 +456,7 @@ module_head(pTHX_ HV *self)
     req = (HV *)SvRV(*r);
     if (!IS_SET(req, K_MODULE) || IS_SET(req, K_HEAD_SENT)) return 0;
     for (i = 0; i < sizeof others / sizeof others[0]; i++)
-        if (is_defined(aTHX_ req, others[i])) return 0;
+        if (defined_in(fetch_key(aTHX_ req, others[i], 0))) return 0;
     for (i = 0; i < 2; i++) {    /* A table that is there must be one the C knows */
         v = fetch_key(aTHX_ req, tables[i], 0);
         if (v && SvOK(*v) && !(list[i] = table_list(aTHX_ *v))) return 0;
@@ -469,10 +472,7 @@ module_head(pTHX_ HV *self)
     }
     v = fetch_key(aTHX_ req, K_STATUS, 0);
     if (v && SvOK(*v)) {
-        if (!(p = plain_value(aTHX_ *v, &len)) || len < 3 || p[0] < '1' || p[0] > '5'
-            || !isDIGIT(p[1]) || !isDIGIT(p[2])
-            || (len > 3 && (isWORDCHAR(p[3]) || (U8)p[3] >= 0x80)))    /* \b, past ASCII too */
-            return 0;
+        if (!(p = plain_value(aTHX_ *v, &len)) || !status_ok(p, len)) return 0;
         status = newSVpvn(p, 3);    /* The digits, as the Perl's match takes them */
     }
     else status = newSViv(200);
@@ -517,18 +517,33 @@ call_output(pTHX_ SV *self, const char *method, SV *arg)
 }
 
 /* Bytes for the output, added as the Perl's add adds them: in C in the state the C knows
- * (the head read once whole, then the body, sent by the Perl's flush once past the buffer),
- * else by the Perl's add. False once the output is known to be bad. */
+ * (plain_state's 1: the head read once whole; 2: the body, sent by the Perl's flush once past
+ * the buffer), else by the Perl's add. False once the output is known to be bad. The state:
+ * 0 when the head could not be read in C, with nothing taken (the Perl's add then); the body,
+ * when the bytes went there. */
+static int
+add_in_state(pTHX_ HV *h, int state, const char *p, STRLEN len, SV **body)
+{
+    if (state == 1 && !print_head(aTHX_ h, p, len, body)) return 0;
+    if (state == 2) *body = print_body(aTHX_ h, p, len);
+    return state;
+}
+
+/* The same in a state the caller found already (plain_state's) */
+static int
+add_bytes_in(pTHX_ SV *self, HV *h, int state, const char *p, STRLEN len)
+{
+    SV *body = NULL;
+    if (!add_in_state(aTHX_ h, state, p, len, &body))
+        return call_output(aTHX_ self, "add", sv_2mortal(newSVpvn(p, len)));
+    if (body && SvCUR(body) > BUFFER) (void)call_output(aTHX_ self, "flush", NULL);
+    return 1;
+}
+
 static int
 add_bytes(pTHX_ SV *self, HV *h, const char *p, STRLEN len)
 {
-    SV *body  = NULL;
-    int state = plain_state(aTHX_ h);
-    if (state == 1 && !print_head(aTHX_ h, p, len, &body)) state = 0;
-    else if (state == 2) body = print_body(aTHX_ h, p, len);
-    if (!state) return call_output(aTHX_ self, "add", sv_2mortal(newSVpvn(p, len)));
-    if (body && SvCUR(body) > BUFFER) (void)call_output(aTHX_ self, "flush", NULL);
-    return 1;
+    return add_bytes_in(aTHX_ self, h, plain_state(aTHX_ h), p, len);
 }
 
 
@@ -601,9 +616,10 @@ xs_PRINT(self, ...)
   CODE:
     h = SvROK(self) && SvTYPE(SvRV(self)) == SVt_PVHV ? (HV *)SvRV(self) : NULL;
     if (h && plain_args(aTHX_ &ST(1), items - 1)) state = plain_state(aTHX_ h);
-    if (state) p = joined_args(aTHX_ &ST(1), items - 1, &len);
-    if (state == 1 && !print_head(aTHX_ h, p, len, &body)) state = 0;
-    else if (state == 2) body = print_body(aTHX_ h, p, len);
+    if (state) {
+        p     = joined_args(aTHX_ &ST(1), items - 1, &len);
+        state = add_in_state(aTHX_ h, state, p, len, &body);
+    }
     if (!state) {
         RETVAL = SvREFCNT_inc(perl_twin(aTHX_ "Perennial::Executor::Output::pp_PRINT", ax, items));
     }
@@ -694,7 +710,7 @@ xs_print(r, ...)
     }
     else {
         p = joined_args(aTHX_ &ST(1), items - 1, &len);
-        (void)add_bytes(aTHX_ *out, h, p, len);
+        (void)add_bytes_in(aTHX_ *out, h, state, p, len);    /* In the state found above */
         RETVAL = len ? newSViv((IV)len) : newSVpvs("0E0");
     }
   OUTPUT:

@@ -27,6 +27,19 @@ plain_fetch(pTHX_ HV *hv, const char *key, I32 klen, U32 hash, int lval)
                                     NULL, hash);
 }
 
+/* A value found (plain_fetch's), defined or NULL; true or not (get magic read, undef false) */
+static SV *
+defined_in(SV **v)
+{
+    return v && SvOK(*v) ? *v : NULL;
+}
+
+static int
+true_in(pTHX_ SV **v)
+{
+    return v && SvTRUE(*v);
+}
+
 /* The same for a literal key, its hash computed at the first lookup from this place */
 #define PLAIN_FETCH(hv, key)                                                     \
     ({                                                                           \
