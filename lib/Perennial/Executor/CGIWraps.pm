@@ -66,7 +66,7 @@ sub install ($package = undef) {
             new => [
                 $new,
                 sub (@args) {
-                    return $new->(@args) unless _plain();
+                    return $new->(@args) unless $PLAIN && _plain();
                     CGI->_setup_symbols(@CGI::SAVED_SYMBOLS) if @CGI::SAVED_SYMBOLS;
                     undef $CGI::NPH;    ## no critic (ProhibitPackageVars) as CGI.pm's new does
                     $RESET = 1;
@@ -81,7 +81,7 @@ sub install ($package = undef) {
             header => [
                 $header,
                 sub (@args) {
-                    return $header->(@args) unless _plain();
+                    return $header->(@args) unless $PLAIN && _plain();
                     my $text = do {
                         local $CGI::MOD_PERL = 0;    ## no critic (ProhibitPackageVars)
                         $header->(@args);
