@@ -1,8 +1,9 @@
 /* A response's head and its one write, in C: included by Core.xs (the twins are
  * response_head and write_response in lib/Perennial/HTTP/Core.pm). */
 
-/* Headers the server writes itself: Content-Length is kept and read, Transfer-Encoding and
- * Connection are dropped (Connection: close is noted), Date and Server are kept and noted */
+/* Headers the server writes itself: Content-Length is read and written by the server (see
+ * build_head), Transfer-Encoding and Connection are dropped (Connection: close is noted), Date
+ * and Server are kept and noted */
 enum { OWN_NONE, OWN_LENGTH, OWN_TE, OWN_CONNECTION, OWN_DATE, OWN_SERVER };
 
 static int
@@ -58,6 +59,27 @@ cat_without_breaks(pTHX_ SV *out, const char *p, STRLEN len)
         if (d[i] == '\r' || d[i] == '\n') d[i] = ' ';
 }
 
+/* Whether an application's Content-Length value is a length: digits alone, at most 18 */
+static int
+is_length(const char *p, STRLEN len)
+{
+    STRLEN i;
+    if (len == 0 || len > 18) return 0;
+    for (i = 0; i < len; i++)
+        if (p[i] < '0' || p[i] > '9') return 0;
+    return 1;
+}
+
+static void
+cat_length(pTHX_ SV *head, SV *length)
+{
+    STRLEN len;
+    const char *p = SvPV_const(length, len);
+    sv_catpvs(head, "Content-Length: ");
+    sv_catpvn(head, p, len);
+    sv_catpvs(head, "\r\n");
+}
+
 /* "Date: Tue, 24 Nov 2026 12:00:00 GMT\r\n", made once a second */
 static const char *
 date_line(void)
@@ -80,7 +102,12 @@ date_line(void)
 }
 
 /* The head of a response (see response_head in Core.pm); sets *framing, *length (a mortal or
- * body_length, or NULL) and *keep_alive */
+ * body_length, or NULL) and *keep_alive. The Content-Length line is the server's: the body's
+ * own length when the whole body is known (body_length), whatever the application said (a
+ * length that does not match its body would end the response early, or send bytes the client
+ * reads as the next response); else the application's, when it is one number (a value that is
+ * not, or two that differ, are dropped, and the body is framed as without one). For HEAD, an
+ * empty body keeps the application's length (that of the body a GET would have). */
 static SV *
 build_head(pTHX_ SV *status_line, IV status, SV *headers, SV *body_length, IV http11,
            IV head_only, IV *keep_alive, SV *server_line, int *framing, SV **length)
@@ -88,7 +115,8 @@ build_head(pTHX_ SV *status_line, IV status, SV *headers, SV *body_length, IV ht
     AV *av;
     SSize_t i, last;
     SV *out, *head;
-    int has_date = 0, has_server = 0, close = 0;
+    int has_date = 0, has_server = 0, close = 0, lengths = 0;
+    SV *declared = NULL;
     STRLEN len;
     const char *p;
     if (!SvROK(headers) || SvTYPE(SvRV(headers)) != SVt_PVAV)
@@ -110,9 +138,11 @@ build_head(pTHX_ SV *status_line, IV status, SV *headers, SV *body_length, IV ht
             if (vlen == 5 && strncasecmp(value, "close", 5) == 0) close = 1;
             continue;
         case OWN_LENGTH:
-            *length = sv_2mortal(newSVpvs(""));
-            cat_without_breaks(aTHX_ *length, value, vlen);
-            break;
+            if (!lengths++)
+                declared = is_length(value, vlen) ? sv_2mortal(newSVpvn(value, vlen)) : NULL;
+            else if (declared && !(SvCUR(declared) == vlen && memEQ(SvPVX(declared), value, vlen)))
+                declared = NULL;
+            continue;
         case OWN_DATE:
             has_date = 1;
             break;
@@ -133,15 +163,14 @@ build_head(pTHX_ SV *status_line, IV status, SV *headers, SV *body_length, IV ht
         sv_catpvn(head, p, len);
     }
     sv_catsv(head, out);
-    if (status < 200 || status == 204 || status == 304) *framing = F_NONE;
-    else if (!*length) {
-        if (body_length && SvOK(body_length)) {
-            *length = body_length;
-            p = SvPV_const(body_length, len);
-            sv_catpvs(head, "Content-Length: ");
-            sv_catpvn(head, p, len);
-            sv_catpvs(head, "\r\n");
-        }
+    if (status < 200 || status == 204 || status == 304) {
+        *framing = F_NONE;
+        if (declared) cat_length(aTHX_ head, *length = declared);
+    }
+    else {
+        if (body_length && SvOK(body_length) && !(head_only && declared && !SvTRUE(body_length)))
+            cat_length(aTHX_ head, *length = body_length);
+        else if (declared) cat_length(aTHX_ head, *length = declared);
         else if (head_only) *framing = F_NONE;
         else if (http11) {
             *framing = F_CHUNKED;

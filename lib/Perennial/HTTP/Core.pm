@@ -50,13 +50,21 @@ sub pp_response_head ($line, $status, $headers, $body_length, $http11, $head_onl
 }
 
 # How the body is framed (and the Content-Length or Transfer-Encoding line it needs): its own
-# length, chunked, up to the end of the connection, or no body at all
+# length, chunked, up to the end of the connection, or no body at all. The Content-Length line
+# is the server's: the whole body's length when it is known, whatever the application said (its
+# own would end the response early, or send bytes the client reads as the next response); else
+# the application's ($length: undef when it gave none, or no single number). For HEAD, an empty
+# body keeps the application's length (that of the body a GET would have).
 sub _framing ($out_ref, $status, $length, $body_length, $http11, $head_only) {
-    return ('none',   $length) if $status < 200 || $status == 204 || $status == 304;
-    return ('length', $length) if defined $length;
-    if (defined $body_length) {
-        $$out_ref .= "Content-Length: $body_length\r\n";
-        return ('length', $body_length);
+    if ($status < 200 || $status == 204 || $status == 304) {
+        $$out_ref .= "Content-Length: $length\r\n" if defined $length;
+        return ('none', $length);
+    }
+    $length = $body_length
+        if defined $body_length && !($head_only && defined $length && !$body_length);
+    if (defined $length) {
+        $$out_ref .= "Content-Length: $length\r\n";
+        return ('length', $length);
     }
     return ('none',  undef) if $head_only;
     return ('close', undef) unless $http11;
@@ -150,12 +158,18 @@ sub pp_write_response ($sock, $line, $status, $headers, $body, $http11, $head_on
 # counted once over the whole text, and only a head that has one in a name or a value is
 # written again without them
 sub _headers ($headers) {
-    my ($out, $length, $has_date, $close, $has_server, $lines) = ('', undef, 0, 0, 0, 0);
+    my ($out, $length, $has_date, $close, $has_server, $lines, $lengths)
+        = ('', undef, 0, 0, 0, 0, 0);
     for (my $i = 0; $i < @$headers; $i += 2) {
         my ($name, $value) = @$headers[$i, $i + 1];
         if (my $own = $OWN{lc $name}) {
             next if $own == 2;
-            if    ($own == 1) { $length     = $value }
+            if ($own == 1) {    # The application's length: one number, or none (_framing)
+                $value //= '';
+                if    (!$lengths++) { $length = $value =~ /\A[0-9]{1,18}\z/ ? $value : undef }
+                elsif (defined $length && $value ne $length) { undef $length }
+                next;
+            }
             elsif ($own == 3) { $close      = 1 if lc $value eq 'close'; next }
             elsif ($own == 4) { $has_date   = 1 }
             else              { $has_server = 1 }

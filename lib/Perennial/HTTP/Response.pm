@@ -213,13 +213,28 @@ sub _status_line ($http11, $status) {
 
 sub _error_body ($status) { "$status " . (HTTP::Status::status_message($status) // 'Error') . "\n" }
 
+# A body framed by its Content-Length gets no more bytes than the head says, and its connection
+# ends after it when it had more (cut there) or fewer (the client would wait for the rest, or
+# read the next response as this one's): $data, cut to what is left
+sub _within_length ($self, $data, $last) {
+    my $left = $self->{length} - ($self->{body_sent} // 0);
+    if (length $data > $left) {
+        substr($data, $left) = '';
+        $self->{keep_alive} = 0;
+    }
+    $self->{body_sent}  = ($self->{body_sent} // 0) + length $data;
+    $self->{keep_alive} = 0 if $last && $self->{body_sent} < $self->{length};
+    return $data;
+}
+
 sub _send_body ($self, $framing, $data, $last) {
     my $out = delete($self->{head}) // '';
     if ($framing eq 'chunked') {
         $out .= sprintf("%x\r\n", length $data) . $data . "\r\n" if length $data;
         $out .= "0\r\n\r\n"                                      if $last;
     }
-    elsif ($framing ne 'none') { $out .= $data }
+    elsif ($framing eq 'length') { $out .= $data = _within_length($self, $data, $last) }
+    elsif ($framing ne 'none')   { $out .= $data }
     my $n = $framing ne 'none' ? length $data : 0;
     return count_sent($self, length $out ? write_all($self, $out) : 1, $n);
 }
