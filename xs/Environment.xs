@@ -132,15 +132,16 @@ put_headers(pTHX_ HV *envhv, SV *put, HV *env, HV *skip)
     for (i = 0; i < n; i++) put_env(aTHX_ envhv, put, HeKEY(all[i]), HeKLEN(all[i]), HeVAL(all[i]));
 }
 
-/* What the last call put and this one did not is deleted from %ENV; the names are compared
- * whole first, as they are nearly always the same */
+/* What the last call put and this one did not is deleted from %ENV, or given back the value
+ * it had when start-up ended (the state's base: a request's variable that replaced one of the
+ * server's); the names are compared whole first, as they are nearly always the same */
 static void
 forget_others(pTHX_ HV *envhv, HV *state, SV *put)
 {
-    SV **was = hv_fetch(state, "names", 5, 1);
+    SV **was = hv_fetch(state, "names", 5, 1), **basep;
     STRLEN wlen, plen, i = 0;
     const char *w, *p = SvPV_const(put, plen);
-    HV *now;
+    HV *now, *base = NULL;
     if (!was) croak("sync_env: the state is not writable");
     w = SvOK(*was) ? SvPV_const(*was, wlen) : (wlen = 0, "");
     if (wlen == plen && memEQ(w, p, plen)) return;
@@ -150,9 +151,15 @@ forget_others(pTHX_ HV *envhv, HV *state, SV *put)
         (void)hv_store(now, p + i, (I32)n, &PL_sv_yes, 0);
         i += n + 1;
     }
+    basep = hv_fetch(state, "base", 4, 0);
+    if (basep && SvROK(*basep) && SvTYPE(SvRV(*basep)) == SVt_PVHV) base = (HV *)SvRV(*basep);
     for (i = 0; i < wlen;) {
         STRLEN n = strlen(w + i);
-        if (!hv_exists(now, w + i, (I32)n)) (void)hv_delete(envhv, w + i, (I32)n, G_DISCARD);
+        if (!hv_exists(now, w + i, (I32)n)) {
+            SV **keep = base ? hv_fetch(base, w + i, (I32)n, 0) : NULL, **slot;
+            if (keep && (slot = hv_fetch(envhv, w + i, (I32)n, 1))) sv_setsv_mg(*slot, *keep);
+            else (void)hv_delete(envhv, w + i, (I32)n, G_DISCARD);
+        }
         i += n + 1;
     }
     sv_setsv(*was, put);

@@ -11,6 +11,7 @@ use Perennial::Config::Logs        qw(log_directive resolve_logs);
 use Perennial::Config::PerDir      qw(per_dir_directive);
 use Perennial::Config::VirtualHost qw(virtual_host);
 use Perennial::Config::Sections    qw(section server_directive shadowed);
+use Perennial::ServerEnv;
 use Perennial::Config::Settings
     qw(apache_level check_setting is_setting setting_default setting_directive setting_keys setting_level);
 
@@ -33,7 +34,7 @@ sub load ($class, %args) {
     my (%values, @errors);
     my $ctx = {
         defines     => {map { $_ => '' } @{$args{defines} // []}},
-        env         => \%ENV,
+        env         => Perennial::ServerEnv::started(),              # As the server was started
         server_root => Cwd::getcwd(),
         notes       => []
     };
@@ -94,7 +95,8 @@ sub new ($class, %args) {
 
 # The values of PassEnv/PerlPassEnv variables in the server's environment
 sub passed_env ($self, @names) {
-    return map { ($_ => $ENV{$_}) } grep { defined $ENV{$_} } @names;
+    my $env = Perennial::ServerEnv::started();
+    return map { ($_ => $env->{$_}) } grep { defined $env->{$_} } @names;
 }
 
 sub path ($self, $path) {

@@ -8,6 +8,7 @@ use Perennial::Dispatch::Files;
 use Perennial::Dispatch::Plans;
 use Perennial::ErrorDocument;
 use Perennial::ErrorPage;
+use Perennial::Executor::Environment;
 use Perennial::Redirect;
 use Perennial::ModPerl::Phases;
 
@@ -100,7 +101,11 @@ sub to_app ($self) {
             if ($plan->{direct} eq 'mounted') {    # As _handle calls it: its answer is its own
 
                 # At / (nothing to move from PATH_INFO to SCRIPT_NAME), made already: called
-                # here, as _mounted would call it (the method's call cost 2.5k instructions)
+                # here, as _mounted would call it (the method's call cost 2.5k instructions).
+                # No CGI variables of a script request before it in %ENV (_mounted).
+                Perennial::Executor::Environment->apply([])
+                    if length $Perennial::Executor::Environment::CGI_SET{names}
+                    && !$env->{'perennial.prev'};
                 my $app = $plan->{app};
                 my $res
                     = $app && !length($plan->{set}{mount} // '')
@@ -274,6 +279,14 @@ sub _executor ($self, $plan) {
 # PATH_INFO to SCRIPT_NAME, as Plack::App::URLMap does, and moves back once the response has
 # come, so that a delayed response still sees the mount
 sub _mounted ($self, $env, $plan) {
+
+    # The CGI variables a script request before it put in %ENV (its client's query, cookies,
+    # address) are not this request's: a PSGI application that reads %ENV (CGI::Emulate::PSGI
+    # adds the request's own to it) must not see another client's, as under mod_perl, which
+    # takes a request's variables out of %ENV when it ends. (A request an internal redirect
+    # made in a script's request is that client's own.)
+    Perennial::Executor::Environment->apply([])
+        if length $Perennial::Executor::Environment::CGI_SET{names} && !$env->{'perennial.prev'};
     my ($handler, $set) = @$plan{qw(handler set)};
     my $app = $plan->{app} //= $self->{apps}{"$handler|$set->{key}"}
         //= $self->{build}->($handler, $set);

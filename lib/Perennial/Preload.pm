@@ -5,6 +5,7 @@ use Perennial::Executor::Environment;
 use Perennial::Executor::Inc;
 use Perennial::ModPerl;
 use Perennial::ModPerl::Handler;
+use Perennial::ServerEnv;
 
 # What the manager loads before workers fork, so that they share it copy-on-write: -I
 # directories, PerlRequire files and PerlModule modules, and the PerlChildInitHandler and
@@ -30,19 +31,32 @@ sub load ($self, $config) {
         $log->warn($msg) if $log && !($again && $msg =~ /\ASubroutine \S+ redefined /);
     };
 
-    # What mod_perl 2 tells the code it loads: Apache::DBI looks at the API version, and DBI
-    # sends connections through Apache::DBI only if MOD_PERL is set when it loads. MOD_PERL is
-    # set only while the start-up code loads (a CGI.pm loaded then works through $r, as under
-    # mod_perl); scripts compiled later see the CGI environment, as under mod_cgi. MOD_PERL is in
-    # perl's %ENV only, as mod_perl keeps it (a child process does not see it), until the worker
-    # hooks' modules have loaded too; see mark_env. MOD_PERL_API_VERSION is set for good, in the C
-    # environment too: a script's `local %ENV` would put a variable of perl's %ENV alone there
-    # when it is undone, so whether a child saw it would depend on what the worker served before.
-    $ENV{MOD_PERL_API_VERSION} = 2;    ## no critic (RequireLocalizedPunctuationVars) for good
+    # The environment the code gets, as mod_perl's start makes it: the server level's
+    # PerlSetEnv and PerlPassEnv variables, PATH, TZ and TMPDIR, and nothing else of what the
+    # server was started with (Perennial::ServerEnv; all of it for a PSGI application named on
+    # the command line, as plackup's); each request's own variables come and go over it
+    # (Perennial::Executor::Environment). And what mod_perl 2 tells the code it loads: Apache::DBI
+    # looks at the API version, and DBI sends connections through Apache::DBI only if MOD_PERL is
+    # set when it loads. MOD_PERL is set only while the start-up code loads (a CGI.pm loaded then
+    # works through $r, as under mod_perl); scripts compiled later see the CGI environment, as
+    # under mod_cgi. MOD_PERL is in perl's %ENV only, as mod_perl keeps it (a child process does
+    # not see it), until the worker hooks' modules have loaded too; see mark_env.
+    # MOD_PERL_API_VERSION is set for good, in the C environment too: a script's `local %ENV`
+    # would put a variable of perl's %ENV alone there when it is undone, so whether a child saw
+    # it would depend on what the worker served before.
+    my $top = $config->server_dir // {};
+    Perennial::ServerEnv::give_code(
+        {   %{$top->{perl_env} // {}},
+            $config->passed_env(@{$top->{perl_pass_env} // []}),
+            MOD_PERL_API_VERSION => 2
+        },
+        defined $config->app    # A PSGI application of plackup's way keeps it all
+    );
     my $marked = Perennial::ModPerl::mark_env();
     my $hooks  = eval { $self->_load_code($config, $again) };
     Perennial::Executor::Environment::delete_perl_only('MOD_PERL') if $marked;
     die $@ unless $hooks;
+    Perennial::Executor::Environment->keep_base;    # What the start-up code left in it too
     return $hooks;
 }
 

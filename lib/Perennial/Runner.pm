@@ -19,6 +19,7 @@ use Perennial::Prefork;
 use Perennial::Privileges;
 use Perennial::Scoreboard;
 use Perennial::Server;
+use Perennial::ServerEnv;
 use Perennial::Upgrade;
 
 # Puts a server together from a Config: preloads, binds, writes the pid file, creates the
@@ -144,7 +145,8 @@ sub _known_before_fork () {
 # pool of workers, KeepAlive and ParkKeepAlive on, and the epoll the workers wait on
 # (After a hot upgrade, the old manager's channels, with what they carry.)
 sub _park ($config, $log) {
-    my $inherited = delete $ENV{PERENNIAL_PARK_FDS};
+    my $inherited = Perennial::ServerEnv::started()->{PERENNIAL_PARK_FDS};    # Not the code's
+    delete $ENV{PERENNIAL_PARK_FDS};
     if ($config->single_process || !$config->keep_alive || !$config->park_keep_alive) {
         POSIX::close($_) for split /,/, $inherited // '';    # Parking was turned off meanwhile
         return;

@@ -6,9 +6,14 @@ use v5.36;
 # (xs_NAME) when its shared object loads and PERENNIAL_PURE_PERL is not set, the Perl ones
 # (pp_NAME) otherwise. The tests run both.
 
+# Whether the Perl twins are asked for, read when perennial starts: a module loaded later (in a
+# worker, at its first request) chooses as the first ones did, after start-up has given the
+# site's code an environment without it (Perennial::ServerEnv)
+my $PURE_PERL = $ENV{PERENNIAL_PURE_PERL};
+
 # Installs NAME as xs_NAME or pp_NAME in $package; returns which: 'C' or 'Perl'
 sub install ($package, @names) {
-    my $c = !$ENV{PERENNIAL_PURE_PERL} && eval { require XSLoader; XSLoader::load($package); 1 };
+    my $c = !$PURE_PERL && eval { require XSLoader; XSLoader::load($package); 1 };
     return _put($package, $c, @names);
 }
 
@@ -17,7 +22,7 @@ sub install ($package, @names) {
 # $loader, is loaded first, and its own install loads the object
 sub install_from ($loader, $package, @names) {
     require $loader =~ s{::}{/}gr . '.pm';
-    my $c = !$ENV{PERENNIAL_PURE_PERL} && !grep { !$package->can("xs_$_") } @names;
+    my $c = !$PURE_PERL && !grep { !$package->can("xs_$_") } @names;
     return _put($package, $c, @names);
 }
 

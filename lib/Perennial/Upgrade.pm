@@ -2,6 +2,7 @@ package Perennial::Upgrade;
 use v5.36;
 use Fcntl qw(F_GETFD F_SETFD FD_CLOEXEC);
 use POSIX ();
+use Perennial::ServerEnv;
 
 # Hot upgrade, as Hypnotoad's USR2 and Server::Starter do it: the manager starts a new perennial
 # with the same command line and hands it the listening sockets as inherited descriptors, so
@@ -17,10 +18,20 @@ sub start ($class, %args) {
     _cloexec($_, 0) for @fh, @park;
     my $pid = fork;
     if (defined $pid && !$pid) {
-        local $ENV{PERENNIAL_LISTEN_FDS}   = join ',', map { fileno $_ } @fh;
-        local $ENV{PERENNIAL_PARK_FDS}     = join ',', map { fileno $_ } @park if @park;
-        local $ENV{PERENNIAL_UPGRADE_FROM} = getppid;
-        local $ENV{NOTIFY_SOCKET}          = $args{notify} if defined $args{notify};
+
+        # The environment this server was started with, not the clean one its code runs in
+        # (Perennial::ServerEnv): the new one reads its configuration's ${NAME} from it. What an
+        # upgrade handed this one is not the new one's.
+        my %started = %{Perennial::ServerEnv::started()};
+        delete @started{
+            qw(PERENNIAL_LISTEN_FDS PERENNIAL_PARK_FDS PERENNIAL_UPGRADE_FROM NOTIFY_SOCKET)};
+        %ENV = (    ## no critic (RequireLocalizedPunctuationVars) for the exec
+            %started,
+            PERENNIAL_LISTEN_FDS   => join(',', map { fileno $_ } @fh),
+            PERENNIAL_UPGRADE_FROM => getppid,
+            (@park ? (PERENNIAL_PARK_FDS => join ',', map { fileno $_ } @park) : ()),
+            (defined $args{notify} ? (NOTIFY_SOCKET => $args{notify})          : ())
+        );
         exec {$command->[0]} @$command or POSIX::_exit(127);
     }
     my $err = $!;

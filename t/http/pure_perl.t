@@ -21,6 +21,7 @@ my @files = (
     (grep { !m{/(?:core|pure_perl)\.t\z} } glob('t/http/*.t')),
     't/psgi/suite.t',    't/apache/malformed.t',
     't/scripts/modes.t', 't/scripts/config.t', 't/scripts/safety.t',    # %ENV, %SIG
+    't/scripts/server_env.t',                                           # %ENV's base
     't/scripts/cgi_pragmas.t',                                          # CGI.pm's pragmas
     't/scripts/perlrun_reads.t',                                        # stat, PerlRun's reads
     't/apache/cgi_output.t',                                            # print

@@ -24,12 +24,13 @@ CONF
 subtest 'PerlPreloadScripts compiles in the manager; workers reseed rand; child hooks run' => sub {
     my $hooks = File::Temp->new;
     chmod 0666, "$hooks" or die $!;    # The workers write it, as www-data when started as root
-    local $ENV{LIFE_HOOKS_FILE} = "$hooks";
+    local $ENV{LIFE_HOOKS_FILE} = "$hooks";    # Passed on to the hooks by PerlPassEnv
     my $srv = start_server(
         workers => 2,
         args    => ['-I', "$dir/lib"],
         conf    => registry_conf(<<"CONF"));
 PerlPreloadScripts $dir
+PerlPassEnv LIFE_HOOKS_FILE
 PerlChildInitHandler Life::Hooks
 PerlChildExitHandler Life::Hooks::bye
 CONF

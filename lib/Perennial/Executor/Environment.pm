@@ -49,8 +49,13 @@ sub pp_sync_env ($state, $env, $skip, @groups) {
     }
     my $joined = join '', map {"$_\0"} @names;
     return if $joined eq ($state->{names} // '');
-    my %now = map { $_ => 1 } @names;
-    delete @ENV{grep { !$now{$_} } split /\0/, $state->{names} // ''};
+    my %now  = map { $_ => 1 } @names;
+    my $base = $state->{base} // {};
+    for my $name (grep { !$now{$_} } split /\0/, $state->{names} // '') {
+        ## no critic (RequireLocalizedPunctuationVars) the request's are taken out
+        if (exists $base->{$name}) { $ENV{$name} = $base->{$name} }
+        else                       { delete $ENV{$name} }
+    }
     $state->{names} = $joined;
     return;
 }
@@ -61,6 +66,14 @@ sub pp_sync_env ($state, $env, $skip, @groups) {
 # instructions), unless it is there after all (code set it since). The Perl's delete asks it.
 sub pp_delete_perl_only ($name) {
     delete $ENV{$name};
+    return;
+}
+
+# The environment as start-up left it (Perennial::Preload: the server level's PerlSetEnv and
+# PerlPassEnv, and what the start-up code set): what a request's variables leave it, a value
+# of the same name that one of them replaced coming back
+sub keep_base ($class) {
+    $CGI_SET{base} = {%ENV};
     return;
 }
 

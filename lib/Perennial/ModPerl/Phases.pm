@@ -5,6 +5,7 @@ use Scalar::Util qw(looks_like_number);
 use Hash::Util   qw(hv_store);
 use Perennial::Config::Handlers;
 use Perennial::Executor::Environment;
+use Perennial::ServerEnv;
 use Perennial::ModPerl;
 use Perennial::ModPerl::Handler;
 
@@ -53,9 +54,13 @@ sub open ($self, $env, $plan) {
     my $r    = Perennial::ModPerl::request_object($env, undef, undef, $site, $self);
 
     # No CGI variables of an earlier request in %ENV for handlers that run before a response
-    # sets them (perl-script sets this one's, a script its own; modperl none, as mod_perl)
-    Perennial::Executor::Environment->apply([])
-        if $site->{clean_env} && length $Perennial::Executor::Environment::CGI_SET{names};
+    # sets them (perl-script sets this one's, a script its own; modperl none, as mod_perl), and
+    # the section's PerlSetEnv and PerlPassEnv variables, which mod_perl sets for every handler
+    if ($site->{clean_env}) {
+        my $own = $site->{perl_env};
+        Perennial::Executor::Environment->apply($own ? [$own] : [])
+            if $own || length $Perennial::Executor::Environment::CGI_SET{names};
+    }
     if (ref $hit && $hit->{file}) {
         @$r{qw(filename path_info hit)} = (@$hit{qw(file path_info)}, $hit);
     }
@@ -89,7 +94,20 @@ sub _site ($self, $plan) {
         set           => $set,
         clean_env     => ($plan->{handler} eq 'modperl' || grep { $set->{$_} } @BEFORE) ? 1 : 0,
         closes        => ($set->{perl_log}              || $set->{perl_cleanup})        ? 1 : 0,
+        perl_env      => _perl_env($set),
     };
+}
+
+# The PerlSetEnv and PerlPassEnv variables of a section (the server level's merged in), as a
+# group for Perennial::Executor::Environment's apply; undef for none
+sub _perl_env ($set) {
+    my $started = Perennial::ServerEnv::started();
+    my %vars    = (
+        %{$set->{perl_env} // {}},
+        map { defined $started->{$_} ? ($_ => $started->{$_}) : () } @{$set->{perl_pass_env} // []}
+    );
+    my @names = sort keys %vars;
+    return @names ? [\@names, [@vars{@names}]] : undef;
 }
 
 # The phases before authentication, or after it: nothing to go on, or the answer and whether
