@@ -145,10 +145,11 @@ sub _read ($self, $sock, $buf_ref) {
     }
 }
 
-# A refusal: its log line (Perennial::HTTP::Refused's) and the answer, whose body says why in
-# the server's words
+# A refusal: its log line (Perennial::HTTP::Refused's, at warn, so that a site that moved in
+# with Apache's LogLevel warn sees it, as Apache logs a path above the root at error) and the
+# answer, whose body says why in the server's words
 sub _refuse ($self, $c, $status, $env, $why) {
-    $self->{log}->info(refusal_line($why, $status, $env));
+    $self->{log}->warn(refusal_line($why, $status, $env));
     $c->error($status, $env->{'perennial.refused'});
     return 0;
 }

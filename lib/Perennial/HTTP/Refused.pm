@@ -82,7 +82,7 @@ Perennial::HTTP::Refused - a request head judged in Perl, and how a refused one 
 
     use Perennial::HTTP::Refused qw(judged_head refusal_line);
     my ($len, $status) = judged_head(\$buf, $env, \my $scan, $limits);
-    $log->info(refusal_line('bad request', $status, $env)) if $status;
+    $log->warn(refusal_line('bad request', $status, $env)) if $status;
 
 =head1 DESCRIPTION
 
