@@ -238,7 +238,7 @@ sub _declined ($self, $env, $depth, $plan) {
     my $finder = $self->{files}->finder($root, $plan->{set}{script_check} // 'always');
     my $hit    = Perennial::Dispatch::Files->find($finder, $root, $plan->{rest}, $env);
     my ($res)  = $self->_handle($env, $depth, {%$plan, hit => $hit, kind => 'static'});
-    return $res;
+    return $self->_documented($env, $depth, $plan->{set}, $res);     # Its 404 is Perennial's
 }
 
 # AddDefaultCharset: text/plain and text/html without a charset get one, whoever made them

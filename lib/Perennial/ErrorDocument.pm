@@ -10,6 +10,17 @@ use Perennial::Subrequest;
 # REDIRECT_STATUS, REDIRECT_URL and REDIRECT_QUERY_STRING as mod_cgi gives them) under the
 # original status.
 
+# Whether a section has an ErrorDocument for an error of code it ran (a handler's status, a
+# script that failed): not for a request that is itself an ErrorDocument's, whose own failure
+# gets Apache's page, as Apache's does
+sub applies ($class, $env, $set, $status) {
+    return
+           $set
+        && $set->{error_documents}
+        && defined $set->{error_documents}{$status}
+        && !defined $env->{'perennial.status'} ? 1 : 0;
+}
+
 sub apply ($class, $env, $set, $res, $dispatch, @extra) {
     my $status = $res->[0];
     my $action = $set->{error_documents}{$status} // return $res;
@@ -56,13 +67,20 @@ Perennial::ErrorDocument - Apache's ErrorDocument, for the errors Perennial answ
 =head1 DESCRIPTION
 
 For a 4xx or 5xx that Perennial answered itself (a refusal, a missing file, a script that
-could not run; not the status a PSGI application or a script chose), the section's
+could not run or died before its head, a handler module's status, or one that died; not the
+status and body a PSGI application or a script chose), the section's
 C<ErrorDocument> for that status is used: C<"text"> is sent as the body, C<http://...> is a
 302 redirect, and C</local/path> is served in its place, under the original status, with
 C<REDIRECT_STATUS>, C<REDIRECT_URL>, C<REDIRECT_QUERY_STRING> and C<REDIRECT_REQUEST_METHOD>
 in its environment (a script there sees them, as under mod_cgi).
 
 =head1 METHODS
+
+=head2 applies
+
+    return $page unless Perennial::ErrorDocument->applies($env, $settings, 500);
+
+Whether the section has one for the status, and the request is not an ErrorDocument's own.
 
 =head2 apply
 

@@ -141,7 +141,7 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {
 # A script that died, or whose output was bad: logged, and a 500 unless its response began
 sub _failed ($self, $hit, $env, $out, $respond, $bad) {
     $self->{log}->error(where($hit, $env) . ": $bad");
-    return $respond->(error_page(500, $env)) unless $out->started;
+    return $self->{front}->answer_error($env, 500, $respond) unless $out->started;
     die "script failed after its response began\n";       # The server closes the connection
 }
 

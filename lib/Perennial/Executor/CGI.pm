@@ -116,7 +116,7 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {    # A pro
 
     # What the script flushed reaches the client as it arrives, as with mod_cgi
     $out->set_autoflush(1);
-    my $stdin = $self->_stdin($env) or return $respond->(error_page(500, $env));
+    my $stdin = $self->_stdin($env) or return $self->{front}->answer_error($env, 500, $respond);
     pipe(my $out_r, my $out_w) or die "Can't make a pipe: $!\n";
     pipe(my $err_r, my $err_w) or die "Can't make a pipe: $!\n";
     my $pid   = $self->_start($hit, $env, $stdin, $out_w, $err_w);
@@ -128,7 +128,7 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {    # A pro
         my $busy = $!{EAGAIN} || $!{ENOMEM};
         $self->{log}->error(where($hit, $env)
                 . ($busy ? ": couldn't create child process: $!" : ": exec of $file failed: $!"));
-        return $respond->(error_page($busy ? 503 : 500, $env));
+        return $self->{front}->answer_error($env, $busy ? 503 : 500, $respond);
     }
     my $err       = {fh => $err_r, buf => ''};
     my $timed_out = $self->_pump($out_r, $err, $out, $file);
@@ -188,7 +188,7 @@ sub _finish ($self, $out, $env, $hit, $respond, $timed_out) {
     my $where = where($hit, $env);
     if ($timed_out) {
         $self->{log}->error("$where: Timeout waiting for output from CGI script");
-        return $respond->(error_page(504, $env)) unless $out->started;
+        return $self->{front}->answer_error($env, 504, $respond) unless $out->started;
         die "CGI script timed out after its response began\n";
     }
     my $local = $out->local_redirect;
@@ -196,7 +196,7 @@ sub _finish ($self, $out, $env, $hit, $respond, $timed_out) {
     my $bad = $out->finish;
     return unless $bad;
     $self->{log}->error("$where: $bad");
-    return $respond->(error_page(500, $env)) unless $out->started;
+    return $self->{front}->answer_error($env, 500, $respond) unless $out->started;
     die "CGI script failed after its response began\n";
 }
 

@@ -1,6 +1,7 @@
 package Perennial::Executor::Front;
 use v5.36;
 use Exporter qw(import);
+use Perennial::ErrorDocument;
 use Perennial::ErrorPage;
 use Perennial::Subrequest;
 use Perennial::Watchdog;
@@ -23,6 +24,7 @@ sub new ($class, %args) {
         exec_cgi    => $args{exec_cgi} // 1,
         limits      => $args{limits},
         dispatch    => $args{dispatch},
+        set         => $args{set},
         environment => $args{environment},
     }, $class;
 }
@@ -73,6 +75,17 @@ sub internal_redirect ($self, $env, $location, $respond) {
     return ref $res eq 'CODE' ? $res->($respond) : $respond->($res);
 }
 
+# An error a script's run met once its response was delayed (a script that died, or could not
+# start, or gave no head): the section's ErrorDocument for the status, as Apache's ap_die gives
+# it after mod_cgi or ModPerl::Registry, else Apache's page; given to the responder
+sub answer_error ($self, $env, $status, $respond) {
+    my $top  = $self->{dispatch} && ${$self->{dispatch}};
+    my $page = error_page($status, $env);
+    $page = Perennial::ErrorDocument->apply($env, $self->{set}, $page, $top)
+        if $top && Perennial::ErrorDocument->applies($env, $self->{set}, $status);
+    return ref $page eq 'CODE' ? $page->($respond) : $respond->($page);
+}
+
 sub error_page ($status, $env = undef) { Perennial::ErrorPage->response($status, $env) }
 
 # The script and the request, for the log
@@ -108,7 +121,8 @@ through the dispatcher, in the same request.
 
 =head2 new
 
-Takes C<log>, C<exec_cgi> (on unless told), C<limits>, C<dispatch> and C<environment> (the
+Takes C<log>, C<exec_cgi> (on unless told), C<limits>, C<dispatch>, C<set> (the section's
+merged settings, for its ErrorDocument lines) and C<environment> (the
 L<Perennial::Executor::Environment> whose C<put> sets C<%ENV> before C<prepare>, so that a
 compile sees the request's CGI variables, as under mod_perl); other keys are ignored,
 so an executor can hand it its own arguments.
@@ -120,6 +134,12 @@ so an executor can hand it its own arguments.
 =head2 app
 
     my $psgi = $front->app($executor, $resolver);    # the executor's to_app
+
+=head2 answer_error
+
+    return $front->answer_error($env, 500, $respond);
+
+The section's ErrorDocument for the status, else Apache's page, as the response.
 
 =head2 internal_redirect
 

@@ -1,7 +1,6 @@
 package Perennial::Executor::Handler;
 use v5.36;
 use Perennial::ModPerl::Const;
-use Perennial::ErrorPage;
 use Perennial::Executor::Environment;
 use Perennial::Executor::Handles qw(stdout_io open_stdout close_stdout use_io);
 use Perennial::Executor::Output;
@@ -76,7 +75,9 @@ sub _after_output ($self, $r, $out, $rc, $respond) {
 # An output that could not be made a response (a bad head): a 500, and why in the log
 sub _bad_output ($self, $r, $bad, $respond) {
     $r->log_error("PerlResponseHandler: $bad");
-    return $respond->(Perennial::ErrorPage->response(500, $r->{env}));
+    $r->{status} = 500;
+    my $res = $r->unprinted_response;        # Its custom_response, or the ErrorDocument, for it
+    return ref $res eq 'CODE' ? $res->($respond) : $respond->($res);
 }
 
 # The handlers run with what perl-script sets up around them: the CGI variables (PATH_INFO

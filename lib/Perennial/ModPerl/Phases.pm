@@ -146,7 +146,10 @@ sub _authen ($self, $r) {
 
 # Whether Perennial made an answer (ErrorDocument may replace it): not a custom_response's
 sub made_here ($class, $r, $res) {
-    return ref $res eq 'ARRAY' && !($r->{custom} && $r->{custom}{$res->[0]}) ? 1 : 0;
+    return
+        ref $res eq 'ARRAY' && !$r->{documented} && !($r->{custom} && $r->{custom}{$res->[0]})
+        ? 1
+        : 0;
 }
 
 # Once the response is made: the log phase sees its status when the response has gone

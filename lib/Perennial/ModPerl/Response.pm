@@ -161,8 +161,16 @@ sub unprinted_response ($self) {
     }
     my $location = $self->{headers_out} && $self->{headers_out}->get('Location');
     push @keep, Location => $location if defined $location && $status < 400;
-    my $custom = $self->{custom} && $self->{custom}{$status}
-        // return Perennial::ErrorPage->response($status, $self->{env}, @keep);
+    my $custom = $self->{custom} && $self->{custom}{$status};
+
+    # Else the section's ErrorDocument, as Apache's ap_die uses it after custom_response (the
+    # dispatcher then knows the page is not Apache's, to be replaced: Phases' made_here)
+    if (!defined $custom && Perennial::ErrorDocument->applies($self->{env}, $self->{set}, $status))
+    {
+        $custom = $self->{set}{error_documents}{$status};
+        $self->{documented} = 1;
+    }
+    return Perennial::ErrorPage->response($status, $self->{env}, @keep) unless defined $custom;
 
     # The custom page stands in for Apache's, which it is made from: the kept headers go on it
     # once, here (the page for them would carry WWW-Authenticate and Allow over a second time)
