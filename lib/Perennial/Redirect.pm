@@ -75,10 +75,13 @@ sub _first ($list, $url) {
         next
             unless index($url, $p) == 0
             && (length $url == length $p || substr($url, length $p, 1) eq '/');
-        return ($r,
-            defined $r->{to}
-            ? ($r->{to} =~ s{/+\z}{}r) . escape_path(substr $url, length $p)
-            : undef);
+        return ($r, undef) unless defined $r->{to};
+
+        # The rest of the path after the target: its own slash, not a second one (/old/x to
+        # /new/ is /new/x); the target as written when nothing is left (/old to /new/ is
+        # /new/, as mod_alias sends it)
+        my $rest = substr $url, length $p;
+        return ($r, length $rest ? ($r->{to} =~ s{/+\z}{}r) . escape_path($rest) : $r->{to});
     }
     return;
 }
@@ -123,7 +126,8 @@ Perennial::Redirect - mod_alias's Redirect and RedirectMatch
 =head1 DESCRIPTION
 
 C<Redirect [status] URL-path URL> sends C<URL-path> and everything below it (on whole
-segments) to URL with the rest of the path and the query string appended; status is
+segments) to URL with the rest of the path and the query string appended (URL's trailing slash
+kept when no path is left, not doubled when some is); status is
 C<permanent> (301), C<temp> (302, the default), C<seeother> (303), C<gone> (410, no URL) or a
 number. C<RedirectMatch [status] regex URL> uses C<$1>..C<$9> from the regex.
 C<RedirectPermanent> and C<RedirectTemp> are 301 and 302. What is taken from the request

@@ -22,6 +22,7 @@ ErrorDocument 405 "No such method here"
 ErrorDocument 403 https://errors.example.test/forbidden
 AddDefaultCharset utf-8
 Redirect permanent /old https://new.example.test/new
+Redirect permanent /shop /store/
 Redirect gone /gone-away
 RedirectMatch seeother ^/items/(\\d+)\$ /item.php?id=\$1
 RedirectMatch ^/whole/.* /from\$0
@@ -68,8 +69,12 @@ subtest 'Redirect and RedirectMatch' => sub {
     my ($s, $h) = req('GET /old/a/b?q=1 HTTP/1.1');
     is_deeply [$s, $h->{location}], [301, 'https://new.example.test/new/a/b?q=1'],
         'permanent, the rest of the path and the query kept';
-    is((req('GET /older HTTP/1.1'))[0],       404, 'whole segments only: /older is not /old');
-    is((req('GET /gone-away/x HTTP/1.1'))[0], 410, 'gone');
+    is((req('GET /older HTTP/1.1'))[0], 404, 'whole segments only: /older is not /old');
+    is((req('GET /shop HTTP/1.1'))[1]{location},
+        '/store/',
+        'a target\'s trailing slash kept when nothing of the path is left, as mod_alias');
+    is((req('GET /shop/x HTTP/1.1'))[1]{location}, '/store/x', '  and not doubled when some is');
+    is((req('GET /gone-away/x HTTP/1.1'))[0],      410,        'gone');
     ($s, $h) = req('GET /hidden/x HTTP/1.1');
     is_deeply [$s, $h->{location}], [404, undef],
         'a status that is not a redirect: that status, for a file that is there, and no Location';
