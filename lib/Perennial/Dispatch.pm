@@ -210,10 +210,12 @@ sub _phased ($self, $env, $depth, $plan) {
 sub _handle ($self, $env, $depth, $plan, $r = undef) {
     my ($set, $hit, $kind) = @$plan{qw(set hit kind)};
     return $self->_mounted($env, $plan) if $kind eq 'mounted';
-    return ($self->_module($env, $depth, $plan, $r),          0) if $kind eq 'module';
-    return ($self->_missing($env, $hit // 404),               1) unless ref $hit;
-    return ($self->_refused($env, $hit),                      1) if $hit->{status};
-    return ($self->_directory($env, $set, $hit, $depth),      1) if $hit->{directory};
+    return ($self->_module($env, $depth, $plan, $r),     0) if $kind eq 'module';
+    return ($self->_missing($env, $hit // 404),          1) unless ref $hit;
+    return ($self->_refused($env, $hit),                 1) if $hit->{status};
+    return ($self->_directory($env, $set, $hit, $depth), 1) if $hit->{directory};
+    return ($self->_missing($env, 404), 1)    # Apache's default handler takes no path info
+        if $kind eq 'static' && length($hit->{path_info} // '');
     return ($self->{static}->serve($env, $hit, $set),         1) if $kind eq 'static';
     return ($self->_no_handler($env, $plan->{handler}, $hit), 1) if $kind ne 'script';
     my $executor = $plan->{executor} //= $self->_executor($plan);

@@ -90,6 +90,13 @@ subtest 'Redirect and RedirectMatch' => sub {
     is_deeply [$s, $h->{location}], [302, '/page.txt'], 'the one-argument form in a <Location>';
 };
 
+subtest 'a file with more path after it' => sub {
+    is((req('GET /page.txt/extra HTTP/1.1'))[0],
+        404, 'not the file: 404, as Apache\'s default handler (AcceptPathInfo Default)');
+    is((req('GET /page.txt/ HTTP/1.1'))[0], 404, '  a slash after it too');
+    is((req('GET /page.txt HTTP/1.1'))[0],  200, '  the file itself');
+};
+
 subtest 'AddDefaultCharset' => sub {
     is((req('GET /page.txt HTTP/1.1'))[1]{'content-type'},
         'text/plain; charset=utf-8', 'text/plain');
