@@ -7,6 +7,7 @@ use Scalar::Util qw(blessed);
 use Symbol       ();
 use Perennial::Executor::AcceptLoop;
 use Perennial::Executor::Catalog;
+use Perennial::Executor::CGICarp;
 use Perennial::Executor::CGIWraps;
 use Perennial::Executor::Children;
 use Perennial::Executor::CGIPragmas;
@@ -317,6 +318,7 @@ sub _depends ($self, $script, $dir, @new) {
 
     # CGI.pm loaded as the script ran (require CGI): its import_names, if the script took it
     Perennial::Executor::CGIWraps::install($script->{package}) if grep { $_ eq 'CGI.pm' } @new;
+    Perennial::Executor::CGICarp::install()                    if grep { $_ eq 'CGI/Carp.pm' } @new;
     Perennial::Executor::Catalog::changed()
         if $self->{keeps} && Perennial::Executor::Libraries::record($script, $dir, undef, @new);
     return;

@@ -6,6 +6,7 @@ use Symbol               ();
 use Time::HiRes          ();
 use Perennial::ErrorText qw(error_text);
 use Perennial::Executor::Catalog;
+use Perennial::Executor::CGICarp;
 use Perennial::Executor::CGIWraps;
 use Perennial::Executor::CGIPragmas;
 use Perennial::Executor::Compiler;
@@ -146,6 +147,7 @@ sub _afresh ($self, $hit, $package, $source, $kept, $findbin, $warn, $began) {
     };
     return (undef, error_text($@)) unless $compiled;
     Perennial::Executor::CGIWraps::install($package);    # Its copies of CGI.pm's wrapped subs
+    Perennial::Executor::CGICarp::install();             # And CGI::Carp's, if it is loaded
     $self->{log}->warn("$file: -T is ignored: taint mode belongs to the whole interpreter")
         if $compiled->{taint};
     delete $compiled->{read} if $layers;                 # Compiled again only where nothing is tied

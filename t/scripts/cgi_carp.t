@@ -1,0 +1,34 @@
+use v5.36;
+use lib 't/lib';
+use Test::More;
+use Perennial::Test          qw(scratch_dir write_file);
+use Perennial::Test::Scripts qw(start_script_server);
+
+# CGI::Carp's fatalsToBrowser shows a script's fatal error in the browser under mod_cgi and
+# under ModPerl::Registry; a resident script here must show it too, though the executor's own
+# eval is around it, and must not for a die inside an eval of the script's own
+my $dir = scratch_dir();
+write_file("$dir/fatal.pl",
+    qq{#!$^X\nuse CGI::Carp qw(fatalsToBrowser);\ndie "broken at the start";\n}, 0755);
+write_file("$dir/caught.pl", <<"PL", 0755);
+#!$^X
+use CGI::Carp qw(fatalsToBrowser);
+my \$ok = eval { die "inner\\n"; 1 };
+print "Content-Type: text/plain\\n\\ncaught: \$@";
+PL
+system("chmod -R a+rX $dir") == 0 or die;
+my $srv = start_script_server(dir => $dir);
+my %body;
+for my $mode (qw(cgi-bin registry perlrun)) {
+    my $res = $srv->get("/$mode/fatal.pl");
+    is $res->{status}, 500, "/$mode: a fatal error: 500";
+    like $res->{content}, qr{<h1>Software error:</h1>\s*<pre>broken at the start at },
+        "  with CGI::Carp's page, which shows it";
+    $body{$mode} = $res->{content} =~ s{ at \S+ line \d+\.}{}r;
+    is $srv->get("/$mode/caught.pl")->{content}, "caught: inner\n",
+        "/$mode: a die in the script's own eval is the script's";
+}
+is $body{registry}, $body{'cgi-bin'}, 'Registry\'s page is mod_cgi\'s';
+is $body{perlrun},  $body{'cgi-bin'}, 'so is PerlRun\'s';
+$srv->stop;
+done_testing;
