@@ -67,7 +67,7 @@ sub begin ($class, $env, $hit, $out, $site, $r = undef) {
 # The phased request is over: its cleanups run, and it lets go of its output and file
 sub close_request ($class, $r) {
     $class->_cleanups($r);
-    delete @$r{qw(out hit)};
+    delete @$r{qw(out hit out_writer)};
     return;
 }
 

@@ -154,7 +154,7 @@ sub made_here ($class, $r, $res) {
 
 # Once the response is made: the log phase sees its status when the response has gone
 sub finish ($self, $r, $res) {
-    if (ref $res eq 'ARRAY') { $r->{final_status} = $res->[0] }
+    if (ref $res eq 'ARRAY') { @$r{qw(final_status bytes_sent)} = ($res->[0], _bytes($r, $res)) }
     else {
         # The responder holds the request weakly: the output it is given, which the request
         # holds, holds it (and a request that is not closed after its response would be kept)
@@ -163,14 +163,27 @@ sub finish ($self, $r, $res) {
         $res = sub ($respond) {
             $inner->(
                 sub ($answer) {
-                    $request->{final_status} = $answer->[0] if $request;
-                    $respond->($answer);
+                    @$request{qw(final_status bytes_sent)}
+                        = ($answer->[0], _bytes($request, $answer))
+                        if $request;
+                    my $writer = $respond->($answer);
+                    $request->{out_writer} = $writer if $request && $writer;    # Streamed
+                    return $writer;
                 }
             );
         };
     }
     return $res if $r->{env}{'psgix.cleanup'};
     return $self->_close_after($r, $res);    # A server without psgix.cleanup: as it is handed on
+}
+
+# The body bytes of a whole response (none for HEAD); undef for one that streams
+sub _bytes ($r, $res) {
+    return undef if ref $res->[2] ne 'ARRAY';             ## no critic (ProhibitExplicitReturnUndef)
+    return 0     if $r->{env}{REQUEST_METHOD} eq 'HEAD';
+    my $n = 0;
+    $n += length($_ // '') for @{$res->[2]};
+    return $n;
 }
 
 sub _close_after ($self, $r, $res) {

@@ -28,6 +28,15 @@ sub args ($self, @new) {
         split /[&;]/, $query // '';
 }
 
+# The body bytes sent to the client (mod_perl's, for a log handler and for CGI::Carp): what a
+# streamed response has written so far, the whole body's once the response has gone (Phases'
+# finish notes it), 0 before anything went
+sub bytes_sent ($self) {
+    return $self->{bytes_sent} if defined $self->{bytes_sent};
+    my $writer = $self->{out_writer} // ($self->{out} && $self->{out}{writer});
+    return $writer ? $writer->{bytes} // 0 : 0;
+}
+
 sub connection ($self) {
     return $self->{connection} //= Apache2::Connection->new($self->{env});
 }

@@ -52,7 +52,8 @@ sub log {
     my $r    = shift;
     my $file = $r->dir_config('LogTo') or return Apache2::Const::DECLINED;
     open my $fh, '>>', $file or die "Can't open $file: $!";
-    print $fh join(' ', 'log', $r->status, $r->uri, $r->notes->get('fixup') // '-'), "\n";
+    print $fh join(' ', 'log', $r->status, $r->bytes_sent, $r->uri, $r->notes->get('fixup') // '-'),
+        "\n";
     close $fh;
     return Apache2::Const::OK;
 }
