@@ -16,9 +16,16 @@ use CGI::Carp qw(fatalsToBrowser);
 my \$ok = eval { die "inner\\n"; 1 };
 print "Content-Type: text/plain\\n\\ncaught: \$@";
 PL
+write_file("$dir/leaves.pl", <<"PL", 0755);
+#!$^X
+use CGI::Carp qw(fatalsToBrowser);
+print "Content-Type: text/plain\n\ndone\n";
+exit;
+PL
 system("chmod -R a+rX $dir") == 0 or die;
 my $srv = start_script_server(dir => $dir);
 my %body;
+
 for my $mode (qw(cgi-bin registry perlrun)) {
     my $res = $srv->get("/$mode/fatal.pl");
     is $res->{status}, 500, "/$mode: a fatal error: 500";
@@ -27,6 +34,8 @@ for my $mode (qw(cgi-bin registry perlrun)) {
     $body{$mode} = $res->{content} =~ s{ at \S+ line \d+\.}{}r;
     is $srv->get("/$mode/caught.pl")->{content}, "caught: inner\n",
         "/$mode: a die in the script's own eval is the script's";
+    is_deeply [@{$srv->get("/$mode/leaves.pl")}{qw(status content)}], [200, "done\n"],
+        "/$mode: an exit is no error";
 }
 is $body{registry}, $body{'cgi-bin'}, 'Registry\'s page is mod_cgi\'s';
 is $body{perlrun},  $body{'cgi-bin'}, 'so is PerlRun\'s';
