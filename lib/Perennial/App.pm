@@ -70,12 +70,18 @@ sub build ($class, $config, $log = undef, $server = {}) {
         _preload_scripts($config, $log, $main, map { $_->{dispatch} } @hosts);
         _warm($log, $main, map { $_->{dispatch} } @hosts);
         $app = $main->to_app;
-        $app = Perennial::VirtualHosts->new(
-            hosts     => \@hosts,
-            main      => $app,
-            main_name => $host
-            )->to_app
-            if @hosts;
+        if (@hosts) {
+            my $vhosts = Perennial::VirtualHosts->new(
+                hosts     => \@hosts,
+                main      => $app,
+                main_name => $host
+            );
+            $app = $vhosts->to_app;
+
+            # A request refused before it reaches a host is logged in that host's logs
+            $server->{log_of} = sub ($env) { $vhosts->log_of($env) };
+        }
+        else { delete $server->{log_of} }
     }
     $app = Perennial::RemoteIP->new(
         header  => $config->remoteip_header,

@@ -66,10 +66,11 @@ sub new ($class, %args) {
         slot       => $args{slot},
         stopping   => $args{stopping},
         keep       => $config->keep_alive,
-        keep_max   => $config->max_keep_alive_requests,
-        keep_wait  => $config->keep_alive_timeout,
-        park       => $args{park},                        # Perennial::Park, when idle ones go
-        files      => $args{files},    # Perennial::FileWatch: the loop in C gives it to requests
+        keep_max  => $config->max_keep_alive_requests,
+        keep_wait => $config->keep_alive_timeout,
+        park      => $args{park},                     # Perennial::Park, when idle ones go
+        log_of    => $args{log_of},                   # The logs of a refused request's virtual host
+        files     => $args{files},    # Perennial::FileWatch: the loop in C gives it to requests
         park_heads => $config->park_slow_heads,
         park_wait  => $config->park_keep_alive_after,
         timeout    => $config->timeout,

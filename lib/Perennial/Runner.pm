@@ -290,6 +290,7 @@ sub _server ($self, $config, $app) {
         app       => $app,
         listeners => $self->{listeners},
         park      => $config->keep_alive && $config->park_keep_alive ? $self->{park} : undef,
+        log_of    => $self->{shared}{log_of},    # A virtual host's logs, for a refused request
 
         # A site whose URLs may map to scripts: its workers watch them (Perennial::FileWatch)
         watch_files => Perennial::App->serves_files($config),

@@ -14,7 +14,9 @@ use Perennial::Watchdog;
 # stop or until the request limit is reached.
 
 sub new ($class, %args) {
-    my $self = bless {map { $_ => $args{$_} } qw(config log board app listeners park watch_files)},
+    my $self
+        = bless {map { $_ => $args{$_} }
+            qw(config log board app listeners park watch_files log_of)},
         $class;
     Perennial::HTTP::Response::server_tokens($self->{config}->server_tokens);
     $self->{base} = [map { _base_env($_) } @{$self->{listeners}}];
@@ -132,6 +134,7 @@ sub _connection_loop ($self, $worker) {
         after_request => scalar $self->_size_limit,
         size_limit    => $self->{size_limit}->is_set ? $self->{size_limit} : undef,
         protocol      => $self->{protocol},
+        log_of        => $self->{log_of},
     );
     my $watchdog = Perennial::Watchdog->install(
         board      => $self->{board},

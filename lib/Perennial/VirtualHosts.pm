@@ -50,6 +50,21 @@ sub to_app ($self) {
     };
 }
 
+# The logs of the virtual host a request came to (undef: the main server's, or a host without
+# logs of its own), for a request refused before it reached one: Apache writes such a request
+# in that host's logs, the address's first host's when its Host names none
+sub log_of ($self, $env) {
+    my $ip   = $self->{by_ip} ? local_ip($env) : '';
+    my $port = $env->{SERVER_PORT} // 0;
+    my $sent = $env->{HTTP_HOST}   // '';
+    my $key  = "$ip $port $sent";
+    my $host
+        = exists $self->{known}{$key}
+        ? $self->{known}{$key}
+        : $self->_learn($key, $ip, $port, $sent);
+    return $host ? $host->{log} : undef;
+}
+
 # The virtual host for a Host header not seen yet (or undef for the main server), kept
 sub _learn ($self, $key, $ip, $port, $sent) {
     my $known = $self->{known};

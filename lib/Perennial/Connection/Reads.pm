@@ -149,7 +149,11 @@ sub _read ($self, $sock, $buf_ref) {
 # with Apache's LogLevel warn sees it, as Apache logs a path above the root at error) and the
 # answer, whose body says why in the server's words
 sub _refuse ($self, $c, $status, $env, $why) {
-    $self->{log}->warn(refusal_line($why, $status, $env));
+
+    # In the logs of the virtual host it came to, as Apache writes it (its access log line too:
+    # the connection's end reads perennial.log)
+    $env->{'perennial.log'} //= $self->{log_of}->($env) if $self->{log_of};
+    ($env->{'perennial.log'} // $self->{log})->warn(refusal_line($why, $status, $env));
     $c->error($status, $env->{'perennial.refused'});
     return 0;
 }

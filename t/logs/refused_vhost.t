@@ -1,0 +1,46 @@
+use v5.36;
+use lib 't/lib';
+use Test::More;
+use Perennial::Test qw(raw_request scratch_dir slurp start_server wait_until write_file);
+
+# A request refused before it reaches a virtual host (a bad request line, a path above the
+# root, a bad Host) is written in the logs of the host it came to, as Apache writes it: the one
+# its Host names, else the address's first host. A Debian layout has logs in its hosts only; the
+# main server's would hold these lines where nobody looks.
+my $dir = scratch_dir();
+write_file("$dir/one/index.html", "one\n");
+write_file("$dir/two/index.html", "two\n");
+system("chmod -R a+rX $dir && chmod a+rwx $dir") == 0 or die;
+my $srv = start_server(workers => 1, port_env => 'REFUSED_PORT', conf => <<"CONF");
+Listen 127.0.0.1:\${REFUSED_PORT}
+<VirtualHost *:\${REFUSED_PORT}>
+    ServerName one.test
+    DocumentRoot $dir/one
+    CustomLog $dir/one_access.log common
+    ErrorLog $dir/one_error.log
+</VirtualHost>
+<VirtualHost *:\${REFUSED_PORT}>
+    ServerName two.test
+    DocumentRoot $dir/two
+    CustomLog $dir/two_access.log common
+    ErrorLog $dir/two_error.log
+</VirtualHost>
+CONF
+local $ENV{REFUSED_PORT};
+my $ask = sub ($bytes) { raw_request($srv->port, $bytes) };
+like $ask->("GET / HTTP/1.1\r\nHost: two.test\r\nConnection: close\r\n\r\n"), qr/\r\n\r\ntwo\n\z/,
+    'two.test serves';
+like $ask->("GET /../etc/passwd HTTP/1.1\r\nHost: two.test\r\nConnection: close\r\n\r\n"),
+    qr{\AHTTP/1\.1 400 }, 'a path above the root: 400';
+like $ask->("GARBAGE\r\n\r\n"), qr{\AHTTP/1\.[01] 400 }, 'a bad request line: 400';
+ok wait_until(sub { -e "$dir/one_access.log" && slurp("$dir/one_access.log") =~ /GARBAGE/ },
+    10, 'log'),
+    'the bad line, with no Host, is in the first host\'s access log';
+like slurp("$dir/two_access.log"), qr{"GET /\.\./etc/passwd HTTP/1\.1" 400 },
+    'the path above the root in the access log of the host it named';
+like slurp("$dir/two_error.log"), qr/\[warn\].*bad request.*climbs above the root/,
+    '  and in its error log, at warn';
+unlike slurp("$dir/one_access.log"), qr/passwd/,         'not in the other host\'s';
+unlike $srv->access_log,             qr/passwd|GARBAGE/, 'nor in the main server\'s';
+$srv->stop;
+done_testing;
