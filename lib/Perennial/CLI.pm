@@ -14,6 +14,7 @@ use Perennial::CLI::Help;
 use Perennial::CLI::Tools;
 use Perennial::Runner;
 use Perennial::Scoreboard;
+use Perennial::ServerEnv;
 use Perennial::Status::Proc;
 use Perennial::Status::Report qw(text);
 
@@ -184,7 +185,9 @@ sub _config ($opt) {
     # Listen lines say. Read once: a reload must find the same ones.
     $opt->{activated} //= [_activated(), _started()];
     @listen = @{$opt->{activated}} if @{$opt->{activated}};
-    @listen = map {"fd:$_"} split /,/, $ENV{PERENNIAL_LISTEN_FDS} if $ENV{PERENNIAL_LISTEN_FDS};
+    my $started = Perennial::ServerEnv::started();    # A graceful restart reads it again
+    @listen = map {"fd:$_"} split /,/, $started->{PERENNIAL_LISTEN_FDS}
+        if $started->{PERENNIAL_LISTEN_FDS};
     push @listen, ($opt->{host} // '0.0.0.0') . ':' . ($opt->{port} // 5000)
         if defined $opt->{port} || defined $opt->{host};
     $over{listen} = \@listen          if @listen;
@@ -192,7 +195,7 @@ sub _config ($opt) {
     $over{includes} = $opt->{I} if $opt->{I};
     $over{modules}  = $opt->{M} if $opt->{M};
     $over{app} //= File::Spec->rel2abs('app.psgi') if !defined $opt->{config} && -e 'app.psgi';
-    $over{environment} //= $ENV{PLACK_ENV}         if defined $ENV{PLACK_ENV};
+    $over{environment} //= $started->{PLACK_ENV}   if defined $started->{PLACK_ENV};
     return Perennial::Config->load(
         file       => $opt->{config},
         overrides  => \%over,

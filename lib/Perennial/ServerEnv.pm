@@ -8,7 +8,8 @@ use v5.36;
 # the server (HOME, credentials, tokens), which any printenv script would show its clients.
 # Perennial does the same, in the process's own environment too (so a child a script starts
 # sees no more than the script). PATH stays, as Apache passes it to its scripts; TZ, so that the
-# times the server and the code it runs write agree; and TMPDIR, where their temporary files go.
+# times the server and the code it runs write agree; TMPDIR, where their temporary files go; and
+# PLACK_ENV, which perennial sets as plackup does (its --env, or the configuration's).
 # A PSGI application named as the server's own (plackup's way, `perennial serve app.psgi`)
 # keeps the environment it was started with, as under plackup and Starman, where applications
 # read their settings from it.
@@ -20,16 +21,21 @@ my $STARTED;    # A copy of the environment perennial was started with, once it 
 # with it. (%ENV itself until start-up has made it clean.)
 sub started () { $STARTED // \%ENV }
 
-# %ENV as the site's code gets it: PATH, TZ and TMPDIR of the start (or, $as_started, all of
-# it), and $vars (the server level's PerlSetEnv and PerlPassEnv values, and
-# MOD_PERL_API_VERSION)
+# %ENV as the site's code gets it: PATH, TZ, TMPDIR and PLACK_ENV of the start (or, $as_started,
+# all of it), and $vars (the server level's PerlSetEnv and PerlPassEnv values, and
+# MOD_PERL_API_VERSION). Again (a graceful restart), $vars alone are set over what is there:
+# what the start-up code set stays, since a module that set it when it loaded is not loaded again.
 sub give_code ($vars, $as_started = 0) {
-    $STARTED //= {%ENV};
-    %ENV = (    ## no critic (RequireLocalizedPunctuationVars) for good, as mod_perl's start
+    if ($STARTED) {
+        @ENV{keys %$vars} = values %$vars;    ## no critic (RequireLocalizedPunctuationVars)
+        return;
+    }
+    $STARTED = {%ENV};
+    %ENV     = (        ## no critic (RequireLocalizedPunctuationVars) for good, as mod_perl's start
         $as_started
         ? %$STARTED
         : ( PATH => $STARTED->{PATH} // '/usr/local/bin:/usr/bin:/bin',
-            map { defined $STARTED->{$_} ? ($_ => $STARTED->{$_}) : () } qw(TZ TMPDIR)
+            map { defined $STARTED->{$_} ? ($_ => $STARTED->{$_}) : () } qw(TZ TMPDIR PLACK_ENV)
         ),
         %$vars
     );
@@ -53,9 +59,9 @@ Perennial::ServerEnv - the environment perennial was started with, and the clean
 =head1 DESCRIPTION
 
 As mod_perl does when it starts, the manager gives the code a site loads (PerlRequire,
-PerlModule, scripts, handlers, applications) an environment of PATH, TZ, TMPDIR,
+PerlModule, scripts, handlers, applications) an environment of PATH, TZ, TMPDIR, PLACK_ENV,
 MOD_PERL_API_VERSION and the server level's PerlSetEnv and PerlPassEnv variables, before it
-loads any of it.
+loads any of it; a graceful restart sets those variables again over what start-up code left.
 Everything else the server was started with stays out of C<%ENV> and of the process's
 environment, unless the server's own application is a PSGI one named on its command line
 (C<perennial serve app.psgi>), which keeps all of it, as under plackup and Starman. What it was

@@ -34,7 +34,18 @@ write_file(
 write_file("$dir/cgi/child.pl", qq{#!$^X\nprint "Content-Type: text/plain\\n\\n", `env`;\n}, 0755);
 write_file("$dir/env.psgi",
     q{sub { [200, ['Content-Type' => 'text/plain'], [map {"$_=$ENV{$_}\n"} sort keys %ENV]] }});
-system("chmod -R a+rX $dir") == 0 or die;
+write_file("$dir/lib/My/Settings.pm", "package My::Settings;\n\$ENV{FROM_MODULE} = 'set';\n1;\n");
+write_file("$dir/lib/My/EnvLog.pm",   <<"PM");
+package My::EnvLog;
+sub handler {
+    open my \$fh, '>>', '$dir/log_env.txt' or die \$!;
+    print {\$fh} join(' ', map { "\$_=" . (\$ENV{\$_} // '') } qw(QUERY_STRING HTTP_COOKIE)), "\n";
+    return 0;
+}
+1;
+PM
+write_file("$dir/files/page.txt", "a page\n");
+system("chmod -R a+rX $dir && chmod a+rwx $dir") == 0 or die;
 
 local $ENV{HELPER_SECRET} = 's3cret';    # Passed on by PerlPassEnv
 local $ENV{OTHER_SECRET}  = 'hidden';    # Not passed on
@@ -49,6 +60,11 @@ PerlSetEnv SITE_NAME site
 PerlPassEnv HELPER_SECRET
 PerlRequire $dir/startup.pl
 PerlModule My::EnvH
+PerlModule My::Settings
+Alias /files $dir/files
+<Location /files>
+    PerlLogHandler My::EnvLog
+</Location>
 Alias /perl $dir/cgi
 <Location /perl>
     SetHandler perl-script
@@ -103,12 +119,23 @@ unlike $app, qr/alice/,             'a PSGI application after a script sees none
 like $app,   qr/^SITE_NAME=site$/m, '  and the server level\'s PerlSetEnv';
 like $get->('/perl/env.pl'), qr/^SITE_NAME=site$/m, 'and a script after them its own again';
 
+# A log handler after a request that set no CGI variables (a file's) sees none of the script
+# request's before it
+$get->('/perl/env.pl?alice=1', Cookie => 'session=alice');
+is $get->('/files/page.txt'), "a page\n", 'a file with a log handler';
+ok wait_until(sub { -s "$dir/log_env.txt" }, 10, 'log handler'), '  which ran';
+is do { local (@ARGV, $/) = "$dir/log_env.txt"; <> }, "QUERY_STRING= HTTP_COOKIE=\n",
+    '  and saw no variable of the script request before it';
+
 # A graceful restart reads the configuration's ${NAME} and PerlPassEnv from what perennial was
 # started with
 my @old = $srv->pids;
 $srv->signal('USR1');
 $srv->wait_replaced(\@old, 1);
 like $get->('/h'), qr/^HELPER_SECRET=s3cret$/m, 'after a graceful restart, the same';
+like $get->('/perl/env.pl'), qr/^FROM_MODULE=set$/m,
+    '  and what a module set as it loaded, which the restart does not load again';
+like $get->('/app'), qr/^PLACK_ENV=\w+$/m, '  and PLACK_ENV, which perennial sets as plackup does';
 $srv->stop;
 
 # A PSGI application named on the command line, plackup's way, keeps what it was started with,

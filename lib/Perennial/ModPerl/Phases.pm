@@ -30,6 +30,7 @@ my %DIRECTIVE = map { ($_ => Perennial::Config::Handlers::directive_of($_)) } @K
 my %RUN_FIRST = map { ($_ => Perennial::Config::Handlers::runs_first($_)) } @KEYS;
 my @BEFORE    = qw(perl_post_read perl_header_parser perl_access perl_authen perl_authz perl_type
     perl_fixup);
+my @AFTER = qw(perl_log perl_cleanup);    # Which see %ENV as the response left it
 
 # top: the finished application, for internal redirects; document_root: the server's
 sub new ($class, %args) { bless {%args{qw(log top document_root)}}, $class }
@@ -54,7 +55,8 @@ sub open ($self, $env, $plan) {
     my $r    = Perennial::ModPerl::request_object($env, undef, undef, $site, $self);
 
     # No CGI variables of an earlier request in %ENV for handlers that run before a response
-    # sets them (perl-script sets this one's, a script its own; modperl none, as mod_perl), and
+    # sets them (perl-script sets this one's, a script its own; modperl none, as mod_perl), nor
+    # for log and cleanup handlers after a response that sets none (a file's, mod_cgi's), and
     # the section's PerlSetEnv and PerlPassEnv variables, which mod_perl sets for every handler
     if ($site->{clean_env}) {
         my $own = $site->{perl_env};
@@ -92,9 +94,9 @@ sub _site ($self, $plan) {
         document_root => $self->{document_root},
         dispatch      => $top ? sub ($e) { $$top->($e) } : undef,
         set           => $set,
-        clean_env     => ($plan->{handler} eq 'modperl' || grep { $set->{$_} } @BEFORE) ? 1 : 0,
-        closes        => ($set->{perl_log}              || $set->{perl_cleanup})        ? 1 : 0,
-        perl_env      => _perl_env($set),
+        clean_env => ($plan->{handler} eq 'modperl' || grep { $set->{$_} } @BEFORE, @AFTER) ? 1 : 0,
+        closes    => ($set->{perl_log}              || $set->{perl_cleanup})                ? 1 : 0,
+        perl_env  => _perl_env($set),
     };
 }
 
