@@ -145,10 +145,15 @@ sub _declined_at_top ($self, $plan) {
 # scripts a URL would run
 sub plan ($self, $env) { $self->{plans}->plan($env) }
 
-# What Perennial answered itself (not an application's own 404) gets the ErrorDocument
+# What Perennial answered itself (not an application's own 404) gets the ErrorDocument; a
+# request that is itself an ErrorDocument's does not, as Apache's (no page for the page's own
+# failure, and no loop)
 sub _documented ($self, $env, $depth, $set, $res) {
     return $res
-        unless $set->{error_documents} && ref $res eq 'ARRAY' && $res->[0] >= 400 && $depth < 5;
+        unless ref $res eq 'ARRAY'
+        && $res->[0] >= 400
+        && $depth < 5
+        && Perennial::ErrorDocument->applies($env, $set, $res->[0]);
     return Perennial::ErrorDocument->apply($env, $set, $res,
         sub ($e) { $self->_dispatch($e, $depth + 1) });
 }

@@ -161,16 +161,9 @@ sub unprinted_response ($self) {
     }
     my $location = $self->{headers_out} && $self->{headers_out}->get('Location');
     push @keep, Location => $location if defined $location && $status < 400;
-    my $custom = $self->{custom} && $self->{custom}{$status};
 
-    # Else the section's ErrorDocument, as Apache's ap_die uses it after custom_response (the
-    # dispatcher then knows the page is not Apache's, to be replaced: Phases' made_here)
-    if (!defined $custom && Perennial::ErrorDocument->applies($self->{env}, $self->{set}, $status))
-    {
-        $custom = $self->{set}{error_documents}{$status};
-        $self->{documented} = 1;
-    }
-    return Perennial::ErrorPage->response($status, $self->{env}, @keep) unless defined $custom;
+    my $custom = $self->_custom_page($status)
+        // return Perennial::ErrorPage->response($status, $self->{env}, @keep);
 
     # The custom page stands in for Apache's, which it is made from: the kept headers go on it
     # once, here (the page for them would carry WWW-Authenticate and Allow over a second time)
@@ -182,6 +175,20 @@ sub unprinted_response ($self) {
         'perennial.prev' => $self
     );
     return Plack::Util::response_cb($res, sub ($page) { push @{$page->[1]}, @keep; return });
+}
+
+# What stands in for Apache's page for an error status: its custom_response, unless this request
+# is itself a custom or ErrorDocument page's, whose own failure gets Apache's page, as Apache's
+# (no loop); else the section's ErrorDocument, as Apache's ap_die uses it after custom_response
+# (the dispatcher then knows the page is not Apache's, to be replaced: Phases' made_here)
+sub _custom_page ($self, $status) {
+    my $custom
+        = $self->{custom} && !defined $self->{env}{'perennial.status'} && $self->{custom}{$status};
+    return $custom if defined $custom;
+    return undef    ## no critic (ProhibitExplicitReturnUndef) none: Apache's page
+        unless Perennial::ErrorDocument->applies($self->{env}, $self->{set}, $status);
+    $self->{documented} = 1;
+    return $self->{set}{error_documents}{$status};
 }
 
 # Asked by the output before the first bytes: the head set through the object, and whether
