@@ -25,6 +25,8 @@ sub {
     my $q = $env->{QUERY_STRING};
     return $case{$q} if $case{$q};
     return [200, ['Content-Type' => 'text/plain', 'Content-Length' => 9], []] if $q eq 'head';
+    return [204, ['Content-Length' => 5], []] if $q eq 'none';
+    return [304, ['Content-Length' => 5], []] if $q eq 'same';
     return sub {    # Streamed: more, or fewer, bytes than the length it gives
         my $w = shift->([200, ['Content-Type' => 'text/plain', 'Content-Length' => 4]]);
         $w->write($q eq 'more' ? "1234" : "12");
@@ -66,6 +68,11 @@ for my $case (sort keys %want) {
 my ($res) = twice($srv->port, '/?head', 'HEAD');
 is_deeply [map { $_->{lengths} } @$res], [[9], [9]],
     'HEAD with an empty body: the application\'s length, that of the GET\'s body';
+
+($res) = twice($srv->port, '/?none', 'HEAD');
+is_deeply [map { $_->{lengths} } @$res], [[], []], 'a 204 has no Content-Length (RFC 9110 8.6)';
+($res) = twice($srv->port, '/?same', 'HEAD');
+is_deeply [map { $_->{lengths} } @$res], [[5], [5]], 'a 304 keeps the one the application gave';
 
 for my $case (qw(more less)) {
     my ($res, $rest) = twice($srv->port, "/?$case");
