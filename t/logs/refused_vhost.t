@@ -11,21 +11,19 @@ my $dir = scratch_dir();
 write_file("$dir/one/index.html", "one\n");
 write_file("$dir/two/index.html", "two\n");
 system("chmod -R a+rX $dir && chmod a+rwx $dir") == 0 or die;
-my $srv = start_server(workers => 1, port_env => 'REFUSED_PORT', conf => <<"CONF");
-Listen 127.0.0.1:\${REFUSED_PORT}
+my $hosts = join '', map { <<"HOST" } qw(one two);
 <VirtualHost *:\${REFUSED_PORT}>
-    ServerName one.test
-    DocumentRoot $dir/one
-    CustomLog $dir/one_access.log common
-    ErrorLog $dir/one_error.log
+    ServerName $_.test
+    DocumentRoot $dir/$_
+    CustomLog $dir/${_}_access.log common
+    ErrorLog $dir/${_}_error.log
 </VirtualHost>
-<VirtualHost *:\${REFUSED_PORT}>
-    ServerName two.test
-    DocumentRoot $dir/two
-    CustomLog $dir/two_access.log common
-    ErrorLog $dir/two_error.log
-</VirtualHost>
-CONF
+HOST
+my $srv = start_server(
+    workers  => 1,
+    port_env => 'REFUSED_PORT',
+    conf     => "Listen 127.0.0.1:\${REFUSED_PORT}\n$hosts"
+);
 local $ENV{REFUSED_PORT};
 my $ask = sub ($bytes) { raw_request($srv->port, $bytes) };
 like $ask->("GET / HTTP/1.1\r\nHost: two.test\r\nConnection: close\r\n\r\n"), qr/\r\n\r\ntwo\n\z/,

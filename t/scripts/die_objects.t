@@ -1,8 +1,8 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Perennial::Test          qw(http_request scratch_dir write_file);
-use Perennial::Test::Scripts qw(start_script_server);
+use Perennial::Test          qw(scratch_dir write_file);
+use Perennial::Test::Scripts qw(pid_script_server);
 
 # A resident script that dies with an exception object that cannot be made text (overloading
 # with no "" and no fallback): a 500 before its head, its head and body after, the object named
@@ -12,11 +12,7 @@ my $class = q{package NoText { use overload 'bool' => sub {1}, fallback => 0; }}
 write_file("$dir/before.pl", "${class}die bless {}, 'NoText';\n", 0755);
 write_file("$dir/after.pl",
     qq{${class}print "Content-Type: text/plain\\n\\nsome\\n";\ndie bless {}, 'NoText';\n}, 0755);
-write_file("$dir/pid.pl", qq{print "Content-Type: text/plain\\n\\npid \$\$\\n";\n}, 0755);
-system("chmod -R a+rX $dir") == 0 or die;
-my $srv = start_script_server(dir => $dir);
-my $get = sub ($path) { http_request($srv->port, 'GET', 'localhost', $path) };
-my $pid = $get->('/registry/pid.pl')->{body};
+my ($srv, $get, $pid) = pid_script_server($dir);
 
 for my $mode (qw(registry perlrun)) {
     is $get->("/$mode/before.pl")->{status}, 500, "/$mode: dying before its head: 500";

@@ -1,7 +1,7 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Perennial::Test qw(scratch_dir slurp start_server write_file);
+use Perennial::Test qw(script_location scratch_dir slurp start_server write_file);
 
 # ErrorDocument for the errors of code the server runs, as Apache's ap_die uses it: a handler
 # module's error status (returned, or a die), DECLINED on a missing file, a Registry script
@@ -73,13 +73,7 @@ ErrorDocument 500 "Sorry, it broke"
     SetHandler modperl
     PerlResponseHandler My::Codes
 </Location>
-Alias /perl $dir/cgi
-<Location /perl>
-    SetHandler perl-script
-    PerlResponseHandler ModPerl::Registry
-    PerlOptions +ParseHeaders
-    Options +ExecCGI
-</Location>
+@{[ script_location('/perl', "$dir/cgi", 'ModPerl::Registry', "    PerlOptions +ParseHeaders\n") ]}
 ScriptAlias /cgi-bin/ $dir/cgi/
 Alias /other $dir/other
 <Location /other>

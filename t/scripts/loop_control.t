@@ -1,8 +1,8 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Perennial::Test          qw(http_request scratch_dir write_file);
-use Perennial::Test::Scripts qw(start_script_server);
+use Perennial::Test          qw(scratch_dir write_file);
+use Perennial::Test::Scripts qw(pid_script_server);
 
 # A `last`, `next` or `redo` at a resident script's top level leaves the script's code, where
 # perl under mod_cgi would die with "Can't "last" outside a loop block": the executor's own
@@ -16,11 +16,7 @@ for my $word (qw(last next redo)) {
     write_file("$dir/after_$word.pl",
         qq{print "Content-Type: text/plain\\n\\nsome\\n";\n$word;\nprint "more\\n";\n}, 0755);
 }
-write_file("$dir/pid.pl", qq{print "Content-Type: text/plain\\n\\npid \$\$\\n";\n}, 0755);
-system("chmod -R a+rX $dir") == 0 or die;
-my $srv = start_script_server(dir => $dir);
-my $get = sub ($path) { http_request($srv->port, 'GET', 'localhost', $path) };
-my $pid = $get->('/registry/pid.pl')->{body};
+my ($srv, $get, $pid) = pid_script_server($dir);
 
 for my $mode (qw(registry perlrun)) {
     for my $word (qw(last next redo)) {

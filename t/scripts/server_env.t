@@ -1,7 +1,7 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Perennial::Test qw(scratch_dir start_server wait_until write_file);
+use Perennial::Test qw(script_location scratch_dir start_server wait_until write_file);
 
 # The environment a site's code sees, as mod_perl gives it: at start-up, in scripts, handlers
 # and applications, only what the configuration puts there (PerlSetEnv, PerlPassEnv, the CGI
@@ -65,13 +65,7 @@ Alias /files $dir/files
 <Location /files>
     PerlLogHandler My::EnvLog
 </Location>
-Alias /perl $dir/cgi
-<Location /perl>
-    SetHandler perl-script
-    PerlResponseHandler ModPerl::Registry
-    PerlOptions +ParseHeaders
-    Options +ExecCGI
-</Location>
+@{[ script_location('/perl', "$dir/cgi", 'ModPerl::Registry', "    PerlOptions +ParseHeaders\n") ]}
 ScriptAlias /cgi-bin/ $dir/cgi/
 <Location /h>
     SetHandler modperl
