@@ -32,6 +32,7 @@ struct plain_limits {
     int perl_only;    /* HttpProtocolOptions Unsafe, or RegisteredMethods: the judge reads all */
     IV line, field_size, fields;
     HV *hosts;        /* The Host values the judge found good on these limits */
+    int merge;        /* MergeSlashes: a path with a run of slashes is the judge's to merge */
 };
 
 static void
@@ -45,6 +46,8 @@ plain_limits_of(pTHX_ HV *limits, struct plain_limits *lim)
     lim->line = limit_of(aTHX_ limits, "line", 4, 8190);
     lim->field_size = limit_of(aTHX_ limits, "field_size", 10, 8190);
     lim->fields = limit_of(aTHX_ limits, "fields", 6, 100);
+    flag = hv_fetchs(limits, "merge_slashes", 0);
+    lim->merge = flag && SvTRUE(*flag);
     hosts = hv_fetchs(limits, "hosts", 0);
     lim->hosts = hosts && SvROK(*hosts) && SvTYPE(SvRV(*hosts)) == SVt_PVHV ? (HV *)SvRV(*hosts)
                                                                             : NULL;
@@ -185,7 +188,8 @@ plain_head(pTHX_ SV *buf, HV *base, HV *peer, const struct plain_limits *lim, ST
         if (!known || !SvTRUE(*known)) return NULL;
     }
 
-    /* The path, its %XX decoded: no NUL, no dot segment, nothing the judge would change */
+    /* The path, its %XX decoded: no NUL, no dot segment, no run of slashes to merge (MergeSlashes),
+     * nothing the judge would change */
     path = sv_2mortal(newSV(path_end + 1));
     SvPOK_on(path);
     {
@@ -206,7 +210,9 @@ plain_head(pTHX_ SV *buf, HV *base, HV *peer, const struct plain_limits *lim, ST
         *d = '\0';
         SvCUR_set(path, d - SvPVX(path));
     }
-    if (strstr(SvPVX(path), "/.") || memmem(target, tlen, "%00", 3)) return NULL;
+    if (strstr(SvPVX(path), "/.") || (lim->merge && strstr(SvPVX(path), "//"))
+        || memmem(target, tlen, "%00", 3))
+        return NULL;
 
     env = env_from(aTHX_ base, peer, fields + 6 + 4);    /* The line's 6, then Perl's */
     method = newSVpvn(b, mlen);

@@ -498,6 +498,8 @@ C<Perennial/0.1.0>, C<Perennial/0.1.0 (Unix)>, C<Perennial/0.1.0 (Unix) Perl/v5.
 Apache's default is Full; Perennial's is the least, as Debian's security.conf advises. An
 application's own C<Server> header replaces it.
 
+=item merge_slashes (C<MergeSlashes On|Off>; On, Off for a PSGI application named on the command line)
+
 =item trace_enable (C<TraceEnable On|Off>; On)
 
 Off answers TRACE with 405 before any handler sees it; On hands TRACE to the handler.

@@ -78,9 +78,10 @@ sub new ($class, %args) {
         limits_of  => [
             map {
                 +{  %limits,
-                    unsafe     => $_->{unsafe}     // 0,
-                    registered => $_->{registered} // 0,
-                    read  => $_->{read_timeout}    // read_timeouts($config->request_read_timeout),
+                    unsafe        => $_->{unsafe}        // 0,
+                    registered    => $_->{registered}    // 0,
+                    merge_slashes => $_->{merge_slashes} // 0,    # MergeSlashes (listener_options)
+                    read  => $_->{read_timeout} // read_timeouts($config->request_read_timeout),
                     hosts => {%{$_->{hosts} // {}}}    # The Host values judged on these limits
                 }
             } @{$args{protocol} // [$config->http_protocol_options]}

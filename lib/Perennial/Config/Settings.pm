@@ -79,6 +79,7 @@ my %SETTINGS = (
     start_servers             => [5,                  'int'],
     timeout                   => [60,                 'seconds'],
     trace_enable              => [1,                  'bool'],
+    merge_slashes             => [undef,              'bool'],        # Unset: see listener_options
     types_config              => [undef,              'path'],
     server_name               => [undef,              'word'],
     server_admin              => [undef,              'word'],

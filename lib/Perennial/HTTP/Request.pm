@@ -194,6 +194,11 @@ sub _judged ($env, $limits) {
     return _refused($env, 400, 'its Host is not a name or an address, with a port of 1 to 65535',
         "Host: $host")
         if defined $host && !($limits->{hosts}{$host} // _host_known($host, $limits));
+
+    # MergeSlashes On (Apache's default): a run of slashes is one slash where locations and
+    # files are found, before the dot segments go, as ap_normalize_path does
+    $env->{PATH_INFO} =~ s{//+}{/}g
+        if $limits->{merge_slashes} && index($env->{PATH_INFO}, '//') >= 0;
     if (index($env->{PATH_INFO}, '/.') >= 0) {
         $env->{PATH_INFO} = without_dot_segments($env->{PATH_INFO})
             // return _refused($env, 400, 'its path climbs above the root');
@@ -392,8 +397,9 @@ does; C<registered> refuses methods HTTP does not register (501).
     my $len = parse_head(\$buf, \%env, $limits);
 
 Returns the head's length in bytes, 0 when the head is incomplete, or minus an error status
-(-400, -414, -417, -431, -501, -505). C<PATH_INFO> comes out decoded and without dot segments
-(an encoded NUL stays C<%00>); a path whose C<..> would climb above C</> is -400, with the
+(-400, -414, -417, -431, -501, -505). C<PATH_INFO> comes out decoded, each run of slashes one
+when C<< $limits->{merge_slashes} >> (C<MergeSlashes>), and without dot segments (an encoded NUL
+stays C<%00>); a path whose C<..> would climb above C</> is -400, with the
 reason in C<< $env->{'perennial.refused'} >>. Empty lines before the request line are skipped.
 
 =head2 head_ready

@@ -21,6 +21,11 @@ sub listener_options ($config, $listener) {
         %{$config->http_protocol_options},
         %{$own->{http_protocol_options} // {}},
         read_timeout => read_timeouts($config->request_read_timeout, $own->{request_read_timeout}),
+
+        # MergeSlashes, On as Apache's unless the server's own application is a PSGI one named
+        # on the command line (plackup -s Perennial sets it Off), which gets its path as sent,
+        # as under plackup (Plack's own conformance suite asks for //foo///bar/baz as it came)
+        merge_slashes => $config->merge_slashes // (defined $config->app ? 0 : 1),
     );
     $options{hosts} = judged_hosts($options{unsafe}, _host_names($config, $ip, $port, @hosts))
         if $listener->port;

@@ -37,7 +37,8 @@ sub run ($self, $app) {
     if (my $n = $self->{workers}) {
         $set{$_} = $n for qw(start_servers min_spare_servers max_spare_servers max_clients);
     }
-    $set{keep_alive} = 0 if $self->{disable_keepalive};
+    $set{keep_alive}    = 0 if $self->{disable_keepalive};
+    $set{merge_slashes} = 0;    # PATH_INFO as sent, as plackup's servers give it
     my $config = Perennial::Config->new(%set);
     $self->{server_ready}
         ->({host => $self->{host}, port => $self->{port}, server_software => 'Perennial'})
