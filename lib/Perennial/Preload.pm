@@ -16,8 +16,10 @@ my $NAME = qr/\A\w+(?:::\w+)*\z/;
 
 sub new ($class, %args) { bless {log => $args{log}, mtimes => {}}, $class }
 
-# Loads what the config names; returns the worker hooks {init => [...], exit => [...]}
-sub load ($self, $config) {
+# Loads what the config names; returns the worker hooks {init => [...], exit => [...]}. $plack:
+# the server's own application is a PSGI one given as plackup gives it (on the command line, or
+# by plackup -s Perennial), which keeps the environment it was started with
+sub load ($self, $config, $plack = defined $config->app) {
     my %seen = map { $_ => 1 } @INC;
     unshift @INC, grep { !$seen{$_} } @{$config->includes};
 
@@ -50,7 +52,7 @@ sub load ($self, $config) {
             $config->passed_env(@{$top->{perl_pass_env} // []}),
             MOD_PERL_API_VERSION => 2
         },
-        defined $config->app    # A PSGI application of plackup's way keeps it all
+        $plack    # A PSGI application of plackup's way keeps it all
     );
     my $marked = Perennial::ModPerl::mark_env();
     my $hooks  = eval { $self->_load_code($config, $again) };

@@ -125,7 +125,7 @@ sub _prepare ($self, $config, $log) {
             . " (chmod o+rx on the directories), or run the workers as another user (User)\n";
     }
     $self->{preload} = Perennial::Preload->new(log => $log);
-    my $hooks = $self->{preload}->load($config);
+    my $hooks = $self->{preload}->load($config, defined $config->app || defined $self->{app});
     $self->{shared} = {};    # What the status pages read, filled in below
     my $app = $self->{app} // Perennial::App->build($config, $log, $self->{shared});
     _known_before_fork();
@@ -213,7 +213,7 @@ sub _reload ($self) {
         if join(' ', @{$config->listen}) ne join(' ', @{$old->listen});
     $config = $config->with(server_limit => $old->server_limit)
         if $config->server_limit != $old->server_limit;
-    my $hooks = $self->{preload}->load($config);
+    my $hooks = $self->{preload}->load($config, defined $config->app || defined $self->{app});
     my $app   = $self->{app} // Perennial::App->build($config, $log, $self->{shared});
     _known_before_fork();    # What this generation loaded
     $_->set_timeout($config->timeout) for @{$self->{listeners}};
