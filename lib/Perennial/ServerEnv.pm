@@ -15,6 +15,7 @@ use v5.36;
 # read their settings from it.
 
 my $STARTED;    # A copy of the environment perennial was started with, once it is made clean
+my %GIVEN;      # The variables the configuration gave last time, and their values
 
 # The environment perennial was started with: ${NAME} in the configuration files and PassEnv's
 # values come from it, on a graceful restart too, and a binary upgrade starts the new server
@@ -23,14 +24,23 @@ sub started () { $STARTED // \%ENV }
 
 # %ENV as the site's code gets it: PATH, TZ, TMPDIR and PLACK_ENV of the start (or, $as_started,
 # all of it), and $vars (the server level's PerlSetEnv and PerlPassEnv values, and
-# MOD_PERL_API_VERSION). Again (a graceful restart), $vars alone are set over what is there:
-# what the start-up code set stays, since a module that set it when it loaded is not loaded again.
+# MOD_PERL_API_VERSION). Again (a graceful restart), $vars are set over what is there, and
+# those the configuration gave last time and no longer gives go (a PerlPassEnv taken out, so
+# that a secret is no longer passed on): what the start-up code set stays, since a module that
+# set it when it loaded is not loaded again.
 sub give_code ($vars, $as_started = 0) {
     if ($STARTED) {
-        @ENV{keys %$vars} = values %$vars;    ## no critic (RequireLocalizedPunctuationVars)
+        ## no critic (RequireLocalizedPunctuationVars) for good, as the start's
+        for my $gone (grep { !exists $vars->{$_} } keys %GIVEN) {
+            if ($as_started && exists $STARTED->{$gone}) { $ENV{$gone} = $STARTED->{$gone} }
+            else                                         { delete $ENV{$gone} }
+        }
+        @ENV{keys %$vars} = values %$vars;
+        %GIVEN = %$vars;
         return;
     }
     $STARTED = {%ENV};
+    %GIVEN   = %$vars;
     %ENV     = (        ## no critic (RequireLocalizedPunctuationVars) for good, as mod_perl's start
         $as_started
         ? %$STARTED

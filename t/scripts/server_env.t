@@ -130,6 +130,16 @@ like $get->('/h'), qr/^HELPER_SECRET=s3cret$/m, 'after a graceful restart, the s
 like $get->('/perl/env.pl'), qr/^FROM_MODULE=set$/m,
     '  and what a module set as it loaded, which the restart does not load again';
 like $get->('/app'), qr/^PLACK_ENV=\w+$/m, '  and PLACK_ENV, which perennial sets as plackup does';
+
+# A PerlPassEnv taken out of the configuration: after a graceful restart, its variable is gone
+my $conf = do { local (@ARGV, $/) = $srv->conf; <> };
+write_file($srv->conf, $conf =~ s/^PerlPassEnv HELPER_SECRET\n//mr);
+@old = $srv->pids;
+$srv->signal('USR1');
+$srv->wait_replaced(\@old, 1);
+unlike $get->('/perl/env.pl'), qr/HELPER_SECRET/,
+    'a PerlPassEnv taken out: gone after a graceful restart';
+like $get->('/perl/env.pl'), qr/^FROM_MODULE=set$/m, '  and what a module set stays';
 $srv->stop;
 
 # A PSGI application named on the command line, plackup's way, keeps what it was started with,
