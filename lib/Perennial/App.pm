@@ -55,6 +55,7 @@ sub build ($class, $config, $log = undef, $server = {}) {
         log         => $log
     );
     $log->drop_children if $log;    # A reload makes the virtual hosts' logs again
+    delete $server->{log_of};       # And their log_of, if it still has hosts
     my $app = _plain_app($config, \@sections);
     if (!$app) {
         my %with = (config => $config, server => $server, top => \$top, built => {});
@@ -81,7 +82,6 @@ sub build ($class, $config, $log = undef, $server = {}) {
             # A request refused before it reaches a host is logged in that host's logs
             $server->{log_of} = sub ($env) { $vhosts->log_of($env) };
         }
-        else { delete $server->{log_of} }
     }
     $app = Perennial::RemoteIP->new(
         header  => $config->remoteip_header,

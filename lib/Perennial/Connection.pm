@@ -31,7 +31,8 @@ sub abort_request ($self, $status) {
     my $c = $self->_in_app or return 0;
     _answer_instead($c, $status);
     my $micros = int((Time::HiRes::time() - $c->{t0}) * 1e6);
-    $self->{log}->access($c->{env}, $c->{status}, $c->{bytes}, $micros, $c);
+    ($c->{env}{'perennial.log'} // $self->{log})
+        ->access($c->{env}, $c->{status}, $c->{bytes}, $micros, $c);
     return 1;
 }
 

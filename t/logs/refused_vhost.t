@@ -40,5 +40,23 @@ like slurp("$dir/two_error.log"), qr/\[warn\].*bad request.*climbs above the roo
     '  and in its error log, at warn';
 unlike slurp("$dir/one_access.log"), qr/passwd/,         'not in the other host\'s';
 unlike $srv->access_log,             qr/passwd|GARBAGE/, 'nor in the main server\'s';
+
+# A graceful restart to a configuration without hosts (one application): refusals are the main
+# server's again
+write_file("$dir/app.psgi", q{sub { [200, ['Content-Type' => 'text/plain'], ["app\n"]] }});
+chmod 0644, "$dir/app.psgi";
+write_file(
+    $srv->conf,
+    do { local (@ARGV, $/) = $srv->conf; <> }
+        =~ s{<VirtualHost.*</VirtualHost>\n}{<Location />\n    SetHandler psgi\n    PSGIApp $dir/app.psgi\n</Location>\n}sr
+);
+my @old = $srv->pids;
+$srv->signal('USR1');
+$srv->wait_replaced(\@old, 1);
+like $ask->("AFTER RESTART\r\n\r\n"), qr{\AHTTP/1\.[01] 400 },
+    'after a restart without hosts, refused';
+ok wait_until(sub { $srv->access_log =~ /AFTER RESTART/ }, 10, 'main log'),
+    '  and written in the main server\'s access log';
+unlike slurp("$dir/one_access.log"), qr/AFTER RESTART/, '  not in the old host\'s';
 $srv->stop;
 done_testing;
