@@ -48,8 +48,19 @@ sub apply ($class, $env, $set, $res, $dispatch, @extra) {
         )
         )
         : plain_response($status, $action, 'Content-Type' => 'text/html; charset=iso-8859-1');
-    return Plack::Util::response_cb($page,
-        sub ($r) { $r->[0] = $status; push @{$r->[1]}, @keep; return });
+    return Plack::Util::response_cb(
+        $page,
+        sub ($r) {
+
+            # A page that failed itself (its own error, not the one it stands for): Apache's page
+            # for the status instead, as Apache answers when an ErrorDocument fails
+            @$r = @{Perennial::ErrorPage->response($status, $env)}
+                if $r->[0] >= 400 && $r->[0] != $status && ref $r->[2] eq 'ARRAY';
+            $r->[0] = $status;
+            push @{$r->[1]}, @keep;
+            return;
+        }
+    );
 }
 
 1;

@@ -83,6 +83,11 @@ Alias /other $dir/other
     Options +ExecCGI
     ErrorDocument 500 /other/badcompile.pl
 </Location>
+<Location /h2>
+    ErrorDocument 404 /perl/die.pl
+    SetHandler modperl
+    PerlResponseHandler My::Codes
+</Location>
 <Location /broken>
     ErrorDocument 500 /errors/broken.pl
     SetHandler modperl
@@ -118,7 +123,11 @@ is scalar(() = slurp("$dir/broken.count") =~ /ran/g), 1, '  the failing page was
 is $ask->('/other/die.pl')->[0], 500, 'a Registry ErrorDocument page that does not compile: 500';
 is scalar(() = slurp("$dir/compile.count") =~ /ran/g), 1,
     '  it was compiled once, not again for itself';
-is $ask->('/h?selfcustom')->[0], 500,                  'a custom_response that is its own URL: 500';
+my $self_page = $ask->('/h?selfcustom');
+is $self_page->[0], 500, 'a custom_response that is its own URL: 500';
+like $self_page->[1], qr/Internal Server Error/, '  with Apache\'s page, not an empty one';
+is_deeply [map { /Not Found/ ? 'not found' : $_ } @{$ask->('/h2?nf')}], [404, 'not found'],
+    'a 404 page that fails itself: Apache\'s 404 page, not the page\'s own 500';
 is scalar(() = slurp("$dir/self.count") =~ /ran/g), 2, '  the handler ran twice, not in a loop';
 is_deeply $ask->('/h'), [200, "fine\n"], 'and the handler serves on';
 $srv->stop;

@@ -182,11 +182,11 @@ sub unprinted_response ($self) {
 # (no loop); else the section's ErrorDocument, as Apache's ap_die uses it after custom_response
 # (the dispatcher then knows the page is not Apache's, to be replaced: Phases' made_here)
 sub _custom_page ($self, $status) {
-    my $custom
-        = $self->{custom} && !defined $self->{env}{'perennial.status'} && $self->{custom}{$status};
+    my $own    = !defined $self->{env}{'perennial.status'};    # Not a page's own request
+    my $custom = $own && $self->{custom} ? $self->{custom}{$status} : undef;
     return $custom if defined $custom;
     return undef    ## no critic (ProhibitExplicitReturnUndef) none: Apache's page
-        unless Perennial::ErrorDocument->applies($self->{env}, $self->{set}, $status);
+        unless $own && Perennial::ErrorDocument->applies($self->{env}, $self->{set}, $status);
     $self->{documented} = 1;
     return $self->{set}{error_documents}{$status};
 }
