@@ -16,6 +16,13 @@ use CGI::Carp qw(fatalsToBrowser);
 my \$ok = eval { die "inner\\n"; 1 };
 print "Content-Type: text/plain\\n\\ncaught: \$@";
 PL
+write_file("$dir/handled.pl", <<"PL", 0755);
+#!$^X
+use CGI::Carp qw(fatalsToBrowser set_die_handler);
+set_die_handler(sub { print "the die handler saw: \@_" });
+print "Content-Type: text/plain\\n\\ndone\\n";
+exit;
+PL
 write_file("$dir/leaves.pl", <<"PL", 0755);
 #!$^X
 use CGI::Carp qw(fatalsToBrowser);
@@ -39,5 +46,12 @@ for my $mode (qw(cgi-bin registry perlrun)) {
 }
 is $body{registry}, $body{'cgi-bin'}, 'Registry\'s page is mod_cgi\'s';
 is $body{perlrun},  $body{'cgi-bin'}, 'so is PerlRun\'s';
+
+# Last: CGI::Carp's die handler is a global of its own, which stays for the worker's next scripts
+# (as under mod_perl)
+for my $mode (qw(cgi-bin registry perlrun)) {
+    is $srv->get("/$mode/handled.pl")->{content}, "done\n",
+        "/$mode: a die handler does not see an exit, as ModPerl::Util::exit turns it off";
+}
 $srv->stop;
 done_testing;

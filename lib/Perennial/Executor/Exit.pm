@@ -21,7 +21,12 @@ BEGIN {
 }
 
 # Ends the code running for the request as exit does
-sub end_request ($class, $code = 0) { die bless {code => $code}, $class }
+# The exit's die: a $SIG{__DIE__} (CGI::Carp's set_die_handler, a logger's) does not see it, as
+# ModPerl::Util::exit turns it off for its own
+sub end_request ($class, $code = 0) {
+    local $SIG{__DIE__};
+    die bless {code => $code}, $class;
+}
 
 # Whether an error is an exit that ended the code
 sub caught ($class, $err) { blessed $err && $err->isa(__PACKAGE__) ? 1 : 0 }
