@@ -107,8 +107,8 @@ date_line(void)
  * length that does not match its body would end the response early, or send bytes the client
  * reads as the next response); else the application's, when it is one number (a value that is
  * not, or two that differ, are dropped, and the body is framed as without one). For HEAD, an
- * empty body keeps the application's length (that of the body a GET would have); a 304 keeps
- * it too, and a 1xx or 204 has none (RFC 9110 8.6). */
+ * empty body keeps the application's length (that of the body a GET would have); a 1xx, 204
+ * or 304 has none (RFC 9110 8.6; Apache drops a script's there too). */
 static SV *
 build_head(pTHX_ SV *status_line, IV status, SV *headers, SV *body_length, IV http11,
            IV head_only, IV *keep_alive, SV *server_line, int *framing, SV **length)
@@ -164,11 +164,7 @@ build_head(pTHX_ SV *status_line, IV status, SV *headers, SV *body_length, IV ht
         sv_catpvn(head, p, len);
     }
     sv_catsv(head, out);
-    if (status < 200 || status == 204 || status == 304) {    /* No body: a 304 may say the
-                                                                 * length a 200 would have */
-        *framing = F_NONE;
-        if (declared && status == 304) cat_length(aTHX_ head, *length = declared);
-    }
+    if (status < 200 || status == 204 || status == 304) *framing = F_NONE;    /* No length */
     else {
         if (body_length && SvOK(body_length) && !(head_only && declared && !SvTRUE(body_length)))
             cat_length(aTHX_ head, *length = body_length);

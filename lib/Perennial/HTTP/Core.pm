@@ -56,10 +56,9 @@ sub pp_response_head ($line, $status, $headers, $body_length, $http11, $head_onl
 # the application's ($length: undef when it gave none, or no single number). For HEAD, an empty
 # body keeps the application's length (that of the body a GET would have).
 sub _framing ($out_ref, $status, $length, $body_length, $http11, $head_only) {
-    if ($status < 200 || $status == 204 || $status == 304) {    # A 1xx or 204 has no length
-        $$out_ref .= "Content-Length: $length\r\n" if defined $length && $status == 304;
-        return ('none', $status == 304 ? $length : undef);
-    }
+
+    # A 1xx, 204 or 304 has no body, and no length (Apache drops a script's there too)
+    return ('none', undef) if $status < 200 || $status == 204 || $status == 304;
     $length = $body_length
         if defined $body_length && !($head_only && defined $length && !$body_length);
     if (defined $length) {
