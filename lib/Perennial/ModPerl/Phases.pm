@@ -1,5 +1,6 @@
 package Perennial::ModPerl::Phases;
 use v5.36;
+use Plack::Util ();
 use Perennial::ModPerl::Const;
 use Scalar::Util qw(looks_like_number);
 use Hash::Util   qw(hv_store);
@@ -179,12 +180,14 @@ sub finish ($self, $r, $res) {
     return $self->_close_after($r, $res);    # A server without psgix.cleanup: as it is handed on
 }
 
-# The body bytes of a whole response (none for HEAD); undef for one that streams
+# The body bytes of a whole response, as Apache counts them before HEAD's body is dropped: an
+# array's, a file's size; undef for one that streams (its writer counts)
 sub _bytes ($r, $res) {
-    return undef if ref $res->[2] ne 'ARRAY';             ## no critic (ProhibitExplicitReturnUndef)
-    return 0     if $r->{env}{REQUEST_METHOD} eq 'HEAD';
+    my $body = $res->[2];
+    return undef if !defined $body;    ## no critic (ProhibitExplicitReturnUndef) streamed
+    return Plack::Util::content_length($body) if ref $body ne 'ARRAY';
     my $n = 0;
-    $n += length($_ // '') for @{$res->[2]};
+    $n += length($_ // '') for @$body;
     return $n;
 }
 
