@@ -1,7 +1,7 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Perennial::Test qw(raw_request scratch_dir start_server write_file);
+use Perennial::Test qw(files_and_app raw_request scratch_dir start_server write_file);
 
 # MergeSlashes On, Apache's default: a run of slashes in a request's path is one slash where
 # locations and files are found (//index.html is /index.html), before its dot segments go, as
@@ -9,22 +9,12 @@ use Perennial::Test qw(raw_request scratch_dir start_server write_file);
 # named on the command line (plackup's way, whose conformance suite wants the path as sent),
 # the path stays as it came.
 my $dir = scratch_dir();
-write_file("$dir/docs/index.html",    "the index\n");
-write_file("$dir/docs/sub/page.html", "a page\n");
 write_file("$dir/show.psgi",
     q{sub { [200, ['Content-Type' => 'text/plain'], ["$_[0]{SCRIPT_NAME}|$_[0]{PATH_INFO}|$_[0]{REQUEST_URI}\n"]] }}
 );
 system("chmod -R a+rX $dir") == 0 or die;
-my $site = <<"CONF";
-DocumentRoot $dir/docs
-<Directory $dir/docs>
-    Require all granted
-</Directory>
-<Location /app>
-    SetHandler psgi
-    PSGIApp $dir/show.psgi
-</Location>
-CONF
+my $site = files_and_app({'index.html' => "the index\n", 'sub/page.html' => "a page\n"},
+    "$dir/show.psgi");
 
 sub ask ($srv, $path) {
     my $out = raw_request($srv->port, "GET $path HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");

@@ -106,10 +106,11 @@ sub start_server (%args) {
     return $self;
 }
 
-# A DocumentRoot of files (name => content) the workers can read, and t/psgi/$app mounted at
-# /app: the configuration lines that serve them
+# A DocumentRoot of files (name => content) the workers can read, and t/psgi/$app (or $app, a
+# full path) mounted at /app: the configuration lines that serve them
 sub files_and_app ($files, $app) {
     my $dir = scratch_dir();
+    $app = "$ROOT/t/psgi/$app" unless $app =~ m{\A/};
     write_file("$dir/docs/$_", $files->{$_}) for keys %$files;
     system("chmod -R a+rX $dir") == 0 or die "Can't chmod $dir";
     return <<"CONF";
@@ -119,7 +120,7 @@ DocumentRoot $dir/docs
 </Directory>
 <Location /app>
     SetHandler psgi
-    PSGIApp $ROOT/t/psgi/$app
+    PSGIApp $app
 </Location>
 CONF
 }
