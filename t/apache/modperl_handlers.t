@@ -117,6 +117,12 @@ for my $req (@requests) {
         or diag 'Perennial: ', $srv->error_log =~ /([^\n]*\[(?:error|warn)\][^\n]*)/g;
 }
 
+# A HEAD request too: its log handler's bytes_sent is the body as Apache counts it, before
+# HEAD's body is dropped
+for my $server (qw(apache perennial)) {
+    is answer_of($port{$server}, {}, HEAD => '/hello')->{body}, '', "$server: HEAD /hello, no body";
+}
+
 # The log and cleanup phases ran after each /hello request, in order, with the final status
 # (after the response: the last request's may still be on its way)
 my $lines = sub ($server) { [split /\n/, slurp("$dir{$server}/logs/phases.log")] };
