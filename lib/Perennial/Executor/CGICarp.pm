@@ -1,6 +1,5 @@
 package Perennial::Executor::CGICarp;
 use v5.36;
-use Perennial::Executor::Exit;
 
 # CGI::Carp's fatalsToBrowser shows a script's fatal error in the browser: under mod_cgi (no
 # eval around the script) and under ModPerl::Registry (MOD_PERL set, Registry's own eval left
@@ -25,25 +24,14 @@ sub install () {
 }
 
 # Within a script's run (its code is a sub named __perennial_script): whether an eval stands
-# between the caller and the script's code (1 or 0); undef elsewhere. A script's exit is a die
-# here (Perennial::Executor::Exit), not an error: as in an eval, CGI::Carp lets it go.
+# between the caller and the script's code (1 or 0); undef elsewhere. (A script's exit, a die
+# here, never reaches CGI::Carp: it runs with __DIE__ off, Perennial::Executor::Exit.)
 sub _script_eval () {
-    for (my $i = 2; my ($frame, $args) = _frame($i); $i++) {
-        return 1 if $frame->[3] eq '(eval)';
-        return 1
-            if $frame->[3] eq 'CGI::Carp::die'
-            && Perennial::Executor::Exit->caught($args->[0]);
-        return 0 if $frame->[3] =~ /::__perennial_script\z/;
+    for (my $i = 2; my @frame = caller $i; $i++) {
+        return 1 if $frame[3] eq '(eval)';
+        return 0 if $frame[3] =~ /::__perennial_script\z/;
     }
     return undef; ## no critic (ProhibitExplicitReturnUndef) not in a script: CGI::Carp's own answer
-}
-
-# A frame of the caller's caller's stack, and its arguments (which perl gives package DB)
-sub _frame ($i) {
-
-    package DB;                       ## no critic (ProhibitMultiplePackages) for @DB::args
-    my @frame = caller $i + 1 or return;
-    return (\@frame, [@DB::args]);    ## no critic (ProhibitPackageVars) perl's, for caller
 }
 
 1;
