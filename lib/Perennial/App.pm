@@ -9,6 +9,7 @@ use Perennial::Dispatch;
 use Perennial::Dispatch::Files;
 use Perennial::Dispatch::Warmup;
 use Perennial::Executor;
+use Perennial::Executor::Environment;
 use Perennial::ErrorPage;
 use Perennial::Executor::CGI;
 use Perennial::Executor::Handler;
@@ -306,7 +307,7 @@ sub _common ($config, $set, $docroot) {
             %{$set->{set_env} // {}}, $config->passed_env(@{$set->{pass_env} // []})
         },
         perl_env => {      # PerlSetEnv and PerlPassEnv, which PerlSetupEnv Off keeps
-            %{$set->{perl_env} // {}}, $config->passed_env(@{$set->{perl_pass_env} // []})
+            Perennial::Executor::Environment->perl_vars($set)
         },
         document_root => $docroot,
     );

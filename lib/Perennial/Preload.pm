@@ -46,10 +46,8 @@ sub load ($self, $config, $plack = defined $config->app) {
     # MOD_PERL_API_VERSION is set for good, in the C environment too: a script's `local %ENV`
     # would put a variable of perl's %ENV alone there when it is undone, so whether a child saw
     # it would depend on what the worker served before.
-    my $top = $config->server_dir // {};
     Perennial::ServerEnv::give_code(
-        {   %{$top->{perl_env} // {}},
-            $config->passed_env(@{$top->{perl_pass_env} // []}),
+        {   Perennial::Executor::Environment->perl_vars($config->server_dir // {}),
             MOD_PERL_API_VERSION => 2
         },
         $plack    # A PSGI application of plackup's way keeps it all

@@ -1,6 +1,7 @@
 package Perennial::Executor::Environment;
 use v5.36;
 use Perennial;
+use Perennial::Config ();
 use Perennial::Twins;
 
 # The CGI/1.1 environment of RFC 3875 for one request, built from the PSGI environment
@@ -92,6 +93,19 @@ sub add ($class, $names, $values) {
     return;
 }
 
+# A section's PerlSetEnv and PerlPassEnv variables, the server level's merged in: name => value
+sub perl_vars ($class, $set) {
+    return (%{$set->{perl_env} // {}},
+        Perennial::Config->passed_env(@{$set->{perl_pass_env} // []}));
+}
+
+# Variables (name => value) as a group that sync_env and apply take: [names, values], the names
+# in order; undef for none
+sub group ($class, %vars) {
+    my @names = sort keys %vars;
+    return @names ? [\@names, [@vars{@names}]] : undef;
+}
+
 # The variables of a script request, in %ENV (the hot path, in C: see sync_env)
 sub put ($self, $env, $hit) {
     return sync_env(\%CGI_SET, undef, undef,         @{$self->{perl_only}}) unless $self->{setup};
@@ -105,8 +119,7 @@ sub new ($class, %args) {
         docroot        => $args{document_root} // $args{root} // '',    # None: no DocumentRoot
         skip           => $args{pass_auth} ? \%PASS_AUTH : \%SKIP,
     }, $class;
-    my %perl = %{$args{perl_env} // {}};
-    $self->{perl_only} = [[sort keys %perl], [@perl{sort keys %perl}]];
+    $self->{perl_only} = $class->group(%{$args{perl_env} // {}}) // [[], []];
 
     # What is the same for every request of this location, computed once; SetEnv ones first,
     # so that a CGI variable of the same name wins
@@ -263,6 +276,16 @@ PerlSetupEnv is Off.
 =head2 new
 
     Perennial::Executor::Environment->new(setup_env => 1, set_env => {A => 1, TZ => 'UTC'});
+
+=head2 group
+
+    my $group = Perennial::Executor::Environment->group(NAME => 'value');    # undef for none
+
+=head2 perl_vars
+
+    my %vars = Perennial::Executor::Environment->perl_vars($settings);
+
+A section's PerlSetEnv and PerlPassEnv variables, the server level's merged in.
 
 =head2 put
 

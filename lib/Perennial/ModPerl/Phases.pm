@@ -6,7 +6,6 @@ use Scalar::Util qw(looks_like_number);
 use Hash::Util   qw(hv_store);
 use Perennial::Config::Handlers;
 use Perennial::Executor::Environment;
-use Perennial::ServerEnv;
 use Perennial::ModPerl;
 use Perennial::ModPerl::Handler;
 
@@ -97,20 +96,10 @@ sub _site ($self, $plan) {
         set           => $set,
         clean_env => ($plan->{handler} eq 'modperl' || grep { $set->{$_} } @BEFORE, @AFTER) ? 1 : 0,
         closes    => ($set->{perl_log}              || $set->{perl_cleanup})                ? 1 : 0,
-        perl_env  => _perl_env($set),
+        perl_env  => Perennial::Executor::Environment->group(    # Undef for none
+            Perennial::Executor::Environment->perl_vars($set)
+        ),
     };
-}
-
-# The PerlSetEnv and PerlPassEnv variables of a section (the server level's merged in), as a
-# group for Perennial::Executor::Environment's apply; undef for none
-sub _perl_env ($set) {
-    my $started = Perennial::ServerEnv::started();
-    my %vars    = (
-        %{$set->{perl_env} // {}},
-        map { defined $started->{$_} ? ($_ => $started->{$_}) : () } @{$set->{perl_pass_env} // []}
-    );
-    my @names = sort keys %vars;
-    return @names ? [\@names, [@vars{@names}]] : undef;
 }
 
 # The phases before authentication, or after it: nothing to go on, or the answer and whether
