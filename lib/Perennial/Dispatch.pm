@@ -101,16 +101,16 @@ sub to_app ($self) {
             if ($plan->{direct} eq 'mounted') {    # As _handle calls it: its answer is its own
 
                 # At / (nothing to move from PATH_INFO to SCRIPT_NAME), made already: called
-                # here, as _mounted would call it (the method's call cost 2.5k instructions).
-                # No CGI variables of a script request before it in %ENV (_mounted).
-                Perennial::Executor::Environment->apply([])
-                    if length $Perennial::Executor::Environment::CGI_SET{names}
-                    && !$env->{'perennial.prev'};
+                # here, as _mounted would call it (the method's call cost 2.5k instructions),
+                # after what _mounted does first
                 my $app = $plan->{app};
-                my $res
-                    = $app && !length($plan->{set}{mount} // '')
-                    ? $app->($env)
-                    : $self->_mounted($env, $plan);
+                my $res;
+                if ($app && !length($plan->{set}{mount} // '')) {
+                    Perennial::Executor::Environment->forget_script_env($env)
+                        if length $Perennial::Executor::Environment::CGI_SET{names};
+                    $res = $app->($env);
+                }
+                else { $res = $self->_mounted($env, $plan) }
                 my $charset = $plan->{set}{default_charset};
                 return $charset ? _charset($res, $charset) : $res;
             }
@@ -287,13 +287,7 @@ sub _executor ($self, $plan) {
 # come, so that a delayed response still sees the mount
 sub _mounted ($self, $env, $plan) {
 
-    # The CGI variables a script request before it put in %ENV (its client's query, cookies,
-    # address) are not this request's: a PSGI application that reads %ENV (CGI::Emulate::PSGI
-    # adds the request's own to it) must not see another client's, as under mod_perl, which
-    # takes a request's variables out of %ENV when it ends. (A request an internal redirect
-    # made in a script's request is that client's own.)
-    Perennial::Executor::Environment->apply([])
-        if length $Perennial::Executor::Environment::CGI_SET{names} && !$env->{'perennial.prev'};
+    Perennial::Executor::Environment->forget_script_env($env);    # No other client's variables
     my ($handler, $set) = @$plan{qw(handler set)};
     my $app = $plan->{app} //= $self->{apps}{"$handler|$set->{key}"}
         //= $self->{build}->($handler, $set);

@@ -14,9 +14,10 @@ my %PASS_AUTH = %SKIP;
 delete $PASS_AUTH{HTTP_AUTHORIZATION};
 
 # The names of the CGI variables the last script request of this process put in %ENV, joined
-# with NULs (see sync_env). A package variable: Perennial::ModPerl::Phases::open looks whether
-# it is empty before it calls apply([]) (the call and sync_env's, to find nothing to do, cost a
-# handler module's request 4.6k instructions); only this module writes it.
+# with NULs (see sync_env). A package variable: Perennial::ModPerl::Phases::open and the
+# dispatcher's way to a mounted application look whether it is empty before they call apply or
+# forget_script_env (the call and sync_env's, to find nothing to do, cost a handler module's
+# request 4.6k instructions); only this module writes it.
 our %CGI_SET = (names => '');
 
 # The variables of every request, from its PSGI environment; undefined ones are empty
@@ -90,6 +91,16 @@ sub apply ($class, $groups) {
 sub add ($class, $names, $values) {
     @ENV{@$names} = @$values;    ## no critic (RequireLocalizedPunctuationVars)
     $CGI_SET{names} .= "$_\0" for @$names;
+    return;
+}
+
+# The CGI variables a script request before this one put in %ENV (its client's query, cookies,
+# address) taken out, the server's own given back: a PSGI application that reads %ENV
+# (CGI::Emulate::PSGI adds the request's own to it) must not see another client's, as under
+# mod_perl, which takes a request's variables out of %ENV when it ends. Not for a request an
+# internal redirect made in a script's request: that client's own.
+sub forget_script_env ($class, $env) {
+    $class->apply([]) if length $CGI_SET{names} && !$env->{'perennial.prev'};
     return;
 }
 
@@ -276,6 +287,10 @@ PerlSetupEnv is Off.
 =head2 new
 
     Perennial::Executor::Environment->new(setup_env => 1, set_env => {A => 1, TZ => 'UTC'});
+
+=head2 forget_script_env
+
+    Perennial::Executor::Environment->forget_script_env($psgi_env);
 
 =head2 group
 
