@@ -117,7 +117,8 @@ build_head(pTHX_ SV *status_line, IV status, SV *headers, SV *body_length, IV ht
     SSize_t i, last;
     SV *out, *head;
     int has_date = 0, has_server = 0, close = 0, lengths = 0;
-    SV *declared = NULL;
+    const char *declared = NULL;    /* The application's one length, in its header value */
+    STRLEN dlen = 0;
     STRLEN len;
     const char *p;
     if (!SvROK(headers) || SvTYPE(SvRV(headers)) != SVt_PVAV)
@@ -138,10 +139,12 @@ build_head(pTHX_ SV *status_line, IV status, SV *headers, SV *body_length, IV ht
         case OWN_CONNECTION:
             if (vlen == 5 && strncasecmp(value, "close", 5) == 0) close = 1;
             continue;
-        case OWN_LENGTH:
-            if (!lengths++)
-                declared = is_length(value, vlen) ? sv_2mortal(newSVpvn(value, vlen)) : NULL;
-            else if (declared && !(SvCUR(declared) == vlen && memEQ(SvPVX(declared), value, vlen)))
+        case OWN_LENGTH:    /* Kept where it lies: an SV only if it is written (below) */
+            if (!lengths++) {
+                declared = is_length(value, vlen) ? value : NULL;
+                dlen = vlen;
+            }
+            else if (declared && !(dlen == vlen && memEQ(declared, value, vlen)))
                 declared = NULL;
             continue;
         case OWN_DATE:
@@ -168,7 +171,8 @@ build_head(pTHX_ SV *status_line, IV status, SV *headers, SV *body_length, IV ht
     else {
         if (body_length && SvOK(body_length) && !(head_only && declared && !SvTRUE(body_length)))
             cat_length(aTHX_ head, *length = body_length);
-        else if (declared) cat_length(aTHX_ head, *length = declared);
+        else if (declared)
+            cat_length(aTHX_ head, *length = sv_2mortal(newSVpvn(declared, dlen)));
         else if (head_only) *framing = F_NONE;
         else if (http11) {
             *framing = F_CHUNKED;

@@ -217,13 +217,12 @@ sub _error_body ($status) { "$status " . (HTTP::Status::status_message($status) 
 # ends after it when it had more (cut there) or fewer (the client would wait for the rest, or
 # read the next response as this one's): $data, cut to what is left
 sub _within_length ($self, $data, $last) {
-    my $left = $self->{length} - ($self->{body_sent} // 0);
+    my $left = $self->{length} - ($self->{bytes} // 0);    # The body bytes sent so far
     if (length $data > $left) {
         substr($data, $left) = '';
         $self->{keep_alive} = 0;
     }
-    $self->{body_sent}  = ($self->{body_sent} // 0) + length $data;
-    $self->{keep_alive} = 0 if $last && $self->{body_sent} < $self->{length};
+    $self->{keep_alive} = 0 if $last && length $data < $left;
     return $data;
 }
 

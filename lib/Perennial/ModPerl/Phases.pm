@@ -146,7 +146,10 @@ sub made_here ($class, $r, $res) {
 
 # Once the response is made: the log phase sees its status when the response has gone
 sub finish ($self, $r, $res) {
-    if (ref $res eq 'ARRAY') { @$r{qw(final_status bytes_sent)} = ($res->[0], _bytes($r, $res)) }
+    if (ref $res eq 'ARRAY') {
+        $r->{final_status} = $res->[0];
+        $r->{bytes_sent}   = Plack::Util::content_length($res->[2]);    # For a log handler
+    }
     else {
         # The responder holds the request weakly: the output it is given, which the request
         # holds, holds it (and a request that is not closed after its response would be kept)
@@ -155,9 +158,11 @@ sub finish ($self, $r, $res) {
         $res = sub ($respond) {
             $inner->(
                 sub ($answer) {
-                    @$request{qw(final_status bytes_sent)}
-                        = ($answer->[0], _bytes($request, $answer))
-                        if $request;
+                    if ($request) {    # bytes_sent for a log phase (a pushed one too), as Apache's
+                        $request->{final_status} = $answer->[0];
+                        $request->{bytes_sent}   = Plack::Util::content_length($answer->[2])
+                            if defined $answer->[2];
+                    }
                     my $writer = $respond->($answer);
                     $request->{out_writer} = $writer if $request && $writer;    # Streamed
                     return $writer;
@@ -167,17 +172,6 @@ sub finish ($self, $r, $res) {
     }
     return $res if $r->{env}{'psgix.cleanup'};
     return $self->_close_after($r, $res);    # A server without psgix.cleanup: as it is handed on
-}
-
-# The body bytes of a whole response, as Apache counts them before HEAD's body is dropped: an
-# array's, a file's size; undef for one that streams (its writer counts)
-sub _bytes ($r, $res) {
-    my $body = $res->[2];
-    return undef if !defined $body;    ## no critic (ProhibitExplicitReturnUndef) streamed
-    return Plack::Util::content_length($body) if ref $body ne 'ARRAY';
-    my $n = 0;
-    $n += length($_ // '') for @$body;
-    return $n;
 }
 
 sub _close_after ($self, $r, $res) {
