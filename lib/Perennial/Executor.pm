@@ -15,7 +15,7 @@ use Perennial::Executor::Compiler;
 use Perennial::Executor::Environment;
 use Perennial::Executor::Errors;
 use Perennial::Executor::Exit;    # Before any script compiles: exit ends the request
-use Perennial::Executor::Front qw(error_page where);
+use Perennial::Executor::Front qw(where);
 use Perennial::Executor::Globals;
 use Perennial::Executor::Handles qw(stdout_io open_stdout close_stdout use_io);
 use Perennial::Executor::Inc;

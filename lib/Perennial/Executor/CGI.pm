@@ -5,7 +5,7 @@ use Errno       qw(EINTR);
 use POSIX       qw(WNOHANG);
 use Time::HiRes ();
 use Perennial::Executor::Environment;
-use Perennial::Executor::Front qw(error_page where);
+use Perennial::Executor::Front qw(where);
 use Perennial::Executor::Output;
 use Perennial::Executor::Resolver;
 use Perennial::Executor::Spawn;

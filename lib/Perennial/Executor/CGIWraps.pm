@@ -118,7 +118,7 @@ sub _point ($package) {
 # not made, its request not made by an internal redirect, and its query, method and input still
 # what mod_perl's path would read ($r->args, $r->subprocess_env, $r->read)
 sub _plain () {
-    return 0 if !$PLAIN               || $Perennial::ModPerl::NOW ## no critic (ProhibitPackageVars)
+    return 0 if $Perennial::ModPerl::NOW    ## no critic (ProhibitPackageVars) callers ask $PLAIN
         || $PLAIN->{'perennial.prev'} || ($ENV{QUERY_STRING} // '') ne $PLAIN->{QUERY_STRING};
 
     # %ENV emptied by the script: mod_perl's path puts the CGI variables back (subprocess_env)

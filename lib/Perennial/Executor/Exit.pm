@@ -34,7 +34,9 @@ sub caught ($class, $err) { blessed $err && $err->isa(__PACKAGE__) ? 1 : 0 }
 # Runs code of the request's (a script, an END block of one) as perl runs a program's main line:
 # undef when it returned or called exit, else why it failed, as the log says it. A `last`,
 # `next` or `redo` outside any loop of its own ends here, as the error perl gives it there
-# (it would otherwise unwind into the loops of the executor and the server).
+# (it would otherwise unwind into the loops of the executor and the server). Its block is
+# written out, one call less on each request, in Perennial::Executor's _run_script and in
+# Perennial::ModPerl's run_handler: a change here goes there too.
 sub run ($code, @args) {
     my ($ok, $ran) = (0, 0);
     {

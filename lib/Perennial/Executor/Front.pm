@@ -12,7 +12,7 @@ use Perennial::Watchdog;
 # ready (its `prepare`) or refused with the reason in the log, the run (its `respond`), and a
 # local redirect (a CGI Location: /path) answered as an internal one.
 
-our @EXPORT_OK = qw(error_page where);
+our @EXPORT_OK = qw(where);
 
 # log; exec_cgi (Options ExecCGI, on unless told); limits, the watchdog's [deadline, slow];
 # dispatch, a reference to the dispatcher a local redirect goes back through; environment, the
@@ -105,8 +105,7 @@ Perennial::Executor::Front - what every executor does around running a script
         dispatch => \$dispatcher);
     return $front->serve($executor, $env, $hit, $r);    # $executor->prepare, ->respond
     return $front->internal_redirect($env, '/other', $respond);
-    use Perennial::Executor::Front qw(error_page where);
-    my $page = error_page(500, $env);
+    use Perennial::Executor::Front qw(where);
 
 =head1 DESCRIPTION
 

@@ -186,7 +186,7 @@ sub _custom_page ($self, $status) {
     my $custom = $own && $self->{custom} ? $self->{custom}{$status} : undef;
     return $custom if defined $custom;
     return undef    ## no critic (ProhibitExplicitReturnUndef) none: Apache's page
-        unless $own && Perennial::ErrorDocument->applies($self->{env}, $self->{set}, $status);
+        unless Perennial::ErrorDocument->applies($self->{env}, $self->{set}, $status);
     $self->{documented} = 1;
     return $self->{set}{error_documents}{$status};
 }
