@@ -71,12 +71,15 @@ my $srv = start_server(
     preload => 'CGI Perennial::Bench::PageWrites',
     scripts => abs_path("$FindBin::RealBin/../examples/cgi-bin"),
     probe   => '/registry/hello.pl',    # Whose worker goes: any answer with "Hello" in it
-    user    => $opt{user}
+    user    => $opt{user},
+
+    # The module reads them as the manager loads it: site code sees only what is passed
+    set => [map {"PerlPassEnv $_"} grep {/^PERENNIAL_PAGE_WRITES/} keys %ENV]
 );
 my $worker = _fresh_worker($srv);
 my $before = Perennial::SizeLimit::memory($worker);
 my $next   = POSIX::SIGRTMIN() + 5;
-kill $next, $worker;                    # Arms it (from its fork: ends the phase of its start)
+kill $next, $worker;    # Arms it (from its fork: ends the phase of its start)
 _get($srv->{port}, '/no-such-page', 404);
 _next_phase($worker, $next);
 _get($srv->{port}, "/registry/$scripts[0]", 200);
