@@ -151,14 +151,16 @@ for my $loc (qw(plainreg registry)) {
 is answer_of($port{perennial}, {}, GET => '/codes?falseobj')->{status}, 500,
     'a handler that dies with a false exception object: 500';
 
-# The ETag of a response that is no file: Apache's is its time in microseconds, weak (the two
-# servers' times differ, so each is compared with its own request's)
+# The ETag of a response that is no file: Apache's is its time in microseconds, weak when it is
+# made within a second of the request's start (the two servers' times differ, so each is
+# compared with its own request's). Apache's, on a loaded machine, was once strong (its time
+# and the request's more than a second apart): the reference's own timing, not looked at.
 for my $server (qw(apache perennial)) {
     my $asked = time;
     my @head  = @{answer_of($port{$server}, {etag => 1}, GET => '/codes?etag')->{head}};
-    my ($tag) = map { m{\Aetag: W/"([0-9a-f]+)"\z} ? $1 : () } @head;
+    my ($weak, $tag) = map { m{\Aetag: (W/)?"([0-9a-f]+)"\z} ? ($1, $2) : () } @head;
     no warnings 'portable';    ## no critic (ProhibitNoWarnings) microseconds pass 32 bits
-    ok defined $tag && abs(hex($tag) / 1e6 - $asked) < 5,
+    ok defined $tag && abs(hex($tag) / 1e6 - $asked) < 5 && ($weak || $server eq 'apache'),
         "$server: the ETag of a response that is no file is its time, weak"
         or diag explain \@head;
 }
