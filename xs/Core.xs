@@ -40,6 +40,14 @@ handle_fd(pTHX_ SV *handle)
     return PerlIO_fileno(f);
 }
 
+/* The descriptor of a waiter: the epoll instance's number, as xs_waiter makes it */
+static int
+waiter_fd(pTHX_ SV *waiter)
+{
+    if (SvROK(waiter) || !SvIOK(waiter)) croak("not a waiter");
+    return (int)SvIV(waiter);
+}
+
 #define MAX_PARTS 64
 #define MAX_PLAIN_NAME 64
 
@@ -187,13 +195,10 @@ xs_waiter(handles)
             XSRETURN_UNDEF;
         }
     }
-    RETVAL = handle_of_fd(aTHX_ ep);
-    if (!RETVAL) {
-        saved_errno = errno;
-        close(ep);
-        errno = saved_errno;
-        XSRETURN_UNDEF;
-    }
+    /* The descriptor's number, not a Perl handle: a handle made in each worker (a glob, a
+     * PerlIO stream and its layers) copied some 13 pages it shares with the manager
+     * (bench/pages.pl --from-fork). The process keeps it open until it ends; close-on-exec. */
+    RETVAL = newSViv(ep);
   OUTPUT:
     RETVAL
 
@@ -209,7 +214,7 @@ xs_next_ready(waiter)
      * before the wait began (perl runs them between ops) would not end a wait without end:
      * a worker told to stop there slept on, so the caller looks at its flag each second. Dies
      * on an error, as Linux::Epoll does. */
-    n = epoll_wait(handle_fd(aTHX_ waiter), &ev, 1, 1000);
+    n = epoll_wait(waiter_fd(aTHX_ waiter), &ev, 1, 1000);
     if (n < 0 && errno != EINTR) croak("Can't wait on the listeners: %s", strerror(errno));
     if (n != 1) {
         PERL_ASYNC_CHECK();
@@ -289,7 +294,7 @@ xs_serve_connections(conn, waiter, listeners, bases, unix_flags, stopping, reope
         || SvTYPE(SvRV(unix_flags)) != SVt_PVAV || !SvROK(stopping) || !SvROK(reopen))
         croak("serve_connections: bad arguments");
     PUTBACK;
-    served = accept_loop(aTHX_ conn, handle_fd(aTHX_ waiter), (AV *)SvRV(listeners),
+    served = accept_loop(aTHX_ conn, waiter_fd(aTHX_ waiter), (AV *)SvRV(listeners),
                          (AV *)SvRV(bases), (AV *)SvRV(unix_flags), stopping, reopen,
                          memory_due, remaining, &take, &ready);
     SPAGAIN;

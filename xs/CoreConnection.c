@@ -97,22 +97,6 @@ spare_handle(pTHX)
     return kept_handle = new_glob(aTHX);
 }
 
-/* A descriptor as a handle of its own (one unbuffered stream, closed with it); NULL if perl
- * cannot open it */
-static SV *
-handle_of_fd(pTHX_ int fd)
-{
-    PerlIO *f = PerlIO_openn(aTHX_ ":unix", "r", fd, 0, 0, NULL, 0, NULL);
-    GV *gv;
-    IO *io;
-    if (!f) return NULL;
-    gv = new_glob(aTHX);
-    io = GvIOn(gv);
-    IoIFP(io) = f;
-    IoTYPE(io) = IoTYPE_RDONLY;
-    return newRV_noinc((SV *)gv);
-}
-
 /* The :unix layer's state, as perlio.c declares it for itself (perl's headers do not): the
  * layer's head, the descriptor and the open(2) flags it was opened with */
 typedef struct {

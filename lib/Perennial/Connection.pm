@@ -49,15 +49,52 @@ sub _in_app ($self) {
     return ($LOOP_IN_C ? Perennial::HTTP::Core::xs_current_response() : undef) // $self->{in_app};
 }
 
-sub new ($class, %args) {
-    my $config = $args{config};
+# What a worker's connections are served by, from the configuration: the keep-alive and parking
+# settings, and a request's limits on each listener (its HttpProtocolOptions, the Host values
+# judged on them, its read timeouts). Made once, in the manager, with the Server: made in each
+# worker, the configuration's accessors and these hashes copied pages it shares with the manager
+# (bench/pages.pl --from-fork); a worker writes to a copy of a page of them only where it
+# judges a new Host value.
+sub settings ($class, $config, $protocol = undef) {
+    return {
+        keep       => $config->keep_alive,
+        keep_max   => $config->max_keep_alive_requests,
+        keep_wait  => $config->keep_alive_timeout,
+        park_heads => $config->park_slow_heads,
+        park_wait  => $config->park_keep_alive_after,
+        timeout    => $config->timeout,
+        allow      => 'GET, HEAD, POST, OPTIONS' . ($config->trace_enable ? ', TRACE' : ''),
+        limits_of  => _limits_of($config, $protocol // [$config->http_protocol_options]),
+
+        # ParkSpoolLimit in bytes, when a slow reader's rest is spooled
+        spool_limit => $config->park_slow_readers ? $config->park_spool_limit * 1024 : undef,
+    };
+}
+
+sub _limits_of ($config, $protocol) {
     my %limits = (
         line       => $config->limit_request_line,
         fields     => $config->limit_request_fields,
         field_size => $config->limit_request_field_size,
         body       => $config->limit_request_body,
     );
-    my $self = bless {
+    return [
+        map {
+            +{  %limits,
+                unsafe        => $_->{unsafe}        // 0,
+                registered    => $_->{registered}    // 0,
+                merge_slashes => $_->{merge_slashes} // 0,    # MergeSlashes (listener_options)
+                read          => $_->{read_timeout} // read_timeouts($config->request_read_timeout),
+                hosts         => $_->{hosts}        // {}   # The Host values judged on these limits
+            }
+        } @$protocol
+    ];
+}
+
+sub new ($class, %args) {
+    my $settings = $args{settings} // $class->settings($args{config}, $args{protocol});
+    my $self     = bless {
+        %$settings,
         pid        => $$,                     # The worker's (not a process the application forks)
         after      => $args{after_request},
         size_limit => $args{size_limit},      # Its counts and limits, which the loop in C reads
@@ -66,34 +103,16 @@ sub new ($class, %args) {
         board      => $args{board},
         slot       => $args{slot},
         stopping   => $args{stopping},
-        keep       => $config->keep_alive,
-        keep_max  => $config->max_keep_alive_requests,
-        keep_wait => $config->keep_alive_timeout,
-        park      => $args{park},                     # Perennial::Park, when idle ones go
-        log_of    => $args{log_of},                   # The logs of a refused request's virtual host
-        files     => $args{files},    # Perennial::FileWatch: the loop in C gives it to requests
-        park_heads => $config->park_slow_heads,
-        park_wait  => $config->park_keep_alive_after,
-        timeout    => $config->timeout,
-        allow      => 'GET, HEAD, POST, OPTIONS' . ($config->trace_enable ? ', TRACE' : ''),
-        limits_of  => [
-            map {
-                +{  %limits,
-                    unsafe        => $_->{unsafe}        // 0,
-                    registered    => $_->{registered}    // 0,
-                    merge_slashes => $_->{merge_slashes} // 0,    # MergeSlashes (listener_options)
-                    read  => $_->{read_timeout} // read_timeouts($config->request_read_timeout),
-                    hosts => {%{$_->{hosts} // {}}}    # The Host values judged on these limits
-                }
-            } @{$args{protocol} // [$config->http_protocol_options]}
-        ],
+        park       => $args{park},            # Perennial::Park, when idle ones go
+        log_of     => $args{log_of},          # The logs of a refused request's virtual host
+        files      => $args{files},    # Perennial::FileWatch: the loop in C gives it to requests
     }, $class;
 
     # What a slow reader has not taken of a response is spooled, and goes to the parking process
     # with the connection (hand_rest)
-    if ($args{park} && $config->park_slow_readers) {
+    if ($args{park} && defined $settings->{spool_limit}) {
         $self->{spooling} = 1;
-        Perennial::HTTP::Spool::limit($args{board}, $config->park_spool_limit * 1024);
+        Perennial::HTTP::Spool::limit($args{board}, $settings->{spool_limit});
     }
     return $self;
 }
@@ -413,8 +432,20 @@ request: when it returns true, the worker ends after this connection; C<size_lim
 L<Perennial::SizeLimit> whose check C<after_request> makes (the loop in C then counts the
 requests and reads the resident size itself, and calls C<after_request> with that size only
 when a limit may be passed; the Perl loop calls it after each request, with nothing);
-and C<protocol>, the HttpProtocolOptions of each listener (C<unsafe>,
-C<registered>) in the listeners' order.
+and C<settings>, what C<settings> makes of the configuration, or C<protocol>, the
+HttpProtocolOptions of each listener (C<unsafe>, C<registered>) in the listeners' order, from
+which C<new> makes them.
+
+=head2 settings
+
+    my $settings = Perennial::Connection->settings($config, \@listener_options);
+
+What a worker's connections are served by, from the configuration: KeepAlive and its limits,
+the parking settings, Timeout, the methods allowed, and the limits a request is read and judged
+by, one hash for each listener (the request line and field limits, its HttpProtocolOptions,
+MergeSlashes, the read timeouts and the Host values judged on them; the configuration's
+HttpProtocolOptions when no listener's are given). The Server makes them in the manager, once,
+for all its workers.
 
 =head2 serve
 

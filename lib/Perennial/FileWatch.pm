@@ -1,5 +1,6 @@
 package Perennial::FileWatch;
 use v5.36;
+use Errno qw(EAGAIN);
 use Linux::Inotify2;
 use Perennial::Mounts ();
 
@@ -67,7 +68,7 @@ sub notice ($self) {
     while (1) {
         my $n = sysread $self->{inotify}->fh, my $buf, 65536;
         if (!$n) {
-            $changed = 1 if !defined $n && !$!{EAGAIN};
+            $changed = 1 if !defined $n && $! != EAGAIN;    # Not %!: its first use copies pages
             last;
         }
         $changed = 1 if $self->_counts($buf);

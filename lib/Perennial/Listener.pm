@@ -35,6 +35,8 @@ sub name ($self) {
     return $host =~ /:/ ? "[$host]:$port" : "$host:$port";
 }
 
+sub is_unix ($self) { !defined $self->port }
+
 sub host ($self) { $self->{unix_path} ? undef : $self->{fh}->sockhost }
 
 sub port ($self) { $self->{unix_path} ? undef : $self->{fh}->sockport }
@@ -169,6 +171,10 @@ The bound TCP address, or undef for a Unix socket.
     my $port = $listener->port;
 
 The bound TCP port, or undef for a Unix socket.
+
+=head2 is_unix
+
+Whether it is a Unix socket (it has no port).
 
 =head2 prepare
 

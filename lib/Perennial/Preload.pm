@@ -99,6 +99,7 @@ sub _load_code ($self, $config, $again) {
 
 # Runs a worker's hooks; a hook that dies is logged, and the worker goes on
 sub run_hooks ($self, $hooks, $directive, $worker) {
+    return unless @$hooks;    # Most sites have none: nothing to call, no pages copied
     my %about = (%$worker, pid => $$);
     Perennial::ModPerl->run_phase($directive, $self->{log}, [map { [@$_, {%about}] } @$hooks]);
     return;

@@ -241,16 +241,21 @@ sub _worker ($self, $server, $hooks) {
     my $preload = $self->{preload};
     my $to      = $self->{to};
     my $manager = $$;
+    my $warn    = _warnings_to($self->{log});    # Made here: in each worker it copied pages
+
+    # The scripts the manager compiled, which each worker has as it starts (the text made here
+    # once: made in each worker, it copied the pages of every executor's catalog)
+    my $compiled = Perennial::Executor::Catalog::as_text();
     return sub ($w) {
         $w->{unprivileged} = Perennial::Privileges->drop($to);
         _watch_manager($w, $manager);
 
         # An application's warnings are its own lines of the error log (not the command line's
         # "perennial: ..."); a script's are logged with its path by the executor
-        local $SIG{__WARN__} = _warnings_to($self->{log});
+        local $SIG{__WARN__} = $warn;
         my %about = (slot => $w->{slot}, generation => $w->{generation});
         my $bye   = sub () { $preload->run_hooks($hooks->{exit}, PerlChildExitHandler => \%about) };
-        _publish_scripts($self->{board}, $w->{slot});
+        _publish_scripts($self->{board}, $w->{slot}, $compiled);
         local $SIG{TERM}
             = @{$hooks->{exit}} ? sub ($signal) { $bye->(); POSIX::_exit(0) } : $SIG{TERM};
         $preload->run_hooks($hooks->{init}, PerlChildInitHandler => \%about);
@@ -276,10 +281,10 @@ sub _watch_manager ($w, $manager) {
 
 # The worker's compiled scripts go to its scoreboard notes now and after each compile, for
 # the Perl status page
-sub _publish_scripts ($board, $slot) {
+sub _publish_scripts ($board, $slot, $compiled) {
     my $publish = sub () { $board->note($slot, Perennial::Executor::Catalog::as_text()) };
     Perennial::Executor::Catalog::on_change($publish);
-    $publish->();
+    $board->note($slot, $compiled);
 }
 
 sub _server ($self, $config, $app) {
@@ -303,7 +308,7 @@ sub _single ($server, $board, $to, $log) {
     local @SIG{qw(TERM INT QUIT WINCH)} = (sub { $stopping = 1 }) x 4;
     local $SIG{__WARN__} = _warnings_to($log);                           # As a worker's
     $board->claim(0, $$, 1);
-    _publish_scripts($board, 0);
+    _publish_scripts($board, 0, Perennial::Executor::Catalog::as_text());
     $server->serve(
         {   slot         => 0,
             generation   => 1,

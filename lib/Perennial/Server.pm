@@ -1,6 +1,7 @@
 package Perennial::Server;
 use v5.36;
 use Errno       qw(EINTR EAGAIN);
+use IO::Handle  ();
 use Time::HiRes ();
 use Perennial::Connection;
 use Perennial::FileWatch;
@@ -24,9 +25,21 @@ sub new ($class, %args) {
     # Worked out here, in the manager, once: in each worker it copied pages it shares with the
     # manager (bench/pages.pl --from-fork). Each worker counts its own requests in its copy of
     # the size limit.
-    $self->{protocol}   = [map { listener_options($self->{config}, $_) } @{$self->{listeners}}];
+    $self->{settings} = Perennial::Connection->settings($self->{config},
+        [map { listener_options($self->{config}, $_) } @{$self->{listeners}}]);
     $self->{size_limit} = Perennial::SizeLimit->new(config => $self->{config});
+    $self->{watchdog}   = Perennial::Watchdog->new(board => $self->{board}, log => $self->{log});
+    $self->{listening}  = _listening_of($self->{listeners});
     return $self;
+}
+
+# The listening sockets, not blocking (a worker's epoll, or select without one, waits for a
+# connection; the flag is the socket's, so set once for every worker), and which of them are
+# Unix sockets
+sub _listening_of ($listeners) {
+    my @fh = map { $_->fh } @$listeners;
+    IO::Handle::blocking($_, 0) for @fh;
+    return [\@fh, [map { $_->is_unix } @$listeners]];
 }
 
 # Connections are accepted and served by the loop in C (xs/Loop.c) when it was built
@@ -63,7 +76,7 @@ sub serve ($self, $worker) {
     my $reopen = $worker->{reopen} // \0;
     @$self{qw(stopping reopen)} = ($stopping, $reopen);    # For the loop in C and _left_ready
 
-    my $in_c = $ACCEPT_IN_C && $self->{epoll};
+    my $in_c = $ACCEPT_IN_C && defined $self->{epoll};
 
     # Only a worker that gave up root publishes its memory (_publish_memory)
     $self->{memory_due} = $worker->{unprivileged} ? 0 : 9**9**9;
@@ -133,28 +146,21 @@ sub _connection_loop ($self, $worker) {
         files         => $self->{files},
         after_request => scalar $self->_size_limit,
         size_limit    => $self->{size_limit}->is_set ? $self->{size_limit} : undef,
-        protocol      => $self->{protocol},
+        settings      => $self->{settings},
         log_of        => $self->{log_of},
     );
-    my $watchdog = Perennial::Watchdog->install(
-        board      => $self->{board},
-        slot       => $worker->{slot},
-        log        => $self->{log},
-        connection => $conn
-    );
+    my $watchdog = $self->{watchdog}->install(slot => $worker->{slot}, connection => $conn);
     $_->{'perennial.watchdog'} = $watchdog for @{$self->{base}};
     return $conn;
 }
 
-# The listening sockets (for the accept, not blocking when there are several or an epoll waits
-# on them), which of them are Unix sockets, and the accept that waits on them. Each call on a
-# connection's way costs 1.5k to 3k instructions: the loop makes only those it needs (the
-# memory, when it is due; a connection's timeouts, on a Unix socket).
+# The listening sockets, which of them are Unix sockets, and the accept that waits on them.
+# Each call on a connection's way costs 1.5k to 3k instructions: the loop makes only those it
+# needs (the memory, when it is due; a connection's timeouts, on a Unix socket).
 sub _listening ($self) {
-    my @fh = @LISTENING = map { $_->fh } @{$self->{listeners}};
-    if (@fh > 1 || $self->{epoll}) { $_->blocking(0) for @fh }
-    my @unix = map { !defined $_->port } @{$self->{listeners}};
-    return (\@fh, \@unix, $self->{epoll} ? \&_accept_epoll : \&_accept);
+    my ($fh, $unix) = @{$self->{listening}};
+    @LISTENING = @$fh;
+    return ($fh, $unix, defined $self->{epoll} ? \&_accept_epoll : \&_accept);
 }
 
 # The logs reopened, as the manager asked (URG); false when the worker leaves instead: one that
@@ -191,16 +197,9 @@ sub _size_limit ($self) {
     };
 }
 
-# A connection just accepted (without the epoll below), and the index of its listener
+# A connection just accepted (without the epoll below, when the worker could not make one),
+# and the index of its listener
 sub _accept ($self, $fh, $stopping, $ = undef) {
-    if (@$fh == 1) {
-        my ($client, $peer) = accept_client($fh->[0]);
-        return ($client, 0, $peer) if $client;
-
-        # The listener's receive timeout (Timeout) also ends a blocking accept: not an error
-        $self->_accept_failed unless $! == EINTR || $! == EAGAIN;
-        return ();
-    }
     my $rin = '';
     vec($rin, fileno $_, 1) = 1 for @$fh;
     my $n = select(my $rout = $rin, undef, undef, 1);    # At most a second, as next_ready waits
@@ -237,7 +236,7 @@ sub _epoll ($self) {
     push @handles, $self->{park}->ready_handle if $self->{park};
     $self->{epoll}  = waiter(\@handles);
     $self->{waited} = \@handles;
-    return $self->{epoll} || !$self->{park};
+    return defined $self->{epoll} || !$self->{park};
 }
 
 # The index of a handle the epoll waits on that can be read now, after a wait that named none. Linux
@@ -316,8 +315,9 @@ Linux::Epoll's in Perl) in which the listeners are exclusive: Linux wakes one wa
 a new connection, the first to have made its epoll, so light load stays on the workers whose
 caches are warm, and no other worker wakes to find the connection taken. An idle worker also
 looks at the listeners once a second, as its wait ends, for a connection that a worker woken
-for it left (one that stopped or was killed before it accepted). Without an epoll, one
-listener is a blocking C<accept> and several are watched with C<select>.
+for it left (one that stopped or was killed before it accepted). Without an epoll (a worker
+that could not make one), the listeners are watched with C<select>. The listening sockets are
+made non-blocking once, in the manager, as the server is made.
 The loop ends when the
 worker's stop flag is set, when the application asks with C<psgix.harakiri.commit>, or after
 the worker's request limit.

@@ -2,6 +2,7 @@ package Perennial::Watchdog;
 use v5.36;
 use File::Basename qw(dirname);
 use POSIX          ();
+use Scalar::Util   ();
 use Time::HiRes    ();
 
 # Request deadlines and the slow-request log. A worker writes the time limits of the location
@@ -133,17 +134,30 @@ sub _wait_call ($pid) {
     return $WAITS->{$number};
 }
 
-# The worker's side: its signal handlers for the rest of its life, each closed over the
-# watchdog (board, slot, log and the connection loop to answer for); returns the watchdog
-sub install ($class, %args) {
-    my $self = bless {%args{qw(board slot log connection)}}, $class;
-    $SIG{XCPU} = sub ($signal) { $self->_deadline };  ## no critic (RequireLocalizedPunctuationVars)
+# The manager's side, made once for all its workers (made in each, it copied pages they share
+# with the manager): the watchdog and its handlers, closed over it (board, log, and the slot and
+# connection loop each worker gives it as it installs them). The handlers hold it weakly: what
+# installs it keeps it.
+sub new ($class, %args) {
+    my $self = bless {%args{qw(board log)}}, $class;
+    Scalar::Util::weaken(my $weak = $self);
+    $self->{on_deadline} = sub ($signal) { $weak->_deadline };
 
     # SA_RESTART: a stack sample should not cut the application's reads short
-    my $action = POSIX::SigAction->new(sub ($signal) { $self->_sample },
+    $self->{on_sample} = POSIX::SigAction->new(sub ($signal) { $weak->_sample },
         POSIX::SigSet->new, POSIX::SA_RESTART());
-    $action->safe(1);
-    POSIX::sigaction(POSIX::SIGPROF(), $action) or die "Can't install the PROF handler: $!\n";
+    $self->{on_sample}->safe(1);
+    return $self;
+}
+
+# The worker's side: its signal handlers for the rest of its life, for its slot and connection
+# loop (the class's install makes the watchdog as well); returns the watchdog
+sub install ($self, %args) {
+    $self = $self->new(%args) unless ref $self;
+    @$self{qw(slot connection)} = @args{qw(slot connection)};
+    $SIG{XCPU} = $self->{on_deadline};    ## no critic (RequireLocalizedPunctuationVars)
+    POSIX::sigaction(POSIX::SIGPROF(), $self->{on_sample})
+        or die "Can't install the PROF handler: $!\n";
     return $self;
 }
 
@@ -267,13 +281,23 @@ The caller frames of the code a signal handler interrupted, innermost first.
 
 =head1 METHODS
 
+=head2 new
+
+    my $watchdog = Perennial::Watchdog->new(board => $board, log => $log);    # In the manager
+
+The watchdog, with its XCPU and PROF handlers made (not installed), for every worker the
+manager forks: made once, they are shared with the workers instead of copied into each.
+
 =head2 install
 
+    $watchdog->install(slot => $slot, connection => $conn);    # In a worker
     my $watchdog = Perennial::Watchdog->install(board => $board, slot => $slot, log => $log,
         connection => $conn);
 
 Installs the worker's XCPU and PROF handlers, closed over the watchdog: its scoreboard slot,
 its log and the connection loop (L<Perennial::Connection>) whose request a deadline answers.
+The handlers hold the watchdog weakly: the worker keeps what C<install> returns (the request
+carries it).
 
 =head2 watch
 

@@ -285,8 +285,9 @@ stands between.
 
     my $waiter = waiter([$listener, $other]) or fall_back();
 
-What waits for any of the handles to be readable: an epoll instance (Linux::Epoll's in Perl),
-or undef when none can be made. Each handle is in it exclusively (C<EPOLLEXCLUSIVE>): when
+What waits for any of the handles to be readable: an epoll instance (in C, its descriptor's
+number, which stays open until the process ends; in Perl, Linux::Epoll's), or undef when none
+can be made. Each handle is in it exclusively (C<EPOLLEXCLUSIVE>): when
 several processes have each made a waiter for the same handle, Linux wakes one of those that
 are waiting (the first to have made its waiter), not all of them. A process forked after it
 shares it.
