@@ -6,6 +6,9 @@
 #include "EXTERN.h"
 #include "perl.h"
 #include "XSUB.h"
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 /* A name and its NUL at the end of the names put */
 static void
@@ -53,16 +56,69 @@ env_value(pTHX_ HV *env, const char *key, I32 len)
     return v ? *v : &PL_sv_undef;
 }
 
+/* The address a connection came to, as text (getsockname), for a listener of every address:
+ * the last connection's is kept, by its descriptor and its client's address and port, so that
+ * a kept-alive connection asks once. NULL if it cannot be had. */
+static const char *
+local_address(pTHX_ HV *env)
+{
+    static int last_fd = -1;
+    static char last_client[INET6_ADDRSTRLEN + 8], last_local[INET6_ADDRSTRLEN];
+    char client[INET6_ADDRSTRLEN + 8];
+    SV **io = hv_fetchs(env, "psgix.io", 0), **addr = hv_fetchs(env, "REMOTE_ADDR", 0),
+       **port = hv_fetchs(env, "REMOTE_PORT", 0);
+    IO *handle = io ? sv_2io(*io) : NULL;
+    PerlIO *f = handle ? IoIFP(handle) : NULL;
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    int fd = f ? PerlIO_fileno(f) : -1;
+    if (fd < 0 || !addr || !port) return NULL;
+    snprintf(client, sizeof client, "%s %" IVdf, SvPV_nolen(*addr), SvIV(*port));
+    if (fd == last_fd && strEQ(client, last_client)) return last_local;
+    last_fd = -1;
+    if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0) return NULL;
+    if (ss.ss_family == AF_INET)
+        inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, last_local, sizeof last_local);
+    else if (ss.ss_family == AF_INET6)
+        inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, last_local, sizeof last_local);
+    else
+        return NULL;
+    last_fd = fd;
+    my_strlcpy(last_client, client, sizeof last_client);
+    return last_local;
+}
+
+/* SERVER_ADDR: the listener's address, or the connection's on a listener of every address
+ * (0.0.0.0, ::); none on a Unix socket (whose listener's name is its path) */
+static SV *
+server_address(pTHX_ HV *env)
+{
+    SV **name = hv_fetchs(env, "SERVER_NAME", 0);
+    const char *p, *local;
+    STRLEN len, i;
+    if (!name || !SvOK(*name)) return NULL;
+    p = SvPV_const(*name, len);
+    if (!len) return NULL;
+    for (i = 0; i < len; i++)    /* An address (glibc's strspn cost 230 instructions here) */
+        if (!isXDIGIT(p[i]) && p[i] != ':' && p[i] != '.') return NULL;
+    if (!strEQ(p, "0.0.0.0") && !strEQ(p, "::")) return *name;
+    local = local_address(aTHX_ env);
+    return local ? sv_2mortal(newSVpv(local, 0)) : NULL;
+}
+
 #define PUT(name, sv) put_env(aTHX_ envhv, put, name, sizeof(name) - 1, sv)
 #define FROM(name) env_value(aTHX_ env, name, sizeof(name) - 1)
 
 /* The request's own variables: SERVER_NAME is its host without the port (an IPv6 address in
- * brackets whole); HTTPS with https; the body's and user's variables only when it has them */
+ * brackets whole), SERVER_PORT the port the client named with it, else the scheme's, as
+ * Apache's with UseCanonicalName Off (behind a proxy that maps ports, the client's, not the
+ * listener's); HTTPS with https; the body's and user's variables only when it has them */
 static void
 put_request(pTHX_ HV *envhv, SV *put, HV *env)
 {
     SV *host = FROM("HTTP_HOST");
     SV *v;
+    int https;
     STRLEN len, end = 0;
     const char *p;
     if (!SvOK(host)) host = FROM("SERVER_NAME");
@@ -72,7 +128,12 @@ put_request(pTHX_ HV *envhv, SV *put, HV *env)
     else
         while (end < len && p[end] != ':') end++;
     PUT("SERVER_NAME", sv_2mortal(newSVpvn_flags(p, end, SvOK(host) && SvUTF8(host))));
-    PUT("SERVER_PORT", FROM("SERVER_PORT"));
+    v = FROM("psgi.url_scheme");
+    https = SvOK(v) && strEQ(SvPV_nolen_const(v), "https");
+    if (end + 1 < len && p[end] == ':')
+        PUT("SERVER_PORT", sv_2mortal(newSVpvn(p + end + 1, len - end - 1)));
+    else
+        PUT("SERVER_PORT", sv_2mortal(https ? newSVpvs("443") : newSVpvs("80")));
     PUT("SERVER_PROTOCOL", FROM("SERVER_PROTOCOL"));
     PUT("REQUEST_METHOD", FROM("REQUEST_METHOD"));
     PUT("REQUEST_URI", FROM("REQUEST_URI"));
@@ -80,7 +141,9 @@ put_request(pTHX_ HV *envhv, SV *put, HV *env)
     PUT("REMOTE_ADDR", FROM("REMOTE_ADDR"));
     PUT("REMOTE_PORT", FROM("REMOTE_PORT"));
     v = FROM("psgi.url_scheme");
-    if (SvOK(v) && strEQ(SvPV_nolen_const(v), "https")) PUT("HTTPS", sv_2mortal(newSVpvs("on")));
+    PUT("REQUEST_SCHEME", SvOK(v) ? v : sv_2mortal(newSVpvs("http")));
+    if ((v = server_address(aTHX_ env))) PUT("SERVER_ADDR", v);
+    if (https) PUT("HTTPS", sv_2mortal(newSVpvs("on")));
     v = FROM("CONTENT_LENGTH");
     if (SvTRUE(v)) PUT("CONTENT_LENGTH", v);
     if (SvOK(v = FROM("CONTENT_TYPE"))) PUT("CONTENT_TYPE", v);

@@ -52,7 +52,7 @@ sub response ($class, $status, $env = {}, @headers) {
     my $title = HTTP::Status::status_message($status) // 'Error';
     my $text  = $TEXT{$status}                        // '';
     $text =~ s/%m/_html($env->{REQUEST_METHOD} \/\/ 'GET')/e;
-    $text =~ s/%a/_html(_admin($env))/e;
+    $text =~ s/%a/_html(admin($env))/e;
     $text =~ s/%l/_html($h{Location} \/\/ '')/e;
     my $body
         = qq{<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01//EN" "http://www.w3.org/TR/html4/strict.dtd">\n}
@@ -70,22 +70,34 @@ sub response ($class, $status, $env = {}, @headers) {
 }
 
 sub _signature ($env) {
+    my $line = signature($env);
+    return length $line ? "<hr>\n$line" : '';
+}
+
+# ServerSignature's line for a request (Apache's ap_psignature, which is also a CGI script's
+# SERVER_SIGNATURE): empty when it is Off; the port is the one the client named in Host, else
+# the scheme's, as a script's SERVER_PORT
+sub signature ($env) {
     return '' if $SITE{signature} eq 'off';
-    my ($host)
-        = ($env->{HTTP_HOST} // $env->{SERVER_NAME} // 'localhost') =~ /\A(\[[^\]]*\]|[^:]*)/;
-    my $port = $env->{SERVER_PORT} // 80;
+    my ($host, $port)
+        = ($env->{HTTP_HOST} // $env->{SERVER_NAME} // 'localhost')
+        =~ /\A(\[[^\]]*\]|[^:]*)(?::(\d+))?/;
+    $port //= ($env->{'psgi.url_scheme'} // '') eq 'https' ? 443 : 80;
     my $server
         = $SITE{signature} eq 'email'
         ? qq{<a href="mailto:}
-        . _html(_admin($env))
+        . _html(admin($env))
         . qq{">$SITE{server} Server at }
         . _html($host) . '</a>'
         : "$SITE{server} Server at " . _html($host);
-    return "<hr>\n<address>$server Port $port</address>\n";
+    return "<address>$server Port $port</address>\n";
 }
 
-# A virtual host's own ServerAdmin, or the main server's
-sub _admin ($env) { $env->{'perennial.admin'} // $SITE{admin} }
+# Whether ServerSignature is Off (its line empty for every request)
+sub signature_off () { $SITE{signature} eq 'off' }
+
+# A virtual host's own ServerAdmin, or the main server's (a CGI script's SERVER_ADMIN)
+sub admin ($env) { $env->{'perennial.admin'} // $SITE{admin} }
 
 # Apache's ap_escape_html: & < > " as named entities (so a link with a query string reads as
 # Apache's does; Status::HTML::escape also escapes ' and control bytes, which Apache leaves)
@@ -123,5 +135,16 @@ is C<ServerSignature Off>.
 =head2 response
 
     my $res = Perennial::ErrorPage->response($status, $env, @extra_headers);
+
+=head2 admin, signature, signature_off
+
+    my $admin = Perennial::ErrorPage::admin($env);        # [no address given] when none is set
+    my $line  = Perennial::ErrorPage::signature($env);    # '' under ServerSignature Off
+
+The request's C<ServerAdmin> (its virtual host's, else the main server's) and C<ServerSignature>
+line (C<< <address>...</address> >> and a newline, as Apache's C<ap_psignature>: the port is
+the one the client named in C<Host>, else the scheme's), which are also a CGI script's
+C<SERVER_ADMIN> and C<SERVER_SIGNATURE>; C<signature_off> says whether the line is empty for
+every request.
 
 =cut

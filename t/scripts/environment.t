@@ -1,5 +1,6 @@
 use v5.36;
 use Test::More;
+use IO::Socket::IP;
 use Perennial::Executor::Environment;
 
 # The CGI variables of a script request go into %ENV and the real environment the same way
@@ -31,6 +32,14 @@ my %BASE = (
     'psgi.input'      => \*STDIN,
 );
 
+# A connection over loopback, for a listener of every address: SERVER_ADDR is asked of it
+my $listen = IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => 1)
+    or die "listen: $@";
+my $client = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $listen->sockport)
+    or die "connect: $@";
+my $conn = $listen->accept or die "accept: $!";
+my %CONN = ('psgix.io' => $conn, REMOTE_ADDR => '127.0.0.1', REMOTE_PORT => $client->sockport);
+
 # Each step: a PSGI environment (or undef: the groups alone) and the groups
 my @STEPS = (
     ['first request',    {%BASE},                       @STATIC],
@@ -55,10 +64,17 @@ my @STEPS = (
     ['an empty body, IPv6 host', {%BASE, CONTENT_LENGTH => 0, HTTP_HOST => '[::1]:8080'}, @STATIC],
     ['no Host',                         {%BASE, HTTP_HOST => undef}, @STATIC],
     ['a CGI variable wins over SetEnv', {%BASE}, [qw(SERVER_NAME MINE)], ['from SetEnv', 'again']],
-    ['undefined values are empty',      {%BASE, SERVER_PORT => undef}, [qw(MINE)],      [undef]],
+    ['undefined values are empty',      {%BASE, REQUEST_URI => undef}, [qw(MINE)],      [undef]],
     ['groups alone (PerlSetupEnv Off)', undef,                         [qw(PERL_ONLY)], ['1']],
     ['nothing (a clean %ENV)',          undef],
-    ['and back',                        {%BASE}, @STATIC],
+    ['and back',                        {%BASE},                                  @STATIC],
+    ['a listener of one address',       {%BASE, SERVER_NAME => '127.0.0.1'},      @STATIC],
+    ['a listener of every address',     {%BASE, %CONN, SERVER_NAME => '0.0.0.0'}, @STATIC],
+    ['the same connection again',       {%BASE, %CONN, SERVER_NAME => '0.0.0.0'}, @STATIC],
+    ['a Unix socket', {%BASE, SERVER_NAME => '/run/site.sock', SERVER_PORT => 0}, @STATIC],
+    [   'https, no port in Host (behind a proxy)',
+        {%BASE, HTTP_HOST => 'example.org', 'psgi.url_scheme' => 'https'}, @STATIC
+    ],
 );
 
 sub snapshot () {
@@ -98,15 +114,18 @@ for my $i (0 .. $#STEPS) {
 # What the variables are, step by step (either implementation: they agree)
 my @seen = @{$after{xs}};
 is_deeply [@{$seen[0]}{qw(SERVER_NAME SERVER_PORT QUERY_STRING REMOTE_PORT HTTP_HOST MINE)}],
-    ['example.org', 80, 'a=1', 40000, 'example.org:8080', 'set by SetEnv'],
-    'the request, its headers and the groups';
+    ['example.org', 8080, 'a=1', 40000, 'example.org:8080', 'set by SetEnv'],
+    'the request, its headers and the groups (SERVER_PORT: the one Host names, as Apache)';
 ok !exists $seen[0]{HTTP_PROXY},     'a skipped header is not exported';
 ok !exists $seen[0]{'psgi.input'},   'nor is a PSGI key';
 ok !exists $seen[0]{CONTENT_LENGTH}, 'no body, no CONTENT_LENGTH';
+is $seen[0]{REQUEST_SCHEME}, 'http', 'REQUEST_SCHEME';
+ok !exists $seen[0]{SERVER_ADDR}, 'no SERVER_ADDR where the listener has no address';
 is $seen[2]{REMOTE_PORT}, 40001, 'a new connection: its port';
 is_deeply [@{$seen[3]}{qw(QUERY_STRING HTTPS CONTENT_LENGTH CONTENT_TYPE REMOTE_USER AUTH_TYPE)}],
     ['', 'on', 5, 'text/plain', 'ann', 'Basic'], 'a POST over https by a user';
-is $seen[3]{REDIRECT_STATUS}, 404, 'REDIRECT_ variables';
+is $seen[3]{REQUEST_SCHEME},  'https', 'its REQUEST_SCHEME';
+is $seen[3]{REDIRECT_STATUS}, 404,     'REDIRECT_ variables';
 ok !exists $seen[3]{REDIRECT_} && !exists $seen[3]{HTTP_}, 'but no bare prefixes';
 ok !exists $seen[4]{$_}, "$_ gone on the next request"
     for qw(HTTPS CONTENT_LENGTH CONTENT_TYPE REMOTE_USER AUTH_TYPE REDIRECT_STATUS HTTP_ACCEPT);
@@ -114,13 +133,22 @@ is $seen[4]{HTTP_X_NEW}, 'x', 'a new header';
 ok !exists $seen[5]{CONTENT_LENGTH}, 'Content-Length 0: no CONTENT_LENGTH, as mod_cgi';
 is $seen[5]{SERVER_NAME}, '[::1]',       'an IPv6 host keeps its brackets';
 is $seen[6]{SERVER_NAME}, 'localhost',   'no Host: the server name';
+is $seen[6]{SERVER_PORT}, 80,            "and the scheme's port, as Apache";
+is $seen[5]{SERVER_PORT}, 8080,          "an IPv6 Host's port";
+is $seen[3]{SERVER_PORT}, 8080,          'https with a port in Host: that port';
 is $seen[7]{MINE},        'again',       'a group later in the list wins';
 is $seen[7]{SERVER_NAME}, 'example.org', 'and the request comes after the groups';
-is $seen[8]{SERVER_PORT}, '',            'an undefined value is empty';
+is $seen[8]{REQUEST_URI}, '',            'an undefined value is empty';
 is_deeply [sort grep { $_ ne 'PATH' } keys %{$seen[9]}], ['PERL_ONLY'],
     'groups alone: nothing of the earlier requests stays';
 is_deeply [sort grep { $_ ne 'PATH' } keys %{$seen[10]}], [],       'nothing: a clean %ENV';
 is_deeply $seen[11],                                      $seen[0], 'and back as at first';
+is $seen[12]{SERVER_ADDR}, '127.0.0.1', "SERVER_ADDR: the listener's address";
+is $seen[13]{SERVER_ADDR}, '127.0.0.1', 'on a listener of every address, the connection\'s';
+is $seen[14]{SERVER_ADDR}, '127.0.0.1', 'the same on its next request';
+ok !exists $seen[15]{SERVER_ADDR}, 'none on a Unix socket';
+is $seen[16]{SERVER_PORT}, 443, "https and a Host without a port: the scheme's port";
+is $seen[0]{SERVER_PORT} . ' ' . $BASE{SERVER_PORT}, '8080 80', "not the listener's";
 
 # mod_perl's subprocess_env in void context adds variables that the next request removes
 {

@@ -25,14 +25,24 @@ sub new ($class, %args) {
                     dir    => $_->{dir} =~ s{/+\z}{}r,
                     file   => -f $_->{dir} ? 1 : 0,
                     script => $_->{script},
-                    id     => ++$n
+                    id     => ++$n,
+
+                    # CONTEXT_PREFIX and CONTEXT_DOCUMENT_ROOT, as Apache's mod_alias sets
+                    # them: the Alias as written
+                    context => [$_->{url}, $_->{dir}]
                     }
             } @{$args{aliases} // []}
         ],
         finders => {},
         matched => {},
     }, $class;
-    $self->{docroot} = {url => '', dir => $args{document_root} =~ s{/+\z}{}r, script => 0, id => 0}
+    $self->{docroot} = {
+        url     => '',
+        dir     => $args{document_root} =~ s{/+\z}{}r,
+        script  => 0,
+        id      => 0,
+        context => ['', $args{document_root}]
+        }
         if defined $args{document_root};
     return $self;
 }
@@ -98,6 +108,7 @@ sub finder ($self, $root, $check) {
         check       => $check,
         directories => 1,
         script_url  => $root->{script_url},
+        context     => $root->{context},    # An AliasMatch's: none, the DocumentRoot's (Apache's)
         symlinks    => sub ($dir) { $self->_symlinks($dir) }
         );
 }

@@ -1,7 +1,9 @@
 package Perennial::Executor::Environment;
 use v5.36;
 use Perennial;
-use Perennial::Config ();
+use Perennial::Config     ();
+use Perennial::ErrorPage  ();
+use Perennial::HTTP::Core ();
 use Perennial::Twins;
 
 # The CGI/1.1 environment of RFC 3875 for one request, built from the PSGI environment
@@ -22,7 +24,7 @@ our %CGI_SET = (names => '');
 
 # The variables of every request, from its PSGI environment; undefined ones are empty
 my @REQUEST = qw(SERVER_NAME SERVER_PORT SERVER_PROTOCOL REQUEST_METHOD REQUEST_URI
-    QUERY_STRING REMOTE_ADDR REMOTE_PORT);
+    QUERY_STRING REMOTE_ADDR REMOTE_PORT REQUEST_SCHEME);
 my @OPTIONAL = qw(CONTENT_LENGTH CONTENT_TYPE REMOTE_USER AUTH_TYPE);
 
 # The C sync_env (xs/Environment.xs), or its Perl twin below
@@ -119,16 +121,20 @@ sub group ($class, %vars) {
 
 # The variables of a script request, in %ENV (the hot path, in C: see sync_env)
 sub put ($self, $env, $hit) {
-    return sync_env(\%CGI_SET, undef, undef,         @{$self->{perl_only}}) unless $self->{setup};
-    return sync_env(\%CGI_SET, $env,  $self->{skip}, @{$hit->{cgi} //= $self->_script_group($hit)});
+    return sync_env(\%CGI_SET, undef, undef, @{$self->{perl_only}}) unless $self->{setup};
+    return sync_env(
+        \%CGI_SET, $env, $self->{skip},
+        @{$hit->{cgi} //= $self->_script_group($hit, $env)},
+        $self->{signed} ? _signature_group($env) : ()
+    );
 }
 
 sub new ($class, %args) {
     my $self = bless {
-        bare_path_info => $args{bare_path_info},
-        setup          => $args{setup_env}     // 1,
-        docroot        => $args{document_root} // $args{root} // '',    # None: no DocumentRoot
-        skip           => $args{pass_auth} ? \%PASS_AUTH : \%SKIP,
+        signed  => !Perennial::ErrorPage::signature_off(),       # SERVER_SIGNATURE per request
+        setup   => $args{setup_env}     // 1,
+        docroot => $args{document_root} // $args{root} // '',    # None: no DocumentRoot
+        skip    => $args{pass_auth} ? \%PASS_AUTH : \%SKIP,
     }, $class;
     $self->{perl_only} = $class->group(%{$args{perl_env} // {}}) // [[], []];
 
@@ -169,8 +175,15 @@ sub groups ($self, $env, $hit) {
 }
 
 sub _groups ($self, $env, $hit) {
-    return ($hit->{cgi} //= $self->_script_group($hit), _request_groups($env, $self->{skip}));
+    return (
+        $hit->{cgi} //= $self->_script_group($hit, $env),
+        _request_groups($env, $self->{skip}),
+        $self->{signed} ? [_signature_group($env)] : ()
+    );
 }
+
+# ServerSignature's line for this request (Apache's SERVER_SIGNATURE), when it is not Off
+sub _signature_group ($env) { (['SERVER_SIGNATURE'], [Perennial::ErrorPage::signature($env)]) }
 
 # The request's own variables, then its headers (HTTP_* but those in %$skip) and REDIRECT_*
 # variables in the order of their names, as [names, values] groups: what sync_env adds from
@@ -188,21 +201,50 @@ sub _request_groups ($env, $skip) {
     );
 }
 
-# The values of @REQUEST: SERVER_NAME is the request's host without its port
+# The values of @REQUEST: SERVER_NAME is the request's host without its port, SERVER_PORT the
+# port the client named with it, else the scheme's, as Apache's with UseCanonicalName Off
+# (behind a proxy that maps ports, the client's, not the listener's)
 sub _request_values ($env) {
-    my ($host) = ($env->{HTTP_HOST} // $env->{SERVER_NAME} // '') =~ /\A(\[[^\]]*\]|[^:]*)/;
+    my ($host, $port)
+        = ($env->{HTTP_HOST} // $env->{SERVER_NAME} // '') =~ /\A(\[[^\]]*\]|[^:]*)(?::(.+))?/s;
+    my $scheme = $env->{'psgi.url_scheme'} // 'http';
     return [
         $host,
-        @$env{qw(SERVER_PORT SERVER_PROTOCOL REQUEST_METHOD REQUEST_URI)},
+        $port // ($scheme eq 'https' ? 443 : 80),
+        @$env{qw(SERVER_PROTOCOL REQUEST_METHOD REQUEST_URI)},
         $env->{QUERY_STRING} // '',
         $env->{REMOTE_ADDR}  // '',
-        $env->{REMOTE_PORT}  // ''
+        $env->{REMOTE_PORT}  // '',
+        $scheme
     ];
 }
 
-# HTTPS, and the body's and the user's variables, when the request has them: (names, values)
+# SERVER_ADDR: the listener's address, or the connection's on a listener of every address
+# (0.0.0.0, ::), asked once a connection; none on a Unix socket (whose listener's name is its
+# path)
+my @LAST_LOCAL = ('', '');    # The last connection's (descriptor, client, port), its address
+
+sub _server_address ($env) {
+    my $name = $env->{SERVER_NAME} // return;
+    return if $name !~ /\A[0-9A-Fa-f:.]+\z/;
+    return $name unless $name eq '0.0.0.0' || $name eq '::';
+    my $fd     = eval { fileno $env->{'psgix.io'} } // return;
+    my $client = join ' ', $fd, $env->{REMOTE_ADDR} // '', $env->{REMOTE_PORT} // '';
+    return $LAST_LOCAL[1] if $LAST_LOCAL[0] eq $client;
+    my $local = getsockname($env->{'psgix.io'}) // return;
+    my ($ip) = Perennial::HTTP::Core::address_of($local) or return;
+    @LAST_LOCAL = ($client, $ip);
+    return $ip;
+}
+
+# SERVER_ADDR, HTTPS, and the body's and the user's variables, when the request has them:
+# (names, values)
 sub _optional ($env) {
     my (@names, @values);
+    if (defined(my $addr = _server_address($env))) {
+        push @names,  'SERVER_ADDR';
+        push @values, $addr;
+    }
     if (($env->{'psgi.url_scheme'} // '') eq 'https') { push @names, 'HTTPS'; push @values, 'on' }
     for my $name (@OPTIONAL) {
         next unless $name eq 'CONTENT_LENGTH' ? $env->{$name} : defined $env->{$name};
@@ -212,16 +254,29 @@ sub _optional ($env) {
     return @names ? (\@names, \@values) : ();
 }
 
-# What depends only on the location, the script and the URL that named it
-sub _script_group ($self, $hit) {
-    my @names  = (@{$self->{names}},  qw(SCRIPT_NAME SCRIPT_FILENAME));
-    my @values = (@{$self->{values}}, @$hit{qw(script_name file)});
+# What depends only on the location, the script and the URL that named it (and its virtual
+# host, whose plans are its own): as Apache's mod_cgi and mod_perl set them, no PATH_INFO when
+# there is none, the Alias that leads to the script as CONTEXT_PREFIX and CONTEXT_DOCUMENT_ROOT
+# ('' and the DocumentRoot under it, or for an AliasMatch), and the empty SERVER_SIGNATURE of
+# ServerSignature Off
+sub _script_group ($self, $hit, $env) {
+    my ($prefix, $context) = @{$hit->{context} // ['', $self->{docroot}]};
+    my @names = (
+        @{$self->{names}}, qw(SCRIPT_NAME SCRIPT_FILENAME SERVER_ADMIN CONTEXT_PREFIX
+            CONTEXT_DOCUMENT_ROOT)
+    );
+    my @values = (
+        @{$self->{values}},
+        @$hit{qw(script_name file)},
+        Perennial::ErrorPage::admin($env),
+        $prefix, $context
+    );
     if (length $hit->{path_info}) {
         push @names, qw(PATH_INFO PATH_TRANSLATED);
         push @values, $hit->{path_info}, $self->{docroot} . $hit->{path_info};
     }
-    elsif (!$self->{bare_path_info}) {    # mod_perl's perl-script sets no empty PATH_INFO
-        push @names,  'PATH_INFO';
+    if (!$self->{signed}) {
+        push @names,  'SERVER_SIGNATURE';
         push @values, '';
     }
     return [\@names, \@values];

@@ -24,7 +24,7 @@ sub new ($class, %args) {
         phases      => $args{phases},
         limits      => $args{limits},
         perl_script => ($args{handler} // '') eq 'perl-script' ? 1 : 0,
-        env         => Perennial::Executor::Environment->new(%args, bare_path_info => 1),
+        env         => Perennial::Executor::Environment->new(%args),
         hits        => {},
         stdout_io   => stdout_io(),
     }, $class;

@@ -32,6 +32,7 @@ sub new ($class, %args) {
         directories => $args{directories} // 0,
         symlinks    => $args{symlinks},
         script_url  => $args{script_url},
+        context     => $args{context},
     }, $class;
 }
 
@@ -137,7 +138,8 @@ sub _hit ($self, $file, $st, $rest, $base, $path) {
         ino         => $st->[1],
         script_name => defined $self->{script_url}
         ? _less_tail($self->{script_url}, $rest)
-        : $base . substr($path, 0, length($path) - length $rest)
+        : $base . substr($path, 0, length($path) - length $rest),
+        context => $self->{context}    # [CONTEXT_PREFIX, CONTEXT_DOCUMENT_ROOT], or none
     };
     $hit->{until} = Time::HiRes::time() + $self->{seconds} if $self->{seconds};
     return $hit;
@@ -232,6 +234,10 @@ whether the URL ended with one) instead of 404.
 With C<< script_url => $url >> (the root an C<AliasMatch> made for one URL), C<script_name> is
 that URL less the C<PATH_INFO> found at its end, as Apache computes it, whatever the path
 below the root is called.
+
+With C<< context => [$prefix, $dir] >> (the Alias that leads to the root, as written, or C<''>
+and the DocumentRoot), each hit carries it as C<context>: a script's C<CONTEXT_PREFIX> and
+C<CONTEXT_DOCUMENT_ROOT>.
 
 =head2 resolve
 

@@ -105,6 +105,12 @@ sub pp_next_ready ($waiter) {
 # peer's address, asked of the kernel
 sub peer_of ($sock) { return {'psgix.io' => $sock, _address_and_port(getpeername($sock) // '')} }
 
+# The address in a socket address, as text, and its port; nothing for one of another family
+sub address_of ($sockaddr) {
+    my %of = _address_and_port($sockaddr) or return;
+    return @of{qw(REMOTE_ADDR REMOTE_PORT)};
+}
+
 sub _address_and_port ($peer) {
     my $family = length $peer >= 2 ? sockaddr_family($peer) : -1;
     if ($family == AF_INET) {
@@ -307,6 +313,13 @@ runs its handlers between ops, and such a signal would not end the wait). Dies o
 
 The same keys as C<accept_client> gives, for a connection that came from the parking process
 (L<Perennial::Park>): from C<getpeername(2)>.
+
+=head2 address_of
+
+    my ($ip, $port) = Perennial::HTTP::Core::address_of(getsockname $sock);
+
+The address (as text, an IPv6 one without brackets) and port in a socket address; nothing for
+one that is not IPv4 or IPv6.
 
 =head2 http_date
 
