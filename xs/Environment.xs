@@ -136,7 +136,8 @@ put_request(pTHX_ HV *envhv, SV *put, HV *env)
         PUT("SERVER_PORT", sv_2mortal(https ? newSVpvs("443") : newSVpvs("80")));
     PUT("SERVER_PROTOCOL", FROM("SERVER_PROTOCOL"));
     PUT("REQUEST_METHOD", FROM("REQUEST_METHOD"));
-    PUT("REQUEST_URI", FROM("REQUEST_URI"));
+    v = FROM("perennial.original_uri");    /* After an internal redirect: the client's */
+    PUT("REQUEST_URI", SvOK(v) ? v : FROM("REQUEST_URI"));
     PUT("QUERY_STRING", FROM("QUERY_STRING"));
     PUT("REMOTE_ADDR", FROM("REMOTE_ADDR"));
     PUT("REMOTE_PORT", FROM("REMOTE_PORT"));

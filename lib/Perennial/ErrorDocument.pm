@@ -39,11 +39,9 @@ sub apply ($class, $env, $set, $res, $dispatch, @extra) {
         ? $dispatch->(
         Perennial::Subrequest->env(
             $env, $action,
-            REDIRECT_STATUS         => $status,
-            'perennial.status'      => $status,    # The page's own status to begin with
-            REDIRECT_URL            => $env->{REQUEST_URI} =~ s/\?.*\z//sr,
-            REDIRECT_QUERY_STRING   => $env->{QUERY_STRING} // '',
-            REDIRECT_REQUEST_METHOD => $env->{REQUEST_METHOD},
+            REDIRECT_STATUS    => $status,
+            'perennial.status' => $status,    # The page's own status to begin with
+            Perennial::Subrequest->redirected_from($env),
             @extra
         )
         )

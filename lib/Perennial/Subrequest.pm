@@ -9,12 +9,31 @@ use Perennial::HTTP::Request qw(decoded_path without_dot_segments);
 my $MAX_REDIRECTS = 10;    # In one chain, as Apache's LimitInternalRecursion
 
 # The environment of an internal redirect to $url (a script's local Location, mod_perl's
-# internal_redirect): the request URI is the new URL and the chain is counted; undef once the
-# chain is too long
+# internal_redirect): the request URI is the new URL (what the dispatcher and the request
+# object read) and the chain is counted; undef once the chain is too long. As Apache's, the
+# redirected request has REDIRECT_STATUS (the status so far, 200 unless the caller says), and a
+# script's REQUEST_URI stays the client's (perennial.original_uri: Apache's original_uri).
 sub redirect ($class, $env, $url, %extra) {
     my $depth = ($env->{'perennial.redirects'} // 0) + 1;
     return undef if $depth > $MAX_REDIRECTS;    ## no critic (ProhibitExplicitReturnUndef) none
-    return $class->env($env, $url, REQUEST_URI => $url, 'perennial.redirects' => $depth, %extra);
+    return $class->env(
+        $env, $url,
+        REQUEST_URI              => $url,
+        'perennial.redirects'    => $depth,
+        'perennial.original_uri' => $env->{'perennial.original_uri'} // $env->{REQUEST_URI},
+        REDIRECT_STATUS          => 200,
+        %extra
+    );
+}
+
+# What Apache's internal redirect keeps of the request before it, as REDIRECT_ variables: its
+# path (REDIRECT_URL), query and method
+sub redirected_from ($class, $env) {
+    return (
+        REDIRECT_URL            => ($env->{REQUEST_URI} // '') =~ s/\?.*\z//sr,
+        REDIRECT_QUERY_STRING   => $env->{QUERY_STRING} // '',
+        REDIRECT_REQUEST_METHOD => $env->{REQUEST_METHOD},
+    );
 }
 
 sub env ($class, $env, $url, %extra) {
@@ -69,6 +88,15 @@ C<Location:> redirect, mod_perl's C<< $r->internal_redirect >> and C<ErrorDocume
         or die 'too many internal redirects';
 
 As C<env>, with C<REQUEST_URI> the new URL and the redirects of the chain counted: undef after
-ten, as Apache's C<LimitInternalRecursion>.
+ten, as Apache's C<LimitInternalRecursion>. C<REDIRECT_STATUS> is 200 unless the caller gives
+another, and C<perennial.original_uri> keeps the client's request URI, which a script sees as
+its C<REQUEST_URI>, as under Apache.
+
+=head2 redirected_from
+
+    my %vars = Perennial::Subrequest->redirected_from($env);
+
+What Apache's internal redirect keeps of a request as C<REDIRECT_> variables: C<REDIRECT_URL>
+(its path), C<REDIRECT_QUERY_STRING> and C<REDIRECT_REQUEST_METHOD>.
 
 =cut

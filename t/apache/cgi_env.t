@@ -23,6 +23,16 @@ mkdir $_ or die "$_: $!" for $cgi, $docs, $other;
 my $script = "#!$^X\nprint \"Content-Type: text/plain\\n\\n\";\n"
     . "print \"\$_=\", \$ENV{\$_} // '(unset)', \"|\\n\" for qw(@NAMES);\n";
 write_file("$_/env.pl", $script, 0755) for $cgi, $docs, $other;
+
+# A local redirect (Location: a path, no Status): the request it becomes sees the client's
+# REQUEST_URI and what it was as REDIRECT_ variables
+my @AFTER = qw(REQUEST_URI REQUEST_METHOD QUERY_STRING SCRIPT_NAME PATH_INFO REDIRECT_STATUS
+    REDIRECT_URL REDIRECT_QUERY_STRING REDIRECT_REQUEST_METHOD);
+for ([$cgi, '/cgi-bin'], [$other, '/registry']) {
+    my ($in, $url) = @$_;
+    write_file("$in/from.pl", "#!$^X\nprint \"Location: $url/to.pl/pi?x=2\\n\\n\";\n", 0755);
+    write_file("$in/to.pl",   $script =~ s/qw\(\Q@NAMES\E\)/qw(@AFTER)/r,              0755);
+}
 system("chmod -R a+rX $dir") == 0 or die;
 
 sub conf ($signature) {
@@ -74,7 +84,9 @@ my @PATHS = (
             /registry/env.pl /registry/env.pl/y)
     ),
     '/cgi-bin/env.pl localhost',
-    '/registry/env.pl localhost'
+    '/registry/env.pl localhost',
+    '/cgi-bin/from.pl/a?q=1 localhost',
+    '/registry/from.pl?q=1 localhost'
 );
 for my $signature (qw(On Off)) {
     write_file("$dir/apache.conf",
@@ -86,6 +98,9 @@ for my $signature (qw(On Off)) {
     is_deeply [map { $_->{SERVER_PORT} }
             @want{'/cgi-bin/env.pl localhost:99', '/cgi-bin/env.pl localhost'}],
         [99, 80], "SERVER_PORT: Apache's is the port Host names, else the scheme's";
+    is_deeply [@{$want{'/cgi-bin/from.pl/a?q=1 localhost'}}{@AFTER}],
+        [qw(/cgi-bin/from.pl/a?q=1 GET x=2 /cgi-bin/to.pl /pi 200 /cgi-bin/from.pl/a q=1 GET)],
+        "a local redirect: Apache's request keeps the client's REQUEST_URI, and REDIRECT_ ones";
     is_deeply [@{$want{'/cgi-bin/env.pl localhost:99'}}{qw(SERVER_ADMIN SERVER_SIGNATURE)}],
         [
         'webmaster@example.org',

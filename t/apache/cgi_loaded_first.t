@@ -59,7 +59,9 @@ my %script = (
     'to_b.pl' =>
         q{use Apache2::SubRequest (); my $r = shift; $r->internal_redirect('/registry/b.pl');},
     'b.pl' => q{use CGI (); my $q = CGI->new; print $q->header('text/plain'), 'b: x=',
-        $q->param('x') // '-', ' REDIRECT_QUERY_STRING=', $ENV{REDIRECT_QUERY_STRING} // '-', "\n";},
+        $q->param('x') // '-', ' REDIRECT_QUERY_STRING=', $ENV{REDIRECT_QUERY_STRING} // '-',
+        join('', map { " $_=" . ($ENV{$_} // '-') } qw(REDIRECT_STATUS REDIRECT_URL REQUEST_URI)),
+        "\n";},
     'names.pl' => q{use My::Mod (); My::Mod::names(); print CGI::header('text/plain'), 'a=',
         $Q::a // 'none', "\n";},
     'utf8.pl' => q{use CGI (); my $q = CGI->new; print $q->header('text/plain'), 'length=',

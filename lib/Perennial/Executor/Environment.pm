@@ -211,10 +211,11 @@ sub _request_values ($env) {
     return [
         $host,
         $port // ($scheme eq 'https' ? 443 : 80),
-        @$env{qw(SERVER_PROTOCOL REQUEST_METHOD REQUEST_URI)},
-        $env->{QUERY_STRING} // '',
-        $env->{REMOTE_ADDR}  // '',
-        $env->{REMOTE_PORT}  // '',
+        @$env{qw(SERVER_PROTOCOL REQUEST_METHOD)},
+        $env->{'perennial.original_uri'} // $env->{REQUEST_URI},    # After an internal redirect
+        $env->{QUERY_STRING}             // '',
+        $env->{REMOTE_ADDR}              // '',
+        $env->{REMOTE_PORT}              // '',
         $scheme
     ];
 }

@@ -64,7 +64,9 @@ sub app ($self, $runner, $resolver, $scripts = $runner) {
 # new path in the same request, as Apache's internal redirect
 sub internal_redirect ($self, $env, $location, $respond) {
     my $top = $self->{dispatch} && ${$self->{dispatch}};
-    my $new = $top              && Perennial::Subrequest->redirect($env, $location);
+    my $new = $top
+        && Perennial::Subrequest->redirect($env, $location,
+        Perennial::Subrequest->redirected_from($env));
     if (!$new) {
         $self->{log}->error("local redirect to $location not followed ("
                 . ($top ? 'too many' : 'no dispatcher')
