@@ -56,33 +56,60 @@ env_value(pTHX_ HV *env, const char *key, I32 len)
     return v ? *v : &PL_sv_undef;
 }
 
+/* The descriptor of psgix.io, or -1: a glob or a reference to one, with an open IO (perl's
+ * sv_2io would die on anything else, and the application may have emptied the glob) */
+static int
+io_fd(pTHX_ SV *sv)
+{
+    GV *gv;
+    IO *io;
+    PerlIO *f;
+    if (SvROK(sv)) sv = SvRV(sv);
+    if (!isGV_with_GP(sv)) return -1;
+    gv = (GV *)sv;
+    io = GvIOp(gv);
+    f = io ? IoIFP(io) : NULL;
+    return f ? PerlIO_fileno(f) : -1;
+}
+
+/* An address as text, a v4-mapped IPv6 one as its IPv4 address (as APR gives it); false for
+ * another family */
+static int
+address_text(const struct sockaddr_storage *ss, char *text, size_t size)
+{
+    if (ss->ss_family == AF_INET)
+        return inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr, text, size) != NULL;
+    if (ss->ss_family == AF_INET6) {
+        const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+        if (IN6_IS_ADDR_V4MAPPED(a)) return inet_ntop(AF_INET, &a->s6_addr[12], text, size) != NULL;
+        return inet_ntop(AF_INET6, a, text, size) != NULL;
+    }
+    return 0;
+}
+
 /* The address a connection came to, as text (getsockname), for a listener of every address:
- * the last connection's is kept, by its descriptor and its client's address and port, so that
- * a kept-alive connection asks once. NULL if it cannot be had. */
+ * the last connection's is kept, by its descriptor and its peer's address and port (the
+ * proxy's, under RemoteIP), so that a kept-alive connection asks once. NULL if it cannot be
+ * had. */
 static const char *
 local_address(pTHX_ HV *env)
 {
     static int last_fd = -1;
-    static char last_client[INET6_ADDRSTRLEN + 8], last_local[INET6_ADDRSTRLEN];
-    char client[INET6_ADDRSTRLEN + 8];
-    SV **io = hv_fetchs(env, "psgix.io", 0), **addr = hv_fetchs(env, "REMOTE_ADDR", 0),
+    static char last_client[INET6_ADDRSTRLEN + 32], last_local[INET6_ADDRSTRLEN];
+    char client[INET6_ADDRSTRLEN + 32];
+    SV **io = hv_fetchs(env, "psgix.io", 0), **addr = hv_fetchs(env, "perennial.peer", 0),
        **port = hv_fetchs(env, "REMOTE_PORT", 0);
-    IO *handle = io ? sv_2io(*io) : NULL;
-    PerlIO *f = handle ? IoIFP(handle) : NULL;
     struct sockaddr_storage ss;
     socklen_t len = sizeof ss;
-    int fd = f ? PerlIO_fileno(f) : -1;
-    if (fd < 0 || !addr || !port) return NULL;
-    snprintf(client, sizeof client, "%s %" IVdf, SvPV_nolen(*addr), SvIV(*port));
+    int fd = io ? io_fd(aTHX_ *io) : -1;
+    if (fd < 0) return NULL;
+    if (!addr || !SvOK(*addr)) addr = hv_fetchs(env, "REMOTE_ADDR", 0);
+    snprintf(client, sizeof client, "%d %s %s", fd,
+        addr && SvOK(*addr) ? SvPV_nolen(*addr) : "", port && SvOK(*port) ? SvPV_nolen(*port) : "");
     if (fd == last_fd && strEQ(client, last_client)) return last_local;
     last_fd = -1;
     if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0) return NULL;
-    if (ss.ss_family == AF_INET)
-        inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, last_local, sizeof last_local);
-    else if (ss.ss_family == AF_INET6)
-        inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, last_local, sizeof last_local);
-    else
-        return NULL;
+    if (!address_text(&ss, last_local, sizeof last_local)) return NULL;
     last_fd = fd;
     my_strlcpy(last_client, client, sizeof last_client);
     return last_local;
@@ -109,31 +136,51 @@ server_address(pTHX_ HV *env)
 #define PUT(name, sv) put_env(aTHX_ envhv, put, name, sizeof(name) - 1, sv)
 #define FROM(name) env_value(aTHX_ env, name, sizeof(name) - 1)
 
-/* The request's own variables: SERVER_NAME is its host without the port (an IPv6 address in
- * brackets whole), SERVER_PORT the port the client named with it, else the scheme's, as
- * Apache's with UseCanonicalName Off (behind a proxy that maps ports, the client's, not the
- * listener's); HTTPS with https; the body's and user's variables only when it has them */
+/* The request's own variables. SERVER_NAME and SERVER_PORT are the server as the client named
+ * it, as Apache's with UseCanonicalName Off (Perennial::ErrorPage::server_of, the Perl's): Host's
+ * name in lower case (an IPv6 address in brackets whole) and its port, else ServerName's
+ * (perennial.server_port), else the scheme's (behind a proxy that maps ports, the client's,
+ * not the listener's); without Host, the listener's address. HTTPS with https; the body's and
+ * user's variables only when it has them. */
 static void
 put_request(pTHX_ HV *envhv, SV *put, HV *env)
 {
     SV *host = FROM("HTTP_HOST");
-    SV *v;
+    SV *v, *name;
     int https;
-    STRLEN len, end = 0;
+    IV port = -1;
+    STRLEN len, end = 0, i;
     const char *p;
-    if (!SvOK(host)) host = FROM("SERVER_NAME");
-    p = SvOK(host) ? SvPV_const(host, len) : (len = 0, "");
-    if (len && p[0] == '[' && memchr(p, ']', len))
-        end = (const char *)memchr(p, ']', len) - p + 1;
-    else
-        while (end < len && p[end] != ':') end++;
-    PUT("SERVER_NAME", sv_2mortal(newSVpvn_flags(p, end, SvOK(host) && SvUTF8(host))));
     v = FROM("psgi.url_scheme");
     https = SvOK(v) && strEQ(SvPV_nolen_const(v), "https");
-    if (end + 1 < len && p[end] == ':')
-        PUT("SERVER_PORT", sv_2mortal(newSVpvn(p + end + 1, len - end - 1)));
+    if (SvOK(host)) {
+        p = SvPV_const(host, len);
+        if (len && p[0] == '[' && memchr(p, ']', len))
+            end = (const char *)memchr(p, ']', len) - p + 1;
+        else
+            while (end < len && p[end] != ':') end++;
+        if (end + 1 < len && p[end] == ':') {
+            for (port = 0, i = end + 1; i < len && isDIGIT(p[i]) && port < 100000; i++)
+                port = port * 10 + (p[i] - '0');
+        }
+        name = sv_2mortal(newSVpvn(p, end));
+        for (i = 0; i < end; i++)
+            if (isUPPER(p[i])) {
+                char *q = SvPVX(name);
+                for (i = 0; i < end; i++) q[i] = toLOWER(q[i]);
+                break;
+            }
+    }
+    else {
+        name = FROM("SERVER_NAME");
+    }
+    PUT("SERVER_NAME", name);
+    if (port >= 0)
+        PUT("SERVER_PORT", sv_2mortal(newSViv(port)));
+    else if (SvOK(v = FROM("perennial.server_port")))
+        PUT("SERVER_PORT", v);
     else
-        PUT("SERVER_PORT", sv_2mortal(https ? newSVpvs("443") : newSVpvs("80")));
+        PUT("SERVER_PORT", sv_2mortal(newSViv(https ? 443 : 80)));
     PUT("SERVER_PROTOCOL", FROM("SERVER_PROTOCOL"));
     PUT("REQUEST_METHOD", FROM("REQUEST_METHOD"));
     v = FROM("perennial.original_uri");    /* After an internal redirect: the client's */

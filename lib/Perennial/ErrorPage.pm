@@ -37,10 +37,13 @@ my %TEXT  = (
         "The gateway did not receive a timely response\nfrom the upstream server or application.",
 );
 
-my %SITE = (admin => '[no address given]', signature => 'off', server => 'Perennial');
+my %DEFAULT = (admin => '[no address given]', signature => 'off', server => 'Perennial');
+my %SITE    = %DEFAULT;
 
+# Each generation's: what it leaves out is the default again (a ServerAdmin taken out of the
+# configuration is gone after a graceful restart)
 sub configure ($class, %args) {
-    $SITE{$_} = $args{$_} for grep { defined $args{$_} } keys %args;
+    %SITE = (%DEFAULT, map { defined $args{$_} ? ($_ => $args{$_}) : () } keys %args);
     $SITE{signature} = lc $SITE{signature};
     return;
 }
@@ -75,22 +78,38 @@ sub _signature ($env) {
 }
 
 # ServerSignature's line for a request (Apache's ap_psignature, which is also a CGI script's
-# SERVER_SIGNATURE): empty when it is Off; the port is the one the client named in Host, else
-# the scheme's, as a script's SERVER_PORT
+# SERVER_SIGNATURE): empty when it is Off; the server's name and port as the client named
+# them (server_of)
 sub signature ($env) {
     return '' if $SITE{signature} eq 'off';
-    my ($host, $port)
-        = ($env->{HTTP_HOST} // $env->{SERVER_NAME} // 'localhost')
-        =~ /\A(\[[^\]]*\]|[^:]*)(?::(\d+))?/;
-    $port //= ($env->{'psgi.url_scheme'} // '') eq 'https' ? 443 : 80;
-    my $server
-        = $SITE{signature} eq 'email'
-        ? qq{<a href="mailto:}
-        . _html(admin($env))
-        . qq{">$SITE{server} Server at }
-        . _html($host) . '</a>'
-        : "$SITE{server} Server at " . _html($host);
-    return "<address>$server Port $port</address>\n";
+    my ($host, $port) = server_of($env);
+    $host =~ s/\A\[(.*)\]\z/$1/s;    # Apache names an IPv6 host without its brackets here
+    $host = _html($host);
+    if ($SITE{signature} eq 'email') {
+        my $admin  = admin($env);
+        my $mailto = $admin =~ /\A[A-Za-z][A-Za-z0-9+.-]*:/ ? '' : 'mailto:';    # ap_is_url
+        $host = qq{<a href="$mailto} . _html($admin) . qq{">$host</a>};
+    }
+    return "<address>$SITE{server} Server at $host Port $port</address>\n";
+}
+
+# The server's name and port as the client named them, as Apache's with UseCanonicalName Off
+# (a script's SERVER_NAME and SERVER_PORT): Host's name in lower case (an IPv6 address in
+# brackets), and its port, else the ServerName's (perennial.server_port), else the scheme's;
+# without Host, the listener's address
+sub server_of ($env) {
+    my ($host, $port);
+    if (defined $env->{HTTP_HOST}) {
+        ($host, $port) = $env->{HTTP_HOST} =~ /\A(\[[^\]]*\]|[^:]*)(?::(\d+))?/;
+        $host = lc $host;
+    }
+    else { $host = $env->{SERVER_NAME} // '' }
+    $port
+        = defined $port
+        ? 0 + $port
+        : $env->{'perennial.server_port'}
+        // (($env->{'psgi.url_scheme'} // '') eq 'https' ? 443 : 80);
+    return ($host, $port);
 }
 
 # Whether ServerSignature is Off (its line empty for every request)
@@ -136,15 +155,19 @@ is C<ServerSignature Off>.
 
     my $res = Perennial::ErrorPage->response($status, $env, @extra_headers);
 
-=head2 admin, signature, signature_off
+=head2 admin, signature, signature_off, server_of
 
     my $admin = Perennial::ErrorPage::admin($env);        # [no address given] when none is set
     my $line  = Perennial::ErrorPage::signature($env);    # '' under ServerSignature Off
+    my ($name, $port) = Perennial::ErrorPage::server_of($env);
 
 The request's C<ServerAdmin> (its virtual host's, else the main server's) and C<ServerSignature>
-line (C<< <address>...</address> >> and a newline, as Apache's C<ap_psignature>: the port is
-the one the client named in C<Host>, else the scheme's), which are also a CGI script's
+line (C<< <address>...</address> >> and a newline, as Apache's C<ap_psignature>; under
+C<EMail> the host is a C<mailto:> link to C<ServerAdmin>), which are also a CGI script's
 C<SERVER_ADMIN> and C<SERVER_SIGNATURE>; C<signature_off> says whether the line is empty for
-every request.
+every request. C<server_of> is the server's name and port as the client named them, as
+Apache's with C<UseCanonicalName Off>: the C<Host> header's name in lower case and its port,
+else C<ServerName>'s port, else the scheme's (80, 443); without C<Host>, the listener's address.
+They are a script's C<SERVER_NAME> and C<SERVER_PORT> too.
 
 =cut

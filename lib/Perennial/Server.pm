@@ -5,9 +5,10 @@ use IO::Handle  ();
 use Time::HiRes ();
 use Perennial::Connection;
 use Perennial::FileWatch;
-use Perennial::HTTP::Core        qw(accept_client next_ready peer_of waiter);
-use Perennial::Listener::Options qw(listener_options);
-use Perennial::HTTP::Response    ();
+use Perennial::HTTP::Core          qw(accept_client next_ready peer_of waiter);
+use Perennial::Listener::Options   qw(listener_options);
+use Perennial::Config::VirtualHost qw(server_name_parts);
+use Perennial::HTTP::Response      ();
 use Perennial::SizeLimit;
 use Perennial::Watchdog;
 
@@ -20,7 +21,8 @@ sub new ($class, %args) {
             qw(config log board app listeners park watch_files log_of)},
         $class;
     Perennial::HTTP::Response::server_tokens($self->{config}->server_tokens);
-    $self->{base} = [map { _base_env($_) } @{$self->{listeners}}];
+    my (undef, $named_port) = server_name_parts($self->{config}->server_name // '');
+    $self->{base} = [map { _base_env($_, $named_port) } @{$self->{listeners}}];
 
     # Worked out here, in the manager, once: in each worker it copied pages it shares with the
     # manager (bench/pages.pl --from-fork). Each worker counts its own requests in its copy of
@@ -272,9 +274,12 @@ sub _accept_failed ($self) {
     Time::HiRes::sleep(0.1);
 }
 
-sub _base_env ($listener) {
+# A request's environment as the listener gives it; with the port ServerName names, where it
+# names one, which a script's SERVER_PORT is when Host names none (Perennial::ErrorPage::server_of)
+sub _base_env ($listener, $named_port = undef) {
     my ($host, $port) = $listener->port ? ($listener->host, $listener->port) : ($listener->name, 0);
     return {
+        (defined $named_port ? ('perennial.server_port' => $named_port) : ()),
         'psgi.version'         => [1, 1],
         'psgi.url_scheme'      => 'http',
         'psgi.errors'          => \*STDERR,

@@ -35,12 +35,13 @@ for ([$cgi, '/cgi-bin'], [$other, '/registry']) {
 }
 system("chmod -R a+rX $dir") == 0 or die;
 
-sub conf ($signature) {
+sub conf ($signature, $name = '') {
     return <<"CONF";
-ServerAdmin webmaster\@example.org
+${\ ($name ? "ServerName $name\n" : '')}ServerAdmin webmaster\@example.org
 ServerSignature $signature
 DocumentRoot $docs
 ScriptAlias /cgi-bin/ $cgi/
+ScriptAlias /single.pl $cgi/env.pl
 ScriptAliasMatch ^/matched/(.*) $cgi/\$1
 Alias /registry $other
 <Location /registry>
@@ -68,7 +69,7 @@ sub variables ($port, $request) {
 
 # The foot of the 404 page (ServerSignature's line, with its product made the same) for a
 # request with that Host
-my @HOSTS = ('localhost:99', 'localhost');
+my @HOSTS = ('localhost:99', 'localhost', 'LocalHost:0099');
 
 sub error_page_foot ($port, $host) {
     my $answer = raw_request($port, "GET /none HTTP/1.0\r\nHost: $host\r\n\r\n");
@@ -83,33 +84,50 @@ my @PATHS = (
             qw(/cgi-bin/env.pl /cgi-bin/env.pl/more/path /env.pl /matched/env.pl/x
             /registry/env.pl /registry/env.pl/y)
     ),
+    '/single.pl localhost:99',           # A ScriptAlias to a file: its context as written
+    '/cgi-bin/env.pl LocalHost:0099',    # Apache's name in lower case, its port a number
     '/cgi-bin/env.pl localhost',
     '/registry/env.pl localhost',
     '/cgi-bin/from.pl/a?q=1 localhost',
     '/registry/from.pl?q=1 localhost'
 );
-for my $signature (qw(On Off)) {
+
+# ServerSignature On, Off, and EMail with a ServerName that names a port (SERVER_PORT when Host
+# names none); the C build in each, the Perl one too under On
+for my $round (
+    ['On',    '',               80,   qw(C Perl)],
+    ['Off',   '',               80,   'C'],
+    ['EMail', 'localhost:8081', 8081, 'C']
+    )
+{
+    my ($signature, $name, $port, @builds) = @$round;
     write_file("$dir/apache.conf",
-        apache_head($dir, 'ENV_PORT', qw(authz_core alias cgi mime perl)) . conf($signature));
+              apache_head($dir, 'ENV_PORT', qw(authz_core alias cgi mime perl))
+            . conf($signature, $name));
     my ($apid, $aport) = start_apache("$dir/apache.conf", 'ENV_PORT', SITE_RUN => scratch_dir())
         or BAIL_OUT('Apache did not start');
     my %want = map { $_ => variables($aport, $_) } @PATHS;
     my %page = map { $_ => error_page_foot($aport, $_) } @HOSTS;
     is_deeply [map { $_->{SERVER_PORT} }
             @want{'/cgi-bin/env.pl localhost:99', '/cgi-bin/env.pl localhost'}],
-        [99, 80], "SERVER_PORT: Apache's is the port Host names, else the scheme's";
+        [99, $port], "SERVER_PORT: Apache's is the port Host names, else ServerName's, else 80";
     is_deeply [@{$want{'/cgi-bin/from.pl/a?q=1 localhost'}}{@AFTER}],
         [qw(/cgi-bin/from.pl/a?q=1 GET x=2 /cgi-bin/to.pl /pi 200 /cgi-bin/from.pl/a q=1 GET)],
         "a local redirect: Apache's request keeps the client's REQUEST_URI, and REDIRECT_ ones";
+    my $host
+        = $signature eq 'EMail'
+        ? '<a href="mailto:webmaster@example.org">localhost</a>'
+        : 'localhost';
     is_deeply [@{$want{'/cgi-bin/env.pl localhost:99'}}{qw(SERVER_ADMIN SERVER_SIGNATURE)}],
         [
         'webmaster@example.org',
-        $signature eq 'On' ? "<address>SERVER Server at localhost Port 99</address>\n" : ''
+        $signature eq 'Off' ? '' : "<address>SERVER Server at $host Port 99</address>\n"
         ],
         "ServerSignature $signature: Apache's answers are there to compare";
-    for my $build ($signature eq 'On' ? qw(C Perl) : qw(C)) {
+
+    for my $build (@builds) {
         local $ENV{PERENNIAL_PURE_PERL} = $build eq 'Perl' ? 1 : undef;
-        my $srv = start_server(workers => 1, conf => conf($signature));
+        my $srv = start_server(workers => 1, conf => conf($signature, $name));
         for my $path (@PATHS) {
             is_deeply variables($srv->{port}, $path), $want{$path},
                 "ServerSignature $signature, $build build: $path"

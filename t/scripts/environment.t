@@ -1,6 +1,8 @@
 use v5.36;
 use Test::More;
 use IO::Socket::IP;
+use Socket ();
+use Symbol ();
 use Perennial::Executor::Environment;
 
 # The CGI variables of a script request go into %ENV and the real environment the same way
@@ -40,6 +42,23 @@ my $client = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $listen->s
 my $conn = $listen->accept or die "accept: $!";
 my %CONN = ('psgix.io' => $conn, REMOTE_ADDR => '127.0.0.1', REMOTE_PORT => $client->sockport);
 
+# An IPv4 client on an IPv6 socket: its address is v4-mapped (::ffff:127.0.0.1), as on a
+# listener of every address that takes both
+my $listen6 = IO::Socket::IP->new(
+    LocalHost => '::ffff:127.0.0.1',
+    LocalPort => 0,
+    Listen    => 1,
+    Family    => Socket::AF_INET6(),
+    V6Only    => 0
+);
+my $client6
+    = $listen6 && IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $listen6->sockport);
+my $conn6 = $client6 && $listen6->accept;
+my %MAPPED
+    = $conn6
+    ? ('psgix.io' => $conn6, REMOTE_ADDR => '::ffff:127.0.0.1', REMOTE_PORT => $client6->sockport)
+    : %CONN;
+
 # Each step: a PSGI environment (or undef: the groups alone) and the groups
 my @STEPS = (
     ['first request',    {%BASE},                       @STATIC],
@@ -74,6 +93,16 @@ my @STEPS = (
     ['a Unix socket', {%BASE, SERVER_NAME => '/run/site.sock', SERVER_PORT => 0}, @STATIC],
     [   'https, no port in Host (behind a proxy)',
         {%BASE, HTTP_HOST => 'example.org', 'psgi.url_scheme' => 'https'}, @STATIC
+    ],
+    ['no Host on an IPv6 listener', {%BASE, HTTP_HOST => undef, SERVER_NAME => '::1'}, @STATIC],
+    ['a v4-mapped address', {%BASE, %MAPPED, SERVER_NAME => '::'}, @STATIC],
+    [   'no handle, an address asked for',
+        {%BASE, SERVER_NAME => '0.0.0.0', 'psgix.io' => 'not a handle', REMOTE_PORT => 1}, @STATIC
+    ],
+    ['a handle emptied', {%BASE, SERVER_NAME => '::', 'psgix.io' => Symbol::gensym()}, @STATIC],
+    ['no peer known',    {%BASE, %CONN, SERVER_NAME => '0.0.0.0', REMOTE_ADDR => undef}, @STATIC],
+    [   'a ServerName with a port',
+        {%BASE, HTTP_HOST => 'Example.ORG', 'perennial.server_port' => 8081}, @STATIC
     ],
 );
 
@@ -148,6 +177,15 @@ is $seen[13]{SERVER_ADDR}, '127.0.0.1', 'on a listener of every address, the con
 is $seen[14]{SERVER_ADDR}, '127.0.0.1', 'the same on its next request';
 ok !exists $seen[15]{SERVER_ADDR}, 'none on a Unix socket';
 is $seen[16]{SERVER_PORT}, 443, "https and a Host without a port: the scheme's port";
+is_deeply [@{$seen[17]}{qw(SERVER_NAME SERVER_PORT)}], ['::1', 80],
+    "no Host: the listener's address whole, and the scheme's port";
+is $seen[18]{SERVER_ADDR}, '127.0.0.1', 'a v4-mapped address as its IPv4 one, as Apache'
+    if $conn6;
+ok !exists $seen[19]{SERVER_ADDR} && !exists $seen[20]{SERVER_ADDR},
+    'no SERVER_ADDR, and no death, where psgix.io is no open handle';
+is $seen[21]{SERVER_ADDR}, '127.0.0.1', 'nor without the peer known';
+is_deeply [@{$seen[22]}{qw(SERVER_NAME SERVER_PORT)}], ['example.org', 8081],
+    "Host's name in lower case, and ServerName's port where Host names none";
 is $seen[0]{SERVER_PORT} . ' ' . $BASE{SERVER_PORT}, '8080 80', "not the listener's";
 
 # mod_perl's subprocess_env in void context adds variables that the next request removes

@@ -85,7 +85,8 @@ sub _matched ($self, $alias, $url, $path) {
             script_url => $url,
             script     => $alias->{script},
             slash      => 0,
-            id         => "$alias->{id}:" . ++$self->{matches}
+            id         => "$alias->{id}:" . ++$self->{matches},
+            context    => $alias->{context},    # An Alias to a file's, as written; none for a regex
         };
     };
     return ($root, substr $path, length $root->{dir});

@@ -201,39 +201,40 @@ sub _request_groups ($env, $skip) {
     );
 }
 
-# The values of @REQUEST: SERVER_NAME is the request's host without its port, SERVER_PORT the
-# port the client named with it, else the scheme's, as Apache's with UseCanonicalName Off
-# (behind a proxy that maps ports, the client's, not the listener's)
+# The values of @REQUEST: SERVER_NAME and SERVER_PORT the server as the client named it
+# (Perennial::ErrorPage::server_of, as Apache's with UseCanonicalName Off: behind a proxy that
+# maps ports, the client's port, not the listener's)
 sub _request_values ($env) {
-    my ($host, $port)
-        = ($env->{HTTP_HOST} // $env->{SERVER_NAME} // '') =~ /\A(\[[^\]]*\]|[^:]*)(?::(.+))?/s;
-    my $scheme = $env->{'psgi.url_scheme'} // 'http';
+    my ($host, $port) = Perennial::ErrorPage::server_of($env);
     return [
-        $host,
-        $port // ($scheme eq 'https' ? 443 : 80),
+        $host, $port,
         @$env{qw(SERVER_PROTOCOL REQUEST_METHOD)},
         $env->{'perennial.original_uri'} // $env->{REQUEST_URI},    # After an internal redirect
         $env->{QUERY_STRING}             // '',
         $env->{REMOTE_ADDR}              // '',
         $env->{REMOTE_PORT}              // '',
-        $scheme
+        $env->{'psgi.url_scheme'}        // 'http'
     ];
 }
 
 # SERVER_ADDR: the listener's address, or the connection's on a listener of every address
-# (0.0.0.0, ::), asked once a connection; none on a Unix socket (whose listener's name is its
-# path)
-my @LAST_LOCAL = ('', '');    # The last connection's (descriptor, client, port), its address
+# (0.0.0.0, ::), asked once a connection (kept by its descriptor and its peer's address and
+# port: the proxy's, under RemoteIP), a v4-mapped one as its IPv4 address (as APR gives it);
+# none on a Unix socket (whose listener's name is its path)
+my @LAST_LOCAL = ('', '');    # The last connection's (descriptor, peer, port), its address
 
 sub _server_address ($env) {
     my $name = $env->{SERVER_NAME} // return;
     return if $name !~ /\A[0-9A-Fa-f:.]+\z/;
     return $name unless $name eq '0.0.0.0' || $name eq '::';
-    my $fd     = eval { fileno $env->{'psgix.io'} } // return;
-    my $client = join ' ', $fd, $env->{REMOTE_ADDR} // '', $env->{REMOTE_PORT} // '';
+    my $io     = $env->{'psgix.io'};
+    my $fd     = eval { fileno $io } // return;
+    my $client = join ' ', $fd, $env->{'perennial.peer'} // $env->{REMOTE_ADDR} // '',
+        $env->{REMOTE_PORT} // '';
     return $LAST_LOCAL[1] if $LAST_LOCAL[0] eq $client;
-    my $local = getsockname($env->{'psgix.io'}) // return;
+    my $local = getsockname($io) // return;
     my ($ip) = Perennial::HTTP::Core::address_of($local) or return;
+    $ip =~ s/\A::ffff:(?=\d+\.\d+\.\d+\.\d+\z)//i;
     @LAST_LOCAL = ($client, $ip);
     return $ip;
 }
