@@ -151,9 +151,9 @@ sub new ($class, %args) {
 }
 
 # The worker's side: its signal handlers for the rest of its life, for its slot and connection
-# loop (the class's install makes the watchdog as well); returns the watchdog
+# loop; returns the watchdog, which the caller keeps (the handlers hold it weakly)
 sub install ($self, %args) {
-    $self = $self->new(%args) unless ref $self;
+    die "Perennial::Watchdog->install: make the watchdog with new first\n" unless ref $self;
     @$self{qw(slot connection)} = @args{qw(slot connection)};
     $SIG{XCPU} = $self->{on_deadline};    ## no critic (RequireLocalizedPunctuationVars)
     POSIX::sigaction(POSIX::SIGPROF(), $self->{on_sample})
@@ -214,9 +214,10 @@ Perennial::Watchdog - request deadlines and the slow-request log
 
 =head1 SYNOPSIS
 
+    # In the manager, once for all the workers it forks
+    my $watchdog = Perennial::Watchdog->new(board => $board, log => $log);
     # In a worker, once; the request carries it as $env->{'perennial.watchdog'}
-    my $watchdog = Perennial::Watchdog->install(board => $board, slot => $slot, log => $log,
-        connection => $conn);
+    $watchdog->install(slot => $slot, connection => $conn);
     # Per request, by the location's application
     Perennial::Watchdog::arm_for($env, [30, 5]);
     # In the manager, several times a second
@@ -291,8 +292,6 @@ manager forks: made once, they are shared with the workers instead of copied int
 =head2 install
 
     $watchdog->install(slot => $slot, connection => $conn);    # In a worker
-    my $watchdog = Perennial::Watchdog->install(board => $board, slot => $slot, log => $log,
-        connection => $conn);
 
 Installs the worker's XCPU and PROF handlers, closed over the watchdog: its scoreboard slot,
 its log and the connection loop (L<Perennial::Connection>) whose request a deadline answers.

@@ -69,7 +69,8 @@ The listener's C<HttpProtocolOptions> (the first C<< <VirtualHost> >> of its add
 main server's), its C<RequestReadTimeout>, and, on a TCP listener, C<hosts>: the Host values a
 client of it is likely to send, judged as the request judge judges them
 (L<Perennial::HTTP::Request>'s C<judged_hosts>). L<Perennial::Connection> starts each of its
-listener's judgements from a copy of them.
+listener's judgements from them (made in the manager and shared by the workers, each of which
+adds to its own copy of the pages it writes).
 
 =head1 SEE ALSO
 
