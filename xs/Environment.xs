@@ -140,7 +140,7 @@ server_address(pTHX_ HV *env)
  * it, as Apache's with UseCanonicalName Off (Perennial::ErrorPage::server_of, the Perl's): Host's
  * name in lower case (an IPv6 address in brackets whole) and its port, else ServerName's
  * (perennial.server_port), else the scheme's (behind a proxy that maps ports, the client's,
- * not the listener's); without Host, the listener's address. HTTPS with https; the body's and
+ * not the listener's); without Host, ServerName, else the listener's address. HTTPS with https; the body's and
  * user's variables only when it has them. */
 static void
 put_request(pTHX_ HV *envhv, SV *put, HV *env)
@@ -172,7 +172,8 @@ put_request(pTHX_ HV *envhv, SV *put, HV *env)
             }
     }
     else {
-        name = FROM("SERVER_NAME");
+        name = FROM("perennial.server_name");    /* ServerName, else the listener's address */
+        if (!SvOK(name)) name = FROM("SERVER_NAME");
     }
     PUT("SERVER_NAME", name);
     if (port >= 0)

@@ -185,6 +185,7 @@ sub _host ($with, $log, $host, $main_sections) {
     return {
         addrs    => $host->{addrs},
         name     => $host->{name},
+        port     => $host->{port},        # ServerName's, where it names one
         aliases  => $host->{aliases},
         admin    => $v->{server_admin},
         app      => $dispatch->to_app,

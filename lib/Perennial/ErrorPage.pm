@@ -96,14 +96,14 @@ sub signature ($env) {
 # The server's name and port as the client named them, as Apache's with UseCanonicalName Off
 # (a script's SERVER_NAME and SERVER_PORT): Host's name in lower case (an IPv6 address in
 # brackets), and its port, else the ServerName's (perennial.server_port), else the scheme's;
-# without Host, the listener's address
+# without Host, ServerName (perennial.server_name), else the listener's address
 sub server_of ($env) {
     my ($host, $port);
     if (defined $env->{HTTP_HOST}) {
         ($host, $port) = $env->{HTTP_HOST} =~ /\A(\[[^\]]*\]|[^:]*)(?::(\d+))?/;
         $host = lc $host;
     }
-    else { $host = $env->{SERVER_NAME} // '' }
+    else { $host = $env->{'perennial.server_name'} // $env->{SERVER_NAME} // '' }
     $port
         = defined $port
         ? 0 + $port
@@ -167,7 +167,8 @@ C<EMail> the host is a C<mailto:> link to C<ServerAdmin>), which are also a CGI 
 C<SERVER_ADMIN> and C<SERVER_SIGNATURE>; C<signature_off> says whether the line is empty for
 every request. C<server_of> is the server's name and port as the client named them, as
 Apache's with C<UseCanonicalName Off>: the C<Host> header's name in lower case and its port,
-else C<ServerName>'s port, else the scheme's (80, 443); without C<Host>, the listener's address.
+else C<ServerName>'s port, else the scheme's (80, 443); without C<Host>, C<ServerName>, else the
+listener's address.
 They are a script's C<SERVER_NAME> and C<SERVER_PORT> too.
 
 =cut

@@ -21,8 +21,8 @@ sub new ($class, %args) {
             qw(config log board app listeners park watch_files log_of)},
         $class;
     Perennial::HTTP::Response::server_tokens($self->{config}->server_tokens);
-    my (undef, $named_port) = server_name_parts($self->{config}->server_name // '');
-    $self->{base} = [map { _base_env($_, $named_port) } @{$self->{listeners}}];
+    my @named = server_name_parts($self->{config}->server_name // '');
+    $self->{base} = [map { _base_env($_, @named) } @{$self->{listeners}}];
 
     # Worked out here, in the manager, once: in each worker it copied pages it shares with the
     # manager (bench/pages.pl --from-fork). Each worker counts its own requests in its copy of
@@ -274,12 +274,14 @@ sub _accept_failed ($self) {
     Time::HiRes::sleep(0.1);
 }
 
-# A request's environment as the listener gives it; with the port ServerName names, where it
-# names one, which a script's SERVER_PORT is when Host names none (Perennial::ErrorPage::server_of)
-sub _base_env ($listener, $named_port = undef) {
+# A request's environment as the listener gives it; with ServerName's name and port, where it is
+# set, which a script's SERVER_NAME is when the request has no Host and its SERVER_PORT when Host
+# names no port (Perennial::ErrorPage::server_of)
+sub _base_env ($listener, $named = undef, $named_port = undef) {
     my ($host, $port) = $listener->port ? ($listener->host, $listener->port) : ($listener->name, 0);
     return {
-        (defined $named_port ? ('perennial.server_port' => $named_port) : ()),
+        (length($named // '') ? ('perennial.server_name' => $named)      : ()),
+        (defined $named_port  ? ('perennial.server_port' => $named_port) : ()),
         'psgi.version'         => [1, 1],
         'psgi.url_scheme'      => 'http',
         'psgi.errors'          => \*STDERR,

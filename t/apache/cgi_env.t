@@ -35,9 +35,10 @@ for ([$cgi, '/cgi-bin'], [$other, '/registry']) {
 }
 system("chmod -R a+rX $dir") == 0 or die;
 
-sub conf ($signature, $name = '') {
+sub conf ($signature, $name = 'localhost') {
     return <<"CONF";
-${\ ($name ? "ServerName $name\n" : '')}ServerAdmin webmaster\@example.org
+ServerName $name
+ServerAdmin webmaster\@example.org
 ServerSignature $signature
 DocumentRoot $docs
 ScriptAlias /cgi-bin/ $cgi/
@@ -61,7 +62,8 @@ CONF
 # the same
 sub variables ($port, $request) {
     my ($path, $host) = split ' ', $request;
-    my $answer = raw_request($port, "GET $path HTTP/1.0\r\nHost: $host\r\n\r\n");
+    my $answer = raw_request($port,
+        "GET $path HTTP/1.0\r\n" . ($host eq '-' ? '' : "Host: $host\r\n") . "\r\n");
     my ($body) = $answer =~ /\r\n\r\n(.*)\z/s or return {};
     $body =~ s{<address>.*? Server at }{<address>SERVER Server at }g;
     return {$body =~ /^([A-Z_]+)=(.*?)\|\n/msg};    # ServerSignature's line ends with a newline
@@ -88,6 +90,7 @@ my @PATHS = (
     '/cgi-bin/env.pl LocalHost:0099',    # Apache's name in lower case, its port a number
     '/cgi-bin/env.pl localhost',
     '/registry/env.pl localhost',
+    '/cgi-bin/env.pl -',                 # No Host: ServerName, and its port or the scheme's
     '/cgi-bin/from.pl/a?q=1 localhost',
     '/registry/from.pl?q=1 localhost'
 );
@@ -95,8 +98,8 @@ my @PATHS = (
 # ServerSignature On, Off, and EMail with a ServerName that names a port (SERVER_PORT when Host
 # names none); the C build in each, the Perl one too under On
 for my $round (
-    ['On',    '',               80,   qw(C Perl)],
-    ['Off',   '',               80,   'C'],
+    ['On',    'localhost',      80,   qw(C Perl)],
+    ['Off',   'localhost',      80,   'C'],
     ['EMail', 'localhost:8081', 8081, 'C']
     )
 {
@@ -109,8 +112,12 @@ for my $round (
     my %want = map { $_ => variables($aport, $_) } @PATHS;
     my %page = map { $_ => error_page_foot($aport, $_) } @HOSTS;
     is_deeply [map { $_->{SERVER_PORT} }
-            @want{'/cgi-bin/env.pl localhost:99', '/cgi-bin/env.pl localhost'}],
-        [99, $port], "SERVER_PORT: Apache's is the port Host names, else ServerName's, else 80";
+            @want{'/cgi-bin/env.pl localhost:99', '/cgi-bin/env.pl localhost', '/cgi-bin/env.pl -'}
+        ],
+        [99, $port, $port],
+        "SERVER_PORT: Apache's is the port Host names, else ServerName's, else 80";
+    is $want{'/cgi-bin/env.pl -'}{SERVER_NAME}, 'localhost',
+        "without Host, Apache's SERVER_NAME is ServerName";
     is_deeply [@{$want{'/cgi-bin/from.pl/a?q=1 localhost'}}{@AFTER}],
         [qw(/cgi-bin/from.pl/a?q=1 GET x=2 /cgi-bin/to.pl /pi 200 /cgi-bin/from.pl/a q=1 GET)],
         "a local redirect: Apache's request keeps the client's REQUEST_URI, and REDIRECT_ ones";

@@ -104,6 +104,9 @@ my @STEPS = (
     [   'a ServerName with a port',
         {%BASE, HTTP_HOST => 'Example.ORG', 'perennial.server_port' => 8081}, @STATIC
     ],
+    [   'no Host, a ServerName',
+        {%BASE, HTTP_HOST => undef, 'perennial.server_name' => 'www.example.org'}, @STATIC
+    ],
 );
 
 sub snapshot () {
@@ -186,6 +189,7 @@ ok !exists $seen[19]{SERVER_ADDR} && !exists $seen[20]{SERVER_ADDR},
 is $seen[21]{SERVER_ADDR}, '127.0.0.1', 'nor without the peer known';
 is_deeply [@{$seen[22]}{qw(SERVER_NAME SERVER_PORT)}], ['example.org', 8081],
     "Host's name in lower case, and ServerName's port where Host names none";
+is $seen[23]{SERVER_NAME}, 'www.example.org', 'no Host: ServerName, where it is set';
 is $seen[0]{SERVER_PORT} . ' ' . $BASE{SERVER_PORT}, '8080 80', "not the listener's";
 
 # mod_perl's subprocess_env in void context adds variables that the next request removes

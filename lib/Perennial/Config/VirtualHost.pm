@@ -50,7 +50,7 @@ sub virtual_host ($values, $errors, $item, $apply) {
         my @args = @{$inner->{args}};
         if ($name eq 'servername') {
             push @$errors, "$at: ServerName takes one name" if @args != 1;
-            ($host{name}) = server_name_parts($args[0]);
+            ($host{name}, $host{port}) = server_name_parts($args[0]);
             next;
         }
         if ($name eq 'serveralias') {
