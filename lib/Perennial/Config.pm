@@ -502,7 +502,10 @@ application's own C<Server> header replaces it.
 
 =item trace_enable (C<TraceEnable On|Off>; On)
 
-Off answers TRACE with 405 before any handler sees it; On hands TRACE to the handler.
+Off answers TRACE with 405 before any handler sees it; On answers it as Apache's core does,
+before access rules and any handler: the request's head echoed as C<message/http> (413 for a
+TRACE with a body). A PSGI application named on the command line (plackup's way) gets TRACE
+itself, as under plackup and Starman.
 
 =item user, group (C<User NAME|#UID>, C<Group NAME|#GID>, C<--user>, C<--group>; as root:
 www-data and the user's group)

@@ -184,7 +184,8 @@ sub _dispatch ($self, $env, $depth, $plan = undef) {
 # The response, and whether Perennial made it (a refusal, an error) rather than a handler. A
 # request whose sections name mod_perl handlers runs its phases around the way through.
 sub _answer ($self, $env, $depth, $plan) {
-    if (!$self->{trace} && $env->{REQUEST_METHOD} eq 'TRACE') {
+    if ($env->{REQUEST_METHOD} eq 'TRACE') {
+        return ($self->_trace($env), 1) if $self->{trace};
         $self->{log}->warn("TRACE refused (TraceEnable Off): $env->{REQUEST_URI}") if $self->{log};
         return (Perennial::ErrorPage->response(405, $env), 1);
     }
@@ -194,6 +195,22 @@ sub _answer ($self, $env, $depth, $plan) {
         return ($refused, 1) if $refused;
     }
     return $self->_handle($env, $depth, $plan);
+}
+
+# TraceEnable On: Apache's core answers a TRACE itself, before access rules and before any
+# handler (a script, a handler module, a file, or nothing at all: none of them runs), with the
+# request's head as the client sent it, lines ended by CRLF, as message/http (the head holds
+# nothing the client did not send). One with a body is refused, as Apache's (TraceEnable
+# extended is not taken).
+sub _trace ($self, $env) {
+    if ($env->{CONTENT_LENGTH} || defined $env->{HTTP_TRANSFER_ENCODING}) {
+        $self->{log}->info("TRACE with a request body refused: $env->{REQUEST_URI}")
+            if $self->{log};
+        return Perennial::ErrorPage->response(413, $env);
+    }
+    my $head = $env->{'perennial.head'}
+        // "TRACE $env->{REQUEST_URI} " . ($env->{SERVER_PROTOCOL} // 'HTTP/1.0') . "\n\n";
+    return [200, ['Content-Type' => 'message/http'], [$head =~ s/\r?\n/\r\n/gr]];
 }
 
 # With mod_perl's phases around: those before authentication, Require and the rest with the
@@ -405,7 +422,9 @@ runs the handler: C<SetHandler>, else C<AddHandler> for the file's extensions, e
 C<cgi-script> under a C<ScriptAlias>, else static files (L<Perennial::Static>). A directory
 URL without its slash gets 301 to it (C<DirectorySlash>); with it, the first C<DirectoryIndex>
 file that exists is served (C<index.html> by default), or 403 with the reason in the log.
-C<TraceEnable Off> answers TRACE with 405.
+C<TraceEnable Off> answers TRACE with 405; under C<TraceEnable On> (the default) a TRACE is
+answered as Apache's core answers it, before access rules, with the request's head as sent
+(C<message/http>), and no handler, script or file is reached (one with a body gets 413).
 
 What it found for a URL is kept (its plan), and checked again on each request as cheaply as it
 can be (the file still the one found). A URL whose plan runs a script with nothing on the way

@@ -76,7 +76,14 @@ sub parse_head ($buf_ref, $env, $limits) {
         )
         || _header_lines($buf_ref, $eol, $len, $env, $limits)
         || _judged($env, $limits)
-        || $len;
+        || _head_kept($buf_ref, $env, $len);
+}
+
+# The head's length; a TRACE's head kept as sent, which it is answered with (TraceEnable On:
+# Perennial::Dispatch)
+sub _head_kept ($buf_ref, $env, $len) {
+    $env->{'perennial.head'} = substr $$buf_ref, 0, $len if $env->{REQUEST_METHOD} eq 'TRACE';
+    return $len;
 }
 
 # The head as the parser reads it: its length in $$buf_ref, as parse_http_request's. Where the
