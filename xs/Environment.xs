@@ -159,11 +159,12 @@ put_request(pTHX_ HV *envhv, SV *put, HV *env)
             end = (const char *)memchr(p, ']', len) - p + 1;
         else
             while (end < len && p[end] != ':') end++;
-        if (end + 1 < len && p[end] == ':') {
+        if (end + 1 < len && p[end] == ':' && isDIGIT(p[end + 1])) {
             for (port = 0, i = end + 1; i < len && isDIGIT(p[i]) && port < 100000; i++)
                 port = port * 10 + (p[i] - '0');
         }
-        name = sv_2mortal(newSVpvn(p, end));
+        if (end > 1 && p[end - 1] == '.' && p[0] != '[') end--;    /* A trailing dot, as Apache */
+        name = sv_2mortal(newSVpvn_flags(p, end, SvUTF8(host)));
         for (i = 0; i < end; i++)
             if (isUPPER(p[i])) {
                 char *q = SvPVX(name);

@@ -185,13 +185,22 @@ sub _host ($with, $log, $host, $main_sections) {
     return {
         addrs    => $host->{addrs},
         name     => $host->{name},
-        port     => $host->{port},        # ServerName's, where it names one
+        port     => _host_port($config, $host),
         aliases  => $host->{aliases},
         admin    => $v->{server_admin},
         app      => $dispatch->to_app,
         log      => $own_log,
         dispatch => $dispatch
     };
+}
+
+# A virtual host's port, as Apache's server_rec has it (a script's SERVER_PORT when Host names
+# none): its ServerName's port, or none (the scheme's) when its ServerName names none; without
+# a ServerName of its own, its first address's port, else the main server's ServerName's
+sub _host_port ($config, $host) {
+    return $host->{port} if defined $host->{name};
+    my ($port) = grep {/\A\d+\z/} map { $_->[1] } @{$host->{addrs} // []};
+    return $port // (server_name_parts($config->server_name // ''))[1];
 }
 
 # The application named on the command line is a <Location /> written before the file's

@@ -101,7 +101,7 @@ sub server_of ($env) {
     my ($host, $port);
     if (defined $env->{HTTP_HOST}) {
         ($host, $port) = $env->{HTTP_HOST} =~ /\A(\[[^\]]*\]|[^:]*)(?::(\d+))?/;
-        $host = lc $host;
+        $host = lc $host =~ s/(?<=.)\.\z//r;    # A trailing dot, as Apache
     }
     else { $host = $env->{'perennial.server_name'} // $env->{SERVER_NAME} // '' }
     $port

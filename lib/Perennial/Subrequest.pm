@@ -27,10 +27,11 @@ sub redirect ($class, $env, $url, %extra) {
 }
 
 # What Apache's internal redirect keeps of the request before it, as REDIRECT_ variables: its
-# path (REDIRECT_URL), query and method
+# path (REDIRECT_URL: decoded and merged, Apache's r->uri, as the request object's uri), query
+# and method
 sub redirected_from ($class, $env) {
     return (
-        REDIRECT_URL            => ($env->{REQUEST_URI} // '') =~ s/\?.*\z//sr,
+        REDIRECT_URL            => ($env->{SCRIPT_NAME} // '') . ($env->{PATH_INFO} // ''),
         REDIRECT_QUERY_STRING   => $env->{QUERY_STRING} // '',
         REDIRECT_REQUEST_METHOD => $env->{REQUEST_METHOD},
     );
@@ -97,6 +98,7 @@ its C<REQUEST_URI>, as under Apache.
     my %vars = Perennial::Subrequest->redirected_from($env);
 
 What Apache's internal redirect keeps of a request as C<REDIRECT_> variables: C<REDIRECT_URL>
-(its path), C<REDIRECT_QUERY_STRING> and C<REDIRECT_REQUEST_METHOD>.
+(its path, decoded and merged as Apache's C<< r->uri >>), C<REDIRECT_QUERY_STRING> and
+C<REDIRECT_REQUEST_METHOD>.
 
 =cut

@@ -49,7 +49,8 @@ sub to_app ($self) {
         $env->{'perennial.admin'} = $host->{admin} if defined $host->{admin};
 
         # What a script's SERVER_NAME and SERVER_PORT fall back on (ErrorPage::server_of)
-        $env->{'perennial.server_port'} = $host->{port} if defined $host->{port};
+        if (defined $host->{port}) { $env->{'perennial.server_port'} = $host->{port} }
+        else                       { delete $env->{'perennial.server_port'} }   # Not the main one's
         $env->{'perennial.server_name'} = $host->{name} if $sent eq '' && defined $host->{name};
         return $host->{app}->($env);
     };
@@ -153,8 +154,8 @@ the C<Host> header, else the first listed for that address. A request no virtual
 goes to the main server. The choice is kept per address and host name (a thousand at most).
 The request's C<perennial.vhost> names the host (the access log's C<%v>; the main server's
 C<ServerName> when no virtual host covers it) and C<perennial.log> its own logs, if it has
-any, and C<perennial.admin> its C<ServerAdmin>; C<perennial.server_port> its C<ServerName>'s port
-where that names one, and C<perennial.server_name> its C<ServerName> when the request has no
+any, and C<perennial.admin> its C<ServerAdmin>; C<perennial.server_port> its port as Apache's
+server_rec has it (its C<ServerName>'s, none when that names none, else its address's), and C<perennial.server_name> its C<ServerName> when the request has no
 C<Host> (a script's C<SERVER_PORT> and C<SERVER_NAME> then, as Apache's).
 
 =head1 METHODS

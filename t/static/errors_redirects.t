@@ -62,7 +62,10 @@ subtest 'what a redirect takes from the request cannot add a header' => sub {
         'the line break stays encoded in Location';
     unlike $r->{raw}, qr/^Set-Cookie/mi, 'and no Set-Cookie header came of it';
     $r = http_request($srv->port, GET => 'h.test', '/items/1%0d%0aX-Evil:%201');
-    unlike $r->{raw}, qr/^X-Evil/mi, 'nor from a RedirectMatch capture';
+
+    # Its head (the ErrorDocument script's page prints REDIRECT_URL, decoded as Apache's r->uri,
+    # in its body, which may hold that line)
+    unlike((split /\r\n\r\n/, $r->{raw}, 2)[0], qr/^X-Evil/mi, 'nor from a RedirectMatch capture');
 };
 
 subtest 'Redirect and RedirectMatch' => sub {

@@ -14,7 +14,7 @@ our @EXPORT_OK = qw(server_name_parts virtual_host);
 # ServerName's parts, as Apache reads [scheme://]name[:port]: (name, port or undef)
 sub server_name_parts ($text) {
     my ($name, $port) = ($text // '') =~ m{\A(?:\w+://)?(\[[^\]]*\]|[^:/]*)(?::(\d+))?};
-    return ($name, $port);
+    return ($name, defined $port ? 0 + $port : undef);    # 0081 is 81, as Apache reads it
 }
 
 # Directives a virtual host may have besides sections and per-directory ones

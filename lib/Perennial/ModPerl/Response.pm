@@ -23,11 +23,12 @@ sub internal_redirect ($self, $url) {
     my $dispatch = $self->{site}{dispatch} or die "Perennial can't redirect here internally\n";
     my $new      = Perennial::Subrequest->redirect(
         $self->{env}, $url,
-        REQUEST_METHOD  => $self->method,
-        REDIRECT_URL    => $self->uri,
-        REDIRECT_STATUS => $self->status,
-        (length($self->args // '') ? (REDIRECT_QUERY_STRING => $self->args) : ()),
-        'perennial.prev' => $self
+        REQUEST_METHOD          => $self->method,
+        REDIRECT_URL            => $self->uri,
+        REDIRECT_QUERY_STRING   => $self->args // '',    # Each hop's own, not an earlier one's
+        REDIRECT_REQUEST_METHOD => $self->method,
+        REDIRECT_STATUS         => $self->status,
+        'perennial.prev'        => $self
     ) or die "internal_redirect to $url: more than 10 redirects in a row\n";
     Perennial::ModPerl->keeping_current($self,
         sub () { $self->{out}->hand_over($dispatch->($new)) });
