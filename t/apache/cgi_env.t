@@ -33,6 +33,15 @@ for ([$cgi, '/cgi-bin'], [$other, '/registry']) {
     write_file("$in/from.pl", "#!$^X\nprint \"Location: $url/to.pl/pi?x=2\\n\\n\";\n", 0755);
     write_file("$in/to.pl",   $script =~ s/qw\(\Q@NAMES\E\)/qw(@AFTER)/r,              0755);
 }
+
+# The request object's name and port for the server, as the variables' (mod_perl's r->hostname:
+# none without Host)
+write_file(
+    "$other/r.pl",
+    "my \$r = shift; print \"Content-Type: text/plain\\n\\n\", 'HOSTNAME=', \$r->hostname // '(undef)',\n"
+        . "  \"|\\nGET_SERVER_NAME=\", \$r->get_server_name, \"|\\nGET_SERVER_PORT=\", \$r->get_server_port, \"|\\n\";\n",
+    0755
+);
 system("chmod -R a+rX $dir") == 0 or die;
 
 sub conf ($signature, $name = 'localhost') {
@@ -92,7 +101,8 @@ my @PATHS = (
     '/registry/env.pl localhost',
     '/cgi-bin/env.pl -',                 # No Host: ServerName, and its port or the scheme's
     '/cgi-bin/from.pl/a?q=1 localhost',
-    '/registry/from.pl?q=1 localhost'
+    '/registry/from.pl?q=1 localhost',
+    (map {"/registry/r.pl $_"} qw(localhost:99 LocalHost:0099 LOCALHOST. localhost -))
 );
 
 # ServerSignature On, Off, and EMail with a ServerName that names a port (SERVER_PORT when Host
@@ -116,6 +126,13 @@ for my $round (
         ],
         [99, $port, $port],
         "SERVER_PORT: Apache's is the port Host names, else ServerName's, else 80";
+    is_deeply [
+        map {
+            join ' ', @{$want{"/registry/r.pl $_"}}{qw(HOSTNAME GET_SERVER_NAME GET_SERVER_PORT)}
+        } qw(LocalHost:0099 -)
+        ],
+        ['localhost localhost 99', "(undef) localhost $port"],
+        "Apache's request object: Host's name in lower case, none without Host, and the port";
     is $want{'/cgi-bin/env.pl -'}{SERVER_NAME}, 'localhost',
         "without Host, Apache's SERVER_NAME is ServerName";
     is_deeply [@{$want{'/cgi-bin/from.pl/a?q=1 localhost'}}{@AFTER}],

@@ -1,5 +1,6 @@
 package Perennial::ModPerl::RequestRec;
 use v5.36;
+use Perennial::ErrorPage ();
 use Perennial::Executor::Environment;
 use Perennial::ModPerl::HeadersIn;
 use Perennial::ModPerl::Table;
@@ -83,17 +84,11 @@ sub err_headers_out ($self) {
     return $self->{err_headers_out} //= Perennial::ModPerl::Table->new;
 }
 
-# The name and port the client used, as Apache's with UseCanonicalName Off: the Host header's,
-# else the server's (its ServerName's port, else the scheme's default)
-sub get_server_name ($self) { $self->hostname }
-
-sub get_server_port ($self) {
-    my ($port) = ($self->{env}{HTTP_HOST} // '') =~ /:(\d+)\z/;
-    return
-           $port
-        || $self->server->port
-        || (($self->{env}{'psgi.url_scheme'} // 'http') eq 'https' ? 443 : 80);
-}
+# The name and port the client used, as Apache's with UseCanonicalName Off, and as a script's
+# SERVER_NAME and SERVER_PORT (Perennial::ErrorPage::server_of): Host's name in lower case and
+# its port, else the server's ServerName and its port, else the scheme's
+sub get_server_name ($self) { (Perennial::ErrorPage::server_of($self->{env}))[0] }
+sub get_server_port ($self) { (Perennial::ErrorPage::server_of($self->{env}))[1] }
 
 sub filename ($self, @new) {
     $self->_map if $self->{unmapped};
@@ -122,8 +117,9 @@ sub headers_out ($self) {
     return $self->{headers_out} //= Perennial::ModPerl::Table->new;
 }
 
+# Host's name, as Apache's r->hostname (lower case, no port); none without Host
 sub hostname ($self) {
-    return ($self->{env}{HTTP_HOST} // $self->{env}{SERVER_NAME} // '') =~ s/:\d+\z//r;
+    return defined $self->{env}{HTTP_HOST} ? $self->get_server_name : undef;
 }
 
 sub is_initial_req ($self) { $self->{prev} || $self->main ? 0 : 1 }
