@@ -48,6 +48,10 @@ sub env ($class, $env, $url, %extra) {
         SCRIPT_NAME     => '',
         CONTENT_LENGTH  => 0,
         'perennial.url' => $url,
+
+        # The client's request line, which Apache's request keeps over internal redirects
+        'perennial.the_request' => $env->{'perennial.the_request'}
+            // join(' ', map { $_ // '' } @$env{qw(REQUEST_METHOD REQUEST_URI SERVER_PROTOCOL)}),
         %extra
     );
     delete @new{qw(CONTENT_TYPE HTTP_CONTENT_LENGTH HTTP_CONTENT_TYPE)};

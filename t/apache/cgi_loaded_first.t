@@ -61,6 +61,7 @@ my %script = (
     'b.pl' => q{use CGI (); my $q = CGI->new; print $q->header('text/plain'), 'b: x=',
         $q->param('x') // '-', ' REDIRECT_QUERY_STRING=', $ENV{REDIRECT_QUERY_STRING} // '-',
         join('', map { " $_=" . ($ENV{$_} // '-') } qw(REDIRECT_STATUS REDIRECT_URL REQUEST_URI)),
+        ' the_request=', Apache2::RequestUtil->request->the_request,
         "\n";},
     'names.pl' => q{use My::Mod (); My::Mod::names(); print CGI::header('text/plain'), 'a=',
         $Q::a // 'none', "\n";},

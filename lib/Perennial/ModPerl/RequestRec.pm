@@ -233,7 +233,8 @@ sub subprocess_env ($self, @args) {
 }
 
 sub the_request ($self) {
-    return join ' ', @{$self->{env}}{qw(REQUEST_METHOD REQUEST_URI SERVER_PROTOCOL)};
+    return $self->{env}{'perennial.the_request'}    # After an internal redirect: the client's
+        // join ' ', @{$self->{env}}{qw(REQUEST_METHOD REQUEST_URI SERVER_PROTOCOL)};
 }
 sub unparsed_uri ($self) { $self->{env}{REQUEST_URI} }
 
