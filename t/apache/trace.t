@@ -1,8 +1,8 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Perennial::Test         qw(scratch_dir slurp start_server write_file);
-use Perennial::Test::Apache qw(answer_of apache_available apache_head start_apache);
+use Perennial::Test         qw(scratch_dir start_server write_file);
+use Perennial::Test::Apache qw(answer_of apache_available apache_head site_files start_apache);
 
 # TRACE as Apache answers it under TraceEnable On, its default: the core echoes the request's
 # head as message/http, before access rules (a location no one may see included), and no
@@ -13,16 +13,15 @@ use Perennial::Test::Apache qw(answer_of apache_available apache_head start_apac
 plan skip_all => 'apache2 is not installed (make test installs it)' unless apache_available();
 
 my $dir = scratch_dir();
-mkdir "$dir/$_" or die "$_: $!" for qw(cgi-bin docs ran);
 my $ran = "$dir/ran";
-write_file(
-    "$dir/cgi-bin/t.pl",
-    "#!$^X\nopen my \$f, '>>', '$ran/ran' or die; print \$f \"ran\\n\";\n"
+site_files(
+    $dir,
+    'cgi-bin/t.pl' => "open my \$f, '>>', '$ran/ran' or die; print \$f \"ran\\n\";\n"
         . "print \"Content-Type: text/plain\\n\\nscript ran\\n\";\n",
-    0755
+    'docs/s.txt' => "static\n",
 );
-write_file("$dir/docs/s.txt", "static\n", 0644);
-system("chmod -R a+rX $dir && chmod a+w $ran") == 0 or die;
+mkdir $ran or die "$ran: $!";
+chmod 0777, $ran or die;    # The scripts' user writes there if they run
 my $conf = <<"CONF";
 DocumentRoot $dir/docs
 ScriptAlias /cgi-bin/ $dir/cgi-bin/

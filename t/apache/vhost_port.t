@@ -2,7 +2,7 @@ use v5.36;
 use lib 't/lib';
 use Test::More;
 use Perennial::Test         qw(raw_request scratch_dir start_server write_file);
-use Perennial::Test::Apache qw(apache_available apache_head start_apache);
+use Perennial::Test::Apache qw(apache_available apache_head site_files start_apache);
 
 # A virtual host's SERVER_PORT when Host names no port, and its SERVER_NAME without Host, as
 # Apache's server_rec gives them: the host's own ServerName's port, none (the scheme's) when
@@ -12,15 +12,12 @@ use Perennial::Test::Apache qw(apache_available apache_head start_apache);
 plan skip_all => 'apache2 is not installed (make test installs it)' unless apache_available();
 
 my $dir = scratch_dir();
-mkdir "$dir/cgi-bin" or die;
-write_file(
-    "$dir/cgi-bin/env.pl",
-    "#!$^X\nprint \"Content-Type: text/plain\\n\\n\";\n"
+site_files(
+    $dir,
+    'cgi-bin/env.pl' => "print \"Content-Type: text/plain\\n\\n\";\n"
         . "print \"\$_=\", \$ENV{\$_} // '(unset)', \"\\n\" for qw(SERVER_NAME SERVER_PORT REDIRECT_URL);\n",
-    0755
+    'cgi-bin/from.pl' => "print \"Location: /cgi-bin/env.pl\\n\\n\";\n",
 );
-write_file("$dir/cgi-bin/from.pl", "#!$^X\nprint \"Location: /cgi-bin/env.pl\\n\\n\";\n", 0755);
-system("chmod -R a+rX $dir") == 0 or die;
 my $conf = <<"CONF";
 ScriptAlias /cgi-bin/ $dir/cgi-bin/
 <Directory $dir>

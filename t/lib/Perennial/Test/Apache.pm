@@ -9,8 +9,8 @@ use Perennial::Test qw(http_request raw_request scratch_dir start_program start_
 # configuration, port and run directory (never the system's instance), and one request as raw
 # bytes answered as (status, headers, body) so two servers' answers can be compared.
 
-our @EXPORT_OK
-    = qw(answer_of apache_and_perennial apache_available apache_head request start_apache);
+our @EXPORT_OK = qw(answer_of apache_and_perennial apache_available apache_head request site_files
+    start_apache);
 
 sub apache_available () {
     return -x '/usr/sbin/apache2' && -e '/usr/lib/apache2/modules/mod_perl.so';
@@ -27,6 +27,17 @@ sub apache_head ($root, $port_var, @modules) {
         "LoadModule mpm_prefork_module $dir/mod_mpm_prefork.so",
         (map {"LoadModule ${_}_module $dir/mod_$_.so"} @modules),
         ((grep { $_ eq 'mime' } @modules) ? 'TypesConfig /etc/mime.types' : ()), '';
+}
+
+# A site's files under $dir (name => text), readable by Apache's children (www-data): a .pl is
+# a script this perl runs (its #! line added, mode 0755). Returns $dir.
+sub site_files ($dir, %files) {
+    for my $name (sort keys %files) {
+        my $script = $name =~ /\.pl\z/;
+        write_file("$dir/$name", ($script ? "#!$^X\n" : '') . $files{$name}, $script ? 0755 : 0644);
+    }
+    system('chmod', '-R', 'a+rX', $dir) == 0 or die "Can't open $dir to Apache's children\n";
+    return $dir;
 }
 
 # Starts apache2 -f $conf with %env in its environment (the port as $env->{...}); returns
