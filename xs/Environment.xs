@@ -146,13 +146,13 @@ static void
 put_request(pTHX_ HV *envhv, SV *put, HV *env)
 {
     SV *host = FROM("HTTP_HOST");
-    SV *v, *name;
+    SV *v, *name, *scheme;
     int https;
     IV port = -1;
     STRLEN len, end = 0, i;
     const char *p;
-    v = FROM("psgi.url_scheme");
-    https = SvOK(v) && strEQ(SvPV_nolen_const(v), "https");
+    scheme = FROM("psgi.url_scheme");
+    https = SvOK(scheme) && strEQ(SvPV_nolen_const(scheme), "https");
     if (SvOK(host)) {
         p = SvPV_const(host, len);
         if (len && p[0] == '[' && memchr(p, ']', len))
@@ -190,8 +190,7 @@ put_request(pTHX_ HV *envhv, SV *put, HV *env)
     PUT("QUERY_STRING", FROM("QUERY_STRING"));
     PUT("REMOTE_ADDR", FROM("REMOTE_ADDR"));
     PUT("REMOTE_PORT", FROM("REMOTE_PORT"));
-    v = FROM("psgi.url_scheme");
-    PUT("REQUEST_SCHEME", SvOK(v) ? v : sv_2mortal(newSVpvs("http")));
+    PUT("REQUEST_SCHEME", SvOK(scheme) ? scheme : sv_2mortal(newSVpvs("http")));
     if ((v = server_address(aTHX_ env))) PUT("SERVER_ADDR", v);
     if (https) PUT("HTTPS", sv_2mortal(newSVpvs("on")));
     v = FROM("CONTENT_LENGTH");

@@ -183,14 +183,17 @@ sub _host ($with, $log, $host, $main_sections) {
         host          => $host->{name} // 'default'
     );
     return {
-        addrs    => $host->{addrs},
-        name     => $host->{name},
-        port     => _host_port($config, $host),
-        aliases  => $host->{aliases},
-        admin    => $v->{server_admin},
-        app      => $dispatch->to_app,
-        log      => $own_log,
-        dispatch => $dispatch
+        addrs => $host->{addrs},
+        name  => $host->{name},
+        port  => _host_port($config, $host),
+
+        # Whether its requests must lose the main server's ServerName port (none of its own)
+        drop_port => defined((server_name_parts($config->server_name // ''))[1]),
+        aliases   => $host->{aliases},
+        admin     => $v->{server_admin},
+        app       => $dispatch->to_app,
+        log       => $own_log,
+        dispatch  => $dispatch
     };
 }
 

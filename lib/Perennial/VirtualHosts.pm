@@ -49,8 +49,8 @@ sub to_app ($self) {
         $env->{'perennial.admin'} = $host->{admin} if defined $host->{admin};
 
         # What a script's SERVER_NAME and SERVER_PORT fall back on (ErrorPage::server_of)
-        if (defined $host->{port}) { $env->{'perennial.server_port'} = $host->{port} }
-        else                       { delete $env->{'perennial.server_port'} }   # Not the main one's
+        if    (defined $host->{port}) { $env->{'perennial.server_port'} = $host->{port} }
+        elsif ($host->{drop_port})    { delete $env->{'perennial.server_port'} }    # The main one's
         $env->{'perennial.server_name'} = $host->{name} if $sent eq '' && defined $host->{name};
         return $host->{app}->($env);
     };
@@ -155,8 +155,8 @@ goes to the main server. The choice is kept per address and host name (a thousan
 The request's C<perennial.vhost> names the host (the access log's C<%v>; the main server's
 C<ServerName> when no virtual host covers it) and C<perennial.log> its own logs, if it has
 any, and C<perennial.admin> its C<ServerAdmin>; C<perennial.server_port> its port as Apache's
-server_rec has it (its C<ServerName>'s, none when that names none, else its address's), and C<perennial.server_name> its C<ServerName> when the request has no
-C<Host> (a script's C<SERVER_PORT> and C<SERVER_NAME> then, as Apache's).
+server_rec has it (its C<ServerName>'s, none when that names none, else its address's), and
+C<perennial.server_name> its C<ServerName> when the request has no C<Host> (a script's C<SERVER_PORT> and C<SERVER_NAME> then, as Apache's).
 
 =head1 METHODS
 
