@@ -53,6 +53,7 @@ subtest 'CustomLog syslog is a file named syslog under ServerRoot, as mod_log_co
         workers => 1,
         conf    => "ServerRoot $root\nCustomLog syslog \"%>s %U\"\n"
     );
+    wait_until(sub { ($srv->slots)[0]{pid} }, 10, 'the worker, its pid in its slot');
     my $pid = ($srv->slots)[0]{pid};
     is $srv->get("/x$_")->{status}, 200, "request $_ answered" for 1, 2;
     is + ($srv->slots)[0]{pid}, $pid, 'the worker lives on (it died after each request)';
