@@ -232,10 +232,10 @@ sub _phased ($self, $env, $depth, $plan) {
 sub _handle ($self, $env, $depth, $plan, $r = undef) {
     my ($set, $hit, $kind) = @$plan{qw(set hit kind)};
     return $self->_mounted($env, $plan) if $kind eq 'mounted';
-    return ($self->_module($env, $depth, $plan, $r),     0) if $kind eq 'module';
-    return ($self->_missing($env, $hit // 404),          1) unless ref $hit;
-    return ($self->_refused($env, $hit),                 1) if $hit->{status};
-    return ($self->_directory($env, $set, $hit, $depth), 1) if $hit->{directory};
+    return ($self->_module($env, $depth, $plan, $r),      0) if $kind eq 'module';
+    return ($self->_missing($env, $hit // 404),           1) unless ref $hit;
+    return ($self->_refused($env, $hit),                  1) if $hit->{status};
+    return ($self->_directory($env, $plan, $hit, $depth), 1) if $hit->{directory};
     return ($self->_missing($env, 404), 1)    # Apache's default handler takes no path info
         if $kind eq 'static' && length($hit->{path_info} // '');
     return ($self->{static}->serve($env, $hit, $set),         1) if $kind eq 'static';
@@ -359,8 +359,10 @@ sub _refused ($self, $env, $hit) {
 }
 
 # mod_dir: a directory without its slash is sent to it (301); with it, the first
-# DirectoryIndex file that exists is served as if asked for; otherwise 403
-sub _directory ($self, $env, $set, $hit, $depth) {
+# DirectoryIndex file that exists is served as if asked for; otherwise what its handler
+# answers for a directory (_no_index)
+sub _directory ($self, $env, $plan, $hit, $depth) {
+    my $set = $plan->{set};
     if (!$hit->{slash}) {
         return $self->_missing($env, 404) if ($set->{directory_slash} // 1) == 0;
         my $query = length($env->{QUERY_STRING} // '') ? "?$env->{QUERY_STRING}" : '';
@@ -375,19 +377,37 @@ sub _directory ($self, $env, $set, $hit, $depth) {
     for my $index (@{$set->{directory_index} // ['index.html']}) {
         my $path = $index =~ m{\A/} ? $index : $env->{PATH_INFO} . $index;
         local $env->{PATH_INFO} = $path;
-        my $plan = $self->plan($env);
-        next unless ref $plan->{hit} && $plan->{hit}{file};
+        my $found = $self->plan($env);
+        next unless ref $found->{hit} && $found->{hit}{file};
         return Perennial::ErrorPage->response(500, $env) if $depth > 5;
-        return $self->_dispatch($env, $depth + 1, $plan);
+        return $self->_dispatch($env, $depth + 1, $found);
+    }
+    return $self->_no_index($env, $plan, $hit);
+}
+
+# A directory with no DirectoryIndex file, as Apache's handler for it answers: mod_cgi refuses
+# to run it (403), ModPerl::Registry and PerlRun decline it and the core's default handler has
+# no file to send (404), and mod_autoindex makes no listing without Options Indexes (403;
+# Perennial makes none with it either)
+sub _no_index ($self, $env, $plan, $hit) {
+    my ($dir, $log, $set) = ("$hit->{directory}/", $self->{log}, $plan->{set});
+    my $request = "(request $env->{REQUEST_METHOD} $env->{REQUEST_URI})";
+    if ($plan->{kind} eq 'script' && $plan->{handler} eq 'cgi-script') {
+        $log->error("attempt to invoke directory as script: $dir $request") if $log;
+        return Perennial::ErrorPage->response(403, $env);
+    }
+    if ($plan->{kind} eq 'script') {
+        $log->info("Attempt to serve directory: $dir $request") if $log;
+        return Perennial::ErrorPage->response(404, $env);
     }
     my $why
         = $set->{options}{Indexes}
         ? 'Perennial makes no directory listings (Options Indexes)'
         : 'server-generated directory index forbidden by Options directive';
-    $self->{log}->error("Cannot serve directory $hit->{directory}/: No matching DirectoryIndex ("
+    $log->error("Cannot serve directory $dir: No matching DirectoryIndex ("
             . join(',', @{$set->{directory_index} // ['index.html']})
             . ") found, and $why")
-        if $self->{log};
+        if $log;
     return Perennial::ErrorPage->response(403, $env);
 }
 

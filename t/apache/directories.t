@@ -1,0 +1,70 @@
+use v5.36;
+use lib 't/lib';
+use Test::More;
+use Perennial::Test         qw(scratch_dir start_server write_file);
+use Perennial::Test::Apache qw(answer_of apache_available apache_head site_files start_apache);
+
+# A directory asked for, as Apache's handler for it answers when no DirectoryIndex file is
+# there: mod_cgi refuses to run it (403), ModPerl::Registry and PerlRun decline it and the core
+# finds no file to send (404), and mod_autoindex lists nothing without Options Indexes (403).
+# With an index file, that file; without the slash, a redirect to it. Each status is compared
+# with Apache's for the same request, and each refusal is in Perennial's error log.
+plan skip_all => 'apache2 is not installed (make test installs it)' unless apache_available();
+
+my $dir = scratch_dir();
+site_files(
+    $dir,
+    'cgi-bin/t.pl'         => qq{print "Content-Type: text/plain\\n\\nscript\\n";\n},
+    'cgi-bin/sub/t.pl'     => qq{print "Content-Type: text/plain\\n\\nscript\\n";\n},
+    'docs/s.txt'           => "static\n",
+    'docs/bare/s.txt'      => "static\n",
+    'docs/home/index.html' => "<p>home</p>\n",
+);
+my $conf = <<"CONF";
+DocumentRoot $dir/docs
+ScriptAlias /cgi-bin/ $dir/cgi-bin/
+Alias /registry $dir/cgi-bin
+<Location /registry>
+    SetHandler perl-script
+    PerlResponseHandler ModPerl::Registry
+    PerlOptions +ParseHeaders
+</Location>
+Alias /perlrun $dir/cgi-bin
+<Location /perlrun>
+    SetHandler perl-script
+    PerlResponseHandler ModPerl::PerlRun
+    PerlOptions +ParseHeaders
+</Location>
+<Directory $dir>
+    Require all granted
+    Options +ExecCGI
+</Directory>
+CONF
+write_file("$dir/apache.conf",
+    apache_head($dir, 'DIRS_PORT', qw(authz_core alias autoindex cgi dir mime perl)) . $conf);
+my ($apid, $aport) = start_apache("$dir/apache.conf", 'DIRS_PORT', SITE_RUN => scratch_dir())
+    or BAIL_OUT('Apache did not start');
+my $srv = start_server(workers => 1, conf => $conf);
+
+my @asked = qw(/cgi-bin/ /cgi-bin/sub/ /cgi-bin/sub /registry/ /registry/sub/ /perlrun/sub/
+    /bare/ /home/ /home);
+my @want = map { answer_of($aport, {}, GET => $_)->{status} } @asked;
+is_deeply \@want, [403, 403, 301, 404, 404, 404, 403, 200, 301],
+    "Apache: mod_cgi's 403, Registry's and PerlRun's 404, autoindex's 403, the index, the slash";
+for my $i (0 .. $#asked) {
+    is answer_of($srv->port, {}, GET => $asked[$i])->{status}, $want[$i],
+        "Perennial answers $asked[$i] as Apache does ($want[$i])";
+}
+
+my $log = $srv->error_log;
+like $log, qr{\[error\] attempt to invoke directory as script: \Q$dir\E/cgi-bin/sub/},
+    "mod_cgi's refusal is an error line, with the directory, as Apache's";
+like $log,
+    qr{\[info\] Attempt to serve directory: \Q$dir\E/cgi-bin/sub/ \(request GET /perlrun/sub/\)},
+    "Registry's and PerlRun's 404 an info line, as Apache's core writes it";
+like $log, qr{\[error\] Cannot serve directory \Q$dir\E/docs/bare/: No matching DirectoryIndex},
+    "a static directory's refusal as mod_autoindex's";
+
+$srv->stop;
+kill 'TERM', $apid;
+done_testing;
