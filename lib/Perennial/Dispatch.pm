@@ -4,6 +4,7 @@ use Plack::Util  ();
 use Scalar::Util ();
 use Perennial::Authz;
 use Perennial::Config::Handlers;
+use Perennial::Dispatch::Answers qw(encoded missing no_handler no_index refused trace_echo);
 use Perennial::Dispatch::Files;
 use Perennial::Dispatch::Plans;
 use Perennial::ErrorDocument;
@@ -166,10 +167,10 @@ sub _documented ($self, $env, $depth, $set, $res) {
 # handler module is given it.
 sub _dispatch ($self, $env, $depth, $plan = undef) {
     my $encoded = index($env->{REQUEST_URI} // '', '%') >= 0;
-    return $self->_encoded($env, 'slash')
+    return encoded($self->{log}, $env, 'slash')
         if $encoded && $env->{REQUEST_URI} =~ m{\A[^?]*?%2f}i;
     $plan //= $self->plan($env);
-    return $self->_encoded($env, 'NUL')
+    return encoded($self->{log}, $env, 'NUL')
         if $encoded
         && $plan->{kind} ne 'mounted'
         && $plan->{kind} ne 'module'
@@ -185,7 +186,7 @@ sub _dispatch ($self, $env, $depth, $plan = undef) {
 # request whose sections name mod_perl handlers runs its phases around the way through.
 sub _answer ($self, $env, $depth, $plan) {
     if ($env->{REQUEST_METHOD} eq 'TRACE') {
-        return ($self->_trace($env), 1) if $self->{trace};
+        return (trace_echo($self->{log}, $env), 1) if $self->{trace};
         $self->{log}->warn("TRACE refused (TraceEnable Off): $env->{REQUEST_URI}") if $self->{log};
         return (Perennial::ErrorPage->response(405, $env), 1);
     }
@@ -195,22 +196,6 @@ sub _answer ($self, $env, $depth, $plan) {
         return ($refused, 1) if $refused;
     }
     return $self->_handle($env, $depth, $plan);
-}
-
-# TraceEnable On: Apache's core answers a TRACE itself, before access rules and before any
-# handler (a script, a handler module, a file, or nothing at all: none of them runs), with the
-# request's head as the client sent it, lines ended by CRLF, as message/http (the head holds
-# nothing the client did not send). One with a body is refused, as Apache's (TraceEnable
-# extended is not taken).
-sub _trace ($self, $env) {
-    if ($env->{CONTENT_LENGTH} || defined $env->{HTTP_TRANSFER_ENCODING}) {
-        $self->{log}->info("TRACE with a request body refused: $env->{REQUEST_URI}")
-            if $self->{log};
-        return Perennial::ErrorPage->response(413, $env);
-    }
-    my $head = $env->{'perennial.head'}
-        // "TRACE $env->{REQUEST_URI} " . ($env->{SERVER_PROTOCOL} // 'HTTP/1.0') . "\n\n";
-    return [200, ['Content-Type' => 'message/http'], [$head =~ s/\r?\n/\r\n/gr]];
 }
 
 # With mod_perl's phases around: those before authentication, Require and the rest with the
@@ -233,13 +218,13 @@ sub _handle ($self, $env, $depth, $plan, $r = undef) {
     my ($set, $hit, $kind) = @$plan{qw(set hit kind)};
     return $self->_mounted($env, $plan) if $kind eq 'mounted';
     return ($self->_module($env, $depth, $plan, $r),      0) if $kind eq 'module';
-    return ($self->_missing($env, $hit // 404),           1) unless ref $hit;
-    return ($self->_refused($env, $hit),                  1) if $hit->{status};
+    return (missing($self->{log}, $env, $hit // 404),     1) unless ref $hit;
+    return (refused($self->{log}, $env, $hit),            1) if $hit->{status};
     return ($self->_directory($env, $plan, $hit, $depth), 1) if $hit->{directory};
-    return ($self->_missing($env, 404), 1)    # Apache's default handler takes no path info
+    return (missing($self->{log}, $env, 404), 1)    # Apache's default handler takes no path info
         if $kind eq 'static' && length($hit->{path_info} // '');
-    return ($self->{static}->serve($env, $hit, $set),         1) if $kind eq 'static';
-    return ($self->_no_handler($env, $plan->{handler}, $hit), 1) if $kind ne 'script';
+    return ($self->{static}->serve($env, $hit, $set),               1) if $kind eq 'static';
+    return (no_handler($self->{log}, $env, $plan->{handler}, $hit), 1) if $kind ne 'script';
     my $executor = $plan->{executor} //= $self->_executor($plan);
     local $env->{SCRIPT_NAME} = $env->{SCRIPT_NAME} . $plan->{root}{url};
     local $env->{PATH_INFO}   = $plan->{rest};
@@ -258,7 +243,8 @@ sub _module ($self, $env, $depth, $plan, $r) {
 }
 
 sub _declined ($self, $env, $depth, $plan) {
-    my $root   = $plan->{root} or return $self->_missing($env, 404);
+    my $root = $plan->{root}
+        or return missing($self->{log}, $env, 404);
     my $finder = $self->{files}->finder($root, $plan->{set}{script_check} // 'always');
     my $hit    = Perennial::Dispatch::Files->find($finder, $root, $plan->{rest}, $env);
     my ($res)  = $self->_handle($env, $depth, {%$plan, hit => $hit, kind => 'static'});
@@ -323,48 +309,14 @@ sub _mounted ($self, $env, $plan) {
         sub ($r) { @$env{qw(SCRIPT_NAME PATH_INFO)} = ($script, $path); return });
 }
 
-sub _encoded ($self, $env, $what) {
-    $self->{log}->warn("URL path with an encoded $what refused: $env->{REQUEST_METHOD} "
-            . "$env->{REQUEST_URI} (client "
-            . ($env->{REMOTE_ADDR} // 'unix socket')
-            . '): 404')
-        if $self->{log};
-    return Perennial::ErrorPage->response(404, $env);
-}
-
-sub _missing ($self, $env, $status) {
-    $self->{log}->info("File does not exist: $env->{PATH_INFO} (request $env->{REQUEST_METHOD} "
-            . "$env->{REQUEST_URI})")
-        if $self->{log} && $status == 404;
-    return Perennial::ErrorPage->response($status, $env);
-}
-
-# A handler Perennial does not have (AddHandler type-map, a PHP handler ...): never the file's
-# source as text, as Apache would not send it either
-sub _no_handler ($self, $env, $handler, $hit) {
-    my $why
-        = $handler =~ /\A(?:perl-script|modperl)\z/
-        ? "handler $handler has no PerlResponseHandler here"
-        : "handler '$handler' is not one Perennial has";
-    $self->{log}
-        ->error("$why, for $hit->{file} (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})")
-        if $self->{log};
-    return Perennial::ErrorPage->response(500, $env);
-}
-
-sub _refused ($self, $env, $hit) {
-    $self->{log}->error("$hit->{why} (request $env->{REQUEST_METHOD} $env->{REQUEST_URI})")
-        if $self->{log};
-    return Perennial::ErrorPage->response($hit->{status}, $env);
-}
-
 # mod_dir: a directory without its slash is sent to it (301); with it, the first
 # DirectoryIndex file that exists is served as if asked for; otherwise what its handler
-# answers for a directory (_no_index)
+# answers for a directory (Perennial::Dispatch::Answers::no_index)
 sub _directory ($self, $env, $plan, $hit, $depth) {
     my $set = $plan->{set};
     if (!$hit->{slash}) {
-        return $self->_missing($env, 404) if ($set->{directory_slash} // 1) == 0;
+        return missing($self->{log}, $env, 404)
+            if ($set->{directory_slash} // 1) == 0;
         my $query = length($env->{QUERY_STRING} // '') ? "?$env->{QUERY_STRING}" : '';
         my $to    = ($env->{SCRIPT_NAME}        // '') . $env->{PATH_INFO} . "/$query";
         my $host  = $env->{HTTP_HOST} // "$env->{SERVER_NAME}:$env->{SERVER_PORT}";
@@ -382,33 +334,7 @@ sub _directory ($self, $env, $plan, $hit, $depth) {
         return Perennial::ErrorPage->response(500, $env) if $depth > 5;
         return $self->_dispatch($env, $depth + 1, $found);
     }
-    return $self->_no_index($env, $plan, $hit);
-}
-
-# A directory with no DirectoryIndex file, as Apache's handler for it answers: mod_cgi refuses
-# to run it (403), ModPerl::Registry and PerlRun decline it and the core's default handler has
-# no file to send (404), and mod_autoindex makes no listing without Options Indexes (403;
-# Perennial makes none with it either)
-sub _no_index ($self, $env, $plan, $hit) {
-    my ($dir, $log, $set) = ("$hit->{directory}/", $self->{log}, $plan->{set});
-    my $request = "(request $env->{REQUEST_METHOD} $env->{REQUEST_URI})";
-    if ($plan->{kind} eq 'script' && $plan->{handler} eq 'cgi-script') {
-        $log->error("attempt to invoke directory as script: $dir $request") if $log;
-        return Perennial::ErrorPage->response(403, $env);
-    }
-    if ($plan->{kind} eq 'script') {
-        $log->info("Attempt to serve directory: $dir $request") if $log;
-        return Perennial::ErrorPage->response(404, $env);
-    }
-    my $why
-        = $set->{options}{Indexes}
-        ? 'Perennial makes no directory listings (Options Indexes)'
-        : 'server-generated directory index forbidden by Options directive';
-    $log->error("Cannot serve directory $dir: No matching DirectoryIndex ("
-            . join(',', @{$set->{directory_index} // ['index.html']})
-            . ") found, and $why")
-        if $log;
-    return Perennial::ErrorPage->response(403, $env);
+    return no_index($self->{log}, $env, $plan, $hit);
 }
 
 1;
