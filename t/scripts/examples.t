@@ -64,7 +64,8 @@ subtest 'form.pl: a POST answers, and its parameters do not reach the next reque
 
 subtest 'the PSGI examples beside them' => sub {
     like $get->('/hello'), qr/Hello/, '/hello';
-    is $srv->get('/registry/')->{status}, 403, 'no directory listing: 403, as Apache';
+    is $srv->get('/registry/')->{status}, 404,
+        "no directory listing: 404, as Apache's Registry declines a directory";
     is $srv->get('/registry/data.txt')->{status}, 500,
         'a file that is not a script is not served as text';
     is $get->('/stream'), join('', map {"line $_\n"} 1 .. 5), '/stream: five lines';
