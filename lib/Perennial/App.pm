@@ -1,6 +1,5 @@
 package Perennial::App;
 use v5.36;
-use Cwd          ();
 use Plack::Util  ();
 use Scalar::Util ();
 use Perennial::Config::Handlers;
@@ -68,10 +67,12 @@ sub build ($class, $config, $log = undef, $server = {}) {
             document_root => $config->document_root,
             base          => [$config->server_dir]
         );
-        my @hosts = map { _host(\%with, $log, $_, \@sections) } @{$config->vhosts};
-        _preload_scripts($config, $log, $main, map { $_->{dispatch} } @hosts);
-        _warm($log, $main, map { $_->{dispatch} } @hosts);
+        my @hosts      = map { _host(\%with, $log, $_, \@sections) } @{$config->vhosts};
+        my @dispatches = ($main, map { $_->{dispatch} } @hosts);
+        Perennial::Dispatch::Warmup->preload_scripts($config->preload_scripts, $log, @dispatches);
+        Perennial::Dispatch::Warmup->warm_all($log, @dispatches);
         $app = $main->to_app;
+
         if (@hosts) {
             my $vhosts = Perennial::VirtualHosts->new(
                 hosts     => \@hosts,
@@ -354,72 +355,6 @@ sub _load ($path, $where) {
     die "${where}PSGI application \"$path\" did not return a code reference\n"
         if ref $app ne 'CODE' && !(Scalar::Util::blessed($app) && $app->can('to_app'));
     return ref $app eq 'CODE' ? $app : $app->to_app;
-}
-
-# PerlPreloadScripts DIR: every script below DIR (a .pl or .cgi file, or an executable one; not
-# dot files, nor a library another of them requires by path) compiled now by the Registry
-# executor that a request for it would reach, so workers fork with the compiled code
-# (ModPerl::RegistryLoader)
-sub _preload_scripts ($config, $log, @dispatches) {
-    for my $want (@{$config->preload_scripts}) {
-        my $real = Cwd::realpath($want)
-            // die "PerlPreloadScripts: Can't find directory \"$want\"\n";
-        my %count;
-        my @files = _files($real);    # Read once, whoever serves them
-        for my $dispatch (@dispatches) {
-            for my $root ($dispatch->roots) {
-                my $top = Cwd::realpath($root->{dir}) // next;
-                next unless $real eq $top || index($real, "$top/") == 0;
-                for my $file (@files) {
-                    my $path = substr $file, length $top;
-                    my ($executor, $name) = $dispatch->registry_for($root->{url} . $path) or next;
-                    my $err = $executor->preload($path);
-                    $count{$name}[$err ? 1 : 0]++;
-                    $log->warn("PerlPreloadScripts: $file: $err") if $err && $log;
-                }
-            }
-        }
-        die "PerlPreloadScripts $want: no Registry location serves this directory\n" unless %count;
-        for my $name (sort keys %count) {
-            my ($done, $failed) = map { $_ // 0 } @{$count{$name}};
-            $log->info("PerlPreloadScripts $want: $done scripts compiled for $name"
-                    . ($failed ? ", $failed did not compile" : ''))
-                if $log;
-        }
-    }
-}
-
-# The script directories' executors, made before the workers fork so that they share them (a
-# build without a log, in a test, makes them as requests come)
-sub _warm ($log, @dispatches) {
-    return unless $log;
-    my @made = map { Perennial::Dispatch::Warmup->warm($_) } @dispatches;
-    my %seen;
-    my @urls = grep { !$seen{$_}++ } map { $_->[0] } @made;
-    $log->info(scalar(@made) . ' executors made before the workers fork, for ' . join ', ', @urls)
-        if @made;
-}
-
-sub _files ($dir) { _not_required(Perennial::Dispatch::Files->scripts_below($dir)) }
-
-# Less the libraries the others load by path (`require "./countlib.pl"`, `do "lib.pl"`,
-# `require "$FindBin::Bin/lib.pl"`): they are not scripts, and compiled as one they would only
-# say misleading things in the log
-sub _not_required (@files) {
-    my %required;
-    for my $file (@files) {
-        open(my $fh, '<', $file) or next;
-        my $text = do { local $/; <$fh> };
-        my ($dir) = $file =~ m{\A(.*)/};
-        for my $name (
-            $text =~ m{\b(?:require|do)\s*\(?\s*["'](?:\$FindBin::(?:Real)?Bin/|\./)?
-                ([^"'\$\@]+\.pl)["']}gx
-            )
-        {
-            $required{$name =~ m{\A/} ? $name : "$dir/$name"} = 1;
-        }
-    }
-    return grep { !$required{$_} } @files;
 }
 
 # RequestDeadline and SlowRequestTime of a location, or else the server's, for the watchdog
