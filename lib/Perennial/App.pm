@@ -1,30 +1,20 @@
 package Perennial::App;
 use v5.36;
-use Plack::Util  ();
 use Scalar::Util ();
+use Perennial::App::Handlers
+    qw(app_for load_applications load_handlers load_psgi where with_time_limits);
 use Perennial::Config::Handlers;
 use Perennial::Config::VirtualHost qw(server_name_parts);
 use Perennial::Dispatch;
-use Perennial::Dispatch::Files;
 use Perennial::Dispatch::Warmup;
-use Perennial::Executor;
-use Perennial::Executor::Environment;
 use Perennial::ErrorPage;
-use Perennial::Executor::CGI;
-use Perennial::Executor::Handler;
 use Perennial::HTTP::Response ();
 use Perennial::MimeTypes;
 use Perennial::ModPerl;
-use Perennial::ModPerl::Handler;
-use Perennial::ModPerl::Phases;
 use Perennial::RemoteIP;
 use Perennial::Static;
-use Perennial::Status;
-use Perennial::Status::Health;
-use Perennial::Status::Perl;
 use Perennial::VirtualHosts;
 use Perennial::Walk;
-use Perennial::Watchdog;
 
 # Builds the one PSGI application a server runs from the configuration: the dispatcher, which
 # walks the sections per request, with what it hands requests to: PSGI files mounted at
@@ -137,7 +127,7 @@ sub _plain_app ($config, $sections) {
            if $sec->{path} ne '/'
         || ($sec->{handler} // '') ne 'psgi'
         || grep { !$PLAIN{$_} } keys %$sec;
-    return _time_limits($config, $sec, _load($sec->{app_path}, _where($sec)));
+    return with_time_limits($config, $sec, load_psgi($sec->{app_path}, where($sec)));
 }
 
 # The dispatcher of the main server or of a virtual host, with what it serves loaded now
@@ -153,12 +143,12 @@ sub _dispatch ($with, $log, %args) {
         top           => $with->{top},
         build         => sub ($handler, $set, $root = undef, $phases = undef) {
             my $place = {root => $root, docroot => $args{document_root}, host => $args{host}};
-            _handler_app($with, $log, $handler, $set, $place, $phases);
+            app_for($with, $log, $handler, $set, $place, $phases);
         },
     );
     _check_locations($args{sections}, $dispatch);
-    _load_applications($with, $args{sections});
-    _load_handlers($_, _where($_)) for @{$args{base}}, @{$args{sections}};
+    load_applications($with, $args{sections});
+    load_handlers($_, where($_)) for @{$args{base}}, @{$args{sections}};
     return $dispatch;
 }
 
@@ -222,74 +212,6 @@ sub _command_line_app ($config) {
     };
 }
 
-# Every PSGI application and status page is made now, in the manager, so that workers share
-# them and a broken one stops the start
-sub _load_applications ($with, $sections) {
-    my $built = $with->{built};
-    for my $sec (@$sections) {
-        my $h = $sec->{handler} // '';
-        $built->{"app $sec->{app_path}"} //= _load($sec->{app_path}, _where($sec))
-            if defined $sec->{app_path};
-        $built->{$h} //= _status_app($with->{config}, $with->{server}, $h)
-            if $h =~ /status\z|\Aserver-health\z/;
-    }
-}
-
-# The mod_perl handlers a section names are found now, in the manager, their modules loaded
-# (and shared by the workers); one that leads nowhere stops the start
-sub _load_handlers ($sec, $where) {
-    for my $key (grep { $sec->{$_} } Perennial::Config::Handlers::phase_keys()) {
-        my $directive = Perennial::Config::Handlers::directive_of($key);
-        my $at        = $sec->{handler_at}{lc $directive} // $where;
-        for my $name (@{$sec->{$key}}) {
-            eval { Perennial::ModPerl::Handler->resolve($name); 1 }
-                or die "$at$directive $name: $@";
-        }
-    }
-}
-
-sub _status_app ($config, $server, $handler) {
-    return Perennial::Status->new(server => $server)->to_app         if $handler eq 'server-status';
-    return Perennial::Status::Health->new(server => $server)->to_app if $handler eq 'server-health';
-    return Perennial::Status::Perl->new(server => $server, config => $config)->to_app;
-}
-
-# What serves a set of merged settings: the PSGI application or status page (loaded at start),
-# or an executor for the scripts below a root
-# $place: the root the URL maps into, the DocumentRoot and the virtual host of the dispatcher
-sub _handler_app ($with, $log, $handler, $set, $place, $phases) {
-    my ($config, $built) = @$with{qw(config built)};
-    if ($handler eq 'psgi') {
-        my $app = $built->{"app $set->{app_path}"} //= _load($set->{app_path}, '');
-        return _time_limits($config, $set, $app);
-    }
-    return $built->{$handler} //= _status_app($config, $with->{server}, $handler)
-        if $handler =~ /status\z|\Aserver-health\z/;
-
-    # mod_cgi runs what a ScriptAlias maps to without Options ExecCGI
-    my %set  = (%$set, handler => $handler);
-    my $root = $place->{root};
-    $set{exec_cgi} = 1 if $root && $root->{script} && $handler eq 'cgi-script';
-    my %common = _common($config, \%set, $place->{docroot} // $config->document_root);
-    if ($phases) {
-        return Perennial::Executor::Handler->new(
-            %common,
-            phases    => $phases,
-            handler   => $handler,
-            root      => $root ? $root->{dir} : $common{document_root},
-            setup_env => $set{setup_env} // $config->setup_env
-        );
-    }
-    return _new_executor(
-        $config, \%set, %common,
-        root     => $root->{dir},
-        location => $root->{url} || '/',
-        log      => $log,
-        dispatch => $with->{top},
-        host     => $place->{host}
-    );
-}
-
 # A script <Location> that no Alias, ScriptAlias or DocumentRoot maps to files is a mistake
 sub _check_locations ($sections, $dispatch) {
     for my $loc (grep { $_->{kind} eq 'location' && $_->{match} eq 'prefix' } @$sections) {
@@ -307,67 +229,6 @@ sub _check_locations ($sections, $dispatch) {
 sub _types ($config) {
     my $file = $config->types_config // (-f '/etc/mime.types' ? '/etc/mime.types' : undef);
     return Perennial::MimeTypes->new(file => $file);
-}
-
-# What every executor of a set of merged settings is made with: its time limits, PerlSetVar,
-# and what its CGI variables are made from
-sub _common ($config, $set, $docroot) {
-    return (
-        limits     => _limits($config, $set),
-        set        => $set,                     # What the request object reads (AuthName ...)
-        dir_config => $set->{dir_config},
-        pass_auth  => $set->{pass_auth},
-        set_env    => {    # The server level's are in $set already: it is merged onto them
-            %{$set->{set_env} // {}}, $config->passed_env(@{$set->{pass_env} // []})
-        },
-        perl_env => {      # PerlSetEnv and PerlPassEnv, which PerlSetupEnv Off keeps
-            Perennial::Executor::Environment->perl_vars($set)
-        },
-        document_root => $docroot,
-    );
-}
-
-# A script directory's executor: mod_cgi, or Registry/PerlRun as the handler's policy says
-sub _new_executor ($config, $set, %args) {
-    $args{document_root} //= $args{root};
-    $args{exec_cgi} = $set->{exec_cgi} // 0;
-    if ($set->{handler} eq 'cgi-script') {
-        return Perennial::Executor::CGI->new(%args, name => 'CGI', timeout => $config->timeout);
-    }
-    my $name   = $set->{response_handler};
-    my $policy = Perennial::Config::Handlers::handler_policy($name);
-    return Perennial::Executor->new(
-        %args,
-        name      => $name,
-        policy    => Perennial::Executor->policy_of(@$policy{qw(mode chdir)}),
-        check     => $set->{script_check} // $policy->{check} // 'always',
-        setup_env => $set->{setup_env}    // $config->setup_env
-    );
-}
-
-# Where a section was written, to begin a message with (nothing for the command line's app)
-sub _where ($sec) { $sec->{line} ? "$sec->{file} line $sec->{line}: " : '' }
-
-sub _load ($path, $where) {
-    die "${where}Can't load PSGI application \"$path\": no such file\n" unless -f $path;
-    my $app = eval { Plack::Util::load_psgi($path) };
-    die "${where}Can't load PSGI application \"$path\": " . ($@ =~ s/\s+\z//r) . "\n" if !$app;
-    die "${where}PSGI application \"$path\" did not return a code reference\n"
-        if ref $app ne 'CODE' && !(Scalar::Util::blessed($app) && $app->can('to_app'));
-    return ref $app eq 'CODE' ? $app : $app->to_app;
-}
-
-# RequestDeadline and SlowRequestTime of a location, or else the server's, for the watchdog
-# RequestDeadline and SlowRequestTime of a set: [deadline, slow], or nothing when neither is on
-sub _limits ($config, $set) {
-    my $deadline = $set->{request_deadline}  // $config->request_deadline;
-    my $slow     = $set->{slow_request_time} // $config->slow_request_time;
-    return $deadline || $slow ? [$deadline, $slow] : undef;
-}
-
-sub _time_limits ($config, $set, $app) {
-    my $limits = _limits($config, $set) or return $app;
-    return sub ($env) { Perennial::Watchdog::arm_for($env, $limits); $app->($env) };
 }
 
 1;
