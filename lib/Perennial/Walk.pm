@@ -44,12 +44,16 @@ sub locations ($self, $url) {
     return grep { _location_matches($_, $url) } @{$self->{locations}};
 }
 
-# Every section that applies, as [directory sections, files sections, location sections]
-sub matching ($self, $url, $dir, $file, $locations = undef) {
+# Every section that applies, as [directory sections, files sections, location sections]. The
+# regex directory sections match the whole path, as Apache's (r->filename after its walk): the
+# file's, or the directory's, with its slash unless $path says otherwise (a directory asked
+# for without one)
+sub matching ($self, $url, $dir, $file, $locations = undef, $path = undef) {
     my (@dirs, @files);
     if (defined $dir) {
-        @dirs = grep { _directory_matches($_, $dir) } @{$self->{dirs}};
-        push @dirs, grep { "$dir/" =~ $_->{re} } @{$self->{dir_match}};
+        @dirs = @{$self->walked($dir)};
+        $path //= defined $file && length $file ? "$dir/$file" : "$dir/";
+        push @dirs, grep { $path =~ $_->{re} } @{$self->{dir_match}};
     }
     if (defined $file && length $file) {
         my %in = map { $_->{id} => 1 } @dirs;
@@ -59,6 +63,12 @@ sub matching ($self, $url, $dir, $file, $locations = undef) {
         } @{$self->{files}};
     }
     return (\@dirs, \@files, $locations // [$self->locations($url)]);
+}
+
+# The <Directory> sections of a directory, without the regex ones, which Apache applies only
+# after its walk down the path: those its walk reads symlink options from
+sub walked ($self, $dir) {
+    [grep { _directory_matches($_, $dir) } @{$self->{dirs}}]
 }
 
 # The settings of those sections merged onto the server's base, kept for next time
@@ -179,6 +189,18 @@ inherits (Apache's C<AuthMerging Off>); C<Options> with C<+>/C<-> change what is
 =head2 matching
 
     my ($dirs, $files, $locations) = $walk->matching($url_path, $directory, $file_name);
+    my ($dirs, $files, $locations) = $walk->matching($url_path, $directory, undef, undef, $directory);
+
+C<< <DirectoryMatch> >> and C<< <Directory ~> >> match the whole path, as Apache's: the file's,
+else the directory's with a trailing slash, unless the last argument gives the path (a
+directory asked for without its slash).
+
+=head2 walked
+
+    my $sections = $walk->walked($directory);
+
+The C<< <Directory> >> sections of a directory (plain and wildcard, not regex): those Apache's
+walk down the path reads C<Options> from, symlinks' among them.
 
 =head2 merged
 

@@ -65,19 +65,20 @@ sub parse_string ($class, $text, $file = '-') {
     return ($top->{items}, \@errors);
 }
 
-# Splits arguments on white space; "double" or 'single' quotes keep spaces, \ escapes
+# Splits arguments on white space as Apache's ap_getword_conf: "double" or 'single' quotes keep
+# spaces; a backslash escapes only a backslash (anywhere) or, within quotes, that quote, and
+# stays as written before anything else, so that a regex's \d or \. reaches the regex
 sub _words ($text) {
     my @words;
     while (length $text) {
         $text =~ s/\A\s+//;
         last unless length $text;
-        if ($text =~ s/\A"((?:[^"\\]|\\.)*)"(?=\s|\z)//s) {
-            (my $word = $1) =~ s/\\(.)/$1/gs;
-            push @words, $word;
+        if ($text =~ s/\A(["'])((?:\\.|(?!\1)[^\\])*)\1(?=\s|\z)//s) {
+            my ($quote, $word) = ($1, $2);
+            push @words, $word =~ s/\\([\\$quote])/$1/gr;
         }
-        elsif ($text =~ s/\A'([^']*)'(?=\s|\z)//) { push @words, $1 }
-        elsif ($text =~ /\A["']/)                 { return (undef, "unbalanced quote in '$text'") }
-        else                                      { $text =~ s/\A(\S+)//; push @words, $1 }
+        elsif ($text =~ /\A["']/) { return (undef, "unbalanced quote in '$text'") }
+        else                     { $text =~ s/\A(\S+)//; push @words, $1 =~ s/\\\\/\\/gr }
     }
     return (\@words, undef);
 }

@@ -142,10 +142,11 @@ sub find ($class, $finder, $root, $rest, $env) {
     return ref $hit || $hit != 403 ? $hit : {status => 403, why => $finder->why};
 }
 
-# What the <Directory> sections of a directory say of symlinks in it
+# What the <Directory> sections of a directory say of symlinks in it: not the regex ones,
+# which Apache applies after its walk down the path
 sub _symlinks ($self, $dir) {
     my $walk    = $self->{walk};
-    my $options = $walk->merged($walk->matching('', $dir, undef, []))->{options};
+    my $options = $walk->merged($walk->walked($dir), [], [])->{options};
     return
           $options->{FollowSymLinks}       ? 'follow'
         : $options->{SymLinksIfOwnerMatch} ? 'owner'

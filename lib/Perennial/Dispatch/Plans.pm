@@ -150,7 +150,8 @@ sub _keep ($self, $url, $plan) {
 # merged, and the handler they choose for the file
 sub settings ($self, $url, $locs, $dir, $name, $root, $hit) {
     my $walk = $self->{walk};
-    my $set  = $walk->merged(($walk->matching($url, $dir, $name, $locs))[0, 1], $locs);
+    my $path = ref $hit && $hit->{directory} && !$hit->{slash} ? $dir : undef;    # No slash
+    my $set  = $walk->merged(($walk->matching($url, $dir, $name, $locs, $path))[0, 1], $locs);
     return ($set, $self->_handler($set, $root, $hit));
 }
 
