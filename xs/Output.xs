@@ -184,12 +184,13 @@ split_field(const char *line, STRLEN len, STRLEN *name_len, const char **value, 
     return 1;
 }
 
-/* A Status value as the Perl's /\A([1-5]\d\d)\b/ takes it: three digits from 100 to 599, and
- * no word character (nor a byte past ASCII, which the Perl's \b reads as one) after them */
+/* A Status value as the Perl's /\A([2-5]\d\d)\b/ takes it: three digits from 200 to 599 (a final
+ * status: a 1xx is interim), and no word character (nor a byte past ASCII, which the Perl's \b
+ * reads as one) after them */
 static int
 status_ok(const char *v, STRLEN len)
 {
-    return len >= 3 && v[0] >= '1' && v[0] <= '5' && isDIGIT_A(v[1]) && isDIGIT_A(v[2])
+    return len >= 3 && v[0] >= '2' && v[0] <= '5' && isDIGIT_A(v[1]) && isDIGIT_A(v[2])
            && !(len > 3 && (word_char((U8)v[3]) || (U8)v[3] >= 0x80));
 }
 

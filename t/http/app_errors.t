@@ -24,6 +24,26 @@ ok wait_until(sub { (() = $srv->access_log =~ /" 500 /g) == 3 }, 10, 'three 500s
     'access log has the 500s';
 $srv->stop;
 
+# A status that cannot end a response: a 1xx is interim (a client would take the next
+# response, the next request's, as this one's), and one outside 100 to 599 is none. A 500 in
+# its place, a line in the error log, and the connection closes, the next request unanswered.
+$srv = start_server(app => 'statuses.psgi', workers => 1);
+for my $status (qw(100 101 103 199 99 1000 abc)) {
+    for my $stream (0, 1) {
+        my $out = raw_request($srv->port,
+                  "GET /?status=$status&stream=$stream HTTP/1.1\r\nHost: x\r\n\r\n"
+                . "GET /?status=200 HTTP/1.1\r\nHost: x\r\n\r\n");
+        like $out, qr{\AHTTP/1\.1 500 Internal Server Error\r\n(?:(?!HTTP/).)*\z}s,
+            "status $status" . ($stream ? ', streamed' : '') . ': 500 alone, the connection closed';
+    }
+}
+like $srv->error_log,
+    qr/app died: the application's response has status '100', which cannot end a response/,
+    'the error log says why';
+like raw_request($srv->port, "GET /?status=204 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+    qr{\AHTTP/1\.1 204 No Content\r\n}, 'a final status is sent as it is';
+$srv->stop;
+
 # An exception object that cannot be made text (its overloading dies, or has no "" and forbids
 # the fallback): a 500 all the same, named by its class in the log, and the worker lives on
 $srv = start_server(app => 'die_objects.psgi', workers => 1);

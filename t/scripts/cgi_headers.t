@@ -28,6 +28,8 @@ my @blocks = (
     'Status: 200-ok',
     'Status: 099',
     'Status: 600',
+    'Status: 100 Continue',
+    'Status: 199',
     'Status: 20',
     "Status:\t500\tOops",
     "Status: 404\nStatus: 410",

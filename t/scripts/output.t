@@ -88,13 +88,14 @@ my %CASES = (
     },
     'a head and a body past the buffer in one print' =>
         sub { print "Content-Type: text/plain\n\n" . ('y' x 10_000) },
-    'a local redirect'      => sub { print "Location: /elsewhere\n\nignored" },
-    'a URL redirect'        => sub { print "Location: http://example.com/\n\n" },
-    'a bad Status'          => sub { print "Status: 9xx\nContent-Type: text/plain\n\n" },
-    'a value with a CR'     => sub { print "X-A: b\rc\nContent-Type: text/plain\n\n" },
-    'an empty head'         => sub { print "\n\nbody" },
-    'a Latin-1 head'        => sub { print "Content-Type: text/plain\nX-Name: caf\xe9\n\nbody" },
-    'a head past its limit' => sub { print 'X-Long: ' . ('z' x 70_000) },
+    'a local redirect'  => sub { print "Location: /elsewhere\n\nignored" },
+    'a URL redirect'    => sub { print "Location: http://example.com/\n\n" },
+    'a bad Status'      => sub { print "Status: 9xx\nContent-Type: text/plain\n\n" },
+    'an interim Status' => sub { print "Status: 100 Continue\nContent-Type: text/plain\n\nbody" },
+    'a value with a CR' => sub { print "X-A: b\rc\nContent-Type: text/plain\n\n" },
+    'an empty head'     => sub { print "\n\nbody" },
+    'a Latin-1 head'    => sub { print "Content-Type: text/plain\nX-Name: caf\xe9\n\nbody" },
+    'a head past its limit'                      => sub { print 'X-Long: ' . ('z' x 70_000) },
     'a bad line after a good one, printed apart' => sub {
         print "Content-Type: text/plain\n";
         print "Bad Line\n\nbody";

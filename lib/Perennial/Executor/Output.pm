@@ -278,7 +278,7 @@ sub _read_fields ($fields) {
         return (undef, undef, "header '$name' from script holds a CR or LF") if $value =~ /[\r\n]/;
         if (lc $name eq 'status') {
             return (undef, undef, "bad Status header from script: '$value'")
-                unless $value =~ /\A([1-5]\d\d)\b/;
+                unless $value =~ /\A([2-5]\d\d)\b/;    # A final status: a 1xx is interim
             $status = $1;
             next;
         }

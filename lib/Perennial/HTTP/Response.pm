@@ -206,7 +206,14 @@ sub pass_through ($self, $head) {
     return $self;
 }
 
+# The status line of a status not seen before (kept by the callers, for the C too), or a die
+# for one that cannot end a response: a 1xx is only ever interim (a client reads the next
+# response as this request's), and one outside 100 to 599 is no status at all. The
+# application's failure, then: 500, an error line, and the connection closes.
 sub _status_line ($http11, $status) {
+    die "the application's response has status '$status', which cannot end a response "
+        . "(a final status is 200 to 599)\n"
+        unless $status =~ /\A[2-5][0-9][0-9]\z/;
     return sprintf "HTTP/1.%d %d %s\r\n", $http11 ? 1 : 0, $status,
         HTTP::Status::status_message($status) // 'Unknown';
 }
