@@ -85,13 +85,14 @@ after_response(pTHX_ struct pending *p, IV served)
     int keep_open, asked = 0;
     if ((c && (DEFINED_IN(c, "spool") || TRUE_IN(c, "too_slow") || TRUE_IN(c, "spool_full")))
         || TRUE_IN(env, "psgix.harakiri.commit")) {
-        SV *argv[4], *keep;
+        SV *argv[5], *keep;
         int kept;
         argv[0] = response_object(aTHX_ p);
         argv[1] = p->env_ref;
         argv[2] = sv_2mortal(newSVnv(p->t0));
         argv[3] = sv_2mortal(newSViv(served));
-        keep = call_on(aTHX_ l->self_ref, "_after_response", 0, 4, argv);
+        argv[4] = sv_2mortal(newSVuv(SvPOK(l->buf) ? SvCUR(l->buf) : 0));    /* Read of the next */
+        keep = call_on(aTHX_ l->self_ref, "_after_response", 0, 5, argv);
         kept = keep && SvTRUE(keep);
         if (keep) SvREFCNT_dec(keep);
         return kept;

@@ -184,7 +184,7 @@ sub _requests ($self, $sock, $buf_ref, $base, $peer, $remaining, $served, $began
             $remaining-- if defined $remaining;
             $c = $self->_answer($sock, $buf_ref, $env, $t0, $served, $remaining);
         }
-        last if !$self->_after_response($c, $env, $t0, $served);
+        last if !$self->_after_response($c, $env, $t0, $served, length $$buf_ref);
         last if !length $$buf_ref && !$self->next_request($sock, $served);
     }
     return $served;
@@ -225,9 +225,9 @@ sub _answer ($self, $sock, $buf_ref, $env, $t0, $served, $remaining) {
 # was promised; an application that asked the worker to exit (psgix.harakiri) had it promised:
 # a request may already be on its way, so the connection is closed lingering. (A worker told to
 # stop still serves the next request of a kept-alive connection, with Connection: close, so none
-# is lost.)
-sub _after_response ($self, $c, $env, $t0, $served) {
-    $self->hand_rest($c, $served) if $c->{spool};    # What a slow reader has not taken yet
+# is lost.) $pipelined: the bytes of the requests after it already read.
+sub _after_response ($self, $c, $env, $t0, $served, $pipelined = 0) {
+    $self->hand_rest($c, $served, $pipelined) if $c->{spool};    # What a slow reader has not taken
     my $micros = int((Time::HiRes::time() - $t0) * 1e6);
     $self->{board}->request_done($self->{slot}, $c->{bytes}, $micros, $served);
     $self->{log}->info("response cut short, $c->{broken} (" . request_of($env) . ')')

@@ -103,6 +103,35 @@ like $srv->error_log,
     qr/the client takes it slowly: \d+ bytes left of it \(request GET \/app, client 127\.0\.0\.1\)/,
     'the log gives what was left, the request and the client';
 
+# A slow reader that sent its next request with the first (pipelining) keeps its worker, which
+# writes the rest itself and then serves that request from the bytes it read already: handed
+# over, those bytes were lost, and the parking process read the next request's body as a
+# request of its own (a request smuggled in a body)
+{
+    my $smuggled = "GET /small.txt?smuggled HTTP/1.1\r\nHost: x\r\n\r\n";
+    my $slow     = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $srv->port) or die $@;
+    $slow->syswrite("GET /huge.bin HTTP/1.1\r\nHost: x\r\n\r\n"
+            . "POST /small.txt?outer HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+            . 'Content-Length: '
+            . length($smuggled)
+            . "\r\n\r\n");
+    sysread($slow, my $first, 1000);
+    my $handed = () = $srv->error_log =~ /response handed to the parking process/g;
+    select undef, undef, undef, 2.5;    # Past the second after which a rest is handed over
+    $slow->syswrite($smuggled);
+    my $rest = rest_of($slow, $first, 48 << 20);
+    is $rest, 'f' x (48 << 20), 'pipelined after a slow read: the first response whole';
+    my $after = '';
+    while (sysread($slow, $after, 65_536, length $after)) { }
+    my @statuses = $after =~ m{^HTTP/1\.1 (\d+)}mg;
+    is scalar(@statuses), 1, '  then one response: the POST\'s, its body a body';
+    is(() = $srv->error_log =~ /response handed to the parking process/g,
+        $handed, '  the worker kept the connection to serve it');
+    ok wait_until(sub { $srv->access_log =~ m{"POST /small\.txt\?outer HTTP/1\.1"} }, 10, 'logged'),
+        '  the access log has the POST';
+    unlike $srv->access_log, qr/\?smuggled/, '  and no request was read from its body';
+}
+
 # Logs reopened while the parking process writes to a slow reader: its successor takes the rest
 # over from where it stood, and the reader gets every byte
 {

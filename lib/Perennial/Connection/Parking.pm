@@ -54,10 +54,14 @@ sub _still_idle ($self, $sock, $served, $now, $park) {
 # The rest of a complete response that its client takes slowly (its spool, from where it stands)
 # goes with the connection to the parking process, which writes it as it is taken, then keeps
 # the connection as a parked one when it is kept alive ($served requests on it), or closes it.
-# When it cannot go (the worker stops, the channel is full), the worker writes it itself.
-sub hand_rest ($self, $c, $served) {
+# When it cannot go (the worker stops, the channel is full), the worker writes it itself; so it
+# does when the client sent more requests after it ($pipelined bytes of them read already),
+# which are the worker's to serve next: the parking process would read the connection's next
+# bytes as a new request, and the ones read here would be lost (a request's body read as a
+# request of its own).
+sub hand_rest ($self, $c, $served, $pipelined = 0) {
     my ($file, $left) = $c->{spool}->to_hand;
-    return $c->finish if ${$self->{stopping}} || !$file;
+    return $c->finish if ${$self->{stopping}} || !$file || $pipelined;
     my %state = (
         listener => $self->{listener},
         kind     => 'W',
@@ -130,10 +134,11 @@ went to the parking process.
 
 =head2 hand_rest
 
-    $conn->hand_rest($response, $served) if $response->{spool};
+    $conn->hand_rest($response, $served, $pipelined) if $response->{spool};
 
 A slow reader's rest goes with the connection to the parking process (or is written here when
-it cannot go).
+it cannot go, or when C<$pipelined> bytes of the client's next requests were read already:
+those are this worker's to serve).
 
 =head2 park_head
 
