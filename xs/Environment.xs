@@ -200,13 +200,17 @@ put_request(pTHX_ HV *envhv, SV *put, HV *env)
     if (SvOK(v = FROM("AUTH_TYPE"))) PUT("AUTH_TYPE", v);
 }
 
-/* The request headers a CGI script sees (HTTP_*, but not those in skip) and the variables of
- * an earlier request that redirected here (REDIRECT_*) */
+/* The request headers a CGI script sees (HTTP_*, but not those in skip, nor one whose name has
+ * a byte other than a letter, a digit or "-", "_" in its key: Apache's http2env does not export
+ * those) and the variables of an earlier request that redirected here (REDIRECT_*) */
 static int
 exported(pTHX_ const char *key, STRLEN len, HV *skip)
 {
+    STRLEN i;
     if (len > 9 && memEQ(key, "REDIRECT_", 9)) return 1;
     if (len < 6 || !memEQ(key, "HTTP_", 5)) return 0;
+    for (i = 5; i < len; i++)
+        if (!isALPHANUMERIC_A(key[i]) && key[i] != '_') return 0;
     return !(skip && hv_exists(skip, key, (I32)len));
 }
 

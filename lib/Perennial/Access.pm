@@ -44,11 +44,14 @@ my %RULE = (
     },
     host => sub (@w) {
         return 'Require host takes one or more names or domains' unless @w;
-        return {host => [map { lc s/\A\.//r } @w]};
+        return {host => [map {lc} @w]};
     },
     env    => sub (@w) { @w ? {env => [@w]} : 'Require env takes one or more variable names' },
     method => sub (@w) {
-        @w ? {method => {map { uc($_) => 1 } @w}} : 'Require method takes one or more methods';
+        return 'Require method takes one or more methods' unless @w;
+        my %method = map { uc($_) => 1 } @w;
+        $method{HEAD} = 1 if $method{GET};    # As Apache's: HEAD is a GET (M_GET)
+        return {method => \%method};
     },
     user => sub (@w) {
         @w ? {user => {map { $_ => 1 } @w}} : 'Require user takes one or more names';

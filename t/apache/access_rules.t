@@ -24,7 +24,26 @@ site_files(
     'www/sub/ss.txt'          => "in sub\n",
     'www/other/ss.txt'        => "other\n",
     'www/other/index.html'    => "other index\n",
+    'www/by-subdomain/x.txt'  => "x\n",
+    'www/by-name/x.txt'       => "x\n",
+    'www/get-only/x.txt'      => "x\n",
+    'www/private/x.txt'       => "x\n",
 );
+
+# alice twice: her first line counts, as Apache reads the file; bob once
+my $users = "$dir/users";
+for my $login ([alice => 'first-pw'], [alice => 'second-pw'], [bob => 'bob-pw']) {
+    my $line = `htpasswd -nbm @$login`;
+    die 'htpasswd failed' unless $? == 0 && $line =~ /\A$login->[0]:/;
+    open(my $fh, '>>', $users) or die "$users: $!";
+    print $fh $line =~ s/\n+\z/\n/r;
+    close $fh;
+}
+chmod 0644, $users;
+site_files($dir,
+          'cgi/headers.pl' => qq{print "Content-Type: text/plain\\n\\n";\n}
+        . qq{print "\$_\\n" for sort grep { /\\AHTTP_X/ } keys %ENV;\n});
+
 my $conf = <<"CONF";
 DocumentRoot $dir/www
 <Directory $dir/www>
@@ -45,9 +64,29 @@ DocumentRoot $dir/www
 <DirectoryMatch "other/ss\\.txt\$">
     Require all denied
 </DirectoryMatch>
+<Location /by-subdomain>
+    Require host .localhost
+</Location>
+<Location /by-name>
+    Require host localhost
+</Location>
+<Location /get-only>
+    Require method GET
+</Location>
+<Location /private>
+    AuthType Basic
+    AuthName "private"
+    AuthUserFile $users
+    Require valid-user
+</Location>
+ScriptAlias /cgi/ $dir/cgi/
 CONF
-write_file("$dir/apache.conf",
-    apache_head($dir, 'RULES_PORT', qw(authz_core alias dir mime)) . $conf);
+write_file(
+    "$dir/apache.conf",
+    apache_head($dir, 'RULES_PORT',
+        qw(authz_core authz_host authz_user authn_core authn_file auth_basic alias cgi dir mime))
+        . $conf
+);
 my ($apid, $aport) = start_apache("$dir/apache.conf", 'RULES_PORT', SITE_RUN => scratch_dir())
     or BAIL_OUT('Apache did not start');
 my $srv = start_server(workers => 1, conf => $conf);
@@ -70,6 +109,37 @@ for my $ask (@asked) {
     is answer_of($aport,     {}, GET => $path)->{status}, $status, "Apache: $what ($path)";
     is answer_of($srv->port, {}, GET => $path)->{status}, $status, "Perennial: $what ($path)";
 }
+
+# Who the client is, and how it asks
+my $basic = sub ($token) {"Authorization: Basic $token"};
+my @more  = (
+    ['a leading dot wants a name below the domain', GET  => '/by-subdomain/x.txt'],
+    ['without it, the name itself',                 GET  => '/by-name/x.txt'],
+    ['Require method GET lets HEAD in',             HEAD => '/get-only/x.txt'],
+    ['and not POST', POST => '/get-only/x.txt', 'Content-Type: text/plain', 'body'],
+    [   'a user\'s first line in the file counts',
+        GET => '/private/x.txt',
+        $basic->('YWxpY2U6Zmlyc3QtcHc=')
+    ],
+    ['not a later one', GET => '/private/x.txt', $basic->('YWxpY2U6c2Vjb25kLXB3')],
+    [   'a token with bytes before its base64 is no user',
+        GET => '/private/x.txt',
+        $basic->('!!Ym9iOmJvYi1wdw==')
+    ],
+    ['where the same token alone is one', GET => '/private/x.txt', $basic->('Ym9iOmJvYi1wdw==')],
+);
+for my $ask (@more) {
+    my ($what, @request) = @$ask;
+    my $want = answer_of($aport, {}, @request)->{status};
+    is answer_of($srv->port, {}, @request)->{status}, $want, "$what: $want, as Apache's";
+}
+
+# A header whose name has a byte that is not a letter, a digit or "-" is no CGI variable
+my @headers = ('X-Plain: 1', 'X.Dot: 2', 'X~Tilde: 3', 'X!Bang: 4');
+my $apache  = answer_of($aport, {}, GET => '/cgi/headers.pl', @headers)->{body};
+is $apache, "HTTP_X_PLAIN\n", 'Apache: only the plain name reaches a script';
+is answer_of($srv->port, {}, GET => '/cgi/headers.pl', @headers)->{body}, $apache,
+    'Perennial: the same';
 
 $srv->stop;
 kill 'TERM', $apid;

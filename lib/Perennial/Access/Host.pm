@@ -12,10 +12,17 @@ my $TTL = 60;
 my $MAX = 1000;
 my %KNOWN;    # address => [name or '', when]
 
+# As Apache's in_domain: the name itself, or a name that ends in it on a whole label
+# (example.org: www.example.org, not nogood-example.org); a rule written with its leading dot
+# (.example.org) wants a name below it, never the bare domain
 sub matches ($addr, $names) {
     my $name = name_of($addr) // return 0;
     for my $want (@$names) {
-        return 1 if $name eq $want || substr($name, -length($want) - 1) eq ".$want";
+        next if length $name < length $want || substr($name, -length $want) ne $want;
+        return 1
+            if length $name == length $want
+            || ord $want == ord '.'
+            || substr($name, -length($want) - 1, 1) eq '.';
     }
     return 0;
 }

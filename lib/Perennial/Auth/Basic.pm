@@ -27,7 +27,10 @@ sub credentials ($class, $env) {
     my $header = $env->{HTTP_AUTHORIZATION} // return (undef, undef, 'no credentials given');
     my ($b64) = $header =~ /\A\s*Basic\s+(\S+)\s*\z/i
         or return (undef, undef, 'not Basic credentials');
-    my ($user, $password) = split /:/, decode_base64($b64), 2;
+
+    # As Apache's decoder (apr_base64_decode): the token up to its first byte that is not base64,
+    # where Perl's decode_base64 would skip such bytes and read on
+    my ($user, $password) = split /:/, decode_base64($b64 =~ m{\A([A-Za-z0-9+/]*)} ? $1 : ''), 2;
     return (undef, undef, 'malformed credentials') unless defined $password && length $user;
     return ($user, $password);
 }
@@ -47,7 +50,7 @@ sub _users ($file) {
         chomp $line;
         next if $line =~ /\A\s*(?:#|\z)/;
         my ($user, $hash) = split /:/, $line, 2;
-        $users{$user} = $hash if defined $hash;
+        $users{$user} //= $hash if defined $hash;    # A user's first line, as Apache reads it
     }
     close $fh;
     $FILES{$file} = [$st[9], \%users];

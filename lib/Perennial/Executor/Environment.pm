@@ -185,12 +185,13 @@ sub _groups ($self, $env, $hit) {
 # ServerSignature's line for this request (Apache's SERVER_SIGNATURE), when it is not Off
 sub _signature_group ($env) { (['SERVER_SIGNATURE'], [Perennial::ErrorPage::signature($env)]) }
 
-# The request's own variables, then its headers (HTTP_* but those in %$skip) and REDIRECT_*
-# variables in the order of their names, as [names, values] groups: what sync_env adds from
-# $env (in C as in Perl), and what a process that is given its variables gets
+# The request's own variables, then its headers (HTTP_* but those in %$skip, and those whose
+# names have a byte other than a letter, a digit or "-", which Apache's http2env does not
+# export) and REDIRECT_* variables in the order of their names, as [names, values] groups: what
+# sync_env adds from $env (in C as in Perl), and what a process that is given its variables gets
 sub _request_groups ($env, $skip) {
     my @headers = sort grep {
-               (index($_, 'HTTP_') == 0 && length > 5 && !($skip && $skip->{$_}))
+               (index($_, 'HTTP_') == 0 && /\AHTTP_[A-Za-z0-9_]+\z/ && !($skip && $skip->{$_}))
             || (index($_, 'REDIRECT_') == 0 && length > 9)
     } keys %$env;
     my ($names, $values) = _optional($env);
