@@ -74,7 +74,8 @@ my @CHECK = (
     [nets => sub ($rule, $r) { _in_nets($rule, $r->{addr}) }],
     [host => sub ($rule, $r) { Perennial::Access::Host::matches($r->{addr}, $rule->{host}) }],
 
-    # Only what the configuration set (SetEnv): a request header is no variable of the server's
+    # Only what SetEnvIf or BrowserMatch set ($r->{vars}): a request header is no variable of
+    # the server's, and SetEnv's are set after the access checks, as Apache's mod_env sets them
     [   env => sub ($rule, $r) {
             (any { defined $r->{vars}{$_} } @{$rule->{env}}) ? 1 : 0;
         }
@@ -159,8 +160,9 @@ Perennial::Access - Apache 2.4's Require rules
 One C<Require> line: C<all granted|denied>, C<local> (127.0.0.0/8, ::1 and clients on a Unix
 socket), C<ip> (a full address, C<ADDRESS/BITS>, C<ADDRESS/NETMASK>, or a partial IPv4
 address such as C<10.1>; IPv4-mapped IPv6 addresses count as IPv4), C<host> (the client's name
-by forward-confirmed reverse DNS, L<Perennial::Access::Host>), C<env VAR> (set by C<SetEnv>;
-a request header never counts), C<method>, C<valid-user> and C<user NAME> (after Basic
+by forward-confirmed reverse DNS, L<Perennial::Access::Host>), C<env VAR> (set by C<SetEnvIf> or
+C<BrowserMatch>, L<Perennial::SetEnvIf>; as in Apache, C<SetEnv> comes after the access checks
+and does not count, and a request header never does), C<method>, C<valid-user> and C<user NAME> (after Basic
 authentication, L<Perennial::Auth::Basic>), each negated with C<not> inside
 C<< <RequireAll> >>. L<Perennial::Authz> combines them.
 
@@ -172,7 +174,7 @@ C<< <RequireAll> >>. L<Perennial::Authz> combines them.
 
 =head2 check
 
-    my $granted = Perennial::Access->check($rule, {addr => $ip, env => $env, user => $user, vars => \%set_env});
+    my $granted = Perennial::Access->check($rule, {addr => $ip, env => $env, user => $user, vars => \%setenvif_vars});
 
 =head2 needs_user
 

@@ -18,7 +18,10 @@ sub decide ($class, $set, $env, $log, $default = undef, $perl = undef) {
     my $rules  = $default // $set->{require};
     my $compat = $set->{access_compat};
     return unless $rules || $compat;
-    my $r    = {addr => $env->{REMOTE_ADDR}, env => $env, vars => $set->{set_env} // {}};
+
+    # The variables SetEnvIf and BrowserMatch set (Perennial::SetEnvIf); not SetEnv's, which
+    # Apache's mod_env sets after the access checks
+    my $r = {addr => $env->{REMOTE_ADDR}, env => $env, vars => $env->{'perennial.setenvif'} // {}};
     my $tree = $rules && {any_of => $rules};
     if ($compat) {
         my $host_ok = _compat($compat, $r);

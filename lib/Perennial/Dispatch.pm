@@ -11,6 +11,7 @@ use Perennial::ErrorDocument;
 use Perennial::ErrorPage;
 use Perennial::Executor::Environment;
 use Perennial::Redirect;
+use Perennial::SetEnvIf;
 use Perennial::ModPerl::Phases;
 
 # A request's way through the configuration, as Apache's request processing: the URL is
@@ -175,7 +176,14 @@ sub _dispatch ($self, $env, $depth, $plan = undef) {
         && $plan->{kind} ne 'mounted'
         && $plan->{kind} ne 'module'
         && index($env->{PATH_INFO}, '%00') >= 0;
-    my $set   = $plan->{set};
+    my $set = $plan->{set};
+
+    # SetEnvIf and BrowserMatch, before the access rules, as Apache's (a redirected request
+    # sets its own)
+    if ($set->{setenvif}) {
+        $env->{'perennial.setenvif'} = Perennial::SetEnvIf::variables($set->{setenvif}, $env);
+    }
+    elsif ($env->{'perennial.setenvif'}) { delete $env->{'perennial.setenvif'} }
     my $moved = $set->{redirects} && Perennial::Redirect->find($set->{redirects}, $env);
     my ($res, $own) = $moved ? ($moved, 1) : $self->_answer($env, $depth, $plan);
     $res = $self->_documented($env, $depth, $set, $res) if $own;

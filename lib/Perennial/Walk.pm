@@ -128,6 +128,9 @@ sub _add_up ($set, $sec) {
         $set->{$key} = [@{$set->{$key} // []}, @{$sec->{$key}}] if $sec->{$key};
     }
 
+    # SetEnvIf and BrowserMatch rules run in the order merged, the server level's first
+    $set->{setenvif} = [@{$set->{setenvif} // []}, @{$sec->{setenvif}}] if $sec->{setenvif};
+
     # A host's redirects come before the main server's, a section's before both
     $set->{redirects} = [@{$sec->{redirects}}, @{$set->{redirects} // []}] if $sec->{redirects};
 

@@ -33,6 +33,7 @@ Alias /compat2 $dir/cgi
 Alias /auth $dir/cgi
 Alias /either $dir/cgi
 Alias /env $dir/cgi
+Alias /setenv $dir/cgi
 Alias /host $dir/cgi
 Alias /header $dir/cgi
 Alias /locked $dir/cgi
@@ -83,6 +84,10 @@ Alias /prompt $dir/cgi
     Satisfy Any
 </Location>
 <Location /env>
+    SetEnvIf Request_Method ^GET\$ LET_IN
+    Require env LET_IN
+</Location>
+<Location /setenv>
     SetEnv LET_IN 1
     Require env LET_IN
 </Location>
@@ -128,7 +133,8 @@ subtest 'RequireAll, RequireNone and Require not' => sub {
     is status('/all/who.pl', '127.0.0.2'),  403, 'the excluded address';
     is status('/none/who.pl', '127.0.0.1'), 200, 'RequireNone: not named';
     is status('/none/who.pl', '127.0.0.3'), 403, 'RequireNone: named';
-    is status('/env/who.pl'),               200, 'Require env: a SetEnv variable';
+    is status('/env/who.pl'),               200, 'Require env: a SetEnvIf variable';
+    is status('/setenv/who.pl'),            403, 'not a SetEnv one: mod_env sets it after access';
     is status('/host/who.pl'),              200, 'Require host: 127.0.0.1 is localhost, both ways';
 };
 

@@ -25,6 +25,9 @@ site_files(
     'www/other/ss.txt'        => "other\n",
     'www/other/index.html'    => "other index\n",
     'www/by-subdomain/x.txt'  => "x\n",
+    'www/no-bots/x.txt'       => "x\n",
+    'www/compat-bots/x.txt'   => "x\n",
+    'www/trusted/x.txt'       => "x\n",
     'www/by-name/x.txt'       => "x\n",
     'www/get-only/x.txt'      => "x\n",
     'www/private/x.txt'       => "x\n",
@@ -40,9 +43,13 @@ for my $login ([alice => 'first-pw'], [alice => 'second-pw'], [bob => 'bob-pw'])
     close $fh;
 }
 chmod 0644, $users;
-site_files($dir,
-          'cgi/headers.pl' => qq{print "Content-Type: text/plain\\n\\n";\n}
-        . qq{print "\$_\\n" for sort grep { /\\AHTTP_X/ } keys %ENV;\n});
+site_files(
+    $dir,
+    'cgi/vars.pl' => qq{print "Content-Type: text/plain\\n\\n";\n}
+        . qq{print "\$_=", \$ENV{\$_} // '(none)', "\\n" for qw(HTTPS PASSED bad_bot FROM_IF TRUSTED);\n},
+    'cgi/headers.pl' => qq{print "Content-Type: text/plain\\n\\n";\n}
+        . qq{print "\$_\\n" for sort grep { /\\AHTTP_X/ } keys %ENV;\n}
+);
 
 my $conf = <<"CONF";
 DocumentRoot $dir/www
@@ -64,6 +71,28 @@ DocumentRoot $dir/www
 <DirectoryMatch "other/ss\\.txt\$">
     Require all denied
 </DirectoryMatch>
+BrowserMatch BadBot bad_bot
+SetEnvIf X-Forwarded-Proto ^https\$ HTTPS=on
+SetEnvIfNoCase X-Pass "^(a.*)" PASSED=got-\$1 FROM_IF=if
+<Location /no-bots>
+    <RequireAll>
+        Require all granted
+        Require not env bad_bot
+    </RequireAll>
+</Location>
+<Location /compat-bots>
+    Order Allow,Deny
+    Allow from all
+    Deny from env=bad_bot
+</Location>
+<Location /trusted>
+    SetEnv TRUSTED 1
+    Require env TRUSTED
+</Location>
+<Location /cgi>
+    SetEnv FROM_IF set
+    SetEnv TRUSTED yes
+</Location>
 <Location /by-subdomain>
     Require host .localhost
 </Location>
@@ -83,8 +112,11 @@ ScriptAlias /cgi/ $dir/cgi/
 CONF
 write_file(
     "$dir/apache.conf",
-    apache_head($dir, 'RULES_PORT',
-        qw(authz_core authz_host authz_user authn_core authn_file auth_basic alias cgi dir mime))
+    apache_head(
+        $dir, 'RULES_PORT',
+        qw(authz_core authz_host authz_user authn_core authn_file auth_basic access_compat env setenvif
+            alias cgi dir mime)
+        )
         . $conf
 );
 my ($apid, $aport) = start_apache("$dir/apache.conf", 'RULES_PORT', SITE_RUN => scratch_dir())
@@ -113,6 +145,13 @@ for my $ask (@asked) {
 # Who the client is, and how it asks
 my $basic = sub ($token) {"Authorization: Basic $token"};
 my @more  = (
+    [   'BrowserMatch sets what Require not env refuses',
+        GET => '/no-bots/x.txt',
+        'User-Agent: BadBot/1.0'
+    ],
+    ['and another browser is let in', GET => '/no-bots/x.txt',     'User-Agent: Good/1.0'],
+    ['Deny from env= sees it too',    GET => '/compat-bots/x.txt', 'User-Agent: BadBot/1.0'],
+    ['SetEnv comes after the access checks: Require env does not see it', GET => '/trusted/x.txt'],
     ['a leading dot wants a name below the domain', GET  => '/by-subdomain/x.txt'],
     ['without it, the name itself',                 GET  => '/by-name/x.txt'],
     ['Require method GET lets HEAD in',             HEAD => '/get-only/x.txt'],
@@ -133,6 +172,15 @@ for my $ask (@more) {
     my $want = answer_of($aport, {}, @request)->{status};
     is answer_of($srv->port, {}, @request)->{status}, $want, "$what: $want, as Apache's";
 }
+
+# What a script sees of them: SetEnvIf's variables ($1 from the regex, NoCase), under SetEnv's
+my @vars = ('User-Agent: BadBot/1.0', 'X-Forwarded-Proto: https', 'X-Pass: ABC');
+my $seen = answer_of($aport, {}, GET => '/cgi/vars.pl', @vars)->{body};
+is $seen, "HTTPS=on\nPASSED=got-ABC\nbad_bot=1\nFROM_IF=set\nTRUSTED=yes\n",
+    'Apache: a script sees SetEnvIf\'s and BrowserMatch\'s variables, SetEnv\'s over them';
+is answer_of($srv->port, {}, GET => '/cgi/vars.pl', @vars)->{body}, $seen, 'Perennial: the same';
+is answer_of($srv->port, {}, GET => '/cgi/vars.pl')->{body},
+    answer_of($aport, {}, GET => '/cgi/vars.pl')->{body}, 'and none of them when nothing matched';
 
 # A header whose name has a byte that is not a letter, a digit or "-" is no CGI variable
 my @headers = ('X-Plain: 1', 'X.Dot: 2', 'X~Tilde: 3', 'X!Bang: 4');

@@ -8,6 +8,26 @@ my $dir = scratch_dir();
 
 sub conf_file ($text) { write_file("$dir/test.conf", $text) }
 
+subtest 'SetEnvIf and BrowserMatch rules it cannot read' => sub {
+    my $file = conf_file(<<'CONF');
+Listen 127.0.0.1:1
+SetEnvIf ^X-.* x y
+BrowserMatch "(unclosed" bot
+SetEnvIf User-Agent bot
+SetEnvIf User-Agent bot !gone=1
+CONF
+    my ($out, $code) = perennial('configtest', '-c', $file);
+    is $code, 1, 'configtest fails';
+    like $out, qr/test\.conf line 2: SetEnvIf: attribute '\^X-\.\*' is not a header's name/,
+        'a regex of header names';
+    like $out, qr/test\.conf line 3: BrowserMatch: bad regex '\(unclosed'/, 'a bad regex';
+    like $out,
+        qr/test\.conf line 4: SetEnvIf takes an attribute, a regex and at least one variable/,
+        'no variable';
+    like $out, qr/test\.conf line 5: SetEnvIf: '!gone=1': a variable to unset takes no value/,
+        'an unset with a value';
+};
+
 subtest 'every error is reported with file, line and reason' => sub {
     my $file = conf_file(<<'CONF');
 # comment

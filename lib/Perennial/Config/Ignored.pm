@@ -45,8 +45,6 @@ _ignore(
         xbithack)
 );
 _ignore($NO_SSI, 0, qw(ssistarttag ssiendtag));
-_ignore('the browser workarounds it sets (nokeepalive, downgrade-1.0) are not needed here',
-    1, qw(browsermatch browsermatchnocase));
 _ignore(@$_[2, 1, 0])
     for (    # [name, taken in sections, why]
     [removetype      => 1, 'the type comes from TypesConfig and AddType'],

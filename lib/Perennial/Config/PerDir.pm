@@ -4,6 +4,7 @@ use Exporter qw(import);
 use Perennial::Access;
 use Perennial::Config::Handlers;
 use Perennial::Redirect;
+use Perennial::SetEnvIf qw(add_rule);
 
 # Apache's per-directory directives: those that may stand in <Directory>, <Files>, <Location>
 # and their Match forms, and most of them at server level too, where they are the base every
@@ -89,7 +90,12 @@ my %TABLE = (
             return;
         }
     ],
-    setenv  => [any => 1, 2,     sub ($set, $n, $v = '') { $set->{set_env}{$n} = $v; return }],
+    setenv => [any => 1, 2, sub ($set, $n, $v = '') { $set->{set_env}{$n} = $v; return }],
+    (   map {
+            my $directive = $_;
+            ($directive => [any => 2, undef, sub ($set, @a) { add_rule($set, $directive, @a) }])
+        } qw(setenvif setenvifnocase browsermatch browsermatchnocase)
+    ),
     passenv => [any => 1, undef, sub ($set, @names) { push @{$set->{pass_env}}, @names; return }],
     perlsetupenv => [any => 1, 1, _on_off(setup_env => 'PerlSetupEnv')],
     cgipassauth  => [any => 1, 1, _on_off(pass_auth => 'CGIPassAuth')],

@@ -72,7 +72,7 @@ sub plan ($self, $env) {
         perl    => Perennial::ModPerl::Phases->wanted($set),
     };
     $plan->{authz}  = _asks_authz($set, $plan->{guard});
-    $plan->{direct} = _goes_direct($plan, $url);
+    $plan->{direct} = !$set->{setenvif} && _goes_direct($plan, $url);    # SetEnvIf: the whole way
     $self->_keep($url, $plan) unless $looks && !$finder;    # A root not there yet: not kept
     return $plan;
 }

@@ -123,7 +123,10 @@ sub group ($class, %vars) {
 sub put ($self, $env, $hit) {
     return sync_env(\%CGI_SET, undef, undef, @{$self->{perl_only}}) unless $self->{setup};
     return sync_env(
-        \%CGI_SET, $env, $self->{skip},
+        \%CGI_SET,
+        $env,
+        $self->{skip},
+        ($env->{'perennial.setenvif'} ? _setenvif_group($env) : ()),
         @{$hit->{cgi} //= $self->_script_group($hit, $env)},
         $self->{signed} ? _signature_group($env) : ()
     );
@@ -176,10 +179,19 @@ sub groups ($self, $env, $hit) {
 
 sub _groups ($self, $env, $hit) {
     return (
+        ($env->{'perennial.setenvif'} ? [_setenvif_group($env)] : ()),
         $hit->{cgi} //= $self->_script_group($hit, $env),
         _request_groups($env, $self->{skip}),
         $self->{signed} ? [_signature_group($env)] : ()
     );
+}
+
+# What SetEnvIf and BrowserMatch set for this request (Perennial::SetEnvIf), as the group put
+# first: the SetEnv variables after it, and the CGI ones, win over it, as in Apache's order
+sub _setenvif_group ($env) {
+    my $vars  = $env->{'perennial.setenvif'};
+    my @names = sort keys %$vars;
+    return (\@names, [@$vars{@names}]);
 }
 
 # ServerSignature's line for this request (Apache's SERVER_SIGNATURE), when it is not Off
@@ -224,7 +236,7 @@ sub _request_values ($env) {
 # none on a Unix socket (whose listener's name is its path)
 my @LAST_LOCAL = ('', '');    # The last connection's (descriptor, peer, port), its address
 
-sub _server_address ($env) {
+sub server_address ($env) {
     my $name = $env->{SERVER_NAME} // return;
     return if $name !~ /\A[0-9A-Fa-f:.]+\z/;
     return $name unless $name eq '0.0.0.0' || $name eq '::';
@@ -244,7 +256,7 @@ sub _server_address ($env) {
 # (names, values)
 sub _optional ($env) {
     my (@names, @values);
-    if (defined(my $addr = _server_address($env))) {
+    if (defined(my $addr = server_address($env))) {
         push @names,  'SERVER_ADDR';
         push @values, $addr;
     }
@@ -369,6 +381,13 @@ see them. The hot path's way of C<apply>: Perl gathers the few values of the req
 C<sync_env> adds its headers.
 
 =head1 FUNCTIONS
+
+=head2 server_address
+
+    my $ip = Perennial::Executor::Environment::server_address($env);    # SERVER_ADDR
+
+The address the request came to: the listener's, or on a listener of every address the
+connection's own (asked once a connection); undef on a Unix socket.
 
 =head2 sync_env
 
