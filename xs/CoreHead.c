@@ -168,6 +168,8 @@ plain_head(pTHX_ SV *buf, HV *base, HV *peer, const struct plain_limits *lim, ST
         if ((IV)(p - name) > field_limit) return NULL;
         values[fields] = value;
         vlens[fields] = p - value;
+        while (vlens[fields] && (value[vlens[fields] - 1] == ' ' || value[vlens[fields] - 1] == '\t'))
+            vlens[fields]--; /* The white space after a value is not the value's (RFC 9110 5.5) */
         for (f = 0; f < fields; f++)
             if (nlens[f] == nlens[fields] && strncasecmp(names[f], name, nlens[f]) == 0)
                 return NULL;

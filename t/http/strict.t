@@ -53,6 +53,21 @@ subtest 'Strict (the default): what it serves' => sub {
         '  which says what it allows (TRACE: TraceEnable is On)';
     unlike $out, qr{REQUEST_METHOD}, '  no application is asked';
 
+    # White space after a field's value is not the value's, as Apache reads it
+    ($status, $seen) = ask($srv,
+              "POST /ws HTTP/1.1\r\nHost: example.test \t\r\nContent-Length: 3 \r\n"
+            . "Connection: close\r\n\r\nabc");
+    is $status,            200,            'white space after a Host and a Content-Length';
+    is $seen->{HTTP_HOST}, 'example.test', '  is not their value\'s';
+    is $seen->{body},      'abc',          '  and the body is read by the length';
+    ($status, $seen) = ask($srv,
+              "POST /ws HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked  \r\n"
+            . "Connection: close\r\n\r\n3\r\nabc\r\n0\r\n\r\n");
+    is $status,       200,   'nor after Transfer-Encoding: chunked';
+    is $seen->{body}, 'abc', '  the body is the chunks\' data';
+    ($status, $seen) = ask($srv, "GET /plain HTTP/1.1\r\nHost: x \r\nConnection: close\r\n\r\n");
+    is $seen->{HTTP_HOST}, 'x', 'a plain request\'s Host (the loop in C reads it) alike';
+
     ($status, $seen) = ask($srv, "BREW /pot HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     is $status, 200, 'a method HTTP does not register, but a token, goes to the application';
 

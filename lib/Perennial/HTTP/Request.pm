@@ -97,7 +97,8 @@ sub _head_kept ($buf_ref, $env, $len) {
 my $UNDERSCORED = qr/\n([^:\r\n_]*+_[^:\r\n]*+):[^\n]*+(?=\n)/;    # A line, its name in \$1
 
 sub _parsed ($buf_ref, $env) {
-    my $len        = parse_http_request($$buf_ref, $env);
+    my $len = parse_http_request($$buf_ref, $env);
+    _trimmed($env) if $len > 0 && substr($$buf_ref, 0, $len) =~ /[ \t]\r?\n/;
     my $underscore = index $$buf_ref, '_';
     return $len
         if $len <= 0
@@ -107,6 +108,16 @@ sub _parsed ($buf_ref, $env) {
     my $clean = _without_underscores(substr($$buf_ref, 0, $len), $env);
     delete @$env{grep {/\A(?:HTTP_|CONTENT_(?:LENGTH|TYPE)\z)/} keys %$env};    # The fields'
     return parse_http_request($clean, $env) == length $clean ? $len : -1;
+}
+
+# The white space after a field's value is not the value's (RFC 9110 5.5), as Apache reads it
+# (`Content-Length: 5 `, `Host: example.org `); the parser keeps it. A head with some: its
+# fields' values without it.
+sub _trimmed ($env) {
+    for my $key (grep { index($_, 'HTTP_') == 0 || index($_, 'CONTENT_') == 0 } keys %$env) {
+        $env->{$key} =~ s/[ \t]+\z//;
+    }
+    return;
 }
 
 # The parser reads a field name as its environment's key, with "_" for "-": `Transfer_Encoding`
