@@ -51,7 +51,29 @@ site_files(
         . qq{print "\$_\\n" for sort grep { /\\AHTTP_X/ } keys %ENV;\n}
 );
 
+# Symlinks: one on the way to an Alias's directory, one a <DirectoryMatch>'s Options would let be
+# followed (Apache applies those after its walk), and one a <Directory>'s do
+site_files(
+    $dir,
+    'www/secret/s.txt' => "secret\n",
+    'www/pub/p.txt'    => "pub\n",
+    'www/linked/l.txt' => "l\n"
+);
+symlink("$dir/www",        "$dir/wwwlink")               or die "symlink: $!";
+symlink('../secret/s.txt', "$dir/www/pub/s-link.txt")    or die "symlink: $!";
+symlink('../secret/s.txt', "$dir/www/linked/s-link.txt") or die "symlink: $!";
+
 my $conf = <<"CONF";
+<Directory />
+    Options None
+</Directory>
+<DirectoryMatch "^$dir/www/pub">
+    Options +FollowSymLinks
+</DirectoryMatch>
+<Directory $dir/www/linked>
+    Options +FollowSymLinks
+</Directory>
+Alias /viaroot $dir/wwwlink
 DocumentRoot $dir/www
 <Directory $dir/www>
     Require all granted
@@ -124,16 +146,19 @@ my ($apid, $aport) = start_apache("$dir/apache.conf", 'RULES_PORT', SITE_RUN => 
 my $srv = start_server(workers => 1, conf => $conf);
 
 my @asked = (
-    ['a backslash in a quoted <LocationMatch> is the regex\'s', '/api/v1/admin/x.txt',  403],
-    ['and what it does not match is served',                    '/api/v1/public/x.txt', 200],
-    ['a backslash in a quoted <FilesMatch> too',                '/run.pl.bak',          403],
-    ['<DirectoryMatch> on the whole path: a dot file',          '/.env',                403],
-    ['the file in a directory its regex ends at is not it',     '/sub/ss.txt',          200],
-    ['the directory asked for with its slash is',               '/sub/',                403],
-    ['and without it is not (the slash redirect)',              '/sub',                 301],
-    ['a regex that ends at a file name matches that file',      '/other/ss.txt',        403],
-    ['and not the directory, whose index is served',            '/other/',              200],
-    ['a plain file',                                            '/notes.txt',           200],
+    ['a backslash in a quoted <LocationMatch> is the regex\'s',        '/api/v1/admin/x.txt',  403],
+    ['and what it does not match is served',                           '/api/v1/public/x.txt', 200],
+    ['a backslash in a quoted <FilesMatch> too',                       '/run.pl.bak',          403],
+    ['<DirectoryMatch> on the whole path: a dot file',                 '/.env',                403],
+    ['the file in a directory its regex ends at is not it',            '/sub/ss.txt',          200],
+    ['the directory asked for with its slash is',                      '/sub/',                403],
+    ['and without it is not (the slash redirect)',                     '/sub',                 301],
+    ['a regex that ends at a file name matches that file',             '/other/ss.txt',        403],
+    ['and not the directory, whose index is served',                   '/other/',              200],
+    ['a plain file',                                                   '/notes.txt',           200],
+    ['a symlink on the way to an Alias\'s directory, Options None',    '/viaroot/notes.txt',   403],
+    ['a <DirectoryMatch>\'s FollowSymLinks does not count on the way', '/pub/s-link.txt',      403],
+    ['a <Directory>\'s does',                                          '/linked/s-link.txt',   200],
 );
 
 for my $ask (@asked) {
@@ -141,6 +166,10 @@ for my $ask (@asked) {
     is answer_of($aport,     {}, GET => $path)->{status}, $status, "Apache: $what ($path)";
     is answer_of($srv->port, {}, GET => $path)->{status}, $status, "Perennial: $what ($path)";
 }
+
+like $srv->error_log,
+    qr{\[error\] Symbolic link not allowed or link target not accessible: \Q$dir\E/wwwlink },
+    'the symlink\'s refusal is in the error log, as Apache\'s';
 
 # Who the client is, and how it asks
 my $basic = sub ($token) {"Authorization: Basic $token"};

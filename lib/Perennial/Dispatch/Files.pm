@@ -103,15 +103,19 @@ sub _substituted ($to, $url) {
 # not there (an Alias to what a cron job makes later).
 sub finder ($self, $root, $check) {
     my $finders = $root->{script_url} ? ($root->{finders} //= {}) : $self->{finders};
-    return $finders->{"$root->{id}|$check"} ||= -d ($root->{dir} eq '' ? '/' : $root->{dir})
-        && Perennial::Executor::Resolver->new(
-        root        => $root->{dir} eq '' ? '/' : $root->{dir},
-        check       => $check,
-        directories => 1,
-        script_url  => $root->{script_url},
-        context     => $root->{context},    # An AliasMatch's: none, the DocumentRoot's (Apache's)
-        symlinks    => sub ($dir) { $self->_symlinks($dir) }
+    my $dir     = $root->{dir} eq ''  ? '/'                       : $root->{dir};
+    return $finders->{"$root->{id}|$check"} ||= do {
+        return 0 unless -d $dir;
+        $root->{link_refused} //= $self->_link_on_the_way($dir) // '';
+        Perennial::Executor::Resolver->new(
+            root        => $dir,
+            check       => $check,
+            directories => 1,
+            script_url  => $root->{script_url},
+            context     => $root->{context},  # An AliasMatch's: none, the DocumentRoot's (Apache's)
+            symlinks    => sub ($d) { $self->_symlinks($d) }
         );
+    };
 }
 
 # What is at $rest below $root: a file's hit, a directory, {status => 403, why} or 404
@@ -138,8 +142,29 @@ sub can_be_script ($path) { -f $path && ($path =~ /\.(?:pl|cgi)\z/ || -x _) }
 
 sub find ($class, $finder, $root, $rest, $env) {
     return 404 unless $finder;
+    return {status => 403, why => $root->{link_refused}} if length $root->{link_refused};
     my $hit = $finder->resolve($env, $rest, ($env->{SCRIPT_NAME} // '') . $root->{url});
     return ref $hit || $hit != 403 ? $hit : {status => 403, why => $finder->why};
+}
+
+# A symlink on the way from / to a root that the <Directory> sections of the directory holding
+# it do not let be followed (Options without FollowSymLinks; SymLinksIfOwnerMatch, when link and
+# target have two owners): Apache walks the whole path, so every request below that root is
+# refused, with this reason. Undef when there is none.
+sub _link_on_the_way ($self, $dir) {
+    my $path = '';
+    for my $part (grep {length} split m{/}, $dir) {
+        my $in = length $path ? $path : '/';
+        $path .= "/$part";
+        my @link = lstat $path or return;    # Not there: the finder says what is missing
+        next unless -l _;
+        my $policy = $self->_symlinks($in);
+        next if $policy eq 'follow';
+        my @target = stat $path;
+        next if $policy eq 'owner' && @target && $target[4] == $link[4];
+        return "Symbolic link not allowed or link target not accessible: $path";
+    }
+    return;
 }
 
 # What the <Directory> sections of a directory say of symlinks in it: not the regex ones,
