@@ -1,6 +1,6 @@
 package Perennial::Authz;
 use v5.36;
-use List::Util qw(all any none);
+use List::Util qw(any);
 use Perennial::Access;
 use Perennial::Auth::Basic;
 use Perennial::Log::Format;
@@ -30,9 +30,10 @@ sub decide ($class, $set, $env, $log, $default = undef, $perl = undef) {
         return _refuse($env, $log, "Order/Allow/Deny ($compat->{where})")
             if !$host_ok && (!$any || !$tree);
     }
-    return if _holds($tree, $r);
+    my $status = _status($tree, $r);
+    return if $status eq 'granted';
     my $where = $default ? 'Require local by default' : $set->{where} // 'a section';
-    return _refuse($env, $log, "Require ($where)") unless _needs_user($tree);
+    return _refuse($env, $log, "Require ($where)") if $status eq 'denied';    # No user would help
     return _authenticate($set, $env, $log, {tree => $tree, r => $r, where => $where}, $perl);
 }
 
@@ -50,7 +51,7 @@ sub _authenticate ($set, $env, $log, $need, $perl) {
         return _let_in($env, $user, $type) if $granted;
     }
     $need->{r}{user} = $user;
-    return _let_in($env, $user, $type) if _holds($need->{tree}, $need->{r});
+    return _let_in($env, $user, $type) if _status($need->{tree}, $need->{r}) eq 'granted';
     return _failed($set, $env, $log,
         "user $user does not meet the Require lines of $need->{where}");
 }
@@ -99,25 +100,34 @@ sub _refuse ($env, $log, $by) {
     return Perennial::ErrorPage->response(403, $env);
 }
 
-# A node: {any_of|all_of|none_of => [nodes]} or one rule
-sub _holds ($node, $r) {
-    if (my $list = $node->{any_of}) {
-        return (any { _holds($_, $r) } @$list) ? 1 : 0;
-    }
+# What a node says, as mod_authz_core's apply_authz_sections: 'granted', 'denied', or 'no_user'
+# (denied, but a user could change that: the client is then asked who it is). A node:
+# {any_of|all_of|none_of => [nodes]} or one rule. RequireAll is denied by any child denied
+# (whatever a user would say to the others), RequireAny granted by any child granted;
+# RequireNone is RequireAny turned over, and a rule that needs a user it does not have
+# answers 'no_user', turned over or not.
+sub _status ($node, $r) {
     if (my $list = $node->{all_of}) {
-        return (all { _holds($_, $r) } @$list) ? 1 : 0;
+        my $status = 'granted';
+        for my $child (@$list) {
+            my $said = _status($child, $r);
+            return 'denied' if $said eq 'denied';
+            $status = $said if $said eq 'no_user';
+        }
+        return $status;
     }
-    if (my $list = $node->{none_of}) {
-        return (none { _holds($_, $r) } @$list) ? 1 : 0;
+    if (my $list = $node->{any_of} // $node->{none_of}) {
+        my $status = 'denied';
+        for my $child (@$list) {
+            my $said = _status($child, $r);
+            if ($said eq 'granted') { $status = $said; last }
+            $status = $said if $said eq 'no_user';
+        }
+        return $status if !$node->{none_of} || $status eq 'no_user';
+        return $status eq 'granted' ? 'denied' : 'granted';
     }
-    return Perennial::Access->check($node, $r);
-}
-
-sub _needs_user ($node) {
-    for my $kind (qw(any_of all_of none_of)) {
-        return (any { _needs_user($_) } @{$node->{$kind}}) ? 1 : 0 if $node->{$kind};
-    }
-    return Perennial::Access->needs_user($node);
+    return 'no_user' if !defined $r->{user} && Perennial::Access->needs_user($node);
+    return Perennial::Access->check($node, $r) ? 'granted' : 'denied';
 }
 
 # mod_access_compat: Deny,Allow (the default) lets in whom Deny does not name or Allow does;

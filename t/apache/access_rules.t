@@ -31,6 +31,8 @@ site_files(
     'www/by-name/x.txt'       => "x\n",
     'www/get-only/x.txt'      => "x\n",
     'www/private/x.txt'       => "x\n",
+    'www/user-and-ip/x.txt'   => "x\n",
+    'www/user-or-ip/x.txt'    => "x\n",
 );
 
 # alice twice: her first line counts, as Apache reads the file; bob once
@@ -124,6 +126,24 @@ SetEnvIfNoCase X-Pass "^(a.*)" PASSED=got-\$1 FROM_IF=if
 <Location /get-only>
     Require method GET
 </Location>
+<Location /user-and-ip>
+    AuthType Basic
+    AuthName "both"
+    AuthUserFile $users
+    <RequireAll>
+        Require valid-user
+        Require ip 10.0.0.1
+    </RequireAll>
+</Location>
+<Location /user-or-ip>
+    AuthType Basic
+    AuthName "either"
+    AuthUserFile $users
+    <RequireAny>
+        Require ip 10.0.0.1
+        Require user bob
+    </RequireAny>
+</Location>
 <Location /private>
     AuthType Basic
     AuthName "private"
@@ -194,6 +214,13 @@ my @more  = (
         GET => '/private/x.txt',
         $basic->('!!Ym9iOmJvYi1wdw==')
     ],
+    [   'RequireAll of a user and an address it is not: no user would help',
+        GET => '/user-and-ip/x.txt'
+    ],
+    ['not even a good one', GET => '/user-and-ip/x.txt', $basic->('Ym9iOmJvYi1wdw==')],
+    ['RequireAny of an address it is not and a user: asked who it is', GET => '/user-or-ip/x.txt'],
+    ['and let in as that user',     GET => '/user-or-ip/x.txt', $basic->('Ym9iOmJvYi1wdw==')],
+    ['another user is asked again', GET => '/user-or-ip/x.txt', $basic->('YWxpY2U6Zmlyc3QtcHc=')],
     ['where the same token alone is one', GET => '/private/x.txt', $basic->('Ym9iOmJvYi1wdw==')],
 );
 for my $ask (@more) {
