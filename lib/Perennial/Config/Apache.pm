@@ -78,7 +78,7 @@ sub _words ($text) {
             push @words, $word =~ s/\\([\\$quote])/$1/gr;
         }
         elsif ($text =~ /\A["']/) { return (undef, "unbalanced quote in '$text'") }
-        else                     { $text =~ s/\A(\S+)//; push @words, $1 =~ s/\\\\/\\/gr }
+        else                      { $text =~ s/\A(\S+)//; push @words, $1 =~ s/\\\\/\\/gr }
     }
     return (\@words, undef);
 }
