@@ -317,8 +317,18 @@ sub _mounted ($self, $env, $plan) {
         sub ($r) { @$env{qw(SCRIPT_NAME PATH_INFO)} = ($script, $path); return });
 }
 
+# As mod_dir's subrequest for an index name: one its access rules refuse is passed over for
+# the next name (its refusal logged), unless it asks who the client is and is the only name
+# (then the request asks too). A name with mod_perl's phases is tried as it is.
+sub _index_refused ($plan, $env, $log, $names) {
+    return 0 unless $plan->{authz} && !$plan->{perl};
+    my $res = Perennial::Authz->decide($plan->{set}, $env, $log, $plan->{guard}) or return 0;
+    return !($res->[0] == 401 && $names == 1);
+}
+
 # mod_dir: a directory without its slash is sent to it (301); with it, the first
-# DirectoryIndex file that exists is served as if asked for; otherwise what its handler
+# DirectoryIndex file that exists (and that its access rules let in) is served as if asked for;
+# otherwise what its handler
 # answers for a directory (Perennial::Dispatch::Answers::no_index)
 sub _directory ($self, $env, $plan, $hit, $depth) {
     my $set = $plan->{set};
@@ -334,11 +344,13 @@ sub _directory ($self, $env, $plan, $hit, $depth) {
             . Perennial::Redirect::escape_path($to);
         return Perennial::ErrorPage->response(301, $env, Location => $url);
     }
-    for my $index (@{$set->{directory_index} // ['index.html']}) {
+    my @names = @{$set->{directory_index} // ['index.html']};
+    for my $index (@names) {
         my $path = $index =~ m{\A/} ? $index : $env->{PATH_INFO} . $index;
         local $env->{PATH_INFO} = $path;
         my $found = $self->plan($env);
         next unless ref $found->{hit} && $found->{hit}{file};
+        next if _index_refused($found, $env, $self->{log}, scalar @names);
         return Perennial::ErrorPage->response(500, $env) if $depth > 5;
         return $self->_dispatch($env, $depth + 1, $found);
     }

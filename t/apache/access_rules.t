@@ -33,6 +33,8 @@ site_files(
     'www/private/x.txt'       => "x\n",
     'www/user-and-ip/x.txt'   => "x\n",
     'www/user-or-ip/x.txt'    => "x\n",
+    'www/idx/deny.html'       => "denied index\n",
+    'www/idx/p.txt'           => "the next index\n",
 );
 
 # alice twice: her first line counts, as Apache reads the file; bob once
@@ -126,6 +128,12 @@ SetEnvIfNoCase X-Pass "^(a.*)" PASSED=got-\$1 FROM_IF=if
 <Location /get-only>
     Require method GET
 </Location>
+<Directory $dir/www/idx>
+    DirectoryIndex deny.html p.txt
+</Directory>
+<Files deny.html>
+    Require all denied
+</Files>
 <Location /user-and-ip>
     AuthType Basic
     AuthName "both"
@@ -228,6 +236,15 @@ for my $ask (@more) {
     my $want = answer_of($aport, {}, @request)->{status};
     is answer_of($srv->port, {}, @request)->{status}, $want, "$what: $want, as Apache's";
 }
+
+# A DirectoryIndex name its access rules refuse is passed over for the next, as mod_dir's
+my $apache_index = answer_of($aport, {}, GET => '/idx/');
+is_deeply [@$apache_index{qw(status body)}], [200, "the next index\n"],
+    'Apache: a refused index name is passed over for the next';
+my $index = answer_of($srv->port, {}, GET => '/idx/');
+is_deeply [@$index{qw(status body)}], [200, "the next index\n"], 'Perennial: the same';
+is answer_of($srv->port, {}, GET => '/idx/deny.html')->{status}, 403,
+    'the refused one stays refused';
 
 # What a script sees of them: SetEnvIf's variables ($1 from the regex, NoCase), under SetEnv's
 my @vars = ('User-Agent: BadBot/1.0', 'X-Forwarded-Proto: https', 'X-Pass: ABC');
