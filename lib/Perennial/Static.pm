@@ -3,6 +3,7 @@ use v5.36;
 use HTTP::Date  ();
 use Time::HiRes ();
 use Perennial::ErrorPage;
+use Perennial::HTTP::Request qw(registered_method);
 use Perennial::MimeTypes;
 use Perennial::Static::Range;
 
@@ -49,11 +50,20 @@ sub serve ($self, $env, $hit, $set) {
     return Perennial::ErrorPage->response(416, $env, "Content-Range" => "bytes */$size");
 }
 
-# OPTIONS is answered; other methods than GET and HEAD are not allowed on a file
+# OPTIONS is answered; other methods than GET and HEAD are not allowed on a file (405), and
+# one HTTP does not register is not known at all (501, as Apache's default handler answers
+# M_INVALID)
 sub _not_get ($self, $env, $hit) {
     my $method = $env->{REQUEST_METHOD};
     return [200, ['Allow' => 'GET,HEAD,POST,OPTIONS', 'Content-Length' => 0], []]
         if $method eq 'OPTIONS';
+    if (!registered_method($method)) {
+        $self->_log(
+            warn => "method $method is not one HTTP registers, for the file $hit->{file}",
+            $env
+        );
+        return Perennial::ErrorPage->response(501, $env);
+    }
     $self->_log(warn => "method $method not allowed for the file $hit->{file}", $env);
     return Perennial::ErrorPage->response(405, $env, 'Allow' => 'GET,HEAD,POST,OPTIONS');
 }

@@ -56,12 +56,22 @@ for my $i (0 .. $#asked) {
         "Perennial answers $asked[$i] as Apache does ($want[$i])";
 }
 
+# A method on a file: one HTTP registers but the file does not take is 405, one it does not
+# register is unknown, 501 (Apache's default handler, M_INVALID)
+for my $method (qw(DELETE BREW)) {
+    my $want = answer_of($aport, {}, $method => '/s.txt')->{status};
+    is $want, $method eq 'DELETE' ? 405 : 501, "Apache: $method on a file, $want";
+    is answer_of($srv->port, {}, $method => '/s.txt')->{status}, $want, '  Perennial: the same';
+}
+
 my $log = $srv->error_log;
 like $log, qr{\[error\] attempt to invoke directory as script: \Q$dir\E/cgi-bin/sub/},
     "mod_cgi's refusal is an error line, with the directory, as Apache's";
 like $log,
     qr{\[info\] Attempt to serve directory: \Q$dir\E/cgi-bin/sub/ \(request GET /perlrun/sub/\)},
     "Registry's and PerlRun's 404 an info line, as Apache's core writes it";
+like $log, qr{method BREW is not one HTTP registers, for the file \Q$dir\E/docs/s\.txt},
+    'the unknown method is in the log';
 like $log, qr{\[error\] Cannot serve directory \Q$dir\E/docs/bare/: No matching DirectoryIndex},
     "a static directory's refusal as mod_autoindex's";
 

@@ -8,7 +8,7 @@ use HTTP::Parser::XS qw(parse_http_request);
 # The body's framing and chunked decoding are Perennial::HTTP::Body's.
 
 our @EXPORT_OK
-    = qw(decoded_path head_ready judged_hosts offending parse_head token without_dot_segments);
+    = qw(decoded_path head_ready judged_hosts offending parse_head registered_method token without_dot_segments);
 
 # A header line that is not "token:" (a space in the name, obsolete line folding) is refused:
 # both are ways to make two servers disagree on where a request ends
@@ -49,6 +49,9 @@ my $PLAIN_LINE = qr{\A$TOKEN /[^ #\r\n]* HTTP/1\.[01]\r\n};
 my %REGISTERED = map { $_ => 1 } qw(GET HEAD POST PUT DELETE CONNECT OPTIONS TRACE PATCH
     PROPFIND PROPPATCH MKCOL COPY MOVE LOCK UNLOCK VERSION-CONTROL CHECKOUT UNCHECKOUT CHECKIN
     UPDATE LABEL REPORT MKWORKSPACE MKACTIVITY BASELINE-CONTROL MERGE);
+
+# Whether a method is one of those (Apache's method number is not M_INVALID)
+sub registered_method ($method) { $REGISTERED{$method} ? 1 : 0 }
 
 # Returns the length of the head, 0 when more bytes are needed, or minus an HTTP error status.
 # $limits: line, fields and field_size (LimitRequest*), unsafe (HttpProtocolOptions Unsafe) and
@@ -435,6 +438,13 @@ the head is, or a line or the number of lines is past its limit. Each byte is lo
 Host values judged as a request's Host is judged (a name or an address, with a port of 1 to
 65535; C<$unsafe> as HttpProtocolOptions Unsafe), in a hash as the limits' C<hosts> keeps its
 judgements: a listener's are made once in the manager (L<Perennial::Listener::Options>).
+
+=head2 registered_method
+
+    my $known = Perennial::HTTP::Request::registered_method('PROPFIND');    # 1
+
+Whether HTTP or WebDAV registers the method (what C<HttpProtocolOptions RegisteredMethods>
+allows, and what Apache does not take as an invalid method).
 
 =head2 token
 
