@@ -229,6 +229,10 @@ my @more  = (
     ['RequireAny of an address it is not and a user: asked who it is', GET => '/user-or-ip/x.txt'],
     ['and let in as that user',     GET => '/user-or-ip/x.txt', $basic->('Ym9iOmJvYi1wdw==')],
     ['another user is asked again', GET => '/user-or-ip/x.txt', $basic->('YWxpY2U6Zmlyc3QtcHc=')],
+    [   'two Authorization headers: the first counts',
+        GET => '/private/x.txt',
+        $basic->('Ym9iOmJvYi1wdw=='), $basic->('YWxpY2U6c2Vjb25kLXB3')
+    ],
     ['where the same token alone is one', GET => '/private/x.txt', $basic->('Ym9iOmJvYi1wdw==')],
 );
 for my $ask (@more) {

@@ -25,7 +25,7 @@ sub authenticate ($class, $env, $file) {
 # The user and password of the request's Basic credentials, or (undef, undef, what is wrong)
 sub credentials ($class, $env) {
     my $header = $env->{HTTP_AUTHORIZATION} // return (undef, undef, 'no credentials given');
-    my ($b64) = $header =~ /\A\s*Basic\s+(\S+)\s*\z/i
+    my ($b64)  = $header =~ /\A\s*Basic\s+(\S+)/i    # The first, when two headers were joined
         or return (undef, undef, 'not Basic credentials');
 
     # As Apache's decoder (apr_base64_decode): the token up to its first byte that is not base64,
