@@ -1,8 +1,8 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Perennial::Test         qw(scratch_dir start_server write_file);
-use Perennial::Test::Apache qw(answer_of apache_available apache_head site_files start_apache);
+use Perennial::Test         qw(scratch_dir start_server);
+use Perennial::Test::Apache qw(answer_of apache_available apache_serving site_files);
 
 # Access rules as Apache 2.4 applies them, each answer compared with Apache's for the same
 # configuration and request (a rule that Perennial read otherwise would serve what Apache
@@ -160,17 +160,11 @@ SetEnvIfNoCase X-Pass "^(a.*)" PASSED=got-\$1 FROM_IF=if
 </Location>
 ScriptAlias /cgi/ $dir/cgi/
 CONF
-write_file(
-    "$dir/apache.conf",
-    apache_head(
-        $dir, 'RULES_PORT',
-        qw(authz_core authz_host authz_user authn_core authn_file auth_basic access_compat env setenvif
-            alias cgi dir mime)
-        )
-        . $conf
+my ($apid, $aport) = apache_serving(
+    $dir, $conf,
+    qw(authz_core authz_host authz_user authn_core authn_file auth_basic access_compat env setenvif
+        alias cgi dir mime)
 );
-my ($apid, $aport) = start_apache("$dir/apache.conf", 'RULES_PORT', SITE_RUN => scratch_dir())
-    or BAIL_OUT('Apache did not start');
 my $srv = start_server(workers => 1, conf => $conf);
 
 my @asked = (

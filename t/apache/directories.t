@@ -1,8 +1,8 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Perennial::Test         qw(scratch_dir start_server write_file);
-use Perennial::Test::Apache qw(answer_of apache_available apache_head site_files start_apache);
+use Perennial::Test         qw(scratch_dir script_modes start_server);
+use Perennial::Test::Apache qw(answer_of apache_available apache_serving site_files);
 
 # A directory asked for, as Apache's handler for it answers when no DirectoryIndex file is
 # there: mod_cgi refuses to run it (403), ModPerl::Registry and PerlRun decline it and the core
@@ -23,27 +23,13 @@ site_files(
 my $conf = <<"CONF";
 DocumentRoot $dir/docs
 ScriptAlias /cgi-bin/ $dir/cgi-bin/
-Alias /registry $dir/cgi-bin
-<Location /registry>
-    SetHandler perl-script
-    PerlResponseHandler ModPerl::Registry
-    PerlOptions +ParseHeaders
-</Location>
-Alias /perlrun $dir/cgi-bin
-<Location /perlrun>
-    SetHandler perl-script
-    PerlResponseHandler ModPerl::PerlRun
-    PerlOptions +ParseHeaders
-</Location>
+${\ script_modes("$dir/cgi-bin")}
 <Directory $dir>
     Require all granted
     Options +ExecCGI
 </Directory>
 CONF
-write_file("$dir/apache.conf",
-    apache_head($dir, 'DIRS_PORT', qw(authz_core alias autoindex cgi dir mime perl)) . $conf);
-my ($apid, $aport) = start_apache("$dir/apache.conf", 'DIRS_PORT', SITE_RUN => scratch_dir())
-    or BAIL_OUT('Apache did not start');
+my ($apid, $aport) = apache_serving($dir, $conf, qw(authz_core alias autoindex cgi dir mime perl));
 my $srv = start_server(workers => 1, conf => $conf);
 
 my @asked = qw(/cgi-bin/ /cgi-bin/sub/ /cgi-bin/sub /registry/ /registry/sub/ /perlrun/sub/

@@ -1,8 +1,8 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Perennial::Test         qw(scratch_dir start_server write_file);
-use Perennial::Test::Apache qw(answer_of apache_available apache_head site_files start_apache);
+use Perennial::Test         qw(scratch_dir start_server);
+use Perennial::Test::Apache qw(answer_of apache_available apache_serving site_files);
 
 # TRACE as Apache answers it under TraceEnable On, its default: the core echoes the request's
 # head as message/http, before access rules (a location no one may see included), and no
@@ -39,10 +39,7 @@ Alias /registry $dir/cgi-bin
     Options +ExecCGI
 </Directory>
 CONF
-write_file("$dir/apache.conf",
-    apache_head($dir, 'TRACE_PORT', qw(authz_core alias cgi mime perl)) . $conf);
-my ($apid, $aport) = start_apache("$dir/apache.conf", 'TRACE_PORT', SITE_RUN => scratch_dir())
-    or BAIL_OUT('Apache did not start');
+my ($apid, $aport) = apache_serving($dir, $conf, qw(authz_core alias cgi mime perl));
 
 my %compared = ('content-type' => 1);
 my @asked    = (

@@ -9,8 +9,8 @@ use Perennial::Test qw(http_request raw_request scratch_dir start_program start_
 # configuration, port and run directory (never the system's instance), and one request as raw
 # bytes answered as (status, headers, body) so two servers' answers can be compared.
 
-our @EXPORT_OK = qw(answer_of apache_and_perennial apache_available apache_head request site_files
-    start_apache);
+our @EXPORT_OK = qw(answer_of apache_and_perennial apache_available apache_head apache_serving
+    request site_files start_apache);
 
 sub apache_available () {
     return -x '/usr/sbin/apache2' && -e '/usr/lib/apache2/modules/mod_perl.so';
@@ -54,14 +54,23 @@ sub start_apache ($conf, $port_var, %env) {
     );
 }
 
+# Apache serving $conf from $dir/apache.conf, after apache_head with @modules (its port in
+# APACHE_PORT): (pid, port) once it answers; the test bails out when it does not start
+sub apache_serving ($dir, $conf, @modules) {
+    write_file("$dir/apache.conf", apache_head($dir, 'APACHE_PORT', @modules) . $conf);
+    my ($apid, $aport) = start_apache("$dir/apache.conf", 'APACHE_PORT', SITE_RUN => scratch_dir())
+        or Test::More::BAIL_OUT('Apache did not start');
+    return ($apid, $aport);
+}
+
 # Apache with mod_perl serving $dir's $locations (its directory open to all), and Perennial with
 # one worker serving the same: (Apache's pid, its port, the Perennial::Test server)
 sub apache_and_perennial ($dir, $locations) {
-    write_file("$dir/apache.conf",
-        apache_head($dir, 'ENV_PORT', qw(authz_core alias mime perl))
-            . "<Directory $dir>\n    Require all granted\n</Directory>\n$locations");
-    my ($apid, $aport) = start_apache("$dir/apache.conf", 'ENV_PORT', SITE_RUN => scratch_dir())
-        or Test::More::BAIL_OUT('Apache did not start');
+    my ($apid, $aport) = apache_serving(
+        $dir,
+        "<Directory $dir>\n    Require all granted\n</Directory>\n$locations",
+        qw(authz_core alias mime perl)
+    );
     return ($apid, $aport, start_server(workers => 1, conf => $locations));
 }
 
