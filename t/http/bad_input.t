@@ -227,7 +227,29 @@ like $log,
 like $log, qr/a chunk-size line is not hex digits.*, sent 'zz\\r\\n'\)/,
     '  a body line\'s, its line end too (\\r\\n, as Apache escapes it)';
 unlike $log, qr/non-portable|at \S+ line \d+\./, 'no client input makes a perl warning';
-unlike $log, qr/[\x1b\x07]/,                     'nor puts control characters in the log';
-like $log,   qr{/\\x1b\[31mred\\x07},            'they are written escaped';
+
+# A client that closes in the middle of its body: no one to answer, the app never runs, and
+# the logs say so (an access line with 400, an error line with what came)
+{
+    my $conn = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $port) or die $@;
+    $conn->syswrite("POST /half HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\n\r\nhalf");
+    shutdown $conn, 1;
+    my $answer = '';
+    while (sysread $conn, $answer, 4096, length $answer) { }
+    is $answer, '', 'a body cut short by the client: nothing is answered';
+    ok wait_until(
+        sub {
+            $srv->error_log
+                =~ /client closed the connection in its request body, after 4 bytes of it \(request POST \/half, client [\d.]+\)/;
+        },
+        10,
+        'logged'
+        ),
+        '  and the error log says what came';
+    ok wait_until(sub { $srv->access_log =~ m{"POST /half HTTP/1\.1" 400 } }, 10, 'access line'),
+        '  the access log has it as 400';
+}
+unlike $log, qr/[\x1b\x07]/,          'nor puts control characters in the log';
+like $log,   qr{/\\x1b\[31mred\\x07}, 'they are written escaped';
 $srv->stop;
 done_testing;

@@ -103,7 +103,14 @@ sub read_body ($self, $c, $buf_ref, $env) {
             //= "its body did not arrive within $body->{late} ($body->{length} bytes came)";
         return $self->_refuse($c, $status, $env, 'bad or late body');
     }
-    if (!$status) { $c->unanswered(400); return 0 }
+    if (!$status) {       # The client closed: no one to answer, but the log says so
+        $self->{log}->info("client closed the connection in its request body, after "
+                . "$body->{length} bytes of it ("
+                . request_of($env)
+                . ')');
+        $c->unanswered(400);
+        return 0;
+    }
     $env->{CONTENT_LENGTH} = $body->{length};
     delete $env->{HTTP_TRANSFER_ENCODING};
     $env->{'psgi.input'} = input_of($body);
