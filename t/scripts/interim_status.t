@@ -19,6 +19,16 @@ for my $mode (qw(cgi-bin perlrun registry)) {
             "/$mode, Status $status: 500, then the next request's own 201";
     }
 }
+
+# An nph- script writes its own bytes: an interim line, then its final response, pass through
+for my $mode (qw(cgi-bin perlrun registry)) {
+    my $out = raw_request($srv->port,
+        "GET /$mode/nph-interim.pl HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    is $out,
+        "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nfinal\n",
+        "/$mode, an nph- script's interim line and final response, as it wrote them";
+}
+
 like $srv->error_log, qr{status_asked\.pl.*bad Status header from script: '100 Continue'},
     'the error log names the script and the Status';
 $srv->stop;

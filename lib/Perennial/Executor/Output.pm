@@ -296,7 +296,10 @@ sub _parse_nph ($head) {
     my ($line, $rest) = split /\r?\n/, $head, 2;
     return (undef, undef, "nph script sent no status line: '$line'")
         unless $line =~ m{\AHTTP/1\.[01] ([1-5]\d\d)\b};
-    my $status = $1;
+
+    # An interim status line (100 Continue, then the script's own final one) passes through with
+    # the rest, as under mod_cgi; the server's writer, which writes none of it, is given 200
+    my $status = $1 < 200 ? 200 : $1;
     my (undef, $headers, $err) = parse_cgi_headers($rest // '');
     return (undef, undef, $err) if $err && length($rest // '');
     return ($status, $headers // [], undef);
