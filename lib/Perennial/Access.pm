@@ -75,9 +75,10 @@ my @CHECK = (
     [host => sub ($rule, $r) { Perennial::Access::Host::matches($r->{addr}, $rule->{host}) }],
 
     # Only what SetEnvIf or BrowserMatch set ($r->{vars}): a request header is no variable of
-    # the server's, and SetEnv's are set after the access checks, as Apache's mod_env sets them
+    # the server's, and SetEnv's are set after the access checks, as Apache's mod_env sets them;
+    # the names' case does not count, as in Apache's table of them
     [   env => sub ($rule, $r) {
-            (any { defined $r->{vars}{$_} } @{$rule->{env}}) ? 1 : 0;
+            (any { defined $r->{vars}{lc $_} } @{$rule->{env}}) ? 1 : 0;
         }
     ],
     [method     => sub ($rule, $r) { $rule->{method}{$r->{env}{REQUEST_METHOD}}      ? 1 : 0 }],

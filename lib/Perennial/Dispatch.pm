@@ -170,6 +170,7 @@ sub _dispatch ($self, $env, $depth, $plan = undef) {
     my $encoded = index($env->{REQUEST_URI} // '', '%') >= 0;
     return encoded($self->{log}, $env, 'slash')
         if $encoded && $env->{REQUEST_URI} =~ m{\A[^?]*?%2f}i;
+    my $from_index = defined $plan;
     $plan //= $self->plan($env);
     return encoded($self->{log}, $env, 'NUL')
         if $encoded
@@ -178,16 +179,22 @@ sub _dispatch ($self, $env, $depth, $plan = undef) {
         && index($env->{PATH_INFO}, '%00') >= 0;
     my $set = $plan->{set};
 
-    # SetEnvIf and BrowserMatch, before the access rules, as Apache's (a redirected request
-    # sets its own)
-    if ($set->{setenvif}) {
-        $env->{'perennial.setenvif'} = Perennial::SetEnvIf::variables($set->{setenvif}, $env);
-    }
-    elsif ($env->{'perennial.setenvif'}) { delete $env->{'perennial.setenvif'} }
+    _set_variables($env, $set) unless $from_index;
     my $moved = $set->{redirects} && Perennial::Redirect->find($set->{redirects}, $env);
     my ($res, $own) = $moved ? ($moved, 1) : $self->_answer($env, $depth, $plan);
     $res = $self->_documented($env, $depth, $set, $res) if $own;
     return $set->{default_charset} ? _charset($res, $set->{default_charset}) : $res;
+}
+
+# SetEnvIf and BrowserMatch, before the access rules, as Apache's: a redirected request sets
+# its own (Apache runs them again for it), but a DirectoryIndex file, which _directory found,
+# keeps its directory's, as mod_dir's subrequest has its request's
+sub _set_variables ($env, $set) {
+    if ($set->{setenvif}) {
+        $env->{'perennial.setenvif'} = Perennial::SetEnvIf::variables($set->{setenvif}, $env);
+    }
+    elsif ($env->{'perennial.setenvif'}) { delete $env->{'perennial.setenvif'} }
+    return;
 }
 
 # The response, and whether Perennial made it (a refusal, an error) rather than a handler. A

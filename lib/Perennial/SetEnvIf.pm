@@ -44,39 +44,61 @@ sub add_rule ($set, $directive, @args) {
         unless $SPECIAL{lc $attribute} || $attribute =~ $NAME;
     my $re = eval { $directive =~ /nocase\z/ ? qr/$regex/i : qr/$regex/ }
         or return "$shown: bad regex '$regex': " . ($@ =~ s/ at .*//sr);
-    my @sets;
+    my $sets = _sets($shown, @vars);
+    return $sets unless ref $sets;
+    push @{$set->{setenvif}},
+        {header => scalar _header_key($attribute), name => lc $attribute, re => $re, sets => $sets};
+    $set->{setenvif}[-1]{special} = $SPECIAL{lc $attribute} if $SPECIAL{lc $attribute};
+    return;
+}
+
+# A rule's variables, as mod_setenvif reads them: VAR is 1, and so is VAR= ; a value that
+# begins with "!" unsets, as !VAR does; names are one whatever their case (the first one's is
+# kept). [[name, value], ...], or the error.
+sub _sets ($shown, @vars) {
+    my (@sets, %at);
     for my $var (@vars) {
         my ($unset, $name, $value) = $var =~ /\A(!?)([^=]+)(?:=(.*))?\z/s
             or return "$shown: '$var' is not VAR, VAR=value or !VAR";
         return "$shown: '$var': a variable to unset takes no value" if $unset && defined $value;
-        push @sets, [$name, $unset ? undef : $value // '1'];
+        $value = $unset ? '!' : !defined $value || $value eq '' ? '1' : $value;
+        if (defined(my $i = $at{lc $name})) { $sets[$i][1] = $value; next }
+        $at{lc $name} = @sets;
+        push @sets, [$name, $value];
     }
-    push @{$set->{setenvif}},
-        {attribute => _attribute($attribute), name => $attribute, re => $re, sets => \@sets};
-    return;
+    return \@sets;
 }
 
-# How an attribute is read: a special one's sub, or a header's key in the PSGI environment
-sub _attribute ($name) {
-    return $SPECIAL{lc $name} if $SPECIAL{lc $name};
+# The environment's key of the header an attribute names, or undef: a name with "_" names no
+# header that reaches Perennial (the parser leaves such fields out), only a variable
+sub _header_key ($name) {
+    return if index($name, '_') >= 0 || $SPECIAL{lc $name};
     my $key = uc($name) =~ tr/-/_/r;
     return $key eq 'CONTENT_LENGTH' || $key eq 'CONTENT_TYPE' ? $key : "HTTP_$key";
 }
 
-# The variables the rules set for a request: name => value, a hash (empty when none matched).
-# An attribute that is no header of the request is the variable of that name an earlier rule
-# set, else an empty string, as Apache's.
+# The variables the rules set for a request: lower-case name => [name, value], a hash (empty
+# when none matched), as Apache's table of them, in which case does not count. An attribute
+# that is no header of the request is the variable of that name an earlier rule set, else an
+# empty string, as Apache's. A value takes the match's groups as ap_pregsub gives them: $1 to
+# $9, $0 or & the whole match, \$ and \& themselves.
 sub variables ($rules, $env) {
     my %vars;
     for my $rule (@$rules) {
-        my $attr  = $rule->{attribute};
-        my $value = ref $attr ? $attr->($env) : $env->{$attr} // $vars{$rule->{name}};
-        my @match = ($value // '') =~ $rule->{re} or next;
-        @match = () if @match == 1 && !defined $-[1];    # No groups: the 1 of a match
+        my $value
+            = $rule->{special}                                           ? $rule->{special}->($env)
+            : defined $rule->{header} && defined $env->{$rule->{header}} ? $env->{$rule->{header}}
+            :   ($vars{$rule->{name}} // [])->[1];
+        my $text = $value // '';
+        $text =~ $rule->{re} or next;
+        my @match = (substr($text, $-[0], $+[0] - $-[0]), map { $_ // '' } @{^CAPTURE});
         for my $set (@{$rule->{sets}}) {
             my ($name, $template) = @$set;
-            if (!defined $template) { delete $vars{$name}; next }
-            $vars{$name} = $template =~ s/\$([1-9])/$match[$1 - 1] \/\/ ''/ger;
+            if (ord $template == ord '!') { delete $vars{lc $name}; next }
+            my $made = $template =~ s/\\([\$&])|\$(\d)|(&)/
+                defined $1 ? $1 : defined $2 ? $match[$2] \/\/ '' : $match[0]/ger;
+            if   ($vars{lc $name}) { $vars{lc $name}[1] = $made }
+            else                   { $vars{lc $name}    = [$name, $made] }
         }
     }
     return \%vars;
@@ -94,7 +116,7 @@ Perennial::SetEnvIf - mod_setenvif's SetEnvIf and BrowserMatch
 
     # SetEnvIf X-Forwarded-Proto ^https$ HTTPS=on
     my $error = Perennial::SetEnvIf::add_rule($set, 'setenvif', 'X-Forwarded-Proto', '^https$', 'HTTPS=on');
-    my $vars  = Perennial::SetEnvIf::variables($set->{setenvif}, $env);    # {HTTPS => 'on'}
+    my $vars  = Perennial::SetEnvIf::variables($set->{setenvif}, $env);    # {https => ['HTTPS', 'on']}
 
 =head1 DESCRIPTION
 
@@ -103,10 +125,14 @@ C<BrowserMatch REGEX ...> and C<BrowserMatchNoCase> (the attribute C<User-Agent>
 level, in a virtual host or in a section. The attribute is a request header's name (case does
 not matter), or C<Remote_Host> and C<Remote_Addr> (the client's address), C<Server_Addr>,
 C<Request_Method>, C<Request_Protocol> or C<Request_URI> (the decoded path, without the
-query). A header the request does not have is matched as an empty string, so C<^$> finds it
-missing. C<VAR> sets 1, C<VAR=VALUE> sets the value, in which C<$1> to C<$9> are the regex's
-groups, and C<!VAR> unsets a variable an earlier rule set. A regex of header names as the
-attribute, and C<SetEnvIfExpr>, are not supported (the configuration says so).
+query). A header the request does not have is matched as the variable of that name an earlier
+rule set, else as an empty string, so C<^$> finds it missing; a name with C<_> names no header
+(the parser leaves such fields out). C<VAR> and C<VAR=> set 1, C<VAR=VALUE> sets the value, in
+which C<$1> to C<$9> are the regex's groups and C<$0> or C<&> the whole match, and C<!VAR>, or
+a value that begins with C<!>, unsets a variable an earlier rule set. Names are one whatever
+their case (C<Require env bad_bot> sees C<BAD_BOT>), as in Apache's table of them. A regex of
+header names as the attribute, and C<SetEnvIfExpr>, are not supported (the configuration says
+so).
 
 The variables are set before the access rules are checked: C<Require env VAR> and C<Allow from
 env=VAR> see them, as Apache's do, and C<SetEnv> variables do not count there (Apache's
@@ -126,7 +152,7 @@ C<browsermatchnocase>) to C<< $set->{setenvif} >>; returns the error, or nothing
 
     my $vars = variables($rules, $env);
 
-What the rules set for a request, as name => value.
+What the rules set for a request, as lower-case name => [name, value].
 
 =head1 SEE ALSO
 

@@ -28,12 +28,15 @@ sub redirect ($class, $env, $url, %extra) {
 
 # What Apache's internal redirect keeps of the request before it, as REDIRECT_ variables: its
 # path (REDIRECT_URL: decoded and merged, Apache's r->uri, as the request object's uri), query
-# and method
+# and method, and its SetEnvIf variables
 sub redirected_from ($class, $env) {
     return (
         REDIRECT_URL            => ($env->{SCRIPT_NAME} // '') . ($env->{PATH_INFO} // ''),
         REDIRECT_QUERY_STRING   => $env->{QUERY_STRING} // '',
         REDIRECT_REQUEST_METHOD => $env->{REQUEST_METHOD},
+
+        # What SetEnvIf and BrowserMatch set for it, as Apache renames the request's variables
+        map { ("REDIRECT_$_->[0]" => $_->[1]) } values %{$env->{'perennial.setenvif'} // {}}
     );
 }
 

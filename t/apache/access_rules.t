@@ -35,6 +35,10 @@ site_files(
     'www/user-or-ip/x.txt'    => "x\n",
     'www/idx/deny.html'       => "denied index\n",
     'www/idx/p.txt'           => "the next index\n",
+    'www/no-shouting/x.txt'   => "x\n",
+    'www/key/x.txt'           => "x\n",
+    'www/sidx/index.html'     => "slash index\n",
+    'lnk/d/x.txt'             => "behind a link\n",
 );
 
 # alice twice: her first line counts, as Apache reads the file; bob once
@@ -51,6 +55,8 @@ site_files(
     $dir,
     'cgi/vars.pl' => qq{print "Content-Type: text/plain\\n\\n";\n}
         . qq{print "\$_=", \$ENV{\$_} // '(none)', "\\n" for qw(HTTPS PASSED bad_bot FROM_IF TRUSTED);\n},
+    'cgi/values.pl' => qq{print "Content-Type: text/plain\\n\\n";\n}
+        . qq{print "\$_=", \$ENV{\$_} // '(none)', "\\n" for qw(WHOLE EMPTY GONE UNDER REDIRECT_ASKED);\n},
     'cgi/headers.pl' => qq{print "Content-Type: text/plain\\n\\n";\n}
         . qq{print "\$_\\n" for sort grep { /\\AHTTP_X/ } keys %ENV;\n}
 );
@@ -98,6 +104,29 @@ DocumentRoot $dir/www
     Require all denied
 </DirectoryMatch>
 BrowserMatch BadBot bad_bot
+BrowserMatch Shouting SHOUT_BOT
+SetEnvIf X-Key ^k1\$ Ok
+SetEnvIf X-A "(a)(b)" WHOLE=x\$1y\$2z\$0 EMPTY= GONE=here
+SetEnvIf X-A "b" GONE=!q
+SetEnvIf X_A . UNDER
+SetEnvIf Request_URI /\$ SLASH
+SetEnvIf Request_URI (.*) ASKED=\$1
+<Location /no-shouting>
+    <RequireAll>
+        Require all granted
+        Require not env shout_bot
+    </RequireAll>
+</Location>
+<Location /key>
+    Require env OK
+</Location>
+<Directory $dir/www/sidx>
+    Require env SLASH
+</Directory>
+<Location /lost>
+    ErrorDocument 404 /cgi/values.pl
+</Location>
+Alias /al $dir/lnk/d
 SetEnvIf X-Forwarded-Proto ^https\$ HTTPS=on
 SetEnvIfNoCase X-Pass "^(a.*)" PASSED=got-\$1 FROM_IF=if
 <Location /no-bots>
@@ -252,6 +281,36 @@ is $seen, "HTTPS=on\nPASSED=got-ABC\nbad_bot=1\nFROM_IF=set\nTRUSTED=yes\n",
 is answer_of($srv->port, {}, GET => '/cgi/vars.pl', @vars)->{body}, $seen, 'Perennial: the same';
 is answer_of($srv->port, {}, GET => '/cgi/vars.pl')->{body},
     answer_of($aport, {}, GET => '/cgi/vars.pl')->{body}, 'and none of them when nothing matched';
+
+# Variables' names whatever their case, as Apache's table has them
+for my $ask (['/no-shouting/x.txt', 'User-Agent: Shouting/1.0'], ['/key/x.txt', 'X-Key: k1']) {
+    my $want = answer_of($aport, {}, GET => @$ask)->{status};
+    is answer_of($srv->port, {}, GET => @$ask)->{status}, $want,
+        "$ask->[0]: a variable's name in another case is the same variable, $want as Apache's";
+}
+
+# Values as ap_pregsub makes them ($0 the whole match, VAR= is 1, a value that begins with ! unsets),
+# an attribute with "_" names no header, and what an ErrorDocument's script sees (REDIRECT_*)
+for my $ask (['/cgi/values.pl', 'X-A: ab'], ['/lost/thing', 'X-A: 1']) {
+    my $want = answer_of($aport, {}, GET => @$ask)->{body};
+    is answer_of($srv->port, {}, GET => @$ask)->{body}, $want,
+        "$ask->[0]: a script sees " . join(', ', split /\n/, $want);
+}
+
+# A DirectoryIndex file keeps the variables of its directory's request, as mod_dir's subrequest
+my $slash = answer_of($aport, {}, GET => '/sidx/');
+is_deeply [@{answer_of($srv->port, {}, GET => '/sidx/')}{qw(status body)}],
+    [@$slash{qw(status body)}],
+    "a DirectoryIndex file under the directory's variables: $slash->{status}, as Apache's";
+
+# A symlink put on the way to a root after its first request: refused from then on, as Apache
+# walks the path on every request
+is answer_of($srv->port, {}, GET => '/al/x.txt')->{status}, 200, 'behind a directory: 200';
+rename "$dir/lnk", "$dir/lnk-real" or die "rename: $!";
+symlink "$dir/lnk-real", "$dir/lnk" or die "symlink: $!";
+my $linked = answer_of($aport, {}, GET => '/al/x.txt')->{status};
+is $linked, 403, 'Apache: the same path behind a symlink made since, Options None: 403';
+is answer_of($srv->port, {}, GET => '/al/x.txt')->{status}, $linked, 'Perennial: the same';
 
 # A header whose name has a byte that is not a letter, a digit or "-" is no CGI variable
 my @headers = ('X-Plain: 1', 'X.Dot: 2', 'X~Tilde: 3', 'X!Bang: 4');

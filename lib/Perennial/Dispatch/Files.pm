@@ -106,7 +106,7 @@ sub finder ($self, $root, $check) {
     my $dir     = $root->{dir} eq ''  ? '/'                       : $root->{dir};
     return $finders->{"$root->{id}|$check"} ||= do {
         return 0 unless -d $dir;
-        $root->{link_refused} //= $self->_link_on_the_way($dir) // '';
+        $root->{link_checks} //= [$self->_link_checks($dir)];
         Perennial::Executor::Resolver->new(
             root        => $dir,
             check       => $check,
@@ -142,24 +142,34 @@ sub can_be_script ($path) { -f $path && ($path =~ /\.(?:pl|cgi)\z/ || -x _) }
 
 sub find ($class, $finder, $root, $rest, $env) {
     return 404 unless $finder;
-    return {status => 403, why => $root->{link_refused}} if length $root->{link_refused};
+    if (my $why = link_refused($root)) { return {status => 403, why => $why} }
     my $hit = $finder->resolve($env, $rest, ($env->{SCRIPT_NAME} // '') . $root->{url});
     return ref $hit || $hit != 403 ? $hit : {status => 403, why => $finder->why};
 }
 
-# A symlink on the way from / to a root that the <Directory> sections of the directory holding
-# it do not let be followed (Options without FollowSymLinks; SymLinksIfOwnerMatch, when link and
-# target have two owners): Apache walks the whole path, so every request below that root is
-# refused, with this reason. Undef when there is none.
-sub _link_on_the_way ($self, $dir) {
-    my $path = '';
+# The places on the way from / to a root where a symlink would be refused, as Apache's walk
+# looks at them (a directory whose <Directory> sections leave FollowSymLinks off, or ask for
+# SymLinksIfOwnerMatch): [path, policy] for each name in such a directory. Made once a root;
+# none in the usual case (FollowSymLinks, Apache 2.4's default, all the way), when nothing is
+# looked at on a request.
+sub _link_checks ($self, $dir) {
+    my ($path, @checks) = ('');
     for my $part (grep {length} split m{/}, $dir) {
         my $in = length $path ? $path : '/';
         $path .= "/$part";
+        my $policy = $self->_symlinks($in);
+        push @checks, [$path, $policy] if $policy ne 'follow';
+    }
+    return @checks;
+}
+
+# Why a request below a root is refused for a symlink on the way to it (looked at on each
+# request, as Apache walks the path on each: a link made since counts), or undef
+sub link_refused ($root) {
+    for my $check (@{$root->{link_checks} // []}) {
+        my ($path, $policy) = @$check;
         my @link = lstat $path or return;    # Not there: the finder says what is missing
         next unless -l _;
-        my $policy = $self->_symlinks($in);
-        next if $policy eq 'follow';
         my @target = stat $path;
         next if $policy eq 'owner' && @target && $target[4] == $link[4];
         return "Symbolic link not allowed or link target not accessible: $path";
@@ -201,11 +211,18 @@ it on whole segments, in the order written; an C<Alias> written with a trailing 
 in the URL; else C<DocumentRoot>), and finds the file below the root with
 L<Perennial::Executor::Resolver>: a file (with C<PATH_INFO> after it), a directory, 404, or a
 403 with the reason for a symlink that C<Options FollowSymLinks> or C<SymLinksIfOwnerMatch>
-of its directory does not allow.
+of its directory does not allow, on the way to the root too (looked at on each request where
+such a directory is on that way).
 
 =head1 METHODS
 
 =head2 new, roots, translate, finder, find
+
+=head2 link_refused
+
+    my $why = Perennial::Dispatch::Files::link_refused($root);
+
+Why requests below a root are refused now for a symlink on the way to it, or undef.
 
 =head2 scripts_below, can_be_script
 

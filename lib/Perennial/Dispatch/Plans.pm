@@ -71,8 +71,13 @@ sub plan ($self, $env) {
         guard   => $handler =~ /status\z/ ? _guard($set) : undef,
         perl    => Perennial::ModPerl::Phases->wanted($set),
     };
-    $plan->{authz}  = _asks_authz($set, $plan->{guard});
-    $plan->{direct} = !$set->{setenvif} && _goes_direct($plan, $url);    # SetEnvIf: the whole way
+    $plan->{authz} = _asks_authz($set, $plan->{guard});
+
+    # The whole way for SetEnvIf's rules and for a root with symlinks to look at on the way
+    $plan->{direct}
+        = !$set->{setenvif}
+        && !($root && @{$root->{link_checks} // []})
+        && _goes_direct($plan, $url);
     $self->_keep($url, $plan) unless $looks && !$finder;    # A root not there yet: not kept
     return $plan;
 }
@@ -83,6 +88,7 @@ sub plan ($self, $env) {
 sub _known ($self, $url, $env) {
     my $plan   = $self->{kept}{$url} or return;
     my $finder = $plan->{finder}     or return $plan;
+    return if Perennial::Dispatch::Files::link_refused($plan->{root});    # The whole way: refused
 
     # Asked of the finder itself, as Files->find asks it (a refusal is not this plan's either way)
     my $hit

@@ -189,9 +189,8 @@ sub _groups ($self, $env, $hit) {
 # What SetEnvIf and BrowserMatch set for this request (Perennial::SetEnvIf), as the group put
 # first: the SetEnv variables after it, and the CGI ones, win over it, as in Apache's order
 sub _setenvif_group ($env) {
-    my $vars  = $env->{'perennial.setenvif'};
-    my @names = sort keys %$vars;
-    return (\@names, [@$vars{@names}]);
+    my @vars = @{$env->{'perennial.setenvif'}}{sort keys %{$env->{'perennial.setenvif'}}};
+    return ([map { $_->[0] } @vars], [map { $_->[1] } @vars]);
 }
 
 # ServerSignature's line for this request (Apache's SERVER_SIGNATURE), when it is not Off
