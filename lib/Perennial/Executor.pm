@@ -133,9 +133,7 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {
         undef $died;
     }
 
-    # Asked only of one: 1.7k a request. Not on an ErrorDocument's page, which keeps its error's
-    # status and sends the Location as it is, as mod_cgi does (it follows one only under 200)
-    my $local = $out->{local} && !defined $env->{'perennial.status'} && $out->local_redirect;
+    my $local = $out->{local} && $out->local_redirect($env);    # Asked only of one: 1.7k a request
     return $self->{front}->internal_redirect($env, $local, $respond) if $local && !$died;
     return if !$died && $r && $self->_unprinted($r, $out, $respond);
     my $bad = $died // $out->finish;
@@ -146,7 +144,7 @@ sub respond ($self, $script, $hit, $env, $respond, $phased = undef) {
 sub _failed ($self, $hit, $env, $out, $respond, $bad) {
     $self->{log}->error(where($hit, $env) . ": $bad");
     return $self->{front}->answer_error($env, 500, $respond) unless $out->started;
-    die "script failed after its response began\n";    # The server closes the connection
+    die "script failed after its response began\n";             # The server closes the connection
 }
 
 # A script whose FastCGI accept loop runs in a process of its own (AcceptLoop): the request

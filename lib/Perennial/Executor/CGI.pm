@@ -191,7 +191,7 @@ sub _finish ($self, $out, $env, $hit, $respond, $timed_out) {
         return $self->{front}->answer_error($env, 504, $respond) unless $out->started;
         die "CGI script timed out after its response began\n";
     }
-    my $local = !defined $env->{'perennial.status'} && $out->local_redirect;    # As Executor's
+    my $local = $out->local_redirect($env);
     return $self->{front}->internal_redirect($env, $local, $respond) if $local;
     my $bad = $out->finish;
     return unless $bad;

@@ -192,9 +192,14 @@ sub stdout_layers ($self) {
 }
 
 # A Location that is a local path, with no Status: RFC 3875's local redirect, when it can still
-# be followed (nothing went out, the output is good)
-sub local_redirect ($self) {
-    $self->{local} && !$self->{writer} && !$self->{error} ? $self->{local} : undef;
+# be followed (nothing went out, the output is good); not on an ErrorDocument's page ($env's
+# perennial.status), which keeps its error's status and sends the Location as it is, as
+# mod_cgi does (it follows one only under status 200)
+sub local_redirect ($self, $env = {}) {
+    return
+        $self->{local} && !$self->{writer} && !$self->{error} && !defined $env->{'perennial.status'}
+        ? $self->{local}
+        : undef;
 }
 
 sub set_autoflush ($self, $on) { $self->{autoflush} = $on }
@@ -396,10 +401,11 @@ the executor turns into a 500.
 =head2 error, local_redirect, started
 
     my $error = $out->error;
-    my $path  = $out->local_redirect;    # A Location to follow in this request, if one is
+    my $path  = $out->local_redirect($env);    # A Location to follow in this request, if one is
 
 C<local_redirect> is the local path of a Location without Status while it can still be
-followed: nothing of the response went out and the output is good.
+followed: nothing of the response went out and the output is good, and the request (C<$env>)
+is not an ErrorDocument's page, whose Location goes to the client as mod_cgi sends it.
 
 =head2 parse_cgi_headers
 
