@@ -1,8 +1,8 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Perennial::Test         qw(scratch_dir script_modes start_server);
-use Perennial::Test::Apache qw(answer_of apache_available apache_serving site_files);
+use Perennial::Test         qw(scratch_dir start_server);
+use Perennial::Test::Apache qw(answer_of apache_available apache_serving script_site site_files);
 
 # A directory asked for, as Apache's handler for it answers when no DirectoryIndex file is
 # there: mod_cgi refuses to run it (403), ModPerl::Registry and PerlRun decline it and the core
@@ -20,15 +20,7 @@ site_files(
     'docs/bare/s.txt'      => "static\n",
     'docs/home/index.html' => "<p>home</p>\n",
 );
-my $conf = <<"CONF";
-DocumentRoot $dir/docs
-ScriptAlias /cgi-bin/ $dir/cgi-bin/
-${\ script_modes("$dir/cgi-bin")}
-<Directory $dir>
-    Require all granted
-    Options +ExecCGI
-</Directory>
-CONF
+my $conf = script_site($dir);
 my ($apid, $aport) = apache_serving($dir, $conf, qw(authz_core alias autoindex cgi dir mime perl));
 my $srv = start_server(workers => 1, conf => $conf);
 

@@ -1,8 +1,8 @@
 use v5.36;
 use lib 't/lib';
 use Test::More;
-use Perennial::Test         qw(scratch_dir script_modes start_server);
-use Perennial::Test::Apache qw(answer_of apache_available apache_serving site_files);
+use Perennial::Test         qw(scratch_dir start_server);
+use Perennial::Test::Apache qw(answer_of apache_available apache_serving script_site site_files);
 
 # An ErrorDocument page that is a script printing a Location: mod_cgi follows a local one only
 # under status 200, and an ErrorDocument's request has its error's status, so the client gets
@@ -18,14 +18,7 @@ site_files(
     'docs/elsewhere.txt' => "elsewhere\n",
     'docs/closed/x.txt'  => "closed\n",
 );
-my $conf = <<"CONF";
-DocumentRoot $dir/docs
-ScriptAlias /cgi-bin/ $dir/cgi-bin/
-${\ script_modes("$dir/cgi-bin")}
-<Directory $dir>
-    Require all granted
-    Options +ExecCGI
-</Directory>
+my $conf = script_site($dir) . <<"CONF";
 <Location /closed>
     Require all denied
 </Location>

@@ -2,15 +2,16 @@ package Perennial::Test::Apache;
 use v5.36;
 use Exporter qw(import);
 use IO::Socket::IP;
-use Test::More      ();
-use Perennial::Test qw(http_request raw_request scratch_dir start_program start_server write_file);
+use Test::More ();
+use Perennial::Test
+    qw(http_request raw_request scratch_dir script_modes start_program start_server write_file);
 
 # The reference: Debian's Apache 2.4, started by the test itself in the foreground with its own
 # configuration, port and run directory (never the system's instance), and one request as raw
 # bytes answered as (status, headers, body) so two servers' answers can be compared.
 
 our @EXPORT_OK = qw(answer_of apache_and_perennial apache_available apache_head apache_serving
-    request site_files start_apache);
+    request script_site site_files start_apache);
 
 sub apache_available () {
     return -x '/usr/sbin/apache2' && -e '/usr/lib/apache2/modules/mod_perl.so';
@@ -52,6 +53,16 @@ sub start_apache ($conf, $port_var, %env) {
         sub ($port) { IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $port) },
         "$env{SITE_RUN}/apache.out"
     );
+}
+
+# The configuration of a site of scripts under $dir, which Apache and Perennial both read: files
+# in docs (DocumentRoot), scripts in cgi-bin under mod_cgi (/cgi-bin/), ModPerl::Registry
+# (/registry) and ModPerl::PerlRun (/perlrun), all of $dir open to everyone
+sub script_site ($dir) {
+    return
+          "DocumentRoot $dir/docs\nScriptAlias /cgi-bin/ $dir/cgi-bin/\n"
+        . script_modes("$dir/cgi-bin")
+        . "<Directory $dir>\n    Require all granted\n    Options +ExecCGI\n</Directory>\n";
 }
 
 # Apache serving $conf from $dir/apache.conf, after apache_head with @modules (its port in
