@@ -99,6 +99,13 @@ sub groups ($string) {
     return map { defined $-[$_] ? substr $string, $-[$_], $+[$_] - $-[$_] : '' } 0 .. $#-;
 }
 
+# Apache 2.4's ap_pregsub: $0 to $9 are what the match caught (@$m, as groups gives them), a
+# backslash takes the character after it as it is (\$1 is "$1"), and anything else, & too,
+# is itself
+sub pregsub ($template, $m) {
+    return $template =~ s/\$(\d)|\\(.)/defined $1 ? $m->[$1] \/\/ '' : $2/gesr;
+}
+
 sub _response ($status, $to, $env) {
     return Perennial::ErrorPage->response($status, $env) unless defined $to;    # gone, or not 3xx
     return Perennial::ErrorPage->response($status, $env, Location => $to);

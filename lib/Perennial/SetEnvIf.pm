@@ -1,6 +1,7 @@
 package Perennial::SetEnvIf;
 use v5.36;
-use Exporter qw(import);
+use Exporter            qw(import);
+use Perennial::Redirect ();
 
 # mod_setenvif: variables a request sets by what it is (SetEnvIf, SetEnvIfNoCase, BrowserMatch,
 # BrowserMatchNoCase), before the access rules are checked, so that Require env and Allow or
@@ -11,20 +12,28 @@ use Exporter qw(import);
 # (VAR, VAR=value with $1..$9 from the match) or unsets (!VAR) variables; the rules of the
 # sections a request matches run in the order they were merged, the server level's first.
 
-our @EXPORT_OK = qw(add_rule variables);
+our @EXPORT_OK = qw(add_rule env_name variables);
 
 # The attributes that are not a header's name, and where their value is (Remote_Host is the
 # address, as Apache's under HostnameLookups Off, which is all Perennial does)
 my %SPECIAL = (
-    remote_host => sub ($env) { $env->{REMOTE_ADDR} },
-    remote_addr => sub ($env) { $env->{REMOTE_ADDR} },
-    server_addr => sub ($env) {    # Loaded with the dispatcher (it loads Config, and this)
+    remote_host => sub ($env, $raw) { $env->{REMOTE_ADDR} },
+    remote_addr => sub ($env, $raw) { $env->{REMOTE_ADDR} },
+    server_addr => sub ($env, $raw) {    # Loaded with the dispatcher (it loads Config, and this)
         Perennial::Executor::Environment::server_address($env);
     },
-    request_method   => sub ($env) { $env->{REQUEST_METHOD} },
-    request_protocol => sub ($env) { $env->{SERVER_PROTOCOL} },
-    request_uri      => sub ($env) { $env->{PATH_INFO} },       # Apache's r->uri: the path, decoded
+    request_method   => sub ($env, $raw) { $env->{REQUEST_METHOD} },
+    request_protocol => sub ($env, $raw) { $env->{SERVER_PROTOCOL} },
+
+    # Apache's r->uri: as sent for a rule of the server level or a virtual host's ($raw), which
+    # runs as the request is read; decoded and without dot segments for a section's
+    request_uri => sub ($env, $raw) { $raw ? _sent_path($env->{REQUEST_URI}) : $env->{PATH_INFO} },
 );
+
+# The path of a request target as the client sent it: no scheme and host, no query
+sub _sent_path ($target) {
+    return ($target // '') =~ s{\A[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*}{}r =~ s/[?#].*//sr;
+}
 
 my $NAME = qr/\A[A-Za-z0-9_-]+\z/;
 
@@ -44,11 +53,15 @@ sub add_rule ($set, $directive, @args) {
         unless $SPECIAL{lc $attribute} || $attribute =~ $NAME;
     my $re = eval { $directive =~ /nocase\z/ ? qr/$regex/i : qr/$regex/ }
         or return "$shown: bad regex '$regex': " . ($@ =~ s/ at .*//sr);
+    my $literal
+        = $regex !~ m{[\^\$.\[\]|()*+?{}\\]};    # mod_setenvif's string match: values as written
     my $sets = _sets($shown, @vars);
     return $sets unless ref $sets;
-    push @{$set->{setenvif}},
-        {header => scalar _header_key($attribute), name => lc $attribute, re => $re, sets => $sets};
-    $set->{setenvif}[-1]{special} = $SPECIAL{lc $attribute} if $SPECIAL{lc $attribute};
+    my %rule = (name => lc $attribute, re => $re, sets => $sets, literal => $literal);
+    if    ($SPECIAL{lc $attribute})     { $rule{special}     = $SPECIAL{lc $attribute} }
+    elsif (index($attribute, '_') >= 0) { $rule{underscored} = lc $attribute }
+    else                                { $rule{header}      = _header_key($attribute) }
+    push @{$set->{setenvif}}, \%rule;
     return;
 }
 
@@ -69,34 +82,39 @@ sub _sets ($shown, @vars) {
     return \@sets;
 }
 
-# The environment's key of the header an attribute names, or undef: a name with "_" names no
-# header that reaches Perennial (the parser leaves such fields out), only a variable
+# The environment's key of the header an attribute names (a name with "_" is read from the
+# fields the parser left out, perennial.underscored, by its own name)
 sub _header_key ($name) {
-    return if index($name, '_') >= 0 || $SPECIAL{lc $name};
     my $key = uc($name) =~ tr/-/_/r;
     return $key eq 'CONTENT_LENGTH' || $key eq 'CONTENT_TYPE' ? $key : "HTTP_$key";
+}
+
+# A variable's name as a process's environment has it, as Apache's ap_create_environment makes
+# it: a byte that is not a letter, a digit or "_" is "_", and so is a leading digit
+sub env_name ($name) {
+    return $name =~ tr/A-Za-z0-9_/_/cr =~ s/\A[0-9]/_/r;
 }
 
 # The variables the rules set for a request: lower-case name => [name, value], a hash (empty
 # when none matched), as Apache's table of them, in which case does not count. An attribute
 # that is no header of the request is the variable of that name an earlier rule set, else an
-# empty string, as Apache's. A value takes the match's groups as ap_pregsub gives them: $1 to
-# $9, $0 or & the whole match, \$ and \& themselves.
+# empty string, as Apache's. A value takes what the match caught as ap_pregsub gives it
+# (Perennial::Redirect::pregsub), unless the regex was a plain string.
 sub variables ($rules, $env) {
     my %vars;
     for my $rule (@$rules) {
         my $value
-            = $rule->{special}                                           ? $rule->{special}->($env)
-            : defined $rule->{header} && defined $env->{$rule->{header}} ? $env->{$rule->{header}}
-            :   ($vars{$rule->{name}} // [])->[1];
-        my $text = $value // '';
+            = $rule->{special} ? $rule->{special}->($env, $rule->{raw})
+            : $rule->{header}  ? $env->{$rule->{header}}
+            :                    ($env->{'perennial.underscored'} // {})->{$rule->{underscored}};
+        my $text = $value // ($vars{$rule->{name}} // [])->[1] // '';
         $text =~ $rule->{re} or next;
-        my @match = (substr($text, $-[0], $+[0] - $-[0]), map { $_ // '' } @{^CAPTURE});
+        my @match = Perennial::Redirect::groups($text);
         for my $set (@{$rule->{sets}}) {
             my ($name, $template) = @$set;
             if (ord $template == ord '!') { delete $vars{lc $name}; next }
-            my $made = $template =~ s/\\([\$&])|\$(\d)|(&)/
-                defined $1 ? $1 : defined $2 ? $match[$2] \/\/ '' : $match[0]/ger;
+            my $made
+                = $rule->{literal} ? $template : Perennial::Redirect::pregsub($template, \@match);
             if   ($vars{lc $name}) { $vars{lc $name}[1] = $made }
             else                   { $vars{lc $name}    = [$name, $made] }
         }
@@ -123,21 +141,28 @@ Perennial::SetEnvIf - mod_setenvif's SetEnvIf and BrowserMatch
 C<SetEnvIf ATTRIBUTE REGEX [!]VAR[=VALUE] ...>, C<SetEnvIfNoCase> (the regex without case),
 C<BrowserMatch REGEX ...> and C<BrowserMatchNoCase> (the attribute C<User-Agent>), at server
 level, in a virtual host or in a section. The attribute is a request header's name (case does
-not matter), or C<Remote_Host> and C<Remote_Addr> (the client's address), C<Server_Addr>,
-C<Request_Method>, C<Request_Protocol> or C<Request_URI> (the decoded path, without the
-query). A header the request does not have is matched as the variable of that name an earlier
-rule set, else as an empty string, so C<^$> finds it missing; a name with C<_> names no header
-(the parser leaves such fields out). C<VAR> and C<VAR=> set 1, C<VAR=VALUE> sets the value, in
-which C<$1> to C<$9> are the regex's groups and C<$0> or C<&> the whole match, and C<!VAR>, or
-a value that begins with C<!>, unsets a variable an earlier rule set. Names are one whatever
-their case (C<Require env bad_bot> sees C<BAD_BOT>), as in Apache's table of them. A regex of
-header names as the attribute, and C<SetEnvIfExpr>, are not supported (the configuration says
-so).
+not matter; a name with C<_> reads the field of that name, which the parser leaves out of
+everything else), or C<Remote_Host> and C<Remote_Addr> (the client's address), C<Server_Addr>,
+C<Request_Method>, C<Request_Protocol> or C<Request_URI> (the path without the query: as the
+client sent it for a rule of the server level or a virtual host, which Apache runs as the
+request is read; decoded and without dot segments for a section's). An attribute the request
+does not have is the variable of that name an earlier rule set, else an empty string, so
+C<^$> finds it missing.
+
+C<VAR> and C<VAR=> set 1, C<VAR=VALUE> sets the value, in which C<$0> to C<$9> are what the
+regex caught and a backslash takes the next character as it is (Apache 2.4's ap_pregsub; a
+regex without special characters is a plain string, and its values are set as written), and
+C<!VAR>, or a value that begins with C<!>, unsets a variable an earlier rule set. Names are
+one whatever their case (C<Require env bad_bot> sees C<BAD_BOT>), as in Apache's table of
+them; a script sees a name as Apache's environment makes it (a byte that is not a letter, a
+digit or C<_>, and a leading digit, as C<_>). A regex of header names as the attribute, and
+C<SetEnvIfExpr>, are not supported (the configuration says so).
 
 The variables are set before the access rules are checked: C<Require env VAR> and C<Allow from
 env=VAR> see them, as Apache's do, and C<SetEnv> variables do not count there (Apache's
 mod_env sets those later, in the fixups). A script sees them in its environment, under the
-C<SetEnv> variables and the CGI ones of the same name.
+C<SetEnv> variables and the CGI ones of the same name; after an internal redirect, as
+C<REDIRECT_*>, under those the redirect sets itself.
 
 =head1 FUNCTIONS
 
@@ -147,6 +172,12 @@ C<SetEnv> variables and the CGI ones of the same name.
 
 Adds a rule of the directive (lower case: C<setenvif>, C<setenvifnocase>, C<browsermatch>,
 C<browsermatchnocase>) to C<< $set->{setenvif} >>; returns the error, or nothing.
+
+=head2 env_name
+
+    my $name = env_name('X-Forwarded-Proto');    # X_Forwarded_Proto
+
+A variable's name as a process's environment gets it.
 
 =head2 variables
 

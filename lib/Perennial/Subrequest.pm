@@ -1,6 +1,7 @@
 package Perennial::Subrequest;
 use v5.36;
 use Perennial::HTTP::Request qw(decoded_path without_dot_segments);
+use Perennial::SetEnvIf      ();
 
 # The environment of an internal GET for another URL of the same server (a script's local
 # Location redirect, an ErrorDocument page): the request's own, with the new path and query,
@@ -28,16 +29,22 @@ sub redirect ($class, $env, $url, %extra) {
 
 # What Apache's internal redirect keeps of the request before it, as REDIRECT_ variables: its
 # path (REDIRECT_URL: decoded and merged, Apache's r->uri, as the request object's uri), query
-# and method, and its SetEnvIf variables
+# and method (its SetEnvIf variables: Subrequest->env)
 sub redirected_from ($class, $env) {
     return (
         REDIRECT_URL            => ($env->{SCRIPT_NAME} // '') . ($env->{PATH_INFO} // ''),
         REDIRECT_QUERY_STRING   => $env->{QUERY_STRING} // '',
         REDIRECT_REQUEST_METHOD => $env->{REQUEST_METHOD},
-
-        # What SetEnvIf and BrowserMatch set for it, as Apache renames the request's variables
-        map { ("REDIRECT_$_->[0]" => $_->[1]) } values %{$env->{'perennial.setenvif'} // {}}
     );
+}
+
+# What SetEnvIf and BrowserMatch set for the request before, as REDIRECT_* (Apache renames the
+# request's variables for the one it redirects to), under the names a script's environment
+# gives them; the REDIRECT_* the redirect sets itself (REDIRECT_STATUS, REDIRECT_URL ...) come
+# after and win, as Apache sets them after renaming
+sub _renamed ($env) {
+    my $vars = $env->{'perennial.setenvif'} or return;
+    return map { ('REDIRECT_' . Perennial::SetEnvIf::env_name($_->[0]) => $_->[1]) } values %$vars;
 }
 
 sub env ($class, $env, $url, %extra) {
@@ -45,6 +52,7 @@ sub env ($class, $env, $url, %extra) {
     $env->{'psgix.cleanup.handlers'} //= [] if $env->{'psgix.cleanup'};    # One list for both
     my %new = (
         %$env,
+        _renamed($env),
         REQUEST_METHOD  => 'GET',
         PATH_INFO       => without_dot_segments(decoded_path($path), 1),
         QUERY_STRING    => $query // '',

@@ -113,7 +113,19 @@ sub _merge ($bases, $secs, $key) {
     }
     $set{options}  = \%options;
     $set{exec_cgi} = $options{ExecCGI} ? 1 : 0;
+    _server_rules(\%set, $bases) if $set{setenvif};
     return \%set;
+}
+
+# The SetEnvIf rules of the server level and a virtual host (the bases, merged first) run as the
+# request is read, in Apache: they see Request_URI as it was sent (copies, marked raw)
+sub _server_rules ($set, $bases) {
+    my $n = 0;
+    $n += @{$_->{setenvif} // []} for @$bases;
+    my @rules = @{$set->{setenvif}};
+    $_ = {%$_, raw => 1} for @rules[0 .. $n - 1];
+    $set->{setenvif} = \@rules;
+    return;
 }
 
 # Where a section was written, for the log lines of the refusals it makes

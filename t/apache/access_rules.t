@@ -36,6 +36,8 @@ site_files(
     'www/idx/deny.html'       => "denied index\n",
     'www/idx/p.txt'           => "the next index\n",
     'www/no-shouting/x.txt'   => "x\n",
+    'www/rawd/x.txt'          => "x\n",
+    'www/under/x.txt'         => "x\n",
     'www/key/x.txt'           => "x\n",
     'www/sidx/index.html'     => "slash index\n",
     'lnk/d/x.txt'             => "behind a link\n",
@@ -56,7 +58,7 @@ site_files(
     'cgi/vars.pl' => qq{print "Content-Type: text/plain\\n\\n";\n}
         . qq{print "\$_=", \$ENV{\$_} // '(none)', "\\n" for qw(HTTPS PASSED bad_bot FROM_IF TRUSTED);\n},
     'cgi/values.pl' => qq{print "Content-Type: text/plain\\n\\n";\n}
-        . qq{print "\$_=", \$ENV{\$_} // '(none)', "\\n" for qw(WHOLE EMPTY GONE UNDER REDIRECT_ASKED);\n},
+        . qq{print "\$_=", \$ENV{\$_} // '(none)', "\\n" for qw(WHOLE EMPTY GONE UNDER REDIRECT_ASKED REDIRECT_STATUS REDIRECT_URL AMP LIT BX X_Y _abc);\n},
     'cgi/headers.pl' => qq{print "Content-Type: text/plain\\n\\n";\n}
         . qq{print "\$_\\n" for sort grep { /\\AHTTP_X/ } keys %ENV;\n}
 );
@@ -111,6 +113,20 @@ SetEnvIf X-A "b" GONE=!q
 SetEnvIf X_A . UNDER
 SetEnvIf Request_URI /\$ SLASH
 SetEnvIf Request_URI (.*) ASKED=\$1
+SetEnvIf X-U (.+) STATUS=\$1 URL=\$1
+SetEnvIf X-A "(a)" AMP=a&b BX=a\\xb X-Y=1 1abc=2
+BrowserMatch BadBot LIT=\$0
+SetEnvIf X_Bad . bad_under
+SetEnvIf Request_URI "^/rawd/" RAWOK
+<Location /rawd>
+    Require env RAWOK
+</Location>
+<Location /under>
+    <RequireAll>
+        Require all granted
+        Require not env bad_under
+    </RequireAll>
+</Location>
 <Location /no-shouting>
     <RequireAll>
         Require all granted
@@ -291,10 +307,21 @@ for my $ask (['/no-shouting/x.txt', 'User-Agent: Shouting/1.0'], ['/key/x.txt', 
 
 # Values as ap_pregsub makes them ($0 the whole match, VAR= is 1, a value that begins with ! unsets),
 # an attribute with "_" names no header, and what an ErrorDocument's script sees (REDIRECT_*)
-for my $ask (['/cgi/values.pl', 'X-A: ab'], ['/lost/thing', 'X-A: 1']) {
+for my $ask (['/cgi/values.pl', 'X-A: ab', 'User-Agent: BadBot/2'],
+    ['/lost/thing', 'X-A: 1', 'X-U: 200'])
+{
     my $want = answer_of($aport, {}, GET => @$ask)->{body};
     is answer_of($srv->port, {}, GET => @$ask)->{body}, $want,
         "$ask->[0]: a script sees " . join(', ', split /\n/, $want);
+}
+
+# A header named with "_" is one SetEnvIf sees, as Apache's (the parser leaves it out of the
+# rest); server-level rules see Request_URI as sent
+for my $ask (['/under/x.txt', 'X_Bad: 1'], ['/rawd/x.txt'], ['/%72awd/x.txt'], ['/x/../rawd/x.txt'])
+{
+    my $want = answer_of($aport, {}, GET => @$ask)->{status};
+    is answer_of($srv->port, {}, GET => @$ask)->{status}, $want,
+        "$ask->[0] @$ask[1 .. $#$ask]: $want, as Apache's";
 }
 
 # A DirectoryIndex file keeps the variables of its directory's request, as mod_dir's subrequest

@@ -92,10 +92,9 @@ sub _matched ($self, $alias, $url, $path) {
     return ($root, substr $path, length $root->{dir});
 }
 
-# mod_alias's substitution: $0 to $9 and & are what the pattern caught (\$ and \& themselves)
+# mod_alias's substitution, ap_pregsub's: $0 to $9 are what the pattern caught
 sub _substituted ($to, $url) {
-    my @m = Perennial::Redirect::groups($url);
-    return $to =~ s/\\([\$&])|\$(\d)|(&)/defined $1 ? $1 : $m[$2 \/\/ 0] \/\/ ''/ger;
+    return Perennial::Redirect::pregsub($to, [Perennial::Redirect::groups($url)]);
 }
 
 # The finder of a root, for the check policy of the sections ('always', 'never', seconds); an

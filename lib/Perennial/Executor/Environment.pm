@@ -4,6 +4,7 @@ use Perennial;
 use Perennial::Config     ();
 use Perennial::ErrorPage  ();
 use Perennial::HTTP::Core ();
+use Perennial::SetEnvIf   ();
 use Perennial::Twins;
 
 # The CGI/1.1 environment of RFC 3875 for one request, built from the PSGI environment
@@ -190,7 +191,7 @@ sub _groups ($self, $env, $hit) {
 # first: the SetEnv variables after it, and the CGI ones, win over it, as in Apache's order
 sub _setenvif_group ($env) {
     my @vars = @{$env->{'perennial.setenvif'}}{sort keys %{$env->{'perennial.setenvif'}}};
-    return ([map { $_->[0] } @vars], [map { $_->[1] } @vars]);
+    return ([map { Perennial::SetEnvIf::env_name($_->[0]) } @vars], [map { $_->[1] } @vars]);
 }
 
 # ServerSignature's line for this request (Apache's SERVER_SIGNATURE), when it is not Off

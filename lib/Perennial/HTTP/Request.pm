@@ -97,7 +97,7 @@ sub _head_kept ($buf_ref, $env, $len) {
 # the body (a cookie's `_ga`) costs at most the look at the names, and a head without one
 # nothing. The pattern leads with its newline and does not backtrack: with a lookbehind first,
 # perl tried it at every byte of the head (43.7k instructions a 380-byte head, now 11.9k).
-my $UNDERSCORED = qr/\n([^:\r\n_]*+_[^:\r\n]*+):[^\n]*+(?=\n)/;    # A line, its name in \$1
+my $UNDERSCORED = qr/\n([^:\r\n_]*+_[^:\r\n]*+):([^\n]*+)(?=\n)/;    # A line: its name, its value
 
 sub _parsed ($buf_ref, $env) {
     my $len = parse_http_request($$buf_ref, $env);
@@ -130,10 +130,19 @@ sub _trimmed ($env) {
 # have an underscore are left out of what the parser reads: the head without them, their names
 # in perennial.dropped for the log
 sub _without_underscores ($head, $env) {
-    my @names;
-    $head =~ s/$UNDERSCORED/push @names, $1; ''/ge;
-    $env->{'perennial.dropped'} = join ', ', @names;
+    my (@names, %values);
+    $head =~ s/$UNDERSCORED/push @names, $1; _keep_value(\%values, $1, $2); ''/ge;
+    $env->{'perennial.dropped'}     = join ', ', @names;
+    $env->{'perennial.underscored'} = \%values;    # For SetEnvIf, which Apache's sees them
     return $head;
+}
+
+# A field left out, by its lower-case name, its value without the white space around it (two of
+# the same name joined, as the parser joins others)
+sub _keep_value ($values, $name, $value) {
+    $value =~ s/\A[ \t]+|[ \t\r]+\z//g;
+    $values->{lc $name} = defined $values->{lc $name} ? "$values->{lc $name}, $value" : $value;
+    return;
 }
 
 # A head not complete yet: 0 to wait for more, unless it is past a limit already
