@@ -16,9 +16,11 @@ use Perennial::Config::Handlers;
 my @SCALARS = (
     qw(handler app app_path mount response_handler setup_env parse_headers script_check
         request_deadline slow_request_time directory_index directory_slash force_type
-        default_charset auth_type auth_name auth_user_file pass_auth),
+        default_charset auth_type auth_name auth_user_file pass_auth merge_handlers),
     Perennial::Config::Handlers::phase_keys()
 );
+
+my %PHASE = map { $_ => 1 } Perennial::Config::Handlers::phase_keys();
 
 sub new ($class, %args) {
     my @sections = @{$args{sections} // []};
@@ -98,7 +100,16 @@ sub _merge ($bases, $secs, $key) {
     my %set     = (key            => $key, sections => $secs);
     my %options = (FollowSymLinks => 1);                         # Apache 2.4's default
     for my $sec (@$bases, @$secs) {
-        $set{$_}    = $sec->{$_} for grep { defined $sec->{$_} } @SCALARS;
+
+        # PerlOptions +MergeHandlers (here or inherited): a section's Perl*Handler lists add to
+        # those it inherits, as mod_perl merges them, instead of replacing them
+        my $merge = $sec->{merge_handlers} // $set{merge_handlers};
+        for my $key (grep { defined $sec->{$_} } @SCALARS) {
+            $set{$key}
+                = $merge && $PHASE{$key} && $set{$key}
+                ? [@{$set{$key}}, @{$sec->{$key}}]
+                : $sec->{$key};
+        }
         $set{mount} = $sec->{path} =~ s{/+\z}{}r    # Where an application is mounted: /x/ is /x
             if defined $sec->{app} || ($sec->{handler} // '') =~ /status\z/;
         $set{where} = _place($sec) if $sec->{require};

@@ -297,9 +297,10 @@ sub _perl_options ($set, @args) {
     for my $opt (@args) {
         my ($sign, $word) = $opt =~ /\A([+-])(\w+)\z/
             or return "bad PerlOptions value '$opt' (use +Name or -Name)";
-        if    (lc $word eq 'setupenv')     { $set->{setup_env} = $sign eq '+' ? 1 : 0 }
-        elsif (lc $word eq 'parseheaders') { $set->{parse_headers} = $sign eq '+' ? 1 : 0 }
-        elsif ($word =~ /\A(?:GlobalRequest|Enable|MergeHandlers)\z/) { }
+        if    (lc $word eq 'setupenv')      { $set->{setup_env}      = $sign eq '+' ? 1 : 0 }
+        elsif (lc $word eq 'parseheaders')  { $set->{parse_headers}  = $sign eq '+' ? 1 : 0 }
+        elsif (lc $word eq 'mergehandlers') { $set->{merge_handlers} = $sign eq '+' ? 1 : 0 }
+        elsif ($word =~ /\A(?:GlobalRequest|Enable)\z/) { }
         else { return "PerlOptions $opt is not supported" }
     }
     return;

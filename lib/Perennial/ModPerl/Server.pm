@@ -92,7 +92,13 @@ use Perennial::VirtualHosts;
 
 sub new ($class, $env) { bless {env => $env, notes => undef}, $class }
 
-sub client_ip ($self) { $self->{env}{REMOTE_ADDR} }
+# The client's address; a handler may set another (mod_perl's setter, as a proxy's real-IP
+# handler in PerlPostReadRequestHandler does): kept for the request's later handlers, which ask
+# the connection again; REMOTE_ADDR stays the request's (Apache's r->useragent_ip), as there
+sub client_ip ($self, @new) {
+    $self->{env}{'perennial.client_ip'} = $new[0] if @new;
+    return $self->{env}{'perennial.client_ip'} // $self->{env}{REMOTE_ADDR};
+}
 
 # Unique among the connections open at one time: the worker and the client's port
 sub id ($self) { $$ * 65_536 + ($self->{env}{REMOTE_PORT} // 0) }
@@ -100,10 +106,10 @@ sub id ($self) { $$ * 65_536 + ($self->{env}{REMOTE_PORT} // 0) }
 # CONN_UNKNOWN (0): Apache decides keep-alive when the head goes, after the handler has run
 sub keepalive ($self) {0}
 
-sub local_ip    ($self) { Perennial::VirtualHosts::local_ip($self->{env}) }
-sub notes       ($self) { $self->{notes} //= Perennial::ModPerl::Table->new }
-sub remote_host ($self) { $self->{env}{REMOTE_HOST} // $self->{env}{REMOTE_ADDR} }
-sub remote_ip   ($self) { $self->{env}{REMOTE_ADDR} }
+sub local_ip    ($self)       { Perennial::VirtualHosts::local_ip($self->{env}) }
+sub notes       ($self)       { $self->{notes} //= Perennial::ModPerl::Table->new }
+sub remote_host ($self)       { $self->{env}{REMOTE_HOST} // $self->{env}{REMOTE_ADDR} }
+sub remote_ip   ($self, @new) { $self->client_ip(@new) }
 
 # Apache2::Log: $r->log->error(...), $s->log->warn(...); Apache's eight levels onto Perennial's
 package Apache2::Log::Request;    ## no critic (ProhibitMultiplePackages)
