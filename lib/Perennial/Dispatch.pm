@@ -224,8 +224,11 @@ sub _phased ($self, $env, $depth, $plan) {
             $phases->auth($r));
         $own = $phases->made_here($r, $res);
     }
-    ($res, $own) = $phases->after_auth($r)                 unless $res;
-    ($res, $own) = $self->_handle($env, $depth, $plan, $r) unless $res;
+    ($res, $own) = $phases->after_auth($r) unless $res;
+    if (!$res) {
+        ($res, $own) = $self->_handle($env, $depth, $plan, $r);
+        $res = $phases->with_tables($r, $res) if $plan->{kind} eq 'static';    # A file, or 404
+    }
     return ($phases->finish($r, $res), $own);
 }
 

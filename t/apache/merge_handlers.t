@@ -12,7 +12,7 @@ plan skip_all => 'apache2 and mod_perl are not installed (make test installs the
     unless apache_available();
 
 my $dir = scratch_dir();
-site_files($dir, 'docs/x.txt' => "x\n");
+site_files($dir, 'docs/x.txt' => "x\n", 'docs/fixed/y.txt' => "y\n");
 write_file("$dir/lib/Trail.pm", <<'PM');
 package Trail;
 use strict;
@@ -36,6 +36,12 @@ sub real_ip {
     my $r = shift;
     my $ip = $r->headers_in->{'X-Real-IP'};
     $r->connection->client_ip($ip) if $ip;
+    return Apache2::Const::OK;
+}
+sub tables {    # A fixup's headers: Cache-Control with a 2xx or 3xx, X-Fix with any answer
+    my $r = shift;
+    $r->headers_out->set('Cache-Control' => 'private');
+    $r->err_headers_out->set('X-Fix' => '1');
     return Apache2::Const::OK;
 }
 sub show {
@@ -67,6 +73,9 @@ PerlAccessHandler Trail::no_ten
     PerlOptions +MergeHandlers
     PerlAccessHandler Trail::a Trail::b
 </Location>
+<Location /fixed>
+    PerlFixupHandler Trail::tables
+</Location>
 <Location /merged/inner>
     PerlAccessHandler Trail::b
 </Location>
@@ -87,6 +96,14 @@ for my $ask (
           "@$ask: $want->{status} "
         . ($want->{status} == 200 ? $want->{body} =~ s/\n//r : '')
         . ', as Apache';
+}
+
+# A fixup handler's tables on a file Perennial serves, and on its 404
+my %compared = ('cache-control' => 1, 'x-fix' => 1);
+for my $path ('/fixed/y.txt', '/fixed/none.txt') {
+    my $want = answer_of($aport, \%compared, GET => $path);
+    is_deeply answer_of($srv->port, \%compared, GET => $path)->{head}, $want->{head},
+        "$path ($want->{status}): a fixup handler's @{$want->{head}}, as Apache sends them";
 }
 
 $srv->stop;

@@ -239,6 +239,17 @@ sub _failed ($r, $phase, $name, $err) {
     return 500;
 }
 
+# A response Perennial made itself (a file, or its 404) under a request whose handlers ran
+# before it: what they put in headers_out goes with a 2xx or 3xx one, and err_headers_out with
+# any, as Apache sends them (a PerlFixupHandler's Cache-Control: private on a static file)
+sub with_tables ($self, $r, $res) {
+    return $res unless ref $res eq 'ARRAY';
+    my @tables = ($res->[0] < 400 ? $r->{headers_out} : (), $r->{err_headers_out});
+    my @add    = map { $_ ? $_->pairs : () } @tables;
+    return $res unless @add;
+    return [$res->[0], [@{$res->[1]}, @add], $res->[2]];
+}
+
 # The answer to a request that a phase ended with a status: Apache's page for it (or the
 # custom_response), with err_headers_out and a redirect's Location
 sub answer ($self, $r, $key, $rc) {
@@ -322,7 +333,7 @@ a 500; a refusal (4xx) is logged with the client, the phase and the request.
 
 =head1 METHODS
 
-=head2 answer, arm_close, auth, before_auth, after_auth, finish, made_here, new, open, run, wanted
+=head2 answer, arm_close, auth, before_auth, after_auth, finish, made_here, new, open, run, wanted, with_tables
 
 See the synopsis; C<run> runs one phase's handlers and returns its answer, C<answer> turns a
 status into the response Apache would send for it.
