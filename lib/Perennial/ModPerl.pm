@@ -41,8 +41,8 @@ sub mark_env () {
 # The modules mod_perl code loads that Perennial provides
 my @PROVIDED = qw(Apache2::RequestRec Apache2::RequestIO Apache2::RequestUtil Apache2::Response
     Apache2::SubRequest Apache2::Connection Apache2::ServerRec Apache2::ServerUtil Apache2::Log
-    Apache2::Const Apache2::URI Apache2::Access Apache2::Module APR::Table APR::Const APR::Pool
-    ModPerl::Util mod_perl2 Apache Apache::Constants);
+    Apache2::Const Apache2::URI Apache2::Access Apache2::Module Apache2::Util APR::Table APR::Const
+    APR::Pool ModPerl::Util mod_perl2 Apache Apache::Constants);
 $INC{s{::}{/}gr . '.pm'} //= __FILE__ for @PROVIDED;
 
 # A script's request begins. Its object is made when first asked for (by the script's

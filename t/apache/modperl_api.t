@@ -90,6 +90,7 @@ my @requests = (
     ['GET',  '/redirect.pl'],
     ['POST', '/io.pl', 'Content-Type: text/plain', 'hello body'],
     ['GET',  '/wide.pl'],
+    ['GET',  '/utils.pl'],
 );
 
 # The fields a script's own choices decide; Date, Server, framing and keep-alive are the server's

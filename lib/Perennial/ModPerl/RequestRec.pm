@@ -183,8 +183,12 @@ sub push_handlers ($self, $phase, @codes) {
 sub prev         ($self)       { $self->{prev} }
 sub protocol     ($self)       { $self->{env}{SERVER_PROTOCOL} }
 sub proxyreq     ($self, @new) { $self->_field(proxyreq => @new) // 0 }
-sub request_time ($self)       { $self->{time} }
-sub server       ($self)       { $self->{server} //= Apache2::ServerRec->for_request($self->{env}) }
+sub useragent_ip ($self)       { $self->{env}{REMOTE_ADDR} }           # Apache 2.4's: the request's
+
+# No identd lookup, as Apache's IdentityCheck Off
+sub get_remote_logname ($self) {undef}
+sub request_time       ($self) { $self->{time} }
+sub server             ($self) { $self->{server} //= Apache2::ServerRec->for_request($self->{env}) }
 
 # (A page that stands for an error has that error's status, as Apache gives it)
 sub status ($self, @new) { $self->_head(status => @new) // $self->{env}{'perennial.status'} // 200 }

@@ -1,5 +1,7 @@
 package Perennial::ModPerl::Server;
 use v5.36;
+use Perennial                 ();
+use Perennial::HTTP::Response ();
 
 # The objects around mod_perl's request: the server (Apache2::ServerRec, from
 # Apache2::ServerUtil->server or $r->server), the client's connection (Apache2::Connection) and
@@ -11,8 +13,11 @@ my $MAIN_SERVER;    # Its Apache2::ServerRec
 my %PUSHED;         # PerlChildInitHandler and PerlChildExitHandler code, pushed at start
 my %VIRTUAL;        # The virtual hosts' Apache2::ServerRec
 
-# Set once at start from the configuration
+my $BUILDS = 0;     # How many times the configuration was read (a graceful restart reads it again)
+
+# Set once at start from the configuration, and again on each graceful restart
 sub configure ($class, %args) {
+    $BUILDS++;
     $MAIN{$_} = $args{$_}
         for grep { defined $args{$_} } qw(hostname port admin root vars error_fname);
     $LOG = $args{log} if $args{log};
@@ -85,6 +90,29 @@ use v5.36;
 
 sub server      ($class = undef) { Apache2::ServerRec->main }
 sub server_root ($class = undef) { $MAIN{root} }
+
+# As a child sees it under Apache, which reads its configuration twice as it starts: 2, then
+# one more for each graceful restart (a startup file's `restart_count() > 1` is the real start)
+sub restart_count ($class = undef) { $BUILDS + 1 }
+
+# What the Server header says (ServerTokens), and the whole of it
+sub get_server_banner  ($class = undef) { Perennial::HTTP::Response::server_product() }
+sub get_server_version ($class = undef) {"Perennial/$Perennial::VERSION"}
+
+package Apache2::Util;    ## no critic (ProhibitMultiplePackages)
+use v5.36;
+use POSIX ();
+
+# A time as text: HTTP's date format, in GMT, unless told otherwise (ap_ht_time)
+sub ht_time ($pool = undef, $time = time, $format = '%a, %d %b %Y %H:%M:%S %Z', $gmt = 1) {
+    $format =~ s/%Z/GMT/g if $gmt;    # As Apache's: GMT, whatever the C library calls it
+    return POSIX::strftime($format, $gmt ? gmtime $time : localtime $time);
+}
+
+# A path with what may not stand in a URL's path %-escaped, lower-case hex (ap_os_escape_path)
+sub escape_path ($path, $pool = undef, $partial = 1) {
+    return $path =~ s{([^A-Za-z0-9\$\-_.+!*'(),:\@&=/~])}{sprintf '%%%02x', ord $1}ger;
+}
 
 package Apache2::Connection;    ## no critic (ProhibitMultiplePackages)
 use v5.36;
