@@ -5,6 +5,7 @@ use Apache2::RequestRec ();
 use Apache2::ServerUtil ();
 use Apache2::Util       ();
 my $r = shift;
+$r->status_line('299 Custom');    # Alone, it leaves the status as it was: 200
 $r->content_type('text/plain');
 print join("\n",
     'ht_time: ' . Apache2::Util::ht_time($r->pool, 1_000_000_000),

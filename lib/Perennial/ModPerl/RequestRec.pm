@@ -193,11 +193,10 @@ sub server             ($self) { $self->{server} //= Apache2::ServerRec->for_req
 # (A page that stands for an error has that error's status, as Apache gives it)
 sub status ($self, @new) { $self->_head(status => @new) // $self->{env}{'perennial.status'} // 200 }
 
-sub status_line ($self, @new) {
-    my $old = $self->_field(status_line => @new);
-    if (@new && defined $new[0] && $new[0] =~ /\A(\d{3})\b/) { $self->status($1) }
-    return $old;
-}
+# Kept, as Apache's r->status_line; it does not set the status: Apache sends it only when it
+# matches the status (and Perennial sends the standard reason phrase), so one set alone leaves
+# the status as it was, as under Apache
+sub status_line ($self, @new) { $self->_field(status_line => @new) }
 
 # What a handler module's CGI variables are made from: its file, PATH_INFO and SCRIPT_NAME, kept
 # per path (with the variables, once made) in its executor's $self->{hits}, and made when first
