@@ -91,6 +91,7 @@ my @requests = (
     ['POST', '/io.pl', 'Content-Type: text/plain', 'hello body'],
     ['GET',  '/wide.pl'],
     ['GET',  '/utils.pl'],
+    ['GET',  '/types.pl'],
 );
 
 # The fields a script's own choices decide; Date, Server, framing and keep-alive are the server's
@@ -133,6 +134,15 @@ subtest 'Apache2::Access in a Registry script under AuthType Basic' => sub {
         is $got->{body},    $want->{body},     "$what: what the script saw" if @$who;
     }
 };
+
+# no_cache: Pragma and Cache-Control, and an Expires of now, as Apache's header filter adds
+my %cache = map { $_ => 1 } qw(pragma cache-control);
+my $want  = answer_of($aport,     {%cache, expires => 1}, GET => '/registry/types.pl');
+my $got   = answer_of($srv->port, {%cache, expires => 1}, GET => '/registry/types.pl');
+is_deeply [grep { !/\Aexpires:/ } @{$got->{head}}], [grep { !/\Aexpires:/ } @{$want->{head}}],
+    'no_cache: ' . join(', ', grep { !/\Aexpires:/ } @{$want->{head}}) . ', as Apache';
+is scalar(grep {/\Aexpires: \w{3}, \d\d \w{3} \d{4} [\d:]{8} GMT\z/} @{$got->{head}}),
+    scalar(grep {/\Aexpires: /} @{$want->{head}}), '  and an Expires date, as Apache';
 $srv->stop;
 
 done_testing;

@@ -206,10 +206,14 @@ sub head_for_output ($self, $bytes) {
 
 # The head as set so far, as the fields a script would print: the output reads them by the same
 # rules (a Location without a Status redirects, no CR or LF in a value)
-# (A handler module's head has a status always, and a Content-Type only when one was set.)
+# (A handler module's head has a status always, and a Content-Type only when one was set.) As
+# Apache's header filter: content_type replaces a Content-Type in headers_out, and no_cache
+# adds an Expires of now unless headers_out has one.
 sub head_fields ($self) {
     my @lang = @{$self->{content_languages} // []};
     my $own  = $self->{module};
+    my @out  = $self->{headers_out} ? $self->{headers_out}->pairs : ();
+    @out = _without('content-type', @out) if @out && defined $self->{content_type};
     return (
         (defined $self->{status} || $own ? (Status => $self->{status} // 200) : ()),
         (   defined $self->{content_type}
@@ -219,11 +223,25 @@ sub head_fields ($self) {
         (   defined $self->{content_encoding} ? ('Content-Encoding' => $self->{content_encoding})
             : ()
         ),
-        (@lang                    ? ('Content-Language' => join ', ', @lang)              : ()),
-        ($self->{no_cache}        ? (Pragma => 'no-cache', 'Cache-Control' => 'no-cache') : ()),
-        ($self->{headers_out}     ? $self->{headers_out}->pairs                           : ()),
-        ($self->{err_headers_out} ? $self->{err_headers_out}->pairs                       : ())
+        (@lang             ? ('Content-Language' => join ', ', @lang) : ()),
+        ($self->{no_cache} ? _no_cache_fields($self->{headers_out})   : ()),
+        @out,
+        ($self->{err_headers_out} ? $self->{err_headers_out}->pairs : ())
     );
+}
+
+sub _no_cache_fields ($out) {
+    return (
+        Pragma          => 'no-cache',
+        'Cache-Control' => 'no-cache',
+        ($out && defined $out->get('Expires') ? () : (Expires => HTTP::Date::time2str(time))),
+    );
+}
+
+# Name-value pairs less those of one (lower-case) name
+sub _without ($name, @pairs) {
+    return
+        map { lc $pairs[$_] eq $name ? () : @pairs[$_, $_ + 1] } grep { $_ % 2 == 0 } 0 .. $#pairs;
 }
 
 1;
