@@ -141,7 +141,9 @@ sub can_be_script ($path) { -f $path && ($path =~ /\.(?:pl|cgi)\z/ || -x _) }
 
 sub find ($class, $finder, $root, $rest, $env) {
     return 404 unless $finder;
-    if (my $why = link_refused($root)) { return {status => 403, why => $why} }
+    if (@{$root->{link_checks} // []} && (my $why = link_refused($root))) {
+        return {status => 403, why => $why};
+    }
     my $hit = $finder->resolve($env, $rest, ($env->{SCRIPT_NAME} // '') . $root->{url});
     return ref $hit || $hit != 403 ? $hit : {status => 403, why => $finder->why};
 }

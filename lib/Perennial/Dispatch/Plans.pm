@@ -88,7 +88,10 @@ sub plan ($self, $env) {
 sub _known ($self, $url, $env) {
     my $plan   = $self->{kept}{$url} or return;
     my $finder = $plan->{finder}     or return $plan;
-    return if Perennial::Dispatch::Files::link_refused($plan->{root});    # The whole way: refused
+    return    # A symlink on the way to its root refused now: the whole way, refused there
+        if $plan->{root}{link_checks}
+        && @{$plan->{root}{link_checks}}
+        && Perennial::Dispatch::Files::link_refused($plan->{root});
 
     # Asked of the finder itself, as Files->find asks it (a refusal is not this plan's either way)
     my $hit
