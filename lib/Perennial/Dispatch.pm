@@ -261,8 +261,7 @@ sub _module ($self, $env, $depth, $plan, $r) {
 }
 
 sub _declined ($self, $env, $depth, $plan) {
-    my $root = $plan->{root}
-        or return missing($self->{log}, $env, 404);
+    my $root   = $plan->{root} or return missing($self->{log}, $env, 404);
     my $finder = $self->{files}->finder($root, $plan->{set}{script_check} // 'always');
     my $hit    = Perennial::Dispatch::Files->find($finder, $root, $plan->{rest}, $env);
     my ($res)  = $self->_handle($env, $depth, {%$plan, hit => $hit, kind => 'static'});
@@ -338,8 +337,7 @@ sub _index_refused ($plan, $env, $log, $names) {
 
 # mod_dir: a directory without its slash is sent to it (301); with it, the first
 # DirectoryIndex file that exists (and that its access rules let in) is served as if asked for;
-# otherwise what its handler
-# answers for a directory (Perennial::Dispatch::Answers::no_index)
+# otherwise what its handler answers for a directory (Perennial::Dispatch::Answers::no_index)
 sub _directory ($self, $env, $plan, $hit, $depth) {
     my $set = $plan->{set};
     if (!$hit->{slash}) {
@@ -364,7 +362,7 @@ sub _directory ($self, $env, $plan, $hit, $depth) {
         return Perennial::ErrorPage->response(500, $env) if $depth > 5;
         return $self->_dispatch($env, $depth + 1, $found);
     }
-    return no_index($self->{log}, $env, $plan, $hit);
+    return no_index($self->{log}, $env, $plan, $hit, \@names);
 }
 
 1;

@@ -51,7 +51,7 @@ sub refused ($log, $env, $hit) {
 # to run it (403), ModPerl::Registry and PerlRun decline it and the core's default handler has
 # no file to send (404), and mod_autoindex makes no listing without Options Indexes (403;
 # Perennial makes none with it either)
-sub no_index ($log, $env, $plan, $hit) {
+sub no_index ($log, $env, $plan, $hit, $names) {
     my $dir     = "$hit->{directory}/";
     my $request = "(request $env->{REQUEST_METHOD} $env->{REQUEST_URI})";
     if ($plan->{kind} eq 'script' && $plan->{handler} eq 'cgi-script') {
@@ -68,7 +68,7 @@ sub no_index ($log, $env, $plan, $hit) {
         ? 'Perennial makes no directory listings (Options Indexes)'
         : 'server-generated directory index forbidden by Options directive';
     $log->error("Cannot serve directory $dir: No matching DirectoryIndex ("
-            . join(',', @{$set->{directory_index} // ['index.html']})
+            . join(',', @$names)
             . ") found, and $why")
         if $log;
     return Perennial::ErrorPage->response(403, $env);
@@ -101,7 +101,7 @@ Perennial::Dispatch::Answers - the answers the dispatcher makes itself, with the
 
     use Perennial::Dispatch::Answers qw(missing no_index);
     return missing($log, $env, 404);
-    return no_index($log, $env, $plan, $hit);
+    return no_index($log, $env, $plan, $hit, \@names);
 
 =head1 DESCRIPTION
 
@@ -132,11 +132,12 @@ C<PerlResponseHandler>): the file's source is never sent.
 
 =head2 no_index
 
-    my $res = no_index($log, $env, $plan, $hit);
+    my $res = no_index($log, $env, $plan, $hit, \@names);
 
 A directory with no C<DirectoryIndex> file: 403 under C<cgi-script> (mod_cgi's "attempt to
 invoke directory as script"), 404 under ModPerl::Registry or PerlRun (Apache's core, an info
-line), else 403 as mod_autoindex without C<Options Indexes> (Perennial makes no listings).
+line), else 403 as mod_autoindex without C<Options Indexes> (Perennial makes no listings),
+its log line naming the DirectoryIndex names that were tried.
 
 =head2 refused
 
