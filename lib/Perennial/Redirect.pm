@@ -86,11 +86,11 @@ sub _first ($list, $url) {
     return;
 }
 
-# A RedirectMatch's target with $0 to $9 of the match just made ($N of no group: empty)
+# A RedirectMatch's target with $0 to $9 of the match just made, each made fit for a URL
+# ($N of no group: empty), as Apache's ap_pregsub_escape: pregsub's rules, escaped groups
 sub _captured ($to, $url) {
     return unless defined $to;
-    my @m = groups($url);
-    return $to =~ s/\$(\d)/escape_path($m[$1] \/\/ '')/ger;
+    return pregsub($to, [map { escape_path($_) } groups($url)]);
 }
 
 # What the match just made on $string caught: the whole match, then each group ('' for a group
