@@ -13,7 +13,11 @@ use Perennial::ErrorPage;
 # that made it.
 
 # undef when the request may go on (REMOTE_USER set if a user was needed), else the answer.
-# $perl: the request's PerlAuthenHandler and PerlAuthzHandler phases, when it has them.
+# $perl, from the request's mod_perl phases when it has them (Perennial::ModPerl::Phases's
+# auth): its PerlAuthenHandler and PerlAuthzHandler; the user a handler before them set (a
+# single sign-on header's), whom the Require lines see first, as Apache's access_checker_ex;
+# and whether a PerlAccessHandler refused under Satisfy Any, which then counts as a failed
+# Order/Allow/Deny does (both are Apache's access_checker).
 sub decide ($class, $set, $env, $log, $default = undef, $perl = undef) {
     my $rules  = $default // $set->{require};
     my $compat = $set->{access_compat};
@@ -21,20 +25,35 @@ sub decide ($class, $set, $env, $log, $default = undef, $perl = undef) {
 
     # The variables SetEnvIf and BrowserMatch set (Perennial::SetEnvIf); not SetEnv's, which
     # Apache's mod_env sets after the access checks
-    my $r = {addr => $env->{REMOTE_ADDR}, env => $env, vars => $env->{'perennial.setenvif'} // {}};
+    my $r = {
+        addr => $env->{REMOTE_ADDR},
+        env  => $env,
+        vars => $env->{'perennial.setenvif'} // {},
+        user => $perl && $perl->{user}
+    };
     my $tree = $rules && {any_of => $rules};
     if ($compat) {
-        my $host_ok = _compat($compat, $r);
-        my $any     = ($compat->{satisfy} // 'all') eq 'any';
-        return if $host_ok && ($any || !$tree);
-        return _refuse($env, $log, "Order/Allow/Deny ($compat->{where})")
-            if !$host_ok && (!$any || !$tree);
+        my $refused = $perl && $perl->{access_refused};
+        my $said    = _host_rules($compat, $r, $tree, $refused) or return;
+        return _refuse($env, $log,
+            $refused ? "PerlAccessHandler ($refused)" : "Order/Allow/Deny ($compat->{where})")
+            if $said eq 'denied';
     }
     my $status = _status($tree, $r);
-    return if $status eq 'granted';
+    return if $status eq 'granted';    # A user a handler set is in REMOTE_USER already
     my $where = $default ? 'Require local by default' : $set->{where} // 'a section';
     return _refuse($env, $log, "Require ($where)") if $status eq 'denied';    # No user would help
     return _authenticate($set, $env, $log, {tree => $tree, r => $r, where => $where}, $perl);
+}
+
+# What Order/Allow/Deny (and a PerlAccessHandler's refusal, $refused) say with Satisfy: 0 when
+# they let the request in, 'denied' when they refuse it, 'require' when the Require lines decide
+sub _host_rules ($compat, $r, $tree, $refused) {
+    my $host_ok = !$refused && _compat($compat, $r);
+    my $any     = ($compat->{satisfy} // 'all') eq 'any';
+    return 0        if $host_ok  && ($any  || !$tree);
+    return 'denied' if !$host_ok && (!$any || !$tree);
+    return 'require';
 }
 
 # A user is needed: who it is (a PerlAuthenHandler, else Basic credentials checked against
@@ -42,9 +61,11 @@ sub decide ($class, $set, $env, $log, $default = undef, $perl = undef) {
 sub _authenticate ($set, $env, $log, $need, $perl) {
     my ($user, $type, $answer) = $perl && $perl->{authen} ? $perl->{authen}->() : ();
     return $answer if $answer;
-    ($user, $answer) = _basic($set, $env, $log, $need->{where}) unless defined $user;
-    return $answer if $answer;
-    $type //= 'Basic';
+    if (!defined $user) {
+        ($user, $answer) = _basic($set, $env, $log, $need->{where});
+        return $answer if $answer;
+        $type = 'Basic';
+    }
     if ($perl && $perl->{authz}) {
         my ($granted, $refusal) = $perl->{authz}->();
         return $refusal                    if $refusal;
@@ -56,17 +77,21 @@ sub _authenticate ($set, $env, $log, $need, $perl) {
         "user $user does not meet the Require lines of $need->{where}");
 }
 
+# AUTH_TYPE as Apache's r->ap_auth_type: Basic's, or what a PerlAuthenHandler set, if it did
 sub _let_in ($env, $user, $type) {
-    @$env{qw(REMOTE_USER AUTH_TYPE)} = ($user, $type);
+    $env->{REMOTE_USER} = $user;
+    $env->{AUTH_TYPE}   = $type if defined $type;
     return;
 }
 
-# Basic credentials checked against AuthUserFile: (user) or (undef, the answer)
+# Basic credentials checked against AuthUserFile: (user) or (undef, the answer). Without
+# AuthType Basic nothing checks the user (a 500, as Apache's "couldn't check user"); without
+# AuthUserFile, a client with no credentials is still asked for them, as mod_auth_basic asks.
 sub _basic ($set, $env, $log, $where) {
     my $what = "$env->{REQUEST_METHOD} $env->{REQUEST_URI}";
-    if (lc($set->{auth_type} // '') ne 'basic' || !defined $set->{auth_user_file}) {
-        $log->error("$where needs a user, but the section has no AuthType Basic with an "
-                . "AuthUserFile: $what")
+    if (lc($set->{auth_type} // '') ne 'basic') {
+        $log->error("$where needs a user, but nothing checks one: no AuthType Basic, and no "
+                . "PerlAuthenHandler named a user: $what")
             if $log;
         return (undef, Perennial::ErrorPage->response(500, $env));
     }

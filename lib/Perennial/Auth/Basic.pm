@@ -16,6 +16,7 @@ my %FILES;    # path => [mtime, {user => hash}]
 sub authenticate ($class, $env, $file) {
     my ($user, $password, $why) = $class->credentials($env);
     return (undef, $why) if $why;
+    return ($user, 'AuthUserFile not specified in the configuration', 1) unless defined $file;
     my $users = _users($file)   // return ($user, "Can't read AuthUserFile $file: $!", 1);
     my $hash  = $users->{$user} // return ($user, "user $user not found");
     return ($user, undef) if _verify($password, $hash);

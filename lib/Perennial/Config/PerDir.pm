@@ -158,8 +158,15 @@ $TABLE{authtype} = [
     section => 1,
     1,
     sub ($set, $value) {
-        return "AuthType $value is not supported (Basic, None)"
-            unless $value =~ /\A(?:basic|none)\z/i;
+
+        # Another type is a PerlAuthenHandler's own (Apache2::AuthCookie's way); with no such
+        # handler, its requests are a 500, as Apache's when no module checks the user
+        return
+              "AuthType $value is mod_auth_"
+            . lc($value)
+            . "'s, which Perennial does not have "
+            . '(Basic, None, or a type that a PerlAuthenHandler checks)'
+            if $value =~ /\A(?:digest|form)\z/i;
         $set->{auth_type} = $value;
         return;
     }

@@ -103,20 +103,63 @@ sub _site ($self, $plan) {
 }
 
 # The phases before authentication, or after it: nothing to go on, or the answer and whether
-# Perennial made it (ErrorDocument may replace it)
+# Perennial made it (ErrorDocument may replace it). A user that a handler before authentication
+# names ($r->user from a single sign-on header) is kept for the Require lines (auth).
 sub before_auth ($self, $r) {
-    return $self->_phases($r, qw(perl_post_read perl_header_parser perl_access));
+    my $had = $r->{env}{REMOTE_USER};    # An internal redirect's, which does not count here
+    my @got = $self->_phases($r, qw(perl_post_read perl_header_parser));
+    @got = $self->_access($r) unless @got;
+    my $user = $r->{env}{REMOTE_USER};
+    $r->{user_before_auth} = $user if defined $user && (!defined $had || $user ne $had);
+    _keep_env($r) if $r->{subprocess_env};
+    return @got;
 }
-sub after_auth ($self, $r) { $self->_phases($r, qw(perl_type perl_fixup)) }
 
-# What Perennial::Authz runs when the Require lines need a user: the request's PerlAuthenHandler
-# and PerlAuthzHandler, if it has them
+sub after_auth ($self, $r) {
+    my @got = $self->_phases($r, qw(perl_type perl_fixup));
+    _keep_env($r) if $r->{subprocess_env};
+    return @got;
+}
+
+# What the handlers set with subprocess_env before the response (a table made with the
+# request's SetEnvIf variables in it: RequestRec's subprocess_env) becomes the request's, as
+# Apache's r->subprocess_env: Require env sees it, a script gets it under its CGI variables,
+# and an internal redirect as REDIRECT_*. The table goes, so that one asked for later is made
+# again with what the response has (a handler module's CGI variables).
+sub _keep_env ($r) {
+    return if $r->{environment} || $r->{site}{environment};    # The response's own table
+    my ($table, %vars) = delete $r->{subprocess_env};
+    $table->do(sub ($name, $value) { $vars{lc $name} //= [$name, $value]; 1 });
+    if (%vars) { $r->{env}{'perennial.setenvif'} = \%vars }
+    else       { delete $r->{env}{'perennial.setenvif'} }
+    return;
+}
+
+# The access phase. With Satisfy Any, a handler's refusal is not the answer: it fails that way
+# in, and the Require lines decide (told by auth), as Apache goes on to access_checker_ex and
+# authentication when its access_checker hooks do not all say OK
+sub _access ($self, $r) {
+    return $self->_phases($r, 'perl_access') unless $r->{set}{perl_access} && $r->satisfies;
+    my $rc = $self->run($r, 'perl_access');
+    $r->{access_refused} = $rc unless $rc == $OK || $rc == $DECLINED;
+    return;
+}
+
+# What Perennial::Authz asks of the request's phases: its PerlAuthenHandler and
+# PerlAuthzHandler, the user a handler before them set, and the access phase's refusal under
+# Satisfy Any
 sub auth ($self, $r) {
     my $set = $r->{set};
-    return unless $set->{perl_authen} || $set->{perl_authz};
+    return
+           unless $set->{perl_authen}
+        || $set->{perl_authz}
+        || $r->{access_refused}
+        || defined $r->{user_before_auth};
     return {
-        authen => $set->{perl_authen} && sub () { $self->_authen($r) },
-        authz  => $set->{perl_authz}  && sub () {
+        user           => $r->{user_before_auth},
+        access_refused => $r->{access_refused},
+        authen         => $set->{perl_authen} && sub () { $self->_authen($r) },
+        authz          => $set->{perl_authz}  && sub () {
             my $rc = $self->run($r, 'perl_authz');
             return ()  if $rc == $DECLINED;
             return (1) if $rc == $OK;
@@ -125,13 +168,14 @@ sub auth ($self, $r) {
     };
 }
 
-# (user, auth type), or (undef, undef, the answer), or nothing when every handler declined
+# (user, auth type), or (undef, undef, the answer), or nothing when every handler declined. The
+# type is what the handler set with ap_auth_type (get_basic_auth_pw sets Basic), if anything.
 sub _authen ($self, $r) {
     my $rc = $self->run($r, 'perl_authen');
     return ()                                                    if $rc == $DECLINED;
     return (undef, undef, $self->answer($r, perl_authen => $rc)) if $rc != $OK;
     my $user = $r->user;
-    return ($user, $r->ap_auth_type // 'Basic') if defined $user;
+    return ($user, $r->ap_auth_type) if defined $user;
     $r->log_error('PerlAuthenHandler returned OK but set no user: ', $r->uri);
     return (undef, undef, $self->answer($r, perl_authen => 500));
 }

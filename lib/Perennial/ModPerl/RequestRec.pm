@@ -217,12 +217,18 @@ sub cgi_hit ($self) {
 }
 
 # The variables a CGI script would get, as a table that can be changed; in void context with no
-# arguments, also put into %ENV (mod_perl's way of setting up the environment late)
+# arguments, also put into %ENV (mod_perl's way of setting up the environment late). Before a
+# response sets them up (in a phase before it), only what SetEnvIf, BrowserMatch and handlers
+# set, as Apache's r->subprocess_env then: what a handler sets there is carried back to the
+# request by Perennial::ModPerl::Phases, for Require env and the script.
 sub subprocess_env ($self, @args) {
     my $cgi = $self->{environment} // $self->{site}{environment};
     $self->cgi_hit if $self->{hits};    # A handler module's, made when first asked for
-    my $table = $self->{subprocess_env}
-        //= Perennial::ModPerl::Table->new($cgi ? $cgi->cgi($self->{env}, $self->{hit}) : ());
+    my $table = $self->{subprocess_env} //= Perennial::ModPerl::Table->new(
+          $cgi
+        ? $cgi->cgi($self->{env}, $self->{hit})
+        : map {@$_} values %{$self->{env}{'perennial.setenvif'} // {}}
+    );
     if (!@args) {
         return $table if defined wantarray;
         my (@names, @values);
