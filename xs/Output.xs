@@ -25,7 +25,7 @@ enum {
     K_CLOSED, K_CHILDREN, K_LAYERS, K_LOCAL, K_NPH, K_HEADERS, K_REQUEST, K_BASE, K_ERROR,
     K_HEAD, K_BODY, K_STATUS, K_AUTOFLUSH, K_HEAD_SENT, K_HEAD_SET, K_MODULE, K_HANDLES,
     K_SET, K_PARSE_HEADERS, K_HEADERS_OUT, K_ERR_HEADERS_OUT, K_CONTENT_ENCODING,
-    K_CONTENT_LANGUAGES, K_NO_CACHE, K_CONTENT_TYPE, K_OUT, K_LIST, K_COUNT
+    K_CONTENT_LANGUAGES, K_NO_CACHE, K_CONTENT_TYPE, K_OUT, K_LIST, K_PENDING, K_COUNT
 };
 
 #define KEY(name) {name, sizeof(name) - 1, 0}    /* Its length from the literal, its hash at load */
@@ -40,7 +40,7 @@ static struct key {
     KEY("autoflush"), KEY("head_sent"), KEY("head_set"), KEY("module"), KEY("handles"),
     KEY("set"), KEY("parse_headers"), KEY("headers_out"), KEY("err_headers_out"),
     KEY("content_encoding"), KEY("content_languages"), KEY("no_cache"), KEY("content_type"),
-    KEY("out"), KEY("list"),
+    KEY("out"), KEY("list"), KEY("pending"),
 };
 
 /* The value's place under a key, made when lval is set; NULL when there is none */
@@ -101,9 +101,22 @@ request_head(pTHX_ HV *self)
     return IS_SET(req, K_HEAD_SET) || IS_SET(req, K_MODULE);
 }
 
+/* Whether a handler module's head waits for its body to leave (the output's pending, while
+ * its request object has sent no head of its own), as the Perl's add asks */
+static int
+head_pending(pTHX_ HV *self)
+{
+    SV **r;
+    if (!IS_SET(self, K_PENDING)) return 0;
+    r = fetch_key(aTHX_ self, K_REQUEST, 0);
+    return r && SvROK(*r) && SvTYPE(SvRV(*r)) == SVt_PVHV
+        && !IS_SET((HV *)SvRV(*r), K_HEAD_SENT);
+}
+
 /* Whether the output is in a state the C knows: nothing set that the Perl's add looks at
  * first (child processes, a request object's head, layers, nph, an error, a local redirect);
- * 1 before the header block is read, 2 after */
+ * 1 before the header block is read, 2 after, 3 while a handler module's head waits (its
+ * bytes are body, and the Perl's flush takes the head) */
 static int
 plain_state(pTHX_ HV *self)
 {
@@ -111,6 +124,7 @@ plain_state(pTHX_ HV *self)
         || IS_SET(self, K_LOCAL) || IS_SET(self, K_NPH))
         return 0;
     if (IS_SET(self, K_HEADERS)) return 2;
+    if (head_pending(aTHX_ self)) return 3;
     return request_head(aTHX_ self) || IS_SET(self, K_BASE) || IS_SET(self, K_ERROR) ? 0 : 1;
 }
 
@@ -526,7 +540,7 @@ static int
 add_in_state(pTHX_ HV *h, int state, const char *p, STRLEN len, SV **body)
 {
     if (state == 1 && !print_head(aTHX_ h, p, len, body)) return 0;
-    if (state == 2) *body = print_body(aTHX_ h, p, len);
+    if (state == 2 || state == 3) *body = print_body(aTHX_ h, p, len);
     return state;
 }
 

@@ -36,35 +36,64 @@ sub for_script ($class, $respond, $nph) {
 }
 
 # The same, for a mod_perl handler's response: the request object answers for it from the start,
-# as attach_request has it answer (nothing can be buffered yet on a STDOUT that it is not yet)
+# as attach_request has it answer (nothing can be buffered yet on a STDOUT that it is not yet).
+# Without PerlOptions +ParseHeaders what it prints is body, and its head is taken from the
+# object when the body first leaves (past the buffer, rflush, $|) or at the end: a header, a
+# status or a content type set after a print still goes, as mod_perl's buffer has it.
 sub for_request ($class, $respond, $r) {
-    return bless {respond => $respond, head => '', body => '', request => $r}, $class;
+    return bless {
+        respond => $respond,
+        head    => '',
+        body    => '',
+        request => $r,
+        pending => $r->{set}{parse_headers} ? 0 : 1
+    }, $class;
 }
 
 # Adds bytes the script wrote. Returns false once the output is known to be bad.
 sub add ($self, $bytes) {
     return 0                             if $self->{closed};     # Or bad (_fail)
     return $self->_with_children($bytes) if $self->{children};
-    if (!$self->{headers} && !($self->{request} && $self->_head_from_request($bytes))) {
-        return 0 if $self->{error};
-        $self->{head} .= $bytes;
-        my ($head, $rest) = split /\r?\n\r?\n/, $self->{head}, 2;
-        if (!defined $rest) {
-            return $self->_fail("no end of the header block in the first $HEAD_LIMIT bytes")
-                if length $self->{head} > $HEAD_LIMIT;
-            return 1;
+    if (!$self->{headers}) {
+        return $self->_body_first($bytes) if $self->{pending};
+        if (!($self->{request} && $self->_head_from_request($bytes))) {
+            my ($answer, $rest) = $self->_read_head($bytes);
+            return $answer if defined $answer;
+            $bytes = $rest;
         }
-        my ($status, $headers, $err, $local)
-            = $self->{nph}
-            ? $self->_nph_head($head, $rest)
-            : parse_cgi_headers($head, $self->{base});
-        return $self->_fail($err) if $err;
-        @$self{qw(status headers head local)} = ($status, $headers, '', $local);
-        $bytes = $rest;
     }
     $self->{body} .= $bytes;
     return 1     if $self->{local};    # A local redirect replaces the response: keep it back
     $self->flush if $self->{nph} || $self->{autoflush} || length $self->{body} > $BUFFER;
+    return 1;
+}
+
+# Bytes while the header block is read: add's answer while it is not whole (or is bad), else
+# (undef, what follows it)
+sub _read_head ($self, $bytes) {
+    return 0 if $self->{error};
+    $self->{head} .= $bytes;
+    my ($head, $rest) = split /\r?\n\r?\n/, $self->{head}, 2;
+    if (!defined $rest) {
+        return $self->_fail("no end of the header block in the first $HEAD_LIMIT bytes")
+            if length $self->{head} > $HEAD_LIMIT;
+        return 1;
+    }
+    my ($status, $headers, $err, $local)
+        = $self->{nph}
+        ? $self->_nph_head($head, $rest)
+        : parse_cgi_headers($head, $self->{base});
+    return $self->_fail($err) if $err;
+    @$self{qw(status headers head local)} = ($status, $headers, '', $local);
+    return (undef, $rest);
+}
+
+# A handler module's bytes before its head is taken (for_request): body, under the head its
+# request object gives when the body first leaves; unless the object sent a head of its own
+sub _body_first ($self, $bytes) {
+    if ($self->{request}{head_sent}) { $self->{pending} = 0; return $self->add($bytes) }
+    $self->{body} .= $bytes;
+    $self->flush if $self->{autoflush} || length $self->{body} > $BUFFER;
     return 1;
 }
 
@@ -114,8 +143,9 @@ sub error ($self) { $self->{error} }
 # Ends the response (with the head of a request object, $request, when none was printed).
 # Returns an error message when the script never produced a valid head.
 sub finish ($self, $request = undef) {
-    $self->set_head($request->head_fields) if $request && !$self->{headers};
-    return $self->{error}                  if $self->{error};
+    module_head($self) || $self->set_head($request->head_fields)    # _take_head, without a call
+        if $request && !$self->{headers};
+    return $self->{error} if $self->{error};
     if (!$self->{headers}) {
         my $seen = substr($self->{head}, 0, 60) =~ s/\s+/ /gr;
         $self->_fail(
@@ -135,10 +165,15 @@ sub finish ($self, $request = undef) {
 }
 
 sub flush ($self) {
-    return unless $self->{headers};
+    return unless $self->{headers} || $self->{pending} && $self->_take_head($self->{request});
     $self->{writer} //= $self->_writer;
     $self->{writer}->write($self->{body}) if length $self->{body};
     $self->{body} = '';
+}
+
+# The request object's head: a handler module's usual one in C, else as the object gives it
+sub _take_head ($self, $request) {
+    return module_head($self) || $self->set_head($request->head_fields);
 }
 
 # An nph- script's bytes go to the client as it wrote them, where the server can pass them
