@@ -443,7 +443,7 @@ add_entries(pTHX_ AV *headers, AV *list)
 }
 
 /* A handler module's head (PerlResponseHandler without PerlOptions +ParseHeaders), set as the
- * Perl sets it before the first bytes (the object's head_fields, read by cgi_head: five Perl
+ * Perl sets it as the body first leaves (the object's head_fields, read by cgi_head: five Perl
  * calls, about 12k instructions, and the tables' seven more): its status (200 unless one was
  * set), the Content-Type if one was set, then headers_out's entries and err_headers_out's, in
  * their order. Only the usual head: with content_encoding, content_languages or no_cache set
@@ -451,7 +451,7 @@ add_entries(pTHX_ AV *headers, AV *list)
  * not a token or is Status, or a value with a CR or LF, the Perl sets it, or says why it
  * cannot. 1 once set, else 0 with nothing changed. */
 static int
-module_head(pTHX_ HV *self)
+module_head(pTHX_ HV *self, SV *request)
 {
     static const int others[] = {K_CONTENT_ENCODING, K_CONTENT_LANGUAGES, K_NO_CACHE};
     static const int tables[] = {K_HEADERS_OUT, K_ERR_HEADERS_OUT};
@@ -466,7 +466,7 @@ module_head(pTHX_ HV *self)
         return 0;
     head = fetch_key(aTHX_ self, K_HEAD, 0);
     if (head && SvOK(*head) && (!SvPOK(*head) || SvCUR(*head))) return 0;
-    r = fetch_key(aTHX_ self, K_REQUEST, 0);
+    r = request ? &request : fetch_key(aTHX_ self, K_REQUEST, 0);
     if (!r || !SvROK(*r) || SvTYPE(SvRV(*r)) != SVt_PVHV) return 0;
     req = (HV *)SvRV(*r);
     if (!IS_SET(req, K_MODULE) || IS_SET(req, K_HEAD_SENT)) return 0;
@@ -648,13 +648,16 @@ xs_PRINT(self, ...)
   OUTPUT:
     RETVAL
 
-# A handler module's usual head, set from its request object before the first bytes (see
-# module_head): 1, or 0 when the Perl is to set it
+# A handler module's usual head, set from its request object (the one attached to the output,
+# or the one given, once detached) as its body first leaves (see module_head): 1, or 0 when
+# the Perl is to set it
 int
-xs_module_head(self)
+xs_module_head(self, request = NULL)
     SV *self
+    SV *request
   CODE:
-    RETVAL = SvROK(self) && SvTYPE(SvRV(self)) == SVt_PVHV && module_head(aTHX_ (HV *)SvRV(self));
+    RETVAL = SvROK(self) && SvTYPE(SvRV(self)) == SVt_PVHV
+        && module_head(aTHX_ (HV *)SvRV(self), request);
   OUTPUT:
     RETVAL
 
@@ -717,7 +720,7 @@ xs_print(r, ...)
         h = (HV *)SvRV(*out);
         if (!IS_SET(h, K_AUTOFLUSH)) {    /* Else the Perl's add flushes: the Perl's way */
             state = plain_state(aTHX_ h);
-            if (!state && module_head(aTHX_ h)) state = plain_state(aTHX_ h);
+            if (!state && module_head(aTHX_ h, NULL)) state = plain_state(aTHX_ h);
         }
     }
     if (!state) {

@@ -143,7 +143,7 @@ sub error ($self) { $self->{error} }
 # Ends the response (with the head of a request object, $request, when none was printed).
 # Returns an error message when the script never produced a valid head.
 sub finish ($self, $request = undef) {
-    module_head($self) || $self->set_head($request->head_fields)    # _take_head, without a call
+    module_head($self, $request) || $self->set_head($request->head_fields)    # _take_head, no call
         if $request && !$self->{headers};
     return $self->{error} if $self->{error};
     if (!$self->{headers}) {
@@ -173,7 +173,7 @@ sub flush ($self) {
 
 # The request object's head: a handler module's usual one in C, else as the object gives it
 sub _take_head ($self, $request) {
-    return module_head($self) || $self->set_head($request->head_fields);
+    return module_head($self, $request) || $self->set_head($request->head_fields);
 }
 
 # An nph- script's bytes go to the client as it wrote them, where the server can pass them
@@ -273,7 +273,7 @@ sub _head_from_request ($self, $bytes) {
 # A handler module's usual head set at once from its request object (xs/Output.xs): 1 once
 # set. Its Perl twin sets none, and _head_from_request goes the whole way, which makes the
 # same head (as pp_unbuffer has nothing to do).
-sub pp_module_head ($self) { return 0 }
+sub pp_module_head ($self, $request = undef) { return 0 }
 
 # A printed header block, as mod_cgi reads it; over the fields of a head set another way, if
 # given (the printed Status and Content-Type win). In C (xs/Output.xs) for a block of ASCII
