@@ -42,7 +42,10 @@ sub build ($class, $config, $log = undef, $server = {}) {
         root     => $config->server_root,
         vars        => Perennial::Walk->merged_vars($config->server_dir->{dir_config}),
         error_fname => $config->error_log,
-        log         => $log
+        log         => $log,
+        limits      => {map { ($_ => $config->$_) } Perennial::ModPerl::Server->limits},
+        defines     => $config->defines,
+        aliases     => {map { ($_->{name} // '' => $_->{aliases} // []) } @{$config->vhosts // []}}
     );
     $log->drop_children if $log;    # A reload makes the virtual hosts' logs again
     delete $server->{log_of};       # And their log_of, if it still has hosts

@@ -58,6 +58,7 @@ sub load ($class, %args) {
         _apply_items(\%values, \@errors, expand([grep { !$_->{section} } @$items], \@errors, $ctx));
     }
     push @{$values{notes}}, @{$ctx->{notes}}, shadowed($values{sections} // []);
+    $values{defines} = [sort keys %{$ctx->{defines}}];    # -D and Define, as exists_config_define
     resolve_logs(\%values, \@errors);
     _host_logs(\%values, \@errors);
     for my $host (map { $_->{values} } @{$values{vhosts} // []}) {    # Said for the server

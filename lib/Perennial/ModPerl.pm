@@ -12,6 +12,7 @@ use Perennial::ModPerl::RequestRec;
 use Perennial::ModPerl::Response;
 use Perennial::ModPerl::Server;
 use Perennial::ModPerl::Table;
+use Perennial::ModPerl::URI;
 
 # mod_perl's API for code that runs in Perennial: the request object that Registry and PerlRun
 # scripts get as their first argument and from Apache2::RequestUtil->request (or mod_perl 1's
@@ -42,7 +43,7 @@ sub mark_env () {
 my @PROVIDED = qw(Apache2::RequestRec Apache2::RequestIO Apache2::RequestUtil Apache2::Response
     Apache2::SubRequest Apache2::Connection Apache2::ServerRec Apache2::ServerUtil Apache2::Log
     Apache2::Const Apache2::URI Apache2::Access Apache2::Module Apache2::Util APR::Table APR::Const
-    APR::Pool ModPerl::Util mod_perl2 Apache Apache::Constants);
+    APR::Pool APR::URI APR::SockAddr ModPerl::Util mod_perl2 Apache Apache::Constants);
 $INC{s{::}{/}gr . '.pm'} //= __FILE__ for @PROVIDED;
 
 # A script's request begins. Its object is made when first asked for (by the script's

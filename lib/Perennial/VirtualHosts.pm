@@ -122,11 +122,15 @@ sub _pattern ($name) {
 
 # The address the client connected to (a wildcard listener serves several), an IPv4 client of a
 # dual-stack listener's without ::ffff:
-sub local_ip ($env) {
-    my $io = $env->{'psgix.io'} or return $env->{SERVER_NAME} // '';
-    my $sa = getsockname($io)   or return $env->{SERVER_NAME} // '';
-    my ($err, $ip) = getnameinfo($sa, NI_NUMERICHOST | NI_NUMERICSERV);
-    return $err ? '' : $ip =~ s/\A::ffff://r;
+sub local_ip ($env) { (local_end($env))[0] }
+
+# The connection's local address and port (an IPv4 client on a dual listener as IPv4); without
+# a socket to ask, SERVER_NAME and SERVER_PORT
+sub local_end ($env) {
+    my $io = $env->{'psgix.io'};
+    my $sa = $io && getsockname($io) or return ($env->{SERVER_NAME} // '', $env->{SERVER_PORT});
+    my ($err, $ip, $port) = getnameinfo($sa, NI_NUMERICHOST | NI_NUMERICSERV);
+    return $err ? ('', undef) : ($ip =~ s/\A::ffff://r, $port);
 }
 
 1;

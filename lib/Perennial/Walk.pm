@@ -16,7 +16,8 @@ use Perennial::Config::Handlers;
 my @SCALARS = (
     qw(handler app app_path mount response_handler setup_env parse_headers script_check
         request_deadline slow_request_time directory_index directory_slash force_type
-        default_charset auth_type auth_name auth_user_file pass_auth merge_handlers),
+        default_charset auth_type auth_name auth_user_file pass_auth merge_handlers
+        global_request),
     Perennial::Config::Handlers::phase_keys()
 );
 

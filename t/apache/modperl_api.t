@@ -47,6 +47,8 @@ write_file(
         qw(authz_core authz_user authn_core authn_file auth_basic alias mime perl))
         . <<"CONF");
 ServerAdmin admin\@example.test
+Define APITEST
+LogLevel warn
 PerlSetVar ServerWide everywhere
 Alias /registry $scripts
 <Directory $scripts>
@@ -63,6 +65,8 @@ my ($apid, $aport) = start_apache("$dir/apache.conf", 'API_PORT', SITE_RUN => $r
 my $srv = start_server(workers => 1, conf => <<"CONF");
 ServerName localhost
 ServerAdmin admin\@example.test
+Define APITEST
+LogLevel warn
 PerlSetVar ServerWide everywhere
 Alias /registry $scripts
 Alias /perlrun $scripts
@@ -92,6 +96,7 @@ my @requests = (
     ['GET',  '/wide.pl'],
     ['GET',  '/utils.pl'],
     ['GET',  '/types.pl'],
+    ['GET',  '/server_info.pl/more?x=1'],
 );
 
 # The fields a script's own choices decide; Date, Server, framing and keep-alive are the server's

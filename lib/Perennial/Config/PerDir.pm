@@ -307,8 +307,9 @@ sub _perl_options ($set, @args) {
         if    (lc $word eq 'setupenv')      { $set->{setup_env}      = $sign eq '+' ? 1 : 0 }
         elsif (lc $word eq 'parseheaders')  { $set->{parse_headers}  = $sign eq '+' ? 1 : 0 }
         elsif (lc $word eq 'mergehandlers') { $set->{merge_handlers} = $sign eq '+' ? 1 : 0 }
-        elsif ($word =~ /\A(?:GlobalRequest|Enable)\z/) { }
-        else { return "PerlOptions $opt is not supported" }
+        elsif (lc $word eq 'globalrequest') { $set->{global_request} = $sign eq '+' ? 1 : 0 }
+        elsif ($word eq 'Enable')           { }
+        else                                { return "PerlOptions $opt is not supported" }
     }
     return;
 }

@@ -16,6 +16,7 @@ my %SETTINGS = (
     access_log                => [undef,              'path'],
     app                       => [undef,              'path'],
     daemonize                 => [0,                  'bool'],
+    defines                   => [[],                 'list'],
     environment               => ['deployment',       'word'],
     error_log                 => [undef,              'path'],
     graceful_shutdown_timeout => [0,                  'int'],
@@ -111,7 +112,7 @@ my %DIRECTIVES = (
     remoteiptrustedproxy   => 'remoteip_proxies',
 );
 my %NOT_DIRECTIVES = map { $_ => 1 }
-    qw(aliases app child_exit child_init custom_logs daemonize ignored log_formats perl_warnings preload_scripts includes listen max_clients_directive notes pass_env remoteip_proxies requires sections server_dir set_env vhosts
+    qw(aliases app child_exit child_init custom_logs daemonize defines ignored log_formats perl_warnings preload_scripts includes listen max_clients_directive notes pass_env remoteip_proxies requires sections server_dir set_env vhosts
     modules single_process source environment);
 my %LIST_DIRECTIVES = map { $_ => 1 }
     qw(listen perlmodule perlchildinithandler perlchildexithandler perlpreloadscripts

@@ -170,6 +170,15 @@ my %APR = (
     EACCES               => 13,
     OVERLAP_TABLES_SET   => 0,
     OVERLAP_TABLES_MERGE => 1,
+
+    # APR::URI's unparse
+    URI_UNP_OMITSITEPART   => 1,
+    URI_UNP_OMITUSER       => 2,
+    URI_UNP_OMITPASSWORD   => 4,
+    URI_UNP_OMITUSERINFO   => 6,
+    URI_UNP_REVEALPASSWORD => 8,
+    URI_UNP_OMITPATHINFO   => 16,
+    URI_UNP_OMITQUERY      => 32,
 );
 my @COMMON = qw(AUTH_REQUIRED DECLINED DONE FORBIDDEN NOT_FOUND OK REDIRECT SERVER_ERROR);
 my %PREFIX = (
@@ -198,7 +207,8 @@ sub apache_tag ($tag) {
 sub apr_tag ($tag) {
     return qw(SUCCESS)                                 if $tag eq 'common';
     return qw(OVERLAP_TABLES_SET OVERLAP_TABLES_MERGE) if $tag eq 'table';
-    return grep {/\AE/} sort keys %APR                 if $tag eq 'error';
+    return grep {/\AE/} sort keys %APR    if $tag eq 'error';
+    return grep {/\AURI_/} sort keys %APR if $tag eq 'uri';
     return;
 }
 

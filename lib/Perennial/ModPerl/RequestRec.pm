@@ -55,18 +55,6 @@ sub content_type ($self, @new) {
     return $old;
 }
 
-# The URL of a path on this server, as the client reached it (Apache2::URI)
-sub construct_url ($self, $path = $self->uri) {
-    my $env     = $self->{env};
-    my $port    = $self->get_server_port;
-    my $default = ($env->{'psgi.url_scheme'} // 'http') eq 'https' ? 443 : 80;
-    return
-          ($env->{'psgi.url_scheme'} // 'http') . '://'
-        . $self->get_server_name
-        . ($port == $default ? '' : ":$port")
-        . $path;
-}
-
 # PerlSetVar and PerlAddVar: a value (the first) for a name, or the whole table
 sub dir_config ($self, $key = undef, @new) {
     my $table = $self->{dir_config}
@@ -278,6 +266,31 @@ sub _map ($self) {
 sub _log ($self) {
     return $self->{env}{'perennial.log'} // $self->{site}{log}
         // Perennial::ModPerl::Server->error_log;
+}
+
+# A bit mask of Apache2::Const's M_* methods that the handler says the resource allows (kept;
+# Perennial's Allow headers are its own)
+sub allowed ($self, @new) { $self->_field(allowed => @new) // 0 }
+
+# Perennial sends every response with its head: an HTTP/0.9 answer cannot be asked for
+sub assbackwards ($self, @new) {
+    die "Perennial sends every response with its head: assbackwards(1) is not supported\n"
+        if @new && $new[0];
+    return 0;
+}
+
+# Whether PerlOptions +Name is set for the request's sections, for the directory options
+# mod_perl answers this for (each is off unless set, as mod_perl's flags are)
+my %DIR_OPTION = (
+    parseheaders  => 'parse_headers',
+    setupenv      => 'setup_env',
+    mergehandlers => 'merge_handlers',
+    globalrequest => 'global_request'
+);
+
+sub is_perl_option_enabled ($self, $name) {
+    my $key = $DIR_OPTION{lc $name} or die "PerlOptions $name is not a directory option\n";
+    return $self->{set} && $self->{set}{$key} ? 1 : 0;
 }
 
 # What a log line from the request begins with: the client and the file, as Apache's

@@ -53,12 +53,16 @@ sub make_etag ($self, $force_weak = 0) {
 # RFC 9110's preconditions against the ETag and modification time set so far: OK (0), 304 or
 # 412, by the rules the static files follow (no modification time set: now, as Apache)
 sub meets_conditions ($self) {
+    return 0 if $self->{no_local_copy};
     my $etag = $self->{headers_out} && $self->{headers_out}->get('ETag');
     my $code = Perennial::Static::conditions($self->{env}, $etag, $self->{mtime} // time);
     return $code == 200 ? 0 : $code;
 }
 
 sub mtime ($self, @new) { $self->_field(mtime => @new) }
+
+# Set: the request's preconditions never answer 304 or 412 (meets_conditions), as Apache's
+sub no_local_copy ($self, @new) { $self->_field(no_local_copy => @new) // 0 }
 
 sub no_cache ($self, $on = 1) {
     $self->{head_set} = 1;

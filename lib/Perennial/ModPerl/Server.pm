@@ -1,13 +1,19 @@
 package Perennial::ModPerl::Server;
 use v5.36;
-use Perennial                 ();
-use Perennial::HTTP::Response ();
+use Perennial                   ();
+use Perennial::HTTP::Response   ();
+use Perennial::Config::Settings ();
 
 # The objects around mod_perl's request: the server (Apache2::ServerRec, from
 # Apache2::ServerUtil->server or $r->server), the client's connection (Apache2::Connection) and
 # the loggers of Apache2::Log ($r->log, $s->log), which write to Perennial's error log.
 
 my %MAIN = (hostname => 'localhost', port => 80, admin => '[no address given]', root => '/');
+my %DEFINED;    # -D NAME and Define, as Apache2::ServerUtil::exists_config_define sees them
+my %ALIASES;    # A virtual host's ServerAlias names, by its ServerName
+
+# Apache's log levels as Apache2::Const's LOG_* numbers, for Perennial's four
+my %LOG_LEVEL = (error => 3, warn => 4, info => 6, debug => 7);
 my $LOG;            # The worker's error log
 my $MAIN_SERVER;    # Its Apache2::ServerRec
 my %PUSHED;         # PerlChildInitHandler and PerlChildExitHandler code, pushed at start
@@ -19,14 +25,19 @@ my $BUILDS = 0;     # How many times the configuration was read (a graceful rest
 sub configure ($class, %args) {
     $BUILDS++;
     $MAIN{$_} = $args{$_}
-        for grep { defined $args{$_} } qw(hostname port admin root vars error_fname);
-    $LOG = $args{log} if $args{log};
+        for grep { defined $args{$_} } qw(hostname port admin root vars error_fname limits);
+    $LOG     = $args{log} if $args{log};
+    %DEFINED = map { ($_ => 1) } @{$args{defines} // []};
+    %ALIASES = %{$args{aliases} // {}};
     undef $MAIN_SERVER;
     %VIRTUAL = ();
     return;
 }
 
 sub error_log ($class) {$LOG}
+
+# The configuration's settings that Apache2::ServerRec reports (configure's limits)
+sub limits ($class) {qw(timeout keep_alive keep_alive_timeout max_keep_alive_requests log_level)}
 
 # Before the start-up code runs again (a graceful restart): what it pushed last time goes, so
 # a hook pushed as a new anonymous sub each time is not added once more per restart
@@ -51,6 +62,7 @@ sub for_request ($class, $env) {
     my $port = $env->{SERVER_PORT} // $MAIN{port};
     return $VIRTUAL{"$name:$port"} //= bless {
         %MAIN,
+        names    => $ALIASES{$name} // [],
         hostname => $name,
         port     => $port,
         admin    => $env->{'perennial.admin'} // $MAIN{admin},
@@ -65,11 +77,30 @@ sub dir_config ($self, $key = undef) {
 }
 
 # The ErrorLog, as configured (undef: the terminal, or syslog's name)
-sub error_fname ($self)           { $self->{error_fname} }
-sub is_virtual  ($self)           { $self->{virtual} }
-sub log         ($self)           { Apache2::Log::Server->new('', $LOG) }
-sub log_error   ($self, @message) { $LOG->error(join '', @message) if $LOG; return }
-sub port        ($self)           { $self->{port} }
+sub error_fname ($self) { $self->{error_fname} }
+sub is_virtual  ($self) { $self->{virtual} }
+
+# Timeout, KeepAlive, KeepAliveTimeout, MaxKeepAliveRequests and LogLevel as Apache's
+# server_rec has them: times in microseconds, the level as a LOG_* number (Perennial's four
+# levels: error, warn, info, debug)
+sub keep_alive         ($self) { $self->_limit('keep_alive') ? 1 : 0 }
+sub keep_alive_max     ($self) { $self->_limit('max_keep_alive_requests') }
+sub keep_alive_timeout ($self) { int($self->_limit('keep_alive_timeout') * 1_000_000) }
+sub loglevel           ($self) { $LOG_LEVEL{$self->_limit('log_level') // 'info'} // 6 }
+sub timeout            ($self) { int($self->_limit('timeout') * 1_000_000) }
+
+# A virtual host's ServerAlias names; undef for the main server, as Apache's
+sub names ($self) { $self->{virtual} ? [@{$self->{names} // []}] : undef }
+
+sub _limit ($self, $key) {
+    my $limits = $self->{limits} // {};
+    return exists $limits->{$key}
+        ? $limits->{$key}
+        : Perennial::Config::Settings::setting_default($key);
+}
+sub log       ($self)           { Apache2::Log::Server->new('', $LOG) }
+sub log_error ($self, @message) { $LOG->error(join '', @message) if $LOG; return }
+sub port      ($self)           { $self->{port} }
 
 # Code a module pushes while loading (Apache::DBI's child init and exit); once per sub
 sub push_handlers ($self, $phase, @codes) {
@@ -98,6 +129,13 @@ sub restart_count ($class = undef) { $BUILDS + 1 }
 # What the Server header says (ServerTokens), and the whole of it
 sub get_server_banner  ($class = undef) { Perennial::HTTP::Response::server_product() }
 sub get_server_version ($class = undef) {"Perennial/$Perennial::VERSION"}
+
+# Whether the server was started with -D NAME, or the configuration Defines it
+sub exists_config_define ($name) { $DEFINED{$name} ? 1 : 0 }
+
+# The user and group the workers run as (User, Group), as their own ids say
+sub user_id  ($class = undef) {$<}
+sub group_id ($class = undef) { (split ' ', $()[0] }
 
 package Apache2::Util;    ## no critic (ProhibitMultiplePackages)
 use v5.36;
@@ -134,13 +172,25 @@ sub id ($self) { $$ * 65_536 + ($self->{env}{REMOTE_PORT} // 0) }
 # CONN_UNKNOWN (0): Apache decides keep-alive when the head goes, after the handler has run
 sub keepalive ($self) {0}
 
-sub local_ip    ($self)       { Perennial::VirtualHosts::local_ip($self->{env}) }
-sub notes       ($self)       { $self->{notes} //= Perennial::ModPerl::Table->new }
-sub remote_host ($self)       { $self->{env}{REMOTE_HOST} // $self->{env}{REMOTE_ADDR} }
+sub local_ip    ($self) { Perennial::VirtualHosts::local_ip($self->{env}) }
+sub notes       ($self) { $self->{notes} //= Perennial::ModPerl::Table->new }
+sub remote_host ($self) { $self->{env}{REMOTE_HOST} }    # Undef: no lookups, as Apache's
+
+# The two ends of the connection as APR::SockAddr: ip_get and port
+sub client_addr ($self) { APR::SockAddr->new($self->{env}{REMOTE_ADDR}, $self->{env}{REMOTE_PORT}) }
+sub local_addr  ($self) { APR::SockAddr->new(Perennial::VirtualHosts::local_end($self->{env})) }
 sub remote_ip   ($self, @new) { $self->client_ip(@new) }
 
 # Apache2::Log: $r->log->error(...), $s->log->warn(...); Apache's eight levels onto Perennial's
-package Apache2::Log::Request;    ## no critic (ProhibitMultiplePackages)
+package APR::SockAddr;                                   ## no critic (ProhibitMultiplePackages)
+use v5.36;
+
+# One end of a connection (Apache2::Connection's client_addr and local_addr)
+sub new    ($class, $ip, $port) { bless {ip => $ip, port => $port}, $class }
+sub ip_get ($self)              { $self->{ip} }
+sub port   ($self)              { 0 + ($self->{port} // 0) }
+
+package Apache2::Log::Request;                           ## no critic (ProhibitMultiplePackages)
 use v5.36;
 use Perennial::Config;
 
