@@ -18,8 +18,8 @@ sub parse ($class, @words) {
     return $rule unless ref $rule;
     $rule->{text} = join ' ', @words;    # As written, for mod_perl's $r->requires
     return $rule unless $not;
-    return "Require not $words[0]: only a rule that looks at the request can be negated"
-        if exists $rule->{all} || $rule->{user} || $rule->{valid_user};
+    return "Require not $words[0]: use Require all denied or granted instead"
+        if exists $rule->{all};
     return {not => $rule, text => "not $rule->{text}"};
 }
 

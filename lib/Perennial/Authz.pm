@@ -42,7 +42,8 @@ sub decide ($class, $set, $env, $log, $default = undef, $perl = undef) {
     my $status = _status($tree, $r);
     return if $status eq 'granted';    # A user a handler set is in REMOTE_USER already
     my $where = $default ? 'Require local by default' : $set->{where} // 'a section';
-    return _refuse($env, $log, "Require ($where)") if $status eq 'denied';    # No user would help
+    return _refuse($env, $log, "Require ($where)")    # No user would help
+        if $status eq 'denied' || $status eq 'neutral';
     return _authenticate($set, $env, $log, {tree => $tree, r => $r, where => $where}, $perl);
 }
 
@@ -125,34 +126,51 @@ sub _refuse ($env, $log, $by) {
     return Perennial::ErrorPage->response(403, $env);
 }
 
-# What a node says, as mod_authz_core's apply_authz_sections: 'granted', 'denied', or 'no_user'
-# (denied, but a user could change that: the client is then asked who it is). A node:
-# {any_of|all_of|none_of => [nodes]} or one rule. RequireAll is denied by any child denied
-# (whatever a user would say to the others), RequireAny granted by any child granted;
-# RequireNone is RequireAny turned over, and a rule that needs a user it does not have
-# answers 'no_user', turned over or not.
+# What a node says, as mod_authz_core's apply_authz_sections: 'granted', 'denied', 'no_user'
+# (denied, but a user could change that: the client is then asked who it is), or 'neutral' (a
+# negated rule that did not refuse: it grants nothing, and a <RequireAll> goes by its other
+# rules). A node: {any_of|all_of|none_of => [nodes]} or one rule. RequireAll is denied by any
+# child denied, RequireAny granted by any child granted; RequireNone is RequireAny turned over,
+# as `Require not` turns its rule: granted becomes denied, and anything else neutral.
 sub _status ($node, $r) {
-    if (my $list = $node->{all_of}) {
-        my $status = 'granted';
-        for my $child (@$list) {
-            my $said = _status($child, $r);
-            return 'denied' if $said eq 'denied';
-            $status = $said if $said eq 'no_user';
-        }
-        return $status;
+    my $list = $node->{all_of} // $node->{any_of} // $node->{none_of};
+    my $status
+        = !$list          ? _rule_status($node, $r)
+        : $node->{all_of} ? _all_status($list, $r)
+        :                   _any_status($list, $r);
+    return $status unless $node->{none_of};
+    return $status eq 'granted' ? 'denied' : 'neutral';
+}
+
+sub _rule_status ($rule, $r) {
+    if (my $inner = $rule->{not}) {
+        return 'neutral' if !defined $r->{user} && Perennial::Access->needs_user($inner);
+        return Perennial::Access->check($inner, $r) ? 'denied' : 'neutral';
     }
-    if (my $list = $node->{any_of} // $node->{none_of}) {
-        my $status = 'denied';
-        for my $child (@$list) {
-            my $said = _status($child, $r);
-            if ($said eq 'granted') { $status = $said; last }
-            $status = $said if $said eq 'no_user';
-        }
-        return $status if !$node->{none_of} || $status eq 'no_user';
-        return $status eq 'granted' ? 'denied' : 'granted';
+    return 'no_user' if !defined $r->{user} && Perennial::Access->needs_user($rule);
+    return Perennial::Access->check($rule, $r) ? 'granted' : 'denied';
+}
+
+sub _all_status ($list, $r) {
+    my $status = 'neutral';
+    for my $child (@$list) {
+        my $said = _status($child, $r);
+        next            if $said eq 'neutral';
+        return 'denied' if $said eq 'denied';
+        $status = $said if $said eq 'no_user' || $status eq 'neutral';
     }
-    return 'no_user' if !defined $r->{user} && Perennial::Access->needs_user($node);
-    return Perennial::Access->check($node, $r) ? 'granted' : 'denied';
+    return $status;
+}
+
+sub _any_status ($list, $r) {
+    my $status = 'neutral';
+    for my $child (@$list) {
+        my $said = _status($child, $r);
+        next             if $said eq 'neutral';
+        return 'granted' if $said eq 'granted';
+        $status = $said  if $said eq 'no_user' && $status eq 'denied' || $status eq 'neutral';
+    }
+    return $status;
 }
 
 # mod_access_compat: Deny,Allow (the default) lets in whom Deny does not name or Allow does;
