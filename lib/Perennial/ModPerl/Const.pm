@@ -156,6 +156,18 @@ my %APACHE = (
     SATISFY_ANY                          => 1,
     SATISFY_NOSPEC                       => 2,
     SERVER_ERROR                         => 500,
+
+    # Apache 2.4's authn_status and authz_status (PerlAddAuthzProvider's answers)
+    AUTH_DENIED          => 0,
+    AUTH_GRANTED         => 1,
+    AUTH_USER_FOUND      => 2,
+    AUTH_USER_NOT_FOUND  => 3,
+    AUTH_GENERAL_ERROR   => 4,
+    AUTHZ_DENIED         => 0,
+    AUTHZ_GRANTED        => 1,
+    AUTHZ_NEUTRAL        => 2,
+    AUTHZ_GENERAL_ERROR  => 3,
+    AUTHZ_DENIED_NO_USER => 4,
 );
 my %APR = (
     SUCCESS              => 0,
@@ -191,13 +203,15 @@ my %PREFIX = (
     conn_keepalive => 'CONN_',
     remotehost     => 'REMOTE_',
     override       => 'OR_',
+    authn_status   => 'AUTH_',
+    authz_status   => 'AUTHZ_',
 );
 
 # The names of a tag of Apache2::Const
 sub apache_tag ($tag) {
     return @COMMON if $tag eq 'common';
     my $prefix = $PREFIX{$tag} or return;
-    my @names  = grep { index($_, $prefix) == 0 } keys %APACHE;
+    my @names  = grep { index($_, $prefix) == 0 && $_ ne 'AUTH_REQUIRED' } keys %APACHE;
     push @names, 'METHODS'                              if $tag eq 'methods';
     push @names, qw(ACCESS_CONF EXEC_ON_READ RSRC_CONF) if $tag eq 'override';
     my @sorted = sort @names;

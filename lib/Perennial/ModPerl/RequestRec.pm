@@ -126,10 +126,13 @@ sub log_reason ($self, $reason, $file = $self->{filename}) {    # mod_perl 1
 sub main   ($self)       {undef}                                   # Perennial makes no subrequests
 sub method ($self, @new) { $self->_env(REQUEST_METHOD => @new) }
 
-sub method_number ($self) {    # Apache2::Const's M_* for the method, else M_INVALID
-    my $method = $self->method =~ tr/-/_/r;
-    my $code   = Apache2::Const->can("M_$method") // \&Apache2::Const::M_INVALID;
-    return $code->();
+sub method_number ($self, @new) {    # Apache2::Const's M_* for the method, else M_INVALID
+    my $old = $self->{method_number} // do {
+        my $method = $self->method =~ tr/-/_/r;
+        (Apache2::Const->can("M_$method") // \&Apache2::Const::M_INVALID)->();
+    };
+    $self->{method_number} = $new[0] if @new;    # As Apache2::AuthCookie sets it with method
+    return $old;
 }
 sub next ($self) { $self->{next} }
 
