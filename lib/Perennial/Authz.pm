@@ -136,8 +136,8 @@ sub _status ($node, $r) {
     my $list = $node->{all_of} // $node->{any_of} // $node->{none_of};
     my $status
         = !$list          ? _rule_status($node, $r)
-        : $node->{all_of} ? _all_status($list, $r)
-        :                   _any_status($list, $r);
+        : $node->{all_of} ? _list_status($list, $r, 'denied')
+        :                   _list_status($list, $r, 'granted');
     return $status unless $node->{none_of};
     return $status eq 'granted' ? 'denied' : 'neutral';
 }
@@ -151,24 +151,14 @@ sub _rule_status ($rule, $r) {
     return Perennial::Access->check($rule, $r) ? 'granted' : 'denied';
 }
 
-sub _all_status ($list, $r) {
+# A <RequireAll> ($decisive 'denied') or <RequireAny> ('granted'): that answer from any child
+# is the list's; neutral children count for nothing, and no_user wins over the other answer
+sub _list_status ($list, $r, $decisive) {
     my $status = 'neutral';
     for my $child (@$list) {
         my $said = _status($child, $r);
-        next            if $said eq 'neutral';
-        return 'denied' if $said eq 'denied';
-        $status = $said if $said eq 'no_user' || $status eq 'neutral';
-    }
-    return $status;
-}
-
-sub _any_status ($list, $r) {
-    my $status = 'neutral';
-    for my $child (@$list) {
-        my $said = _status($child, $r);
-        next             if $said eq 'neutral';
-        return 'granted' if $said eq 'granted';
-        $status = $said  if $said eq 'no_user' && $status eq 'denied' || $status eq 'neutral';
+        return $said    if $said eq $decisive;
+        $status = $said if $said ne 'neutral' && ($status eq 'neutral' || $said eq 'no_user');
     }
     return $status;
 }
