@@ -83,7 +83,8 @@ static IV
 output_flush(pTHX_ PerlIO *f)
 {
     HV *h = layer_output(PerlIOSelf(f, PerlIOOutput));
-    if (h && autoflush(aTHX) && IS_SET(h, K_HEADERS) && !IS_SET(h, K_LOCAL)
+    if (h && autoflush(aTHX) && (IS_SET(h, K_HEADERS) || head_pending(aTHX_ h))
+        && !IS_SET(h, K_LOCAL)
         && !IS_SET(h, K_CLOSED))
         (void)call_output(aTHX_ PerlIOSelf(f, PerlIOOutput)->out, "flush", NULL);
     return 0;

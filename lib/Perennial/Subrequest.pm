@@ -38,13 +38,16 @@ sub redirected_from ($class, $env) {
     );
 }
 
-# What SetEnvIf and BrowserMatch set for the request before, as REDIRECT_* (Apache renames the
-# request's variables for the one it redirects to), under the names a script's environment
-# gives them; the REDIRECT_* the redirect sets itself (REDIRECT_STATUS, REDIRECT_URL ...) come
+# What SetEnvIf, BrowserMatch and handlers' subprocess_env set for the request before, and its
+# user and AUTH_TYPE, as REDIRECT_* (Apache renames the request's variables for the one it
+# redirects to), under the names a script's environment gives them; the REDIRECT_* the redirect sets itself (REDIRECT_STATUS, REDIRECT_URL ...) come
 # after and win, as Apache sets them after renaming
 sub _renamed ($env) {
-    my $vars = $env->{'perennial.setenvif'} or return;
-    return map { ('REDIRECT_' . Perennial::SetEnvIf::env_name($_->[0]) => $_->[1]) } values %$vars;
+    my $vars = $env->{'perennial.setenvif'} // {};
+    return (
+        (map { ('REDIRECT_' . Perennial::SetEnvIf::env_name($_->[0]) => $_->[1]) } values %$vars),
+        (map { defined $env->{$_} ? ("REDIRECT_$_" => $env->{$_}) : () } qw(REMOTE_USER AUTH_TYPE))
+    );
 }
 
 sub env ($class, $env, $url, %extra) {
@@ -66,6 +69,10 @@ sub env ($class, $env, $url, %extra) {
         %extra
     );
     delete @new{qw(CONTENT_TYPE HTTP_CONTENT_LENGTH HTTP_CONTENT_TYPE)};
+
+    # The request before's variables and user are its own: the new one has them as REDIRECT_*
+    # (above), and its own sections set, check and name them again, as Apache's new request_rec
+    delete @new{qw(perennial.setenvif REMOTE_USER AUTH_TYPE)};
     open(my $empty, '<', \'') or die "Can't open an empty body: $!\n";
     $new{'psgi.input'} = $empty;
     return \%new;

@@ -18,7 +18,8 @@ plan skip_all => 'apache2 and mod_perl are not installed (make test installs the
 my $dir = scratch_dir();
 site_files($dir, 'cgi/who.pl' => <<'PL');
 print "Content-Type: text/plain\n\n";
-print join(' ', map { "$_=" . ($ENV{$_} // '-') } qw(REMOTE_USER AUTH_TYPE GATE)), "\n";
+print join(' ', map { "$_=" . ($ENV{$_} // '-') }
+    qw(REMOTE_USER AUTH_TYPE GATE REDIRECT_REMOTE_USER REDIRECT_GATE)), "\n";
 PL
 write_file("$dir/lib/Gate.pm", <<'PM');
 package Gate;
@@ -28,6 +29,7 @@ use Apache2::RequestRec ();
 use Apache2::RequestIO ();
 use Apache2::RequestUtil ();
 use Apache2::Access ();
+use Apache2::SubRequest ();
 use APR::Table ();
 use Apache2::Const -compile => qw(OK DECLINED FORBIDDEN);
 
@@ -35,6 +37,16 @@ sub sso {    # A front end's single sign-on header names the user
     my $r = shift;
     my $user = $r->headers_in->{'X-SSO'};
     $r->user($user) if $user;
+    return Apache2::Const::OK;
+}
+sub peek {    # Reads the Basic credentials and checks nothing: the user is the client's word
+    my $r = shift;
+    my ($rc, $password) = $r->get_basic_auth_pw;
+    return Apache2::Const::OK;
+}
+sub onward {    # A handler that passes the request to a script elsewhere
+    my $r = shift;
+    $r->internal_redirect('/open-cgi/who.pl');
     return Apache2::Const::OK;
 }
 sub deny  { return Apache2::Const::FORBIDDEN }
@@ -82,6 +94,40 @@ PerlModule Gate
 Alias /sso-cgi/ $dir/cgi/
 Alias /cookie-cgi/ $dir/cgi/
 Alias /sso-registry/ $dir/cgi/
+Alias /open-cgi/ $dir/cgi/
+Alias /refused/ $dir/cgi/
+<Location /open-cgi/>
+    SetHandler cgi-script
+</Location>
+<Location /peek-early>
+    $shown
+    PerlHeaderParserHandler Gate::peek
+    AuthType Basic
+    AuthName Staff
+    AuthUserFile $dir/users
+    Require valid-user
+</Location>
+<Location /peek-access>
+    $shown
+    PerlAccessHandler Gate::peek
+    AuthType Basic
+    AuthName Staff
+    AuthUserFile $dir/users
+    Require valid-user
+</Location>
+<Location /onward>
+    SetHandler modperl
+    PerlResponseHandler Gate::onward
+    PerlHeaderParserHandler Gate::sso
+    PerlFixupHandler Gate::env
+    Require valid-user
+</Location>
+<Location /refused/>
+    SetHandler cgi-script
+    PerlHeaderParserHandler Gate::env
+    PerlAccessHandler Gate::deny
+    ErrorDocument 403 /open-cgi/who.pl
+</Location>
 <Location /sso>
     $shown
     PerlHeaderParserHandler Gate::sso
@@ -183,11 +229,17 @@ for my $ask (
     ['/sso-registry/who.pl', 'X-SSO: carol'],
     ['/cookie-cgi/who.pl',   'Cookie: gate=bob'],
     ['/cookie-cgi/who.pl',   'Cookie: gate=plain'],
+    ['/peek-early',          'Authorization: Basic ' . encode_base64('admin:nopw', '')],
+    ['/peek-access',         'Authorization: Basic ' . encode_base64('admin:nopw', '')],
+    ['/peek-early',          $basic],
+    (map { ['/onward', 'X-SSO: carol'] } 1, 2),    # The second on the plan kept for the first
+    (map { ['/refused/who.pl'] } 1, 2),
     )
 {
     my $want = answer_of($aport,     \%compared, GET => @$ask);
     my $got  = answer_of($srv->port, \%compared, GET => @$ask);
-    my @kept = $want->{status} == 200 ? qw(status head body) : qw(status head);
+    my @kept
+        = $want->{status} == 200 || $ask->[0] =~ /refused/ ? qw(status head body) : qw(status head);
     is_deeply [@$got{@kept}], [@$want{@kept}],
           "@$ask: $want->{status} "
         . ($want->{status} == 200 ? $want->{body} =~ s/\n//r : "@{$want->{head}}")

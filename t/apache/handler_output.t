@@ -18,6 +18,7 @@ use strict;
 use warnings;
 use Apache2::RequestRec ();
 use Apache2::RequestIO ();
+use Apache2::Response ();
 use APR::Table ();
 use Apache2::Const -compile => qw(OK);
 
@@ -59,10 +60,28 @@ sub big {    # Past the buffer: the head has gone too
     $r->headers_out->set('X-Late' => 1);
     return Apache2::Const::OK;
 }
+sub cgi_head {    # A CGI head given to the object, between two prints
+    my $r = shift;
+    $r->print("a\n");
+    my $head = "Status: 203\nX-Late: 1\nContent-Type: text/x-c\n\n";    # mod_perl writes to it
+    $r->send_cgi_header($head);
+    $r->print("b\n");
+    return Apache2::Const::OK;
+}
+sub autoflushed {    # $| sends the head with the first print: what is set after is not sent
+    my $r = shift;
+    local $| = 1;
+    $r->content_type('text/plain');
+    print "a\n";
+    $r->status(202);
+    $r->headers_out->set('X-Late' => 1);
+    print "b\n";
+    return Apache2::Const::OK;
+}
 1;
 PM
 system('chmod', '-R', 'a+rX', $dir) == 0 or die;
-my @names = qw(late type status flushed big);
+my @names = qw(late type status flushed big cgi_head autoflushed);
 my $conf  = "PerlSwitches -I$dir/lib\nPerlModule Late\n";
 for my $name (@names) {
     $conf

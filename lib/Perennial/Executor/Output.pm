@@ -91,7 +91,10 @@ sub _read_head ($self, $bytes) {
 # A handler module's bytes before its head is taken (for_request): body, under the head its
 # request object gives when the body first leaves; unless the object sent a head of its own
 sub _body_first ($self, $bytes) {
-    if ($self->{request}{head_sent}) { $self->{pending} = 0; return $self->add($bytes) }
+    if ($self->{request}{head_sent}) {    # What came before it goes first (send_http_header)
+        $self->{pending} = 0;
+        return $self->add(delete($self->{body}) . $bytes);
+    }
     $self->{body} .= $bytes;
     $self->flush if $self->{autoflush} || length $self->{body} > $BUFFER;
     return 1;

@@ -36,6 +36,7 @@ sub get_basic_auth_pw ($self) {
     }
     $self->user($user);
     $self->ap_auth_type('Basic');
+    $self->{basic_pw_user} = $user;    # Apache's AP_GET_BASIC_AUTH_PW_NOTE (Phases' before_auth)
     return ($OK, $password);
 }
 

@@ -220,6 +220,7 @@ sub with_tables ($self, $r, $res) {
 # The answer to a request that a phase ended with a status: Apache's page for it (or the
 # custom_response), with err_headers_out and a redirect's Location
 sub answer ($self, $r, $key, $rc) {
+    _keep_env($r) if $r->{subprocess_env};    # For an ErrorDocument page's REDIRECT_* too
     my $env       = $r->{env};
     my $directive = $DIRECTIVE{$key};
     if ($rc == $DONE) {

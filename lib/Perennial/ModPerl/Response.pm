@@ -73,10 +73,31 @@ sub no_cache ($self, $on = 1) {
 # CGI.pm's header under mod_perl: when nothing set through the object is to be merged with it,
 # the output reads it as a printed head, in C (through Perl, 20k instructions a request)
 sub send_cgi_header ($self, $text) {
+    return _module_cgi_header($self, $text)    # A handler module's: read into the object
+        if $self->{module} && !$self->{head_sent} && $self->{out} && !$self->{out}->has_head;
     my $printed = _printable_head($self, $text);
     $self->{head_sent} = 1 if $printed;    # So the output asks the object for no head of its own
     _head_to($self->{out}, $text, $printed);
     $self->{head_sent} = 1;
+    return;
+}
+
+# A handler module's CGI head, as mod_perl reads it into the request (ap_scan_script_header):
+# Status sets the status, Content-Type the content type, Location headers_out's, and the other
+# fields go to err_headers_out; what follows the blank line is body. A head it cannot read dies,
+# naming the line (a 500 with the reason in the log).
+sub _module_cgi_header ($self, $text) {
+    my ($head, $body) = split /\r?\n\r?\n/, $text, 2;
+    for my $line (split /\r?\n/, $head) {
+        my ($name, $value) = $line =~ /\A($TOKEN):[ \t]*(.*?)[ \t]*\z/
+            or die "send_cgi_header: malformed header line '$line'\n";
+        my $key = lc $name;
+        if    ($key eq 'status')       { $self->status($value =~ /\A(\d{3})/ ? $1 : 500) }
+        elsif ($key eq 'content-type') { $self->content_type($value) }
+        elsif ($key eq 'location')     { $self->headers_out->set(Location => $value) }
+        else                           { $self->err_headers_out->add($name => $value) }
+    }
+    $self->print($body) if defined $body && length $body;
     return;
 }
 

@@ -177,12 +177,15 @@ sub notes       ($self) { $self->{notes} //= Perennial::ModPerl::Table->new }
 sub remote_host ($self) { $self->{env}{REMOTE_HOST} }    # Undef: no lookups, as Apache's
 
 # The two ends of the connection as APR::SockAddr: ip_get and port
-sub client_addr ($self) { APR::SockAddr->new($self->{env}{REMOTE_ADDR}, $self->{env}{REMOTE_PORT}) }
-sub local_addr  ($self) { APR::SockAddr->new(Perennial::VirtualHosts::local_end($self->{env})) }
-sub remote_ip   ($self, @new) { $self->client_ip(@new) }
+sub client_addr ($self) {    # The TCP peer: a proxy's, behind RemoteIPHeader, as Apache's
+    my $env = $self->{env};
+    return APR::SockAddr->new($env->{'perennial.peer'} // $env->{REMOTE_ADDR}, $env->{REMOTE_PORT});
+}
+sub local_addr ($self) { APR::SockAddr->new(Perennial::VirtualHosts::local_end($self->{env})) }
+sub remote_ip  ($self, @new) { $self->client_ip(@new) }
 
 # Apache2::Log: $r->log->error(...), $s->log->warn(...); Apache's eight levels onto Perennial's
-package APR::SockAddr;                                   ## no critic (ProhibitMultiplePackages)
+package APR::SockAddr;       ## no critic (ProhibitMultiplePackages)
 use v5.36;
 
 # One end of a connection (Apache2::Connection's client_addr and local_addr)
@@ -190,7 +193,7 @@ sub new    ($class, $ip, $port) { bless {ip => $ip, port => $port}, $class }
 sub ip_get ($self)              { $self->{ip} }
 sub port   ($self)              { 0 + ($self->{port} // 0) }
 
-package Apache2::Log::Request;                           ## no critic (ProhibitMultiplePackages)
+package Apache2::Log::Request;    ## no critic (ProhibitMultiplePackages)
 use v5.36;
 use Perennial::Config;
 

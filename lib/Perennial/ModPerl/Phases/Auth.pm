@@ -19,6 +19,14 @@ my ($OK, $DECLINED) = (Apache2::Const::OK(), Apache2::Const::DECLINED());
 sub before_auth ($self, $r) {
     my $had = $r->{env}{REMOTE_USER};    # An internal redirect's, which does not count here
     my @got = $self->run_phases($r, qw(perl_post_read perl_header_parser));
+
+    # A user that get_basic_auth_pw named before the access checks is only what the client
+    # says, not yet checked: Apache takes it back before them (request.c), so that it does not
+    # meet the Require lines
+    if (defined $r->{basic_pw_user}) {
+        if (defined $had) { $r->{env}{REMOTE_USER} = $had }
+        else              { delete $r->{env}{REMOTE_USER} }
+    }
     @got = $self->_access($r) unless @got;
     my $user = $r->{env}{REMOTE_USER};
     $r->{user_before_auth} = $user if defined $user && (!defined $had || $user ne $had);
