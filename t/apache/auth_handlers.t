@@ -83,6 +83,8 @@ sub show {
 PM
 system('htpasswd', '-cbm', "$dir/users", 'alice', 'secret') == 0 or die 'htpasswd failed';
 system('chmod', '-R', 'a+rX', $dir) == 0 or die;
+my $staff
+    = "AuthType Basic\n    AuthName Staff\n    AuthUserFile $dir/users\n    Require valid-user";
 my $shown = "SetHandler modperl\n    PerlResponseHandler Gate::show";
 my $conf  = <<"CONF";
 PerlSwitches -I$dir/lib
@@ -102,18 +104,12 @@ Alias /refused/ $dir/cgi/
 <Location /peek-early>
     $shown
     PerlHeaderParserHandler Gate::peek
-    AuthType Basic
-    AuthName Staff
-    AuthUserFile $dir/users
-    Require valid-user
+    $staff
 </Location>
 <Location /peek-access>
     $shown
     PerlAccessHandler Gate::peek
-    AuthType Basic
-    AuthName Staff
-    AuthUserFile $dir/users
-    Require valid-user
+    $staff
 </Location>
 <Location /onward>
     SetHandler modperl
@@ -144,27 +140,18 @@ Alias /refused/ $dir/cgi/
     $shown
     Satisfy Any
     PerlAccessHandler Gate::deny
-    AuthType Basic
-    AuthName Staff
-    AuthUserFile $dir/users
-    Require valid-user
+    $staff
 </Location>
 <Location /any-ok>
     $shown
     Satisfy Any
     PerlAccessHandler Gate::allow
-    AuthType Basic
-    AuthName Staff
-    AuthUserFile $dir/users
-    Require valid-user
+    $staff
 </Location>
 <Location /all>
     $shown
     PerlAccessHandler Gate::deny
-    AuthType Basic
-    AuthName Staff
-    AuthUserFile $dir/users
-    Require valid-user
+    $staff
 </Location>
 <Location /trusted>
     $shown
