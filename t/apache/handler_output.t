@@ -7,7 +7,8 @@ use Perennial::Test::Apache qw(answer_of apache_and_perennial apache_available);
 # A handler module's head is taken when its body first leaves, as mod_perl's buffer has it: a
 # header, a status or a content type set after a print still goes with the response, until the
 # body passes the buffer (8 KB) or the handler flushes it. Under modperl and perl-script, each
-# answer compared with Apache + mod_perl's.
+# answer compared with Apache + mod_perl's. And a PerlFixupHandler's internal_redirect, then
+# DONE: the other URL's response is the answer.
 plan skip_all => 'apache2 and mod_perl are not installed (make test installs them)'
     unless apache_available();
 
@@ -20,7 +21,8 @@ use Apache2::RequestRec ();
 use Apache2::RequestIO ();
 use Apache2::Response ();
 use APR::Table ();
-use Apache2::Const -compile => qw(OK);
+use Apache2::Const -compile => qw(OK DONE);
+use Apache2::SubRequest ();
 
 sub late {    # Headers after the first print
     my $r = shift;
@@ -60,6 +62,11 @@ sub big {    # Past the buffer: the head has gone too
     $r->headers_out->set('X-Late' => 1);
     return Apache2::Const::OK;
 }
+sub onward {    # A fixup that hands the request to another URL, as the idiom is
+    my $r = shift;
+    $r->internal_redirect('/late');
+    return Apache2::Const::DONE;
+}
 sub cgi_head {    # A CGI head given to the object, between two prints
     my $r = shift;
     $r->print("a\n");
@@ -89,10 +96,11 @@ for my $name (@names) {
         . "</Location>\n<Location /script/$name>\n    SetHandler perl-script\n"
         . "    PerlResponseHandler Late::$name\n</Location>\n";
 }
+$conf .= "<Location /fixed>\n    PerlFixupHandler Late::onward\n</Location>\n";
 my ($apid, $aport, $srv) = apache_and_perennial($dir, $conf);
 
 my %compared = map { ($_ => 1) } qw(content-type x-late x-err);
-for my $path (map { ("/$_", "/script/$_") } @names) {
+for my $path ((map { ("/$_", "/script/$_") } @names), '/fixed/anything') {
     my $want = answer_of($aport,     \%compared, GET => $path);
     my $got  = answer_of($srv->port, \%compared, GET => $path);
     is_deeply $got, $want,

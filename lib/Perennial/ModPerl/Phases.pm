@@ -245,7 +245,8 @@ sub run_phases ($self, $r, @keys) {
     my $set = $r->{set};
     for my $key (grep { $set->{$_} } @keys) {
         my $rc = $self->run($r, $key);
-        next if $rc == $OK || $rc == $DECLINED;
+        return (delete $r->{redirected}, 0) if $r->{redirected};    # Its internal_redirect's
+        next                                if $rc == $OK || $rc == $DECLINED;
         my $res = $self->answer($r, $key, $rc);
         return ($res, $self->made_here($r, $res));
     }

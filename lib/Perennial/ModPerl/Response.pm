@@ -30,6 +30,15 @@ sub internal_redirect ($self, $url) {
         REDIRECT_STATUS         => $self->status,
         'perennial.prev'        => $self
     ) or die "internal_redirect to $url: more than 10 redirects in a row\n";
+
+    # In a phase before the response (a PerlFixupHandler's `internal_redirect(...); return
+    # DONE`): the other URL's response answers the request once the phase ends
+    # (Perennial::ModPerl::Phases), in place of whatever the phase returns
+    if (!$self->{out}) {
+        $self->{redirected}
+            = Perennial::ModPerl->keeping_current($self, sub () { $dispatch->($new) });
+        return;
+    }
     Perennial::ModPerl->keeping_current($self,
         sub () { $self->{out}->hand_over($dispatch->($new)) });
     return;

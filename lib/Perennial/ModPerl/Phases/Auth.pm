@@ -60,6 +60,7 @@ sub _keep_env ($r) {
 sub _access ($self, $r) {
     return $self->run_phases($r, 'perl_access') unless $r->{set}{perl_access} && $r->satisfies;
     my $rc = $self->run($r, 'perl_access');
+    return (delete $r->{redirected}, 0) if $r->{redirected};    # Its internal_redirect's
     $r->{access_refused} = $rc unless $rc == $OK || $rc == $DECLINED;
     return;
 }
