@@ -59,11 +59,32 @@ my %RULE = (
     'valid-user' => sub (@w) { @w ? 'Require valid-user takes no arguments' : {valid_user => 1} },
 );
 
+# PerlAddAuthzProvider's: a Require line of the provider's name asks its handler, which may
+# also take the place of a rule of Perennial's own (AuthCookie's `user`), as in Apache, where
+# a provider registered again under a name replaces the one before
+my %PROVIDERS;
+sub add_provider ($class, $name, $handler) { $PROVIDERS{lc $name} = $handler; return }
+sub forget_providers ($class) { %PROVIDERS = (); return }
+
+# Whether Require rules (a list, or nested sections) ask a PerlAddAuthzProvider
+sub asks_provider ($class, $rules) {
+    for my $rule (@{$rules // []}) {
+        my $inner = $rule->{all_of} // $rule->{any_of} // $rule->{none_of};
+        return 1
+            if $rule->{provider}
+            || $inner && $class->asks_provider($inner)
+            || $rule->{not} && $class->asks_provider([$rule->{not}]);
+    }
+    return 0;
+}
+
 sub _rule ($class, @words) {
     my $kind = lc(shift(@words) // '');
+    return {provider => $kind, handler => $PROVIDERS{$kind}, args => join(' ', @words)}
+        if $PROVIDERS{$kind};
     my $make = $RULE{$kind}
-        or return
-        "Require $kind is not supported (all, local, ip, host, env, method, user, valid-user)";
+        or return "Require $kind is not supported (all, local, ip, host, env, method, user, "
+        . 'valid-user, or a PerlAddAuthzProvider\'s name given before it)';
     return $make->(@words);
 }
 

@@ -5,6 +5,7 @@ use Perennial::Access;
 use Perennial::Auth::Basic;
 use Perennial::Log::Format;
 use Perennial::ErrorPage;
+use Perennial::ModPerl::Handler ();
 
 # Who may have a request, from the merged settings of its sections: the Require lines (an
 # implicit <RequireAny>, with <RequireAll>, <RequireAny> and <RequireNone> inside), the 2.2
@@ -23,14 +24,7 @@ sub decide ($class, $set, $env, $log, $default = undef, $perl = undef) {
     my $compat = $set->{access_compat};
     return unless $rules || $compat;
 
-    # The variables SetEnvIf and BrowserMatch set (Perennial::SetEnvIf); not SetEnv's, which
-    # Apache's mod_env sets after the access checks
-    my $r = {
-        addr => $env->{REMOTE_ADDR},
-        env  => $env,
-        vars => $env->{'perennial.setenvif'} // {},
-        user => $perl && $perl->{user}
-    };
+    my $r    = _asked($env, $perl);
     my $tree = $rules && {any_of => $rules};
     if ($compat) {
         my $refused = $perl && $perl->{access_refused};
@@ -41,10 +35,24 @@ sub decide ($class, $set, $env, $log, $default = undef, $perl = undef) {
     }
     my $status = _status($tree, $r);
     return if $status eq 'granted';    # A user a handler set is in REMOTE_USER already
+    return _provider_failed($env, $log) if $status eq 'error';
     my $where = $default ? 'Require local by default' : $set->{where} // 'a section';
     return _refuse($env, $log, "Require ($where)")    # No user would help
         if $status eq 'denied' || $status eq 'neutral';
     return _authenticate($set, $env, $log, {tree => $tree, r => $r, where => $where}, $perl);
+}
+
+# What the rules look at: the client's address, the request, the variables SetEnvIf,
+# BrowserMatch and handlers set (Perennial::SetEnvIf; not SetEnv's, which Apache's mod_env sets
+# after the access checks), the user a handler set, and the request object for a provider
+sub _asked ($env, $perl) {
+    return {
+        addr    => $env->{REMOTE_ADDR},
+        env     => $env,
+        vars    => $env->{'perennial.setenvif'} // {},
+        user    => $perl && $perl->{user},
+        request => $perl && $perl->{request}
+    };
 }
 
 # What Order/Allow/Deny (and a PerlAccessHandler's refusal, $refused) say with Satisfy: 0 when
@@ -73,7 +81,10 @@ sub _authenticate ($set, $env, $log, $need, $perl) {
         return _let_in($env, $user, $type) if $granted;
     }
     $need->{r}{user} = $user;
-    return _let_in($env, $user, $type) if _status($need->{tree}, $need->{r}) eq 'granted';
+    $env->{REMOTE_USER} = $user;    # Checked, as Apache's r->user: a provider's handler asks it
+    my $status = _status($need->{tree}, $need->{r});
+    return _provider_failed($env, $log) if $status eq 'error';
+    return _let_in($env, $user, $type)  if $status eq 'granted';
     return _failed($set, $env, $log,
         "user $user does not meet the Require lines of $need->{where}");
 }
@@ -118,6 +129,14 @@ sub _failed ($set, $env, $log, $why) {
         Perennial::Auth::Basic->challenge($set->{auth_name} // 'Restricted'));
 }
 
+# A PerlAddAuthzProvider that failed (its handler logged why): a 500, as Apache's
+sub _provider_failed ($env, $log) {
+    $log->error("authorization failed in a PerlAddAuthzProvider: $env->{REQUEST_METHOD} "
+            . "$env->{REQUEST_URI}")
+        if $log;
+    return Perennial::ErrorPage->response(500, $env);
+}
+
 sub _refuse ($env, $log, $by) {
     $log->warn("client "
             . ($env->{REMOTE_ADDR} // 'unknown')
@@ -138,11 +157,12 @@ sub _status ($node, $r) {
         = !$list          ? _rule_status($node, $r)
         : $node->{all_of} ? _list_status($list, $r, 'denied')
         :                   _list_status($list, $r, 'granted');
-    return $status unless $node->{none_of};
+    return $status if !$node->{none_of} || $status eq 'error';
     return $status eq 'granted' ? 'denied' : 'neutral';
 }
 
 sub _rule_status ($rule, $r) {
+    return _provider_status($rule, $r) if $rule->{provider};
     if (my $inner = $rule->{not}) {
         return 'neutral' if !defined $r->{user} && Perennial::Access->needs_user($inner);
         return Perennial::Access->check($inner, $r) ? 'denied' : 'neutral';
@@ -151,13 +171,36 @@ sub _rule_status ($rule, $r) {
     return Perennial::Access->check($rule, $r) ? 'granted' : 'denied';
 }
 
+# What a PerlAddAuthzProvider's handler says, called with the request object and the rest of
+# its Require line, as mod_perl calls it: Apache's authz_status (AUTHZ_GRANTED ...) as a node's
+# answer, 'error' (a 500) for AUTHZ_GENERAL_ERROR, a handler that dies or one not found
+my %AUTHZ = (0 => 'denied', 1 => 'granted', 2 => 'neutral', 4 => 'no_user');
+
+sub _provider_status ($rule, $r) {
+    my $req     = $r->{request} or return 'error';
+    my $handler = eval { Perennial::ModPerl::Handler->resolve($rule->{handler}) };
+    if (!$handler) {
+        $req->log_error("PerlAddAuthzProvider $rule->{provider} $rule->{handler}: $@");
+        return 'error';
+    }
+    my @who = defined $handler->{class} ? ($handler->{class}, $req) : ($req);
+    my ($rc, $err)
+        = Perennial::ModPerl::run_handler('PerlAuthzProvider', $req, $handler->{code},
+        @who, $rule->{args});
+    if (defined $err) {
+        $req->log_error("PerlAddAuthzProvider $rule->{provider} failed: " . ($err =~ s/\s+\z//r));
+        return 'error';
+    }
+    return $AUTHZ{$rc // ''} // 'error';
+}
+
 # A <RequireAll> ($decisive 'denied') or <RequireAny> ('granted'): that answer from any child
 # is the list's; neutral children count for nothing, and no_user wins over the other answer
 sub _list_status ($list, $r, $decisive) {
     my $status = 'neutral';
     for my $child (@$list) {
         my $said = _status($child, $r);
-        return $said    if $said eq $decisive;
+        return $said    if $said eq $decisive || $said eq 'error';
         $status = $said if $said ne 'neutral' && ($status eq 'neutral' || $said eq 'no_user');
     }
     return $status;

@@ -32,6 +32,7 @@ sub load ($class, %args) {
     my $file = $args{file};
     my $over = {%{$args{overrides} // {}}};    # A copy: the log level is put in its own words
     my (%values, @errors);
+    Perennial::Access->forget_providers;       # Registered again as this reading finds them
     my $ctx = {
         defines     => {map { $_ => '' } @{$args{defines} // []}},
         env         => Perennial::ServerEnv::started(),              # As the server was started

@@ -15,6 +15,7 @@ our @EXPORT_OK = qw(apache_level check_setting is_setting kilobytes setting_defa
 my %SETTINGS = (
     access_log                => [undef,              'path'],
     app                       => [undef,              'path'],
+    authz_providers           => [{},                 'hash'],
     daemonize                 => [0,                  'bool'],
     defines                   => [[],                 'list'],
     environment               => ['deployment',       'word'],
@@ -110,6 +111,7 @@ my %DIRECTIVES = (
     scoreboardfile         => 'scoreboard_file',
     remoteipinternalproxy  => 'remoteip_proxies',
     remoteiptrustedproxy   => 'remoteip_proxies',
+    perladdauthzprovider   => 'authz_providers',
 );
 my %NOT_DIRECTIVES = map { $_ => 1 }
     qw(aliases app child_exit child_init custom_logs daemonize defines ignored log_formats perl_warnings preload_scripts includes listen max_clients_directive notes pass_env remoteip_proxies requires sections server_dir set_env vhosts
@@ -179,6 +181,7 @@ sub setting_directive ($values, $item) {
     return _list_directive($values, $key, $item) if $LIST_DIRECTIVES{$name};
     return _protocol_options($values, $item)     if $key eq 'http_protocol_options';
     return _read_timeout($values, $item)         if $key eq 'request_read_timeout';
+    return _authz_provider($values, $item)       if $key eq 'authz_providers';
     my @args = @{$item->{args}};
 
     if ($key eq 'log_level') {
@@ -190,6 +193,16 @@ sub setting_directive ($values, $item) {
     return $err if $err;
     $values->{max_clients_directive} = $item->{name} if $key eq 'max_clients';
     $values->{$key} = $value;
+    return;
+}
+
+# PerlAddAuthzProvider NAME HANDLER: `Require NAME ...` lines after it ask the handler
+# (Perennial::Access), as mod_perl registers an authz provider with Apache 2.4
+sub _authz_provider ($values, $item) {
+    my ($name, $handler, @more) = @{$item->{args}};
+    return "$item->{name} takes a provider name and a handler" if !defined $handler || @more;
+    $values->{authz_providers}{lc $name} = $handler;
+    Perennial::Access->add_provider($name, $handler);
     return;
 }
 

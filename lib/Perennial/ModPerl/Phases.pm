@@ -7,6 +7,7 @@ use Hash::Util   qw(hv_store);
 use Perennial::Config::Handlers;
 use Perennial::Executor::Environment;
 use Perennial::ModPerl;
+use Perennial::Access ();
 use Perennial::ModPerl::Handler;
 use Perennial::ModPerl::Phases::Auth;    # before_auth, auth, after_auth
 
@@ -38,13 +39,15 @@ sub new ($class, %args) { bless {%args{qw(log top document_root)}}, $class }
 
 # Whether merged settings name a handler for any phase
 sub wanted ($class, $set) {
-    (grep { $set->{$_} } @KEYS) ? 1 : 0;
+    return 1 if grep { $set->{$_} } @KEYS;
+    return Perennial::Access->asks_provider($set->{require}) ? 1 : 0;    # Given the request object
 }
 
 # Whether the response is the only phase they name a handler for: nothing to run before it, and
 # no log or cleanup phase that needs the status the response was sent with
 sub response_only ($class, $set) {
-    (grep { $_ ne 'perl_response' && $set->{$_} } @KEYS) ? 0 : 1;
+    return 0 if grep { $_ ne 'perl_response' && $set->{$_} } @KEYS;
+    return Perennial::Access->asks_provider($set->{require}) ? 0 : 1;
 }
 
 # The request's object, made as its first phase begins; its log and cleanup phases are set to

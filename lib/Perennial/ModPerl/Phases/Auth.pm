@@ -66,16 +66,12 @@ sub _access ($self, $r) {
 }
 
 # What Perennial::Authz asks of the request's phases: its PerlAuthenHandler and
-# PerlAuthzHandler, the user a handler before them set, and the access phase's refusal under
-# Satisfy Any
+# PerlAuthzHandler, the user a handler before them set, the access phase's refusal under
+# Satisfy Any, and the request object (a PerlAddAuthzProvider's handler is given it)
 sub auth ($self, $r) {
     my $set = $r->{set};
-    return
-           unless $set->{perl_authen}
-        || $set->{perl_authz}
-        || $r->{access_refused}
-        || defined $r->{user_before_auth};
     return {
+        request        => $r,                       # For a PerlAddAuthzProvider's handler
         user           => $r->{user_before_auth},
         access_refused => $r->{access_refused},
         authen         => $set->{perl_authen} && sub () { $self->_authen($r) },
