@@ -3,7 +3,7 @@ use lib 't/lib';
 use MIME::Base64 qw(encode_base64);
 use Test::More;
 use Perennial::Test         qw(scratch_dir start_server write_file);
-use Perennial::Test::Apache qw(answer_of apache_available apache_serving site_files);
+use Perennial::Test::Apache qw(apache_available apache_serving same_access site_files);
 
 # PerlAddAuthzProvider, Apache 2.4's way to write a Require rule in Perl: `Require species
 # ...` asks the handler before authentication (no user: it may say AUTHZ_DENIED_NO_USER) and
@@ -87,16 +87,8 @@ my %who = (
     bob    => ['Authorization: Basic ' . encode_base64('bob:b-secret',   '')],
     pass   => ['X-Pass: 1'],
 );
-for my $path (qw(/klingon /pass /either /named /broken)) {
-    for my $who (sort keys %who) {
-        my $want
-            = answer_of($aport, {'www-authenticate' => 1}, GET => "$path/x.txt", @{$who{$who}});
-        my $got
-            = answer_of($srv->port, {'www-authenticate' => 1}, GET => "$path/x.txt", @{$who{$who}});
-        is_deeply [@$got{qw(status head)}], [@$want{qw(status head)}],
-            "$path as $who: $want->{status}, as Apache";
-    }
-}
+same_access($aport, $srv->port, [map {"$_/x.txt"} qw(/klingon /pass /either /named /broken)],
+    \%who);
 like $srv->error_log, qr/PerlAddAuthzProvider broken failed: the provider's database is down/,
     'the provider that died is in the error log, with why';
 

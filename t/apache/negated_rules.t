@@ -3,7 +3,7 @@ use lib 't/lib';
 use MIME::Base64 qw(encode_base64);
 use Test::More;
 use Perennial::Test         qw(scratch_dir start_server);
-use Perennial::Test::Apache qw(answer_of apache_available apache_serving site_files);
+use Perennial::Test::Apache qw(apache_available apache_serving same_access site_files);
 
 # Negated rules as mod_authz_core decides them: `Require not user` and `not valid-user` inside
 # <RequireAll>, and <RequireNone> with a user in it. A negated rule never grants: what it does
@@ -81,20 +81,15 @@ my %who = (
     alice  => ['Authorization: Basic ' . encode_base64('alice:a-secret', '')],
     bob    => ['Authorization: Basic ' . encode_base64('bob:b-secret',   '')],
 );
-for my $path (
-    qw(/not-bob /local-not-bob /local-none-bob /local-not-valid /user-none-local
-    /none-local)
-    )
-{
-    for my $who (qw(nobody alice bob)) {
-        my $want
-            = answer_of($aport, {'www-authenticate' => 1}, GET => "$path/x.txt", @{$who{$who}});
-        my $got
-            = answer_of($srv->port, {'www-authenticate' => 1}, GET => "$path/x.txt", @{$who{$who}});
-        is_deeply [@$got{qw(status head)}], [@$want{qw(status head)}],
-            "$path as $who: $want->{status}, as Apache";
-    }
-}
+same_access(
+    $aport,
+    $srv->port,
+    [   map {"$_/x.txt"}
+            qw(/not-bob /local-not-bob /local-none-bob /local-not-valid /user-none-local
+            /none-local)
+    ],
+    \%who
+);
 
 $srv->stop;
 kill 'TERM', $apid;

@@ -11,7 +11,7 @@ use Perennial::Test
 # bytes answered as (status, headers, body) so two servers' answers can be compared.
 
 our @EXPORT_OK = qw(answer_of apache_and_perennial apache_available apache_head apache_serving
-    request script_site site_files start_apache);
+    request same_access script_site site_files start_apache);
 
 sub apache_available () {
     return -x '/usr/sbin/apache2' && -e '/usr/lib/apache2/modules/mod_perl.so';
@@ -101,6 +101,25 @@ sub answer_of ($port, $compared, $method, $path, @rest) {
         head   => [sort @head],
         body   => $content // ''
     };
+}
+
+# Each URL asked of Apache (its port) and of Perennial (its port) as each client of %$who (a
+# name => its header lines): one test for each, that both answer with the same status and
+# WWW-Authenticate
+sub same_access ($aport, $port, $urls, $who) {
+    for my $url (@$urls) {
+        for my $name (sort keys %$who) {
+            my @ask  = (GET => $url, @{$who->{$name}});
+            my $want = answer_of($aport, {'www-authenticate' => 1}, @ask);
+            my $got  = answer_of($port,  {'www-authenticate' => 1}, @ask);
+            Test::More::is_deeply(
+                [@$got{qw(status head)}],
+                [@$want{qw(status head)}],
+                "$url as $name: $want->{status}, as Apache"
+            );
+        }
+    }
+    return;
 }
 
 # One request, as Perennial::Test's http_request
