@@ -63,7 +63,7 @@ my %RULE = (
 # also take the place of a rule of Perennial's own (AuthCookie's `user`), as in Apache, where
 # a provider registered again under a name replaces the one before
 my %PROVIDERS;
-sub add_provider ($class, $name, $handler) { $PROVIDERS{lc $name} = $handler; return }
+sub add_provider ($class, $name, $handler) { $PROVIDERS{$name} = $handler; return }
 sub forget_providers ($class) { %PROVIDERS = (); return }
 
 # Whether Require rules (a list, or nested sections) ask a PerlAddAuthzProvider
@@ -79,9 +79,10 @@ sub asks_provider ($class, $rules) {
 }
 
 sub _rule ($class, @words) {
-    my $kind = lc(shift(@words) // '');
-    return {provider => $kind, handler => $PROVIDERS{$kind}, args => join(' ', @words)}
-        if $PROVIDERS{$kind};
+    my $word = shift(@words) // '';
+    my $kind = lc $word;
+    return {provider => $word, handler => $PROVIDERS{$word}, args => join(' ', @words)}
+        if $PROVIDERS{$word};    # As written: Apache's provider names are case-sensitive
     my $make = $RULE{$kind}
         or return "Require $kind is not supported (all, local, ip, host, env, method, user, "
         . 'valid-user, or a PerlAddAuthzProvider\'s name given before it)';

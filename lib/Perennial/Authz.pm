@@ -164,6 +164,10 @@ sub _status ($node, $r) {
 sub _rule_status ($rule, $r) {
     return _provider_status($rule, $r) if $rule->{provider};
     if (my $inner = $rule->{not}) {
+        if ($inner->{provider}) {    # Turned over as `not` turns any rule: granted is denied
+            my $said = _provider_status($inner, $r);
+            return $said eq 'granted' ? 'denied' : $said eq 'error' ? 'error' : 'neutral';
+        }
         return 'neutral' if !defined $r->{user} && Perennial::Access->needs_user($inner);
         return Perennial::Access->check($inner, $r) ? 'denied' : 'neutral';
     }
@@ -191,7 +195,7 @@ sub _provider_status ($rule, $r) {
         $req->log_error("PerlAddAuthzProvider $rule->{provider} failed: " . ($err =~ s/\s+\z//r));
         return 'error';
     }
-    return $AUTHZ{$rc // ''} // 'error';
+    return $AUTHZ{$rc // 0} // 'error';    # Undef is 0, AUTHZ_DENIED, as mod_perl reads it
 }
 
 # A <RequireAll> ($decisive 'denied') or <RequireAny> ('granted'): that answer from any child

@@ -201,7 +201,7 @@ sub setting_directive ($values, $item) {
 sub _authz_provider ($values, $item) {
     my ($name, $handler, @more) = @{$item->{args}};
     return "$item->{name} takes a provider name and a handler" if !defined $handler || @more;
-    $values->{authz_providers}{lc $name} = $handler;
+    $values->{authz_providers}{$name} = $handler;
     Perennial::Access->add_provider($name, $handler);
     return;
 }

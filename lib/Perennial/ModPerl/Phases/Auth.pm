@@ -77,8 +77,9 @@ sub auth ($self, $r) {
         authen         => $set->{perl_authen} && sub () { $self->_authen($r) },
         authz          => $set->{perl_authz}  && sub () {
             my $rc = $self->run($r, 'perl_authz');
-            return ()  if $rc == $DECLINED;
-            return (1) if $rc == $OK;
+            return (0, delete $r->{redirected}) if $r->{redirected};    # Its internal_redirect's
+            return ()                           if $rc == $DECLINED;
+            return (1)                          if $rc == $OK;
             return (0, $self->answer($r, perl_authz => $rc));
         },
     };
@@ -88,7 +89,8 @@ sub auth ($self, $r) {
 # type is what the handler set with ap_auth_type (get_basic_auth_pw sets Basic), if anything.
 sub _authen ($self, $r) {
     my $rc = $self->run($r, 'perl_authen');
-    return ()                                                    if $rc == $DECLINED;
+    return (undef, undef, delete $r->{redirected}) if $r->{redirected};    # internal_redirect's
+    return ()                                      if $rc == $DECLINED;
     return (undef, undef, $self->answer($r, perl_authen => $rc)) if $rc != $OK;
     my $user = $r->user;
     return ($user, $r->ap_auth_type) if defined $user;
