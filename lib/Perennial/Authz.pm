@@ -182,7 +182,8 @@ my %AUTHZ = (0 => 'denied', 1 => 'granted', 2 => 'neutral', 4 => 'no_user');
 
 sub _provider_status ($rule, $r) {
     my $req     = $r->{request} or return 'error';
-    my $handler = eval { Perennial::ModPerl::Handler->resolve($rule->{handler}) };
+    my $handler = $Perennial::ModPerl::Handler::RESOLVED{$rule->{handler}}    # As resolve keeps it
+        // eval { Perennial::ModPerl::Handler->resolve($rule->{handler}) };
     if (!$handler) {
         $req->log_error("PerlAddAuthzProvider $rule->{provider} $rule->{handler}: $@");
         return 'error';

@@ -187,13 +187,12 @@ sub _dispatch ($self, $env, $depth, $plan = undef) {
 }
 
 # SetEnvIf and BrowserMatch, before the access rules, as Apache's: a redirected request sets
-# its own (Apache runs them again for it), but a DirectoryIndex file, which _directory found,
-# keeps its directory's, as mod_dir's subrequest has its request's
+# its own (Apache runs them again for it; Perennial::Subrequest gives it none of the request
+# before's), but a DirectoryIndex file, which _directory found, keeps its directory's, as
+# mod_dir's subrequest has its request's
 sub _set_variables ($env, $set) {
-    if ($set->{setenvif}) {
-        $env->{'perennial.setenvif'} = Perennial::SetEnvIf::variables($set->{setenvif}, $env);
-    }
-    elsif ($env->{'perennial.setenvif'}) { delete $env->{'perennial.setenvif'} }
+    $env->{'perennial.setenvif'} = Perennial::SetEnvIf::variables($set->{setenvif}, $env)
+        if $set->{setenvif};
     return;
 }
 

@@ -40,8 +40,9 @@ sub redirected_from ($class, $env) {
 
 # What SetEnvIf, BrowserMatch and handlers' subprocess_env set for the request before, and its
 # user and AUTH_TYPE, as REDIRECT_* (Apache renames the request's variables for the one it
-# redirects to), under the names a script's environment gives them; the REDIRECT_* the redirect sets itself (REDIRECT_STATUS, REDIRECT_URL ...) come
-# after and win, as Apache sets them after renaming
+# redirects to), under the names a script's environment gives them; the REDIRECT_* the
+# redirect sets itself (REDIRECT_STATUS, REDIRECT_URL ...) come after and win, as Apache sets
+# them after renaming
 sub _renamed ($env) {
     my $vars = $env->{'perennial.setenvif'} // {};
     return (
